@@ -1,0 +1,23 @@
+//! lisp-read-file: a Lisp-aware structural reader.
+//!
+//! The pipeline (SPEC §2), one module per stage:
+//!
+//! ```text
+//! path ─► guard ─► source ─► scan ─► outline ─► view ─► surfaces (CLI, MCP, Emacs)
+//! ```
+//!
+//! * [`guard`]: the only stage that touches the file system: roots, refusals, bytes.
+//! * [`source`]: the bytes, where the text starts (after a BOM), the line index.
+//! * [`scan`]: the tolerant, lossless S-expression scanner: bytes → top-level items.
+//! * [`grammar`]: the definer table (`grammar/definers.lisp`), read with `lexpr`.
+//! * [`outline`]: classifies each form with the definer table.
+
+pub mod error;
+pub mod grammar;
+pub mod guard;
+pub mod outline;
+pub mod scan;
+pub mod source;
+pub mod surfaces;
+
+pub use error::{ErrorCode, ToolError};

@@ -1,0 +1,678 @@
+//! Outline: each top-level form classified with the definer grammar (SPEC §4, §5.1):
+//! operator, name, signature, docstring, reader conditionals, children of containers.
+//!
+//! Everything shown is source text: parts are cut from the file, whitespace runs folded to
+//! one space, comments dropped. Nothing is re-printed by a Lisp printer. Only the parts a
+//! signature needs are read, so a long body is never scanned twice.
+
+use crate::grammar::{symbol_key, Definer, Grammar, Lookup};
+use crate::scan::{
+    self, block_comment_end, byte_class, character_end, multiple_escape_end, skip_blank,
+    string_end, ByteClass, Datum, Diagnostic, Elements, ItemKind, Scan,
+};
+use serde::Serialize;
+
+/// Values longer than this are not shown (`defvar`); shown parts are abbreviated past it.
+pub const SHORT_PART_CHARS: usize = 60;
+/// A docstring's first line is cut after this many characters.
+pub const DOC_CHARS: usize = 80;
+/// Containers nested deeper than this show no children (bounds the only recursion).
+pub const MAX_CONTAINER_DEPTH: usize = 16;
+
+/// The outline of one file (the JSON of SPEC §8.4 without `path`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Outline {
+    pub byte_length: usize,
+    pub line_count: usize,
+    /// Every non-whitespace item, in file order.
+    pub items: Vec<OutlineItem>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One item: a top-level item, or a child form of a container.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutlineItem {
+    pub kind: ItemKind,
+    pub start: usize,
+    pub end: usize,
+    pub start_line: usize,
+    pub end_line: usize,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub form: Option<Form>,
+}
+
+/// What a form is.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Form {
+    /// The operator as written (`cl:defun`), when the form is a list headed by a symbol.
+    pub operator: Option<String>,
+    /// The defined name as written (`foo`, `pkg::foo`, `(setf foo)`), for definitions.
+    pub name: Option<String>,
+    /// `#+feature` / `#-feature` in front of the form, as written.
+    pub conditionals: Vec<String>,
+    /// The collapsed one-line signature, e.g. `(defun foo (x) ...)` (without conditionals).
+    pub signature: String,
+    /// Container forms (`progn`, `eval-when`, ...): their child forms.
+    pub children: Vec<OutlineItem>,
+    /// First line of the docstring, at most 80 characters (`...` when cut).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub doc: Option<String>,
+    /// The grammar entry that classified the form (`defun`, or `def` for generic `def...`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definer: Option<String>,
+    /// `defmethod`: qualifiers as written (`:before`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub qualifiers: Vec<String>,
+    /// `defmethod`: the specializer of each required parameter (`t` when unspecialized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub specializers: Option<Vec<String>>,
+}
+
+impl Form {
+    /// `NAME QUALIFIERS... (SPECIALIZERS...)` for methods, e.g. `resize :before (shape t)`.
+    pub fn method_key(&self) -> Option<String> {
+        let specializers = self.specializers.as_ref()?;
+        let mut key = self.name.clone().unwrap_or_default();
+        for q in &self.qualifiers {
+            key.push(' ');
+            key.push_str(q);
+        }
+        key.push_str(&format!(" ({})", specializers.join(" ")));
+        Some(key)
+    }
+}
+
+/// Builds the outline of `bytes` from its scan.
+pub fn outline(bytes: &[u8], scan: &Scan, grammar: &Grammar) -> Outline {
+    let items = scan
+        .items
+        .iter()
+        .filter(|item| item.kind != ItemKind::Whitespace)
+        .map(|item| OutlineItem {
+            kind: item.kind,
+            start: item.span.start,
+            end: item.span.end,
+            start_line: item.start_line,
+            end_line: item.end_line,
+            form: (item.kind == ItemKind::Form).then(|| {
+                let datum = Datum {
+                    start: item.span.start,
+                    end: item.span.end,
+                    core: item.core,
+                    core_is_list: item.core_is_list,
+                    conditionals: item.conditionals.clone(),
+                    quoted: item.quoted,
+                    problem: None,
+                };
+                classify(bytes, &datum, grammar, item.start_line, 0)
+            }),
+        })
+        .collect();
+    Outline {
+        byte_length: bytes.len(),
+        line_count: scan.line_count,
+        items,
+        diagnostics: scan.diagnostics.clone(),
+    }
+}
+
+/// Scans and outlines in one call.
+pub fn outline_bytes(bytes: &[u8], grammar: &Grammar) -> Outline {
+    outline(bytes, &scan::scan(bytes), grammar)
+}
+
+/// The elements of a list, read on demand and kept for random access.
+struct Parts<'a> {
+    b: &'a [u8],
+    iter: Elements<'a>,
+    read: Vec<Datum>,
+}
+
+impl<'a> Parts<'a> {
+    fn new(b: &'a [u8], list: &Datum) -> Self {
+        Parts {
+            b,
+            iter: Elements::new(b, list.core, list.end),
+            read: Vec::new(),
+        }
+    }
+
+    fn get(&mut self, index: usize) -> Option<&Datum> {
+        while self.read.len() <= index {
+            let next = self.iter.next()?;
+            self.read.push(next);
+        }
+        self.read.get(index)
+    }
+
+    /// Whether element `index` exists, reading only the elements before it.
+    fn exists(&mut self, index: usize) -> bool {
+        if index < self.read.len() {
+            return true;
+        }
+        if index > 0 && self.get(index - 1).is_none() {
+            return false;
+        }
+        self.iter.has_next()
+    }
+
+    /// The first byte of element `index`, reading only the elements before it.
+    fn first_byte(&mut self, index: usize) -> Option<u8> {
+        if let Some(d) = self.read.get(index) {
+            return self.b.get(d.start).copied();
+        }
+        if index > 0 {
+            self.get(index - 1)?;
+        }
+        self.iter.peek_byte()
+    }
+
+    fn text(&mut self, index: usize) -> Option<String> {
+        let b = self.b;
+        self.get(index).map(|d| fold(b, d.start, d.end))
+    }
+}
+
+fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth: usize) -> Form {
+    let conditionals: Vec<String> = datum
+        .conditionals
+        .iter()
+        .map(|c| fold(b, c.start, c.end))
+        .collect();
+    // The text after the conditionals: what the signature shows of an unclassified form.
+    let shown_start = datum
+        .conditionals
+        .last()
+        .map_or(datum.start, |c| skip_blank(b, c.end));
+    let as_written = || abbreviate(&fold(b, shown_start, datum.end), SHORT_PART_CHARS);
+    if !datum.core_is_list || datum.quoted {
+        return Form {
+            conditionals,
+            signature: as_written(),
+            ..Form::default()
+        };
+    }
+    let mut parts = Parts::new(b, datum);
+    let operator = match parts.get(0) {
+        Some(op) if is_symbol_start(b, op.start) && !op.quoted => fold(b, op.start, op.end),
+        _ => {
+            return Form {
+                conditionals,
+                signature: as_written(),
+                ..Form::default()
+            }
+        }
+    };
+    let mut form = match grammar.lookup(&operator) {
+        Lookup::Definer(d) => definition(
+            &mut parts,
+            d,
+            &operator,
+            grammar,
+            (datum.start, start_line),
+            depth,
+        ),
+        Lookup::GenericDefiner => {
+            let mut f = definition(
+                &mut parts,
+                grammar.generic(),
+                &operator,
+                grammar,
+                (datum.start, start_line),
+                depth,
+            );
+            f.definer = Some("def".into());
+            f
+        }
+        Lookup::Plain => plain(&mut parts, &operator),
+    };
+    form.operator = Some(operator);
+    form.conditionals = conditionals;
+    form
+}
+
+/// `(OP ...)`, or `(OP ARG ...)` when the first argument is a symbol or a string.
+fn plain(parts: &mut Parts, operator: &str) -> Form {
+    let b = parts.b;
+    let mut signature = format!("({operator}");
+    let mut last_shown = 0;
+    if parts
+        .first_byte(1)
+        .is_some_and(|c| c == b'"' || is_symbol_byte(c))
+    {
+        if let Some(arg) = parts.get(1) {
+            if is_symbol_start(b, arg.start) || b[arg.start] == b'"' {
+                signature.push(' ');
+                signature.push_str(&abbreviate(&fold(b, arg.start, arg.end), SHORT_PART_CHARS));
+                last_shown = 1;
+            }
+        }
+    }
+    if parts.exists(last_shown + 1) {
+        signature.push_str(" ...");
+    }
+    signature.push(')');
+    Form {
+        signature,
+        ..Form::default()
+    }
+}
+
+fn definition(
+    parts: &mut Parts,
+    d: &Definer,
+    operator: &str,
+    grammar: &Grammar,
+    (form_start, form_line): (usize, usize),
+    depth: usize,
+) -> Form {
+    let b = parts.b;
+    let mut form = Form {
+        definer: Some(d.operator.clone()),
+        ..Form::default()
+    };
+    if d.whole {
+        let whole = parts.read_whole();
+        form.signature = whole;
+        form.name = d.name.and_then(|n| parts.text(n));
+        return form;
+    }
+    // (element index, text) of everything shown, sorted by index at the end.
+    let mut shown: Vec<(usize, String)> = Vec::new();
+    let mut skipped = false;
+
+    if let Some(n) = d.name {
+        if let Some(e) = parts.get(n).cloned() {
+            let text = fold(b, e.start, e.end);
+            form.name = Some(if d.name_in_list && e.core_is_list {
+                first_element_text(b, &e).unwrap_or_else(|| text.clone())
+            } else {
+                text.clone()
+            });
+            let text = if d.name_in_list {
+                abbreviate(&text, SHORT_PART_CHARS)
+            } else {
+                text
+            };
+            shown.push((n, text));
+        }
+    }
+    let mut body = d.body;
+    if d.qualifiers {
+        let mut i = d.name.unwrap_or(1) + 1;
+        while let Some(e) = parts.get(i).cloned() {
+            let text = fold(b, e.start, e.end);
+            shown.push((i, text.clone()));
+            if e.core_is_list && !e.quoted {
+                form.specializers = Some(specializers(b, &e));
+                break;
+            }
+            form.qualifiers.push(text);
+            i += 1;
+        }
+        body = Some(i + 1);
+    }
+    for n in [d.lambda_list, d.superclasses].into_iter().flatten() {
+        if let Some(text) = parts.text(n) {
+            shown.push((n, text));
+        }
+    }
+    if let Some(n) = d.slots {
+        if let Some(e) = parts.get(n).cloned() {
+            let names = if e.core_is_list {
+                let slot_names: Vec<String> = Elements::new(b, e.core, e.end)
+                    .map(|slot| {
+                        first_element_text(b, &slot)
+                            .unwrap_or_else(|| fold(b, slot.start, slot.end))
+                    })
+                    .collect();
+                format!("({})", slot_names.join(" "))
+            } else {
+                fold(b, e.start, e.end)
+            };
+            shown.push((n, names));
+        }
+    }
+    if let Some(n) = d.slots_from {
+        let mut i = n;
+        if parts.first_byte(i) == Some(b'"') {
+            form.doc = parts.get(i).and_then(|e| doc_line(b, e));
+            skipped = true;
+            i += 1;
+        }
+        while let Some(slot) = parts.get(i).cloned() {
+            let text =
+                first_element_text(b, &slot).unwrap_or_else(|| fold(b, slot.start, slot.end));
+            shown.push((i, text));
+            i += 1;
+        }
+    }
+    if let Some(n) = d.value {
+        if let Some(e) = parts.get(n).cloned() {
+            let text = fold(b, e.start, e.end);
+            let one_line = !b[e.start..e.end].contains(&b'\n');
+            if one_line && text.chars().count() <= SHORT_PART_CHARS {
+                shown.push((n, text));
+            } else {
+                skipped = true;
+            }
+        }
+    }
+    for &n in &d.shown {
+        if let Some(e) = parts.get(n).cloned() {
+            let text = fold(b, e.start, e.end);
+            let text = if text.chars().count() > SHORT_PART_CHARS && e.core_is_list {
+                "(...)".to_string()
+            } else {
+                abbreviate(&text, SHORT_PART_CHARS)
+            };
+            shown.push((n, text));
+        }
+    }
+    if !d.keywords.is_empty() || d.doc_keyword.is_some() {
+        let first = d.name.unwrap_or(0) + 1;
+        let mut i = first;
+        while let Some(e) = parts.get(i).cloned() {
+            let key = fold(b, e.start, e.end).to_lowercase();
+            if d.keywords.contains(&key) {
+                if let Some(value) = parts.text(i + 1) {
+                    shown.push((i, key.clone()));
+                    shown.push((i + 1, abbreviate(&value, 200)));
+                }
+            }
+            if d.doc_keyword.as_deref() == Some(key.as_str()) {
+                form.doc = parts.get(i + 1).and_then(|v| doc_line(b, v));
+            }
+            i += 1;
+        }
+    }
+    if let Some(n) = d.doc {
+        if parts.first_byte(n) == Some(b'"') {
+            form.doc = parts.get(n).and_then(|e| doc_line(b, e));
+        }
+    }
+    if let Some(n) = body {
+        form.doc = form.doc.take().or_else(|| body_docstring(parts, n));
+    }
+    if let Some(n) = d.options {
+        let mut i = n;
+        while let Some(e) = parts.get(i).cloned() {
+            if e.core_is_list && first_element_key(b, &e).as_deref() == Some("documentation") {
+                let mut option = Elements::new(b, e.core, e.end);
+                form.doc = option.nth(1).and_then(|s| doc_line(b, &s));
+            }
+            i += 1;
+        }
+    }
+    if let Some(n) = d.container {
+        let mut i = n;
+        let mut lines = Lines::new(b, form_start, form_line);
+        while let Some(child) = parts.get(i).cloned() {
+            let (start_line, end_line) = (lines.line_of(child.start), lines.line_of(child.end - 1));
+            let child_form = (depth < MAX_CONTAINER_DEPTH)
+                .then(|| classify(b, &child, grammar, start_line, depth + 1));
+            if child_form.is_some() {
+                form.children.push(OutlineItem {
+                    kind: ItemKind::Form,
+                    start: child.start,
+                    end: child.end,
+                    start_line,
+                    end_line,
+                    form: child_form,
+                });
+            }
+            i += 1;
+        }
+    }
+
+    shown.sort_by_key(|(i, _)| *i);
+    shown.dedup_by_key(|(i, _)| *i);
+    let last_shown = shown.last().map_or(0, |(i, _)| *i);
+    let gaps = shown.iter().enumerate().any(|(k, (i, _))| *i != k + 1);
+    let mut signature = format!("({operator}");
+    for (_, text) in &shown {
+        signature.push(' ');
+        signature.push_str(text);
+    }
+    if skipped || gaps || parts.exists(last_shown + 1) {
+        signature.push_str(" ...");
+    }
+    signature.push(')');
+    form.signature = signature;
+    form
+}
+
+impl Parts<'_> {
+    /// The whole list, folded (for `in-package`).
+    fn read_whole(&mut self) -> String {
+        let b = self.b;
+        let (start, end) = match self.read.first() {
+            Some(op) => (op.start, op.end),
+            None => return "()".into(),
+        };
+        let _ = end;
+        // The list's `(` is just before the operator, possibly with blanks between.
+        let open = b[..start].iter().rposition(|&c| c == b'(').unwrap_or(start);
+        let mut last_end = start;
+        let mut i = 0;
+        while let Some(e) = self.get(i) {
+            last_end = e.end;
+            i += 1;
+        }
+        let close = skip_blank(b, last_end);
+        let close = if b.get(close) == Some(&b')') {
+            close + 1
+        } else {
+            last_end
+        };
+        fold(b, open, close)
+    }
+}
+
+/// A docstring at body position `n`: after declarations, a string followed by more forms.
+fn body_docstring(parts: &mut Parts, mut n: usize) -> Option<String> {
+    let b = parts.b;
+    loop {
+        match parts.first_byte(n)? {
+            b'"' => {
+                let e = parts.get(n)?.clone();
+                return if parts.exists(n + 1) {
+                    doc_line(b, &e)
+                } else {
+                    None
+                };
+            }
+            b'(' => {
+                let e = parts.get(n)?.clone();
+                if first_element_key(b, &e).as_deref() != Some("declare") {
+                    return None;
+                }
+                n += 1;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// The specializer of each required parameter of a specialized lambda list.
+fn specializers(b: &[u8], lambda_list: &Datum) -> Vec<String> {
+    let mut out = Vec::new();
+    for param in Elements::new(b, lambda_list.core, lambda_list.end) {
+        if param.core_is_list {
+            let mut inner = Elements::new(b, param.core, param.end);
+            out.push(
+                inner
+                    .nth(1)
+                    .map_or_else(|| "t".into(), |s| fold(b, s.start, s.end)),
+            );
+        } else if b[param.start] == b'&' {
+            break;
+        } else {
+            out.push("t".into());
+        }
+    }
+    out
+}
+
+/// The first line of the docstring `e`, unescaped, at most `DOC_CHARS` characters.
+fn doc_line(b: &[u8], e: &Datum) -> Option<String> {
+    if b.get(e.start) != Some(&b'"') || e.end < e.start + 2 {
+        return None;
+    }
+    let raw = String::from_utf8_lossy(&b[e.start + 1..e.end - 1]);
+    let mut text = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => text.extend(chars.next()),
+            '\n' => break,
+            _ => text.push(c),
+        }
+    }
+    let line = text.trim();
+    if line.is_empty() {
+        return None;
+    }
+    Some(if line.chars().count() > DOC_CHARS {
+        let cut: String = line.chars().take(DOC_CHARS).collect();
+        format!("{}...", cut.trim_end())
+    } else {
+        line.to_string()
+    })
+}
+
+/// The first element of a list datum, folded (a slot's or structure's name).
+fn first_element_text(b: &[u8], list: &Datum) -> Option<String> {
+    if !list.core_is_list {
+        return None;
+    }
+    Elements::new(b, list.core, list.end)
+        .next()
+        .map(|e| fold(b, e.start, e.end))
+}
+
+/// The lookup key of a list's first element (`declare`, `documentation`).
+fn first_element_key(b: &[u8], list: &Datum) -> Option<String> {
+    let first = Elements::new(b, list.core, list.end).next()?;
+    is_symbol_start(b, first.start)
+        .then(|| symbol_key(&String::from_utf8_lossy(&b[first.start..first.end])))
+}
+
+fn is_symbol_byte(c: u8) -> bool {
+    matches!(
+        byte_class(c),
+        ByteClass::Constituent | ByteClass::Bar | ByteClass::Backslash
+    )
+}
+
+/// Whether the datum at `at` is a symbol (or number) token: `foo`, `|a b|`, `#:foo`.
+fn is_symbol_start(b: &[u8], at: usize) -> bool {
+    match b.get(at) {
+        Some(&c) if is_symbol_byte(c) => true,
+        Some(b'#') => b.get(at + 1) == Some(&b':'),
+        _ => false,
+    }
+}
+
+/// Source text of `[start, end)` on one line: whitespace runs become one space, comments
+/// are dropped, strings, characters and `|escapes|` are kept as written.
+pub fn fold(b: &[u8], start: usize, end: usize) -> String {
+    let b = &b[..end.min(b.len())];
+    let mut out: Vec<u8> = Vec::with_capacity(end.saturating_sub(start).min(256));
+    let mut pending_space = false;
+    let mut i = start;
+    let push = |out: &mut Vec<u8>, bytes: &[u8], pending: &mut bool| {
+        if *pending && !out.is_empty() {
+            out.push(b' ');
+        }
+        *pending = false;
+        out.extend_from_slice(bytes);
+    };
+    while i < b.len() {
+        let c = b[i];
+        let next = match byte_class(c) {
+            ByteClass::Whitespace => {
+                pending_space = true;
+                i += 1;
+                continue;
+            }
+            ByteClass::Semicolon => {
+                pending_space = true;
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
+                continue;
+            }
+            ByteClass::Hash if b.get(i + 1) == Some(&b'|') && hash_at_token_start(b, i) => {
+                pending_space = true;
+                i = block_comment_end(b, i).0;
+                continue;
+            }
+            ByteClass::Hash if b.get(i + 1) == Some(&b'\\') => character_end(b, i).0,
+            ByteClass::DoubleQuote => string_end(b, i).0,
+            ByteClass::Bar => multiple_escape_end(b, i).0,
+            ByteClass::Backslash => (i + 2).min(b.len()),
+            _ => i + 1,
+        };
+        let next = next.min(b.len()).max(i + 1);
+        // Inside strings and escapes whitespace is kept, but a signature stays on one line.
+        let chunk: Vec<u8> = b[i..next]
+            .iter()
+            .map(|&c| {
+                if c == b'\n' || c == b'\r' || c == b'\t' {
+                    b' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+        push(&mut out, &chunk, &mut pending_space);
+        i = next;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hash_at_token_start(b: &[u8], i: usize) -> bool {
+    i == 0
+        || matches!(
+            byte_class(b[i - 1]),
+            ByteClass::Whitespace
+                | ByteClass::Open
+                | ByteClass::Close
+                | ByteClass::DoubleQuote
+                | ByteClass::Semicolon
+                | ByteClass::Prefix
+        )
+}
+
+/// `text` cut to `max` characters, with `...` when cut.
+pub fn abbreviate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(3)).collect();
+    format!("{}...", cut.trim_end())
+}
+
+/// Line numbers of increasing offsets from a known starting point.
+struct Lines<'a> {
+    b: &'a [u8],
+    pos: usize,
+    line: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(b: &'a [u8], pos: usize, line: usize) -> Self {
+        Lines { b, pos, line }
+    }
+    fn line_of(&mut self, offset: usize) -> usize {
+        if offset >= self.pos {
+            self.line += memchr::memchr_iter(b'\n', &self.b[self.pos..offset]).count();
+            self.pos = offset;
+            self.line
+        } else {
+            self.line - memchr::memchr_iter(b'\n', &self.b[offset..self.pos]).count()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

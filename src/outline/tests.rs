@@ -1,0 +1,233 @@
+use super::*;
+
+fn forms(src: &str) -> Vec<Form> {
+    let o = outline_bytes(src.as_bytes(), &Grammar::builtin());
+    o.items.into_iter().filter_map(|i| i.form).collect()
+}
+
+fn sig(src: &str) -> String {
+    let f = forms(src).remove(0);
+    let mut s = f.conditionals.join(" ");
+    if !s.is_empty() {
+        s.push(' ');
+    }
+    s.push_str(&f.signature);
+    if let Some(doc) = f.doc {
+        s.push_str(" ;; ");
+        s.push_str(&doc);
+    }
+    s
+}
+
+#[test]
+fn spec_example_signatures() {
+    assert_eq!(
+        sig("(defpackage #:demo (:use #:cl) (:export #:area))"),
+        "(defpackage #:demo ...)"
+    );
+    assert_eq!(sig("(in-package   #:demo)"), "(in-package #:demo)");
+    assert_eq!(
+        sig("(defvar *count* 0 \"How many shapes exist.\")"),
+        "(defvar *count* 0 ...) ;; How many shapes exist."
+    );
+    assert_eq!(
+        sig("(defclass shape ()\n  ((name :initarg :name)\n   (size :initform 0))\n  (:documentation \"A thing with a size.\"))"),
+        "(defclass shape () (name size) ...) ;; A thing with a size."
+    );
+    assert_eq!(
+        sig("(defgeneric area (shape)\n  (:documentation \"Area of SHAPE.\"))"),
+        "(defgeneric area (shape) ...) ;; Area of SHAPE."
+    );
+    assert_eq!(
+        sig("(defmethod area ((s shape)) 1)"),
+        "(defmethod area ((s shape)) ...)"
+    );
+    assert_eq!(
+        sig("(defmethod area :around ((s shape)) (call-next-method))"),
+        "(defmethod area :around ((s shape)) ...)"
+    );
+    assert_eq!(
+        sig("#+sbcl\n(defun fast-path (x)\n  \"Use SBCL internals.\"\n  (sb-ext:truly-the fixnum x))"),
+        "#+sbcl (defun fast-path (x) ...) ;; Use SBCL internals."
+    );
+}
+
+#[test]
+fn containers_have_children_with_lines() {
+    let src = "(eval-when (:compile-toplevel :load-toplevel :execute)\n  (defmacro with-shape ((var shape) &body body)\n    `(let ((,var ,shape)) ,@body)))";
+    let f = forms(src).remove(0);
+    assert_eq!(
+        f.signature,
+        "(eval-when (:compile-toplevel :load-toplevel :execute) ...)"
+    );
+    assert_eq!(f.children.len(), 1);
+    let child = &f.children[0];
+    assert_eq!(child.start_line, 2);
+    assert_eq!(child.end_line, 3);
+    assert_eq!(
+        child.form.as_ref().unwrap().signature,
+        "(defmacro with-shape ((var shape) &body body) ...)"
+    );
+    let f = forms("(progn\n  #+sbcl (defun a ())\n  (defvar *b*))").remove(0);
+    let kids: Vec<_> = f
+        .children
+        .iter()
+        .map(|c| c.form.as_ref().unwrap())
+        .collect();
+    assert_eq!(kids[0].conditionals, vec!["#+sbcl"]);
+    assert_eq!(kids[0].name.as_deref(), Some("a"));
+    assert_eq!(kids[1].signature, "(defvar *b*)");
+}
+
+#[test]
+fn docstrings_follow_the_standard() {
+    assert_eq!(forms("(defun f () \"just a value\")")[0].doc, None);
+    assert_eq!(
+        forms("(defun f () \"doc\" 1)")[0].doc.as_deref(),
+        Some("doc")
+    );
+    assert_eq!(
+        forms("(defun f (x) (declare (ignore x)) \"doc\" 1)")[0]
+            .doc
+            .as_deref(),
+        Some("doc")
+    );
+    assert_eq!(
+        forms("(defun f () \"first line\nsecond\" 1)")[0]
+            .doc
+            .as_deref(),
+        Some("first line")
+    );
+    assert_eq!(
+        forms("(defun f () \"say \\\"hi\\\"\" 1)")[0].doc.as_deref(),
+        Some("say \"hi\"")
+    );
+    let long = format!("(defun f () \"{}\" 1)", "x".repeat(100));
+    assert_eq!(forms(&long)[0].doc.as_deref().map(str::len), Some(83));
+    assert_eq!(
+        forms("(defmethod m :before ((a b)) \"doc\" 1)")[0]
+            .doc
+            .as_deref(),
+        Some("doc")
+    );
+    assert_eq!(
+        forms("(defpackage :p (:documentation \"Pkg doc.\"))")[0]
+            .doc
+            .as_deref(),
+        Some("Pkg doc.")
+    );
+    assert_eq!(
+        forms("(defstruct (point (:conc-name p-)) \"A point.\" x (y 0))")[0]
+            .doc
+            .as_deref(),
+        Some("A point.")
+    );
+    assert_eq!(forms("(defvar *x* \"a value, not a doc\")")[0].doc, None);
+}
+
+#[test]
+fn names_and_methods() {
+    let f =
+        forms("(defmethod (setf size) :after ((new integer) (s shape) &optional x) x)").remove(0);
+    assert_eq!(f.name.as_deref(), Some("(setf size)"));
+    assert_eq!(
+        f.method_key().as_deref(),
+        Some("(setf size) :after (integer shape)")
+    );
+    let f = forms("(defstruct (point (:conc-name p-)) x (y 0 :type fixnum))").remove(0);
+    assert_eq!(f.name.as_deref(), Some("point"));
+    assert_eq!(f.signature, "(defstruct (point (:conc-name p-)) x y)");
+    let f = forms("(CL:DEFUN Foo-Bar (X) X)").remove(0);
+    assert_eq!(
+        (f.operator.as_deref(), f.name.as_deref()),
+        (Some("CL:DEFUN"), Some("Foo-Bar"))
+    );
+    assert_eq!(f.signature, "(CL:DEFUN Foo-Bar (X) ...)");
+    let f = forms("(alexandria:define-constant +e+ 2.718 :test #'=)").remove(0);
+    assert_eq!(f.signature, "(alexandria:define-constant +e+ 2.718 ...)");
+    let f = forms("(define-widget my-widget (x) body)").remove(0);
+    assert_eq!(
+        (
+            f.name.as_deref(),
+            f.signature.as_str(),
+            f.definer.as_deref()
+        ),
+        (
+            Some("my-widget"),
+            "(define-widget my-widget ...)",
+            Some("def")
+        )
+    );
+}
+
+#[test]
+fn signatures_fold_whitespace_and_drop_comments() {
+    assert_eq!(
+        sig("(defun f (a ; the a\n         b #| the b |# c)\n  body)"),
+        "(defun f (a b c) ...)"
+    );
+    assert_eq!(
+        sig("(defun f (&optional (c #\\;)) c)"),
+        "(defun f (&optional (c #\\;)) ...)"
+    );
+    assert_eq!(sig("(defun f ()\n)"), "(defun f ())");
+    assert_eq!(sig("(defvar *x*)"), "(defvar *x*)");
+    assert_eq!(
+        sig("(defparameter *table*\n  '(1 2 3))"),
+        "(defparameter *table* '(1 2 3))"
+    );
+    assert_eq!(
+        sig("(defparameter *table* '(1\n 2 3))"),
+        "(defparameter *table* ...)"
+    );
+    assert_eq!(
+        sig("(defsystem \"demo\" :description \"Demo system.\" :depends-on (\"alexandria\" #:cl-ppcre) :components ((:file \"a\")))"),
+        "(defsystem \"demo\" :depends-on (\"alexandria\" #:cl-ppcre) ...) ;; Demo system."
+    );
+}
+
+#[test]
+fn containers_and_in_package_define_no_name() {
+    assert_eq!(forms("(eval-when (:execute) (f))")[0].name, None);
+    assert_eq!(forms("(in-package :x)")[0].name, None);
+}
+
+#[test]
+fn unclosed_forms_are_still_classified() {
+    let f = forms("(defun broken (x\n(defun ok () 1)");
+    assert_eq!(
+        (f[0].name.as_deref(), f[0].definer.as_deref()),
+        (Some("broken"), Some("defun"))
+    );
+    assert_eq!(f[1].signature, "(defun ok () ...)");
+}
+
+#[test]
+fn plain_forms() {
+    assert_eq!(sig("(setf (gethash 1 *h*) 2)"), "(setf ...)");
+    assert_eq!(sig("(register-thing foo 1 2)"), "(register-thing foo ...)");
+    assert_eq!(sig("(format t \"hello\")"), "(format t ...)");
+    assert_eq!(sig("(provide \"x\")"), "(provide \"x\")");
+    assert_eq!(sig("(main)"), "(main)");
+    assert_eq!(sig("'(a b c)"), "'(a b c)");
+    assert_eq!(sig("*foo*"), "*foo*");
+    assert_eq!(sig("((lambda (x) x) 1)"), "((lambda (x) x) 1)");
+}
+
+#[test]
+fn deep_containers_are_bounded() {
+    let depth = 10_000;
+    let src = format!(
+        "{}(defun f ()){}",
+        "(progn ".repeat(depth),
+        ")".repeat(depth)
+    );
+    let f = forms(&src).remove(0);
+    let mut levels = 0;
+    let mut node = &f;
+    while let Some(child) = node.children.first() {
+        node = child.form.as_ref().unwrap();
+        levels += 1;
+    }
+    assert_eq!(levels, MAX_CONTAINER_DEPTH);
+}

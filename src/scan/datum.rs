@@ -1,0 +1,436 @@
+//! Reading one datum with its reader prefixes: `'x`, `#'f`, `#+sbcl #-ccl (defun ...)`,
+//! `#1=(...)`, `sb-impl::(...)`. Iterative: prefixes are counted, lists are closed by a
+//! [`ListCloser`] that never recurses.
+
+use super::lexer::{
+    class, is_whitespace, skip_block_comment, skip_character, skip_line_comment,
+    skip_multiple_escape, skip_string, skip_token, skip_whitespace, Class, Paren, Unterminated,
+};
+use super::recovery::MatchTable;
+use super::Span;
+
+/// How the list opened at some `(` ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ListEnd {
+    /// Closed; the position just after the `)`.
+    Closed(usize),
+    /// Runs to the end of the input; `cut` is where recovery ends the form, if anywhere.
+    Unclosed {
+        open: usize,
+        cut: Option<usize>,
+        unterminated: Option<Unterminated>,
+    },
+}
+
+/// Finds where a list ends.
+pub(crate) trait ListCloser {
+    fn close(&mut self, b: &[u8], open: usize) -> ListEnd;
+}
+
+/// The fast path: count depth until it returns to zero.
+pub(crate) struct DepthCounter;
+
+impl ListCloser for DepthCounter {
+    #[inline]
+    fn close(&mut self, b: &[u8], open: usize) -> ListEnd {
+        let mut depth = 1usize;
+        let mut i = open + 1;
+        loop {
+            let (paren, next) = super::lexer::next_paren(b, i);
+            i = next;
+            match paren {
+                Paren::Open(_) => depth += 1,
+                Paren::Close(at) => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return ListEnd::Closed(at + 1);
+                    }
+                }
+                Paren::End(unterminated) => {
+                    return ListEnd::Unclosed {
+                        open,
+                        cut: None,
+                        unterminated,
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl ListCloser for &MatchTable {
+    #[inline]
+    fn close(&mut self, _b: &[u8], open: usize) -> ListEnd {
+        match self.close_of(open) {
+            Some(close) => ListEnd::Closed(close + 1),
+            None => ListEnd::Unclosed {
+                open,
+                cut: self.column_zero_after(open),
+                unterminated: self.unterminated,
+            },
+        }
+    }
+}
+
+/// Something wrong with a datum, found while reading it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DatumProblem {
+    /// A prefix (`'`, `#+feature`, `#.` ...) with no datum after it; at the prefix.
+    MissingDatum(usize),
+    Unclosed {
+        open: usize,
+        cut: Option<usize>,
+        unterminated: Option<Unterminated>,
+    },
+    Unterminated(Unterminated),
+    /// `#` followed by whitespace, `)` or the end: no dispatch character.
+    BareHash(usize),
+    /// `#<...>`: an object that cannot be read back.
+    Unreadable(usize),
+}
+
+/// One datum as read, with its prefixes.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub(crate) struct Datum {
+    /// Where the datum starts, with its prefixes.
+    pub start: usize,
+    /// Just after the datum's last character (never trailing whitespace or comments).
+    pub end: usize,
+    /// Where the datum itself starts, after all prefixes; for `pkg::(...)`, the `(`.
+    pub core: usize,
+    /// Whether `core` is a list (`(`), as opposed to an atom, string or vector.
+    pub core_is_list: bool,
+    /// `#+feature` / `#-feature` in front of the core, each with its feature expression.
+    pub conditionals: Vec<Span>,
+    /// Whether a prefix other than a reader conditional applies to the core (`'`, `#.` ...).
+    pub quoted: bool,
+    pub problem: Option<DatumProblem>,
+}
+
+/// Reads the datum starting at `start` (which must not be whitespace, a comment or `)`).
+/// Whitespace and comments between a prefix and its datum belong to the datum.
+pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -> Datum {
+    let n = b.len();
+    let mut datum = Datum {
+        start,
+        end: start,
+        core: start,
+        ..Datum::default()
+    };
+    // How many data are still to be read: each `#+`/`#-` adds its feature expression.
+    let mut needed = 1usize;
+    // Open reader conditionals: (start of `#+`, value of `needed` once its feature is read).
+    let mut open_conditionals: Vec<(usize, usize)> = Vec::new();
+    let mut last_prefix = start;
+    let mut i = start;
+    loop {
+        if i > start {
+            i = skip_atmosphere(b, i, &mut datum);
+            if datum.problem.is_some() {
+                return datum;
+            }
+        }
+        if i >= n || b[i] == b')' {
+            datum.problem = Some(DatumProblem::MissingDatum(last_prefix));
+            return datum;
+        }
+        // Either a prefix (continue) or a complete datum [i, end).
+        let (item_start, item_end, is_list) = match class(b[i]) {
+            Class::Open => match closer.close(b, i) {
+                ListEnd::Closed(end) => (i, end, true),
+                ListEnd::Unclosed {
+                    open,
+                    cut,
+                    unterminated,
+                } => return unclosed(datum, needed, true, open, cut, unterminated, n),
+            },
+            Class::DoubleQuote => {
+                let (end, closed) = skip_string(b, i);
+                if !closed {
+                    datum.end = n;
+                    datum.problem = Some(DatumProblem::Unterminated(Unterminated::String(i)));
+                    return datum;
+                }
+                (i, end, false)
+            }
+            Class::Prefix => {
+                let len = if b[i] == b',' && matches!(b.get(i + 1), Some(b'@' | b'.')) {
+                    2
+                } else {
+                    1
+                };
+                note_prefix(&mut datum, needed, &mut last_prefix, i);
+                i += len;
+                datum.end = i;
+                continue;
+            }
+            Class::Hash => match read_dispatch(b, i) {
+                Dispatch::Prefix(after) => {
+                    note_prefix(&mut datum, needed, &mut last_prefix, i);
+                    i = after.min(n);
+                    datum.end = i;
+                    continue;
+                }
+                Dispatch::Conditional(after) => {
+                    last_prefix = i;
+                    open_conditionals.push((i, needed));
+                    needed += 1;
+                    i = after;
+                    datum.end = i;
+                    continue;
+                }
+                Dispatch::Open(paren) => match closer.close(b, paren) {
+                    ListEnd::Closed(end) => (i, end, false),
+                    ListEnd::Unclosed {
+                        open,
+                        cut,
+                        unterminated,
+                    } => return unclosed(datum, needed, false, open, cut, unterminated, n),
+                },
+                Dispatch::Atom(end, problem) => {
+                    if let Some(p) = problem {
+                        datum.problem = Some(p);
+                        if matches!(p, DatumProblem::Unterminated(_)) {
+                            datum.end = end;
+                            return datum;
+                        }
+                    }
+                    (i, end, false)
+                }
+            },
+            // A token; `pkg::(...)` (SBCL's extended package prefix) continues into a list.
+            _ => {
+                let (end, closed) = skip_token(b, i);
+                if !closed {
+                    datum.end = n;
+                    datum.problem = Some(DatumProblem::Unterminated(Unterminated::MultipleEscape(
+                        find_open_bar(b, i),
+                    )));
+                    return datum;
+                }
+                if end > i && b[end - 1] == b':' && b.get(end) == Some(&b'(') {
+                    match closer.close(b, end) {
+                        ListEnd::Closed(list_end) => (end, list_end, true),
+                        ListEnd::Unclosed {
+                            open,
+                            cut,
+                            unterminated,
+                        } => return unclosed(datum, needed, true, open, cut, unterminated, n),
+                    }
+                } else {
+                    (i, end, false)
+                }
+            }
+        };
+        // A datum is complete.
+        datum.end = item_end;
+        needed -= 1;
+        if needed == 0 {
+            datum.core = item_start;
+            datum.core_is_list = is_list;
+            return datum;
+        }
+        if let Some(&(cond_start, level)) = open_conditionals.last() {
+            if level == needed {
+                open_conditionals.pop();
+                datum.conditionals.push(Span::new(cond_start, item_end));
+            }
+        }
+        i = item_end;
+    }
+}
+
+/// Ends `datum` at an unclosed list: at the recovery cut, or at the end of input.
+fn unclosed(
+    mut datum: Datum,
+    needed: usize,
+    is_list: bool,
+    open: usize,
+    cut: Option<usize>,
+    unterminated: Option<Unterminated>,
+    n: usize,
+) -> Datum {
+    datum.end = cut.unwrap_or(n);
+    datum.problem = Some(DatumProblem::Unclosed {
+        open,
+        cut,
+        unterminated,
+    });
+    if needed == 1 {
+        // Still classifiable: `(defun broken (x` is a defun.
+        datum.core = open;
+        datum.core_is_list = is_list;
+    }
+    datum
+}
+
+fn note_prefix(datum: &mut Datum, needed: usize, last_prefix: &mut usize, at: usize) {
+    *last_prefix = at;
+    if needed == 1 {
+        datum.quoted = true;
+    }
+}
+
+/// The first unclosed `|` of the token at `i` (for the diagnostic's position).
+fn find_open_bar(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 2,
+            b'|' => {
+                let (end, closed) = skip_multiple_escape(b, i);
+                if !closed {
+                    return i;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// The first position at or after `i` that is not whitespace or a comment.
+pub(crate) fn skip_blank(b: &[u8], i: usize) -> usize {
+    skip_atmosphere(b, i, &mut Datum::default())
+}
+
+/// Whitespace and comments between the parts of a datum.
+fn skip_atmosphere(b: &[u8], mut i: usize, datum: &mut Datum) -> usize {
+    loop {
+        i = skip_whitespace(b, i);
+        match b.get(i) {
+            Some(b';') => i = skip_line_comment(b, i),
+            Some(b'#') if b.get(i + 1) == Some(&b'|') => {
+                let (end, closed) = skip_block_comment(b, i);
+                if !closed {
+                    datum.problem = Some(DatumProblem::Unterminated(Unterminated::BlockComment(i)));
+                    datum.end = end;
+                }
+                i = end;
+                if !closed {
+                    return i;
+                }
+            }
+            _ => return i,
+        }
+    }
+}
+
+/// What a `#` dispatch at token start is, for the datum reader.
+enum Dispatch {
+    /// A prefix of the next datum (`#'`, `#.`, `#n=`, `#C`, `#A`, `#S`, `#P`, unknown):
+    /// the position after it.
+    Prefix(usize),
+    /// `#+` or `#-`: the position after it; a feature expression and a datum follow.
+    Conditional(usize),
+    /// `#(` or `#n(`: a vector; the position of its `(`.
+    Open(usize),
+    /// A complete datum (`#\x`, `#:foo`, `#xFF`, `#*101`, `#n#`, `#<...>`), its end.
+    Atom(usize, Option<DatumProblem>),
+}
+
+/// `i` at a `#` that starts a token (top level, or after a prefix).
+fn read_dispatch(b: &[u8], i: usize) -> Dispatch {
+    let n = b.len();
+    let mut j = i + 1;
+    while j < n && b[j].is_ascii_digit() {
+        j += 1;
+    }
+    let Some(&sub) = b.get(j) else {
+        return Dispatch::Atom(n, Some(DatumProblem::BareHash(i)));
+    };
+    match sub.to_ascii_lowercase() {
+        b'+' | b'-' => Dispatch::Conditional(j + 1),
+        b'(' => Dispatch::Open(j),
+        b'\\' => {
+            let (end, closed) = skip_character(b, j - 1);
+            let problem =
+                (!closed).then_some(DatumProblem::Unterminated(Unterminated::MultipleEscape(i)));
+            Dispatch::Atom(end, problem)
+        }
+        // Tokens read right after the dispatch character (SBCL reads `#x` with
+        // *read-suppress* as one extended token, so `#x 1F` is two data).
+        b':' | b'*' | b'b' | b'o' | b'x' | b'r' => {
+            let (end, closed) = skip_token(b, j + 1);
+            let problem =
+                (!closed).then_some(DatumProblem::Unterminated(Unterminated::MultipleEscape(i)));
+            Dispatch::Atom(end, problem)
+        }
+        b'#' => Dispatch::Atom(j + 1, None),
+        b'<' => {
+            // Unreadable; take it to the closing `>` on the same line, or a token.
+            let line_end = memchr::memchr(b'\n', &b[j..]).map_or(n, |k| j + k);
+            let end = memchr::memchr(b'>', &b[j..line_end])
+                .map_or_else(|| skip_token(b, j + 1).0, |k| j + k + 1);
+            Dispatch::Atom(end, Some(DatumProblem::Unreadable(i)))
+        }
+        b'|' => {
+            // Only reachable with a numeric argument (`#2|`): a comment in SBCL, too.
+            let (end, closed) = skip_block_comment(b, j - 1);
+            let problem =
+                (!closed).then_some(DatumProblem::Unterminated(Unterminated::BlockComment(i)));
+            Dispatch::Atom(end, problem)
+        }
+        _ if is_whitespace(sub) || sub == b')' => {
+            // `#` then whitespace or `)`: no dispatch character at all.
+            Dispatch::Atom(j, Some(DatumProblem::BareHash(i)))
+        }
+        // `#'`, `#.`, `#,`, `#n=`, `#C`, `#A`, `#S`, `#P`, and unknown dispatch
+        // characters such as `#?` or `#[` prefix the next datum. A multi-byte character
+        // is one dispatch character.
+        _ => Dispatch::Prefix(j + super::lexer::utf8_len(sub)),
+    }
+}
+
+/// Iterates over the elements of a list, each read as a datum. `open` is the `(`; the
+/// iteration stops at the `)` or at `limit` (the end of the enclosing form).
+pub(crate) struct Elements<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Elements<'a> {
+    pub(crate) fn new(b: &'a [u8], open: usize, limit: usize) -> Self {
+        Elements {
+            b: &b[..limit],
+            i: open + 1,
+        }
+    }
+}
+
+impl Elements<'_> {
+    /// Whether another element follows, without reading it.
+    pub(crate) fn has_next(&mut self) -> bool {
+        self.i = skip_blank(self.b, self.i);
+        self.i < self.b.len() && self.b[self.i] != b')'
+    }
+
+    /// The first byte of the next element, without reading it.
+    pub(crate) fn peek_byte(&mut self) -> Option<u8> {
+        self.has_next().then(|| self.b[self.i])
+    }
+}
+
+impl Iterator for Elements<'_> {
+    type Item = Datum;
+
+    fn next(&mut self) -> Option<Datum> {
+        let b = self.b;
+        let mut scratch = Datum::default();
+        self.i = skip_atmosphere(b, self.i, &mut scratch);
+        if scratch.problem.is_some() || self.i >= b.len() || b[self.i] == b')' {
+            self.i = b.len();
+            return None;
+        }
+        let start = self.i;
+        let mut datum = read_datum(b, start, &mut DepthCounter);
+        // Tolerance inside a list: a prefix right before `)` yields no element.
+        if datum.end <= start {
+            self.i = b.len();
+            return None;
+        }
+        self.i = datum.end;
+        datum.problem = None;
+        Some(datum)
+    }
+}

@@ -1,0 +1,310 @@
+//! Byte-level lexing primitives (CLHS 2.1.4, 2.4).
+//!
+//! Every function takes the input and a position and returns a position: no tokens are
+//! allocated, nothing recurses, and a construct that runs to the end of input is reported
+//! with a `terminated: false` flag rather than an error (the spirit of `rustc_lexer`).
+//! The scanner works on bytes, not `str`: every syntax character of the standard syntax is
+//! ASCII, UTF-8 continuation bytes are never ASCII, and byte offsets then point into the
+//! original file even when it is not valid UTF-8.
+
+use memchr::{memchr, memchr2};
+
+/// Syntax types of the standard readtable, for the bytes the scanner must look at.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[repr(u8)]
+pub(crate) enum Class {
+    /// Constituents, and every non-ASCII byte (SBCL reads NBSP, BOM etc. as constituents).
+    Constituent,
+    /// Tab, Newline, Page, Return, Space (CLHS Figure 2-7).
+    Whitespace,
+    Open,
+    Close,
+    DoubleQuote,
+    Semicolon,
+    /// `'`, `` ` `` and `,`: terminating macro characters that prefix the next datum.
+    Prefix,
+    /// `|`: multiple escape.
+    Bar,
+    /// `\`: single escape.
+    Backslash,
+    /// `#`: the non-terminating dispatching macro character.
+    Hash,
+}
+
+const fn class_table() -> [Class; 256] {
+    let mut t = [Class::Constituent; 256];
+    t[b'\t' as usize] = Class::Whitespace;
+    t[b'\n' as usize] = Class::Whitespace;
+    t[0x0c] = Class::Whitespace;
+    t[b'\r' as usize] = Class::Whitespace;
+    t[b' ' as usize] = Class::Whitespace;
+    t[b'(' as usize] = Class::Open;
+    t[b')' as usize] = Class::Close;
+    t[b'"' as usize] = Class::DoubleQuote;
+    t[b';' as usize] = Class::Semicolon;
+    t[b'\'' as usize] = Class::Prefix;
+    t[b'`' as usize] = Class::Prefix;
+    t[b',' as usize] = Class::Prefix;
+    t[b'|' as usize] = Class::Bar;
+    t[b'\\' as usize] = Class::Backslash;
+    t[b'#' as usize] = Class::Hash;
+    t
+}
+
+pub(crate) static CLASS: [Class; 256] = class_table();
+
+#[inline]
+pub(crate) fn class(b: u8) -> Class {
+    CLASS[b as usize]
+}
+
+#[inline]
+pub(crate) fn is_whitespace(b: u8) -> bool {
+    class(b) == Class::Whitespace
+}
+
+/// A byte that ends a token: whitespace or a terminating macro character.
+#[inline]
+pub(crate) fn is_delimiter(b: u8) -> bool {
+    matches!(
+        class(b),
+        Class::Whitespace
+            | Class::Open
+            | Class::Close
+            | Class::DoubleQuote
+            | Class::Semicolon
+            | Class::Prefix
+    )
+}
+
+/// Whether a `#` at `i` begins a token (and so dispatches) rather than continuing one:
+/// `#` is non-terminating, so inside `foo#|x|` it is a constituent.
+#[inline]
+pub(crate) fn hash_starts_token(b: &[u8], i: usize) -> bool {
+    if i == 0 {
+        return true;
+    }
+    let prev = b[i - 1];
+    // `,@` and `,.` are one macro: the `@`/`.` is not a constituent there.
+    is_delimiter(prev) || (matches!(prev, b'@' | b'.') && i >= 2 && b[i - 2] == b',')
+}
+
+/// The length of the UTF-8 character starting with byte `lead` (1 for invalid bytes).
+#[inline]
+pub(crate) fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xf0..=0xf7 => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}
+
+/// Skips whitespace from `i`.
+#[inline]
+pub(crate) fn skip_whitespace(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && is_whitespace(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// `i` at `;`: returns the position of the newline ending the comment (or the end).
+#[inline]
+pub(crate) fn skip_line_comment(b: &[u8], i: usize) -> usize {
+    memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k)
+}
+
+/// `i` at `"`: returns the position after the closing quote, and whether there was one.
+#[inline]
+pub(crate) fn skip_string(b: &[u8], i: usize) -> (usize, bool) {
+    skip_escaped_until(b, i + 1, b'"')
+}
+
+/// `i` at an opening `|`: returns the position after the closing `|`, and whether found.
+#[inline]
+pub(crate) fn skip_multiple_escape(b: &[u8], i: usize) -> (usize, bool) {
+    skip_escaped_until(b, i + 1, b'|')
+}
+
+/// Finds `close` from `i`, honouring `\` escapes; returns the position after it.
+#[inline]
+fn skip_escaped_until(b: &[u8], mut i: usize, close: u8) -> (usize, bool) {
+    while let Some(k) = memchr2(close, b'\\', &b[i.min(b.len())..]) {
+        let at = i + k;
+        if b[at] == close {
+            return (at + 1, true);
+        }
+        i = at + 2; // skip the escaped character
+    }
+    (b.len(), false)
+}
+
+/// `i` at `#|`: returns the position after the matching `|#` (nesting counted), and
+/// whether it was found. Pairs do not overlap: in `|#|` the `|#` closes and the last `|`
+/// starts afresh, as in SBCL's `sharp-vertical-bar`.
+pub(crate) fn skip_block_comment(b: &[u8], i: usize) -> (usize, bool) {
+    let mut level = 1usize;
+    let mut j = i + 2;
+    while let Some(k) = memchr2(b'|', b'#', &b[j.min(b.len())..]) {
+        let at = j + k;
+        let next = b.get(at + 1).copied();
+        if b[at] == b'|' && next == Some(b'#') {
+            level -= 1;
+            j = at + 2;
+            if level == 0 {
+                return (j, true);
+            }
+        } else if b[at] == b'#' && next == Some(b'|') {
+            level += 1;
+            j = at + 2;
+        } else {
+            j = at + 1;
+        }
+    }
+    (b.len(), false)
+}
+
+/// Skips the rest of a token from `i`: constituents, `#` (non-terminating), `\x` and
+/// `|...|` escapes, up to whitespace or a terminating macro character. Returns the end
+/// and whether every multiple escape was closed.
+pub(crate) fn skip_token(b: &[u8], mut i: usize) -> (usize, bool) {
+    while i < b.len() {
+        match class(b[i]) {
+            Class::Constituent | Class::Hash => i += 1,
+            Class::Backslash => i = (i + 2).min(b.len()),
+            Class::Bar => {
+                let (end, closed) = skip_multiple_escape(b, i);
+                if !closed {
+                    return (end, false);
+                }
+                i = end;
+            }
+            _ => break,
+        }
+    }
+    (i, true)
+}
+
+/// `i` at `#\`: the character object `#\x`, `#\(`, `#\Space`, `#\λ`. The character right
+/// after the backslash is taken whatever it is; the token then continues as usual.
+pub(crate) fn skip_character(b: &[u8], i: usize) -> (usize, bool) {
+    let first = i + 2;
+    if first >= b.len() {
+        return (b.len(), true);
+    }
+    skip_token(b, (first + utf8_len(b[first])).min(b.len()))
+}
+
+/// A construct that ran to the end of input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unterminated {
+    String(usize),
+    BlockComment(usize),
+    MultipleEscape(usize),
+}
+
+/// The next parenthesis that is syntax (not inside a string, comment, character or
+/// escape) at or after `i`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Paren {
+    Open(usize),
+    Close(usize),
+    /// End of input; with the construct that swallowed it, if any.
+    End(Option<Unterminated>),
+}
+
+/// Finds the next syntactic parenthesis. This is the scanner's hot loop: one table lookup
+/// per ordinary byte, `memchr` to skip strings and comments.
+#[inline]
+pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
+    let n = b.len();
+    while i < n {
+        match class(b[i]) {
+            Class::Constituent | Class::Whitespace | Class::Prefix => i += 1,
+            Class::Open => return (Paren::Open(i), i + 1),
+            Class::Close => return (Paren::Close(i), i + 1),
+            Class::DoubleQuote => {
+                let (end, closed) = skip_string(b, i);
+                if !closed {
+                    return (Paren::End(Some(Unterminated::String(i))), n);
+                }
+                i = end;
+            }
+            Class::Semicolon => i = skip_line_comment(b, i),
+            Class::Bar => {
+                let (end, closed) = skip_multiple_escape(b, i);
+                if !closed {
+                    return (Paren::End(Some(Unterminated::MultipleEscape(i))), n);
+                }
+                i = end;
+            }
+            Class::Backslash => i += 2,
+            Class::Hash => {
+                if !hash_starts_token(b, i) {
+                    i += 1;
+                    continue;
+                }
+                match b.get(i + 1) {
+                    Some(b'|') => {
+                        let (end, closed) = skip_block_comment(b, i);
+                        if !closed {
+                            return (Paren::End(Some(Unterminated::BlockComment(i))), n);
+                        }
+                        i = end;
+                    }
+                    Some(b'\\') => i = skip_character(b, i).0,
+                    // `#(`, `#'`, `#+`, `#2A(`, ...: the `(` that may follow is ordinary.
+                    _ => i += 1,
+                }
+            }
+        }
+    }
+    (Paren::End(None), n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_and_escapes() {
+        assert_eq!(skip_string(br#""a\"b" x"#, 0), (6, true));
+        assert_eq!(skip_string(br#""abc"#, 0), (4, false));
+        assert_eq!(skip_string(b"\"a\\", 0), (3, false));
+        assert_eq!(skip_multiple_escape(b"|a\\|b| c", 0), (6, true));
+    }
+
+    #[test]
+    fn block_comments_nest() {
+        assert_eq!(skip_block_comment(b"#| a #| b |# c |# d", 0), (17, true));
+        assert_eq!(skip_block_comment(b"#| a #| b |# c", 0), (14, false));
+        assert_eq!(skip_block_comment(b"#||#", 0), (4, true));
+        assert_eq!(skip_block_comment(b"#|#|#", 0), (5, false));
+    }
+
+    #[test]
+    fn tokens_and_characters() {
+        assert_eq!(skip_token(b"foo#|x|bar baz", 0), (10, true));
+        assert_eq!(skip_token(b"a\\ b c", 0), (4, true));
+        assert_eq!(skip_token(b"|abc", 0), (4, false));
+        assert_eq!(skip_character(b"#\\( x", 0), (3, true));
+        assert_eq!(skip_character(b"#\\Space)", 0), (7, true));
+        assert_eq!(skip_character(b"#\\)", 0), (3, true));
+        assert_eq!(skip_character("#\\λ)".as_bytes(), 0), (4, true));
+        assert_eq!(skip_character(b"#\\", 0), (2, true));
+    }
+
+    #[test]
+    fn next_paren_skips_non_syntax() {
+        let src = br#"a "(" ; (
+ #\( |(| #| ( |# x#|y|) ("#;
+        let (p, _) = next_paren(src, 0);
+        assert_eq!(p, Paren::Close(src.len() - 3));
+        assert!(matches!(
+            next_paren(b"\"abc", 0).0,
+            Paren::End(Some(Unterminated::String(0)))
+        ));
+        assert_eq!(next_paren(b",@#\\(", 0).0, Paren::End(None));
+    }
+}

@@ -1,0 +1,353 @@
+//! The tolerant S-expression scanner (SPEC §3): bytes → top-level items.
+//!
+//! The items cover the input losslessly (their spans tile it, in order), every problem is
+//! a [`Diagnostic`] rather than an error, nothing recurses on nesting depth, and time is
+//! linear in the input. Balanced input takes one pass that only counts parentheses; the
+//! first unclosed form switches the rest of the file to the match table of [`recovery`].
+//! The lexical grammar is written down in `grammar/reader.ebnf`.
+
+mod datum;
+mod lexer;
+mod recovery;
+
+pub(crate) use datum::{skip_blank, Datum, Elements};
+pub(crate) use lexer::{
+    class as byte_class, skip_block_comment as block_comment_end, skip_character as character_end,
+    skip_multiple_escape as multiple_escape_end, skip_string as string_end, Class as ByteClass,
+};
+
+use datum::{read_datum, DatumProblem, DepthCounter};
+use lexer::{class, skip_block_comment, skip_line_comment, skip_whitespace, Class, Unterminated};
+use recovery::MatchTable;
+use serde::Serialize;
+
+/// A byte range `[start, end)` of the original input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Default)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, end: usize) -> Span {
+        Span { start, end }
+    }
+    pub fn len(self) -> usize {
+        self.end - self.start
+    }
+    pub fn is_empty(self) -> bool {
+        self.end == self.start
+    }
+}
+
+/// What a top-level item is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ItemKind {
+    /// One datum with every reader prefix in front of it.
+    Form,
+    /// A `;` line comment (one line) or a `#| ... |#` block comment.
+    Comment,
+    /// Blank space between items.
+    Whitespace,
+    /// A first line beginning `#!`.
+    Shebang,
+    /// Text that cannot start a datum: an unmatched `)`.
+    Stray,
+}
+
+/// One top-level item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Item {
+    pub kind: ItemKind,
+    pub span: Span,
+    /// 1-based line of the first byte.
+    pub start_line: usize,
+    /// 1-based line of the last byte.
+    pub end_line: usize,
+    /// Forms: where the datum after all prefixes starts (the `(` of `#+sbcl (defun ...)`).
+    pub core: usize,
+    /// Forms: whether that datum is a list.
+    pub core_is_list: bool,
+    /// Forms: whether a prefix other than a reader conditional applies (`'(...)`, `#.x`).
+    pub quoted: bool,
+    /// Forms: each `#+feature` / `#-feature` in front, with its feature expression.
+    pub conditionals: Vec<Span>,
+}
+
+/// What kind of problem a diagnostic reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticKind {
+    /// A list still open at the end of input; the form was cut at a column-0 `(`.
+    Unclosed,
+    UnterminatedString,
+    UnterminatedComment,
+    /// A `|` multiple escape that never closes.
+    UnterminatedEscape,
+    /// An unmatched `)` at top level.
+    Stray,
+    /// A reader prefix (`'`, `#+feature`, ...) with no datum after it.
+    MissingDatum,
+    /// A `#` followed by whitespace, `)` or the end.
+    BareHash,
+    /// `#<...>`, which no reader can read.
+    Unreadable,
+}
+
+/// A problem found while scanning, attached to the item it belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Diagnostic {
+    pub kind: DiagnosticKind,
+    /// Index of the item in [`Scan::items`].
+    #[serde(skip)]
+    pub item: usize,
+    /// Byte offset where the problem starts.
+    pub offset: usize,
+    /// 1-based line and column (in characters) of `offset`.
+    pub line: usize,
+    pub column: usize,
+    /// For `unclosed`: the 1-based line where scanning resumed, if it did before the end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recovered_line: Option<usize>,
+    pub message: String,
+}
+
+/// The scanner's output.
+#[derive(Clone, Debug, Default)]
+pub struct Scan {
+    /// All items, whitespace included, tiling the input.
+    pub items: Vec<Item>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Number of lines (a final line without a newline counts; an empty input has 0).
+    pub line_count: usize,
+}
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Scans `bytes` into top-level items. Never fails, never panics, never recurses.
+pub fn scan(bytes: &[u8]) -> Scan {
+    let mut scanner = Scanner {
+        b: bytes,
+        items: Vec::new(),
+        diagnostics: Vec::new(),
+        lines: LineCounter::default(),
+        table: None,
+    };
+    scanner.run();
+    let n = bytes.len();
+    let newlines_before_end = scanner.lines.line_of(bytes, n) - 1;
+    let line_count = if n == 0 || bytes[n - 1] == b'\n' {
+        newlines_before_end
+    } else {
+        newlines_before_end + 1
+    };
+    Scan {
+        items: scanner.items,
+        diagnostics: scanner.diagnostics,
+        line_count,
+    }
+}
+
+struct Scanner<'a> {
+    b: &'a [u8],
+    items: Vec<Item>,
+    diagnostics: Vec<Diagnostic>,
+    lines: LineCounter,
+    /// Set once the first unclosed form is met: lists close by lookup from then on.
+    table: Option<MatchTable>,
+}
+
+impl Scanner<'_> {
+    fn run(&mut self) {
+        let b = self.b;
+        let n = b.len();
+        let mut i = 0;
+        // A byte-order mark is not text: it goes with the whitespace that follows.
+        if b.starts_with(BOM) {
+            let end = skip_whitespace(b, BOM.len());
+            self.push(ItemKind::Whitespace, 0, end);
+            i = end;
+        }
+        if b[i..].starts_with(b"#!") && (i == 0 || i == BOM.len()) {
+            let end = skip_line_comment(b, i);
+            self.push(ItemKind::Shebang, i, end);
+            i = end;
+        }
+        while i < n {
+            i = match class(b[i]) {
+                Class::Whitespace => {
+                    let end = skip_whitespace(b, i);
+                    self.push(ItemKind::Whitespace, i, end)
+                }
+                Class::Semicolon => {
+                    let end = skip_line_comment(b, i);
+                    self.push(ItemKind::Comment, i, end)
+                }
+                Class::Hash if b.get(i + 1) == Some(&b'|') => {
+                    let (end, closed) = skip_block_comment(b, i);
+                    let next = self.push(ItemKind::Comment, i, end);
+                    if !closed {
+                        self.diagnose(DiagnosticKind::UnterminatedComment, i, None);
+                    }
+                    next
+                }
+                Class::Close => {
+                    let next = self.push(ItemKind::Stray, i, i + 1);
+                    self.diagnose(DiagnosticKind::Stray, i, None);
+                    next
+                }
+                _ => self.form(i),
+            };
+        }
+    }
+
+    /// Reads the form at `i`, pushes it with its diagnostics; returns where it ends.
+    fn form(&mut self, i: usize) -> usize {
+        let b = self.b;
+        let mut datum = match &self.table {
+            None => read_datum(b, i, &mut DepthCounter),
+            Some(table) => read_datum(b, i, &mut &*table),
+        };
+        if matches!(datum.problem, Some(DatumProblem::Unclosed { .. })) && self.table.is_none() {
+            // The first unclosed form: match the rest of the file once, then read again.
+            let table = self.table.insert(MatchTable::build(b, i));
+            datum = read_datum(b, i, &mut &*table);
+        }
+        let end = datum.end.max(i + 1).min(b.len());
+        let next = self.push(ItemKind::Form, i, end);
+        let item = self.items.last_mut().expect("just pushed");
+        item.core = datum.core;
+        item.core_is_list = datum.core_is_list;
+        item.quoted = datum.quoted;
+        item.conditionals = std::mem::take(&mut datum.conditionals);
+        match datum.problem {
+            None => {}
+            Some(DatumProblem::Unclosed {
+                open,
+                cut,
+                unterminated,
+            }) => {
+                self.diagnose(DiagnosticKind::Unclosed, open, cut);
+                if let (None, Some(u)) = (cut, unterminated) {
+                    self.diagnose_unterminated(u);
+                }
+            }
+            Some(DatumProblem::Unterminated(u)) => self.diagnose_unterminated(u),
+            Some(DatumProblem::MissingDatum(at)) => {
+                self.diagnose(DiagnosticKind::MissingDatum, at, None)
+            }
+            Some(DatumProblem::BareHash(at)) => self.diagnose(DiagnosticKind::BareHash, at, None),
+            Some(DatumProblem::Unreadable(at)) => {
+                self.diagnose(DiagnosticKind::Unreadable, at, None)
+            }
+        }
+        next
+    }
+
+    fn diagnose_unterminated(&mut self, u: Unterminated) {
+        let (kind, at) = match u {
+            Unterminated::String(at) => (DiagnosticKind::UnterminatedString, at),
+            Unterminated::BlockComment(at) => (DiagnosticKind::UnterminatedComment, at),
+            Unterminated::MultipleEscape(at) => (DiagnosticKind::UnterminatedEscape, at),
+        };
+        self.diagnose(kind, at, None);
+    }
+
+    /// Pushes an item `[start, end)`; returns `end`.
+    fn push(&mut self, kind: ItemKind, start: usize, end: usize) -> usize {
+        let start_line = self.lines.line_of(self.b, start);
+        let end_line = self.lines.line_of(self.b, end.saturating_sub(1).max(start));
+        self.items.push(Item {
+            kind,
+            span: Span::new(start, end),
+            start_line,
+            end_line,
+            core: start,
+            core_is_list: false,
+            quoted: false,
+            conditionals: Vec::new(),
+        });
+        end
+    }
+
+    /// Attaches a diagnostic at byte `at` to the last item pushed.
+    fn diagnose(&mut self, kind: DiagnosticKind, at: usize, recovered_at: Option<usize>) {
+        let item_index = self.items.len() - 1;
+        let item = &self.items[item_index];
+        let (line, column) = line_and_column(self.b, item.span.start, item.start_line, at);
+        let recovered_line =
+            recovered_at.map(|r| line_and_column(self.b, item.span.start, item.start_line, r).0);
+        let message = match (kind, recovered_line) {
+            (DiagnosticKind::Unclosed, Some(r)) => {
+                format!("Unclosed form at line {line}; recovered at line {r}.")
+            }
+            (DiagnosticKind::Unclosed, None) => {
+                format!("Unclosed form at line {line}; it runs to the end of the file.")
+            }
+            (DiagnosticKind::UnterminatedString, _) => {
+                format!("Unterminated string at line {line}; it runs to the end of the file.")
+            }
+            (DiagnosticKind::UnterminatedComment, _) => {
+                format!("Unterminated #| comment at line {line}; it runs to the end of the file.")
+            }
+            (DiagnosticKind::UnterminatedEscape, _) => {
+                format!("Unterminated |escape| at line {line}; it runs to the end of the file.")
+            }
+            (DiagnosticKind::Stray, _) => format!("Unmatched ) at line {line}."),
+            (DiagnosticKind::MissingDatum, _) => {
+                format!("Reader prefix at line {line} has no datum after it.")
+            }
+            (DiagnosticKind::BareHash, _) => {
+                format!("# without a dispatch character at line {line}.")
+            }
+            (DiagnosticKind::Unreadable, _) => format!("Unreadable #< object at line {line}."),
+        };
+        self.diagnostics.push(Diagnostic {
+            kind,
+            item: item_index,
+            offset: at,
+            line,
+            column,
+            recovered_line,
+            message,
+        });
+    }
+}
+
+/// Line and character column of `at`, counting from a known line start position.
+fn line_and_column(b: &[u8], from: usize, from_line: usize, at: usize) -> (usize, usize) {
+    let at = at.min(b.len());
+    let from = from.min(at);
+    let line = from_line + memchr::memchr_iter(b'\n', &b[from..at]).count();
+    let line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |k| k + 1);
+    let column = 1 + b[line_start..at]
+        .iter()
+        .filter(|&&c| (c & 0xC0) != 0x80)
+        .count();
+    (line, column)
+}
+
+/// Maps increasing byte offsets to 1-based line numbers in one forward pass.
+#[derive(Default)]
+struct LineCounter {
+    pos: usize,
+    newlines: usize,
+}
+
+impl LineCounter {
+    fn line_of(&mut self, b: &[u8], offset: usize) -> usize {
+        let offset = offset.min(b.len());
+        if offset > self.pos {
+            self.newlines += memchr::memchr_iter(b'\n', &b[self.pos..offset]).count();
+            self.pos = offset;
+        } else if offset < self.pos {
+            // Not expected (items come in order), but stay correct.
+            return 1 + memchr::memchr_iter(b'\n', &b[..offset]).count();
+        }
+        self.newlines + 1
+    }
+}
+
+#[cfg(test)]
+mod tests;

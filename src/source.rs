@@ -1,0 +1,115 @@
+//! Source: the file's bytes as text: where the text starts (after a UTF-8 BOM), whether it
+//! is valid UTF-8, and the byte offset of every line start. Offsets everywhere in the crate
+//! are byte offsets into the original bytes, so a view can quote any span exactly.
+
+use std::borrow::Cow;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Decoded view of a file's bytes.
+#[derive(Debug, Clone)]
+pub struct Source<'a> {
+    bytes: &'a [u8],
+    /// 3 when the file starts with a UTF-8 byte-order mark, else 0.
+    text_start: usize,
+    /// Byte offset of the start of every line (the first is `text_start`).
+    line_starts: Vec<usize>,
+    valid_utf8: bool,
+}
+
+impl<'a> Source<'a> {
+    pub fn new(bytes: &'a [u8]) -> Source<'a> {
+        let text_start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+        let mut line_starts = Vec::with_capacity(bytes.len() / 32 + 1);
+        if text_start < bytes.len() {
+            line_starts.push(text_start);
+        }
+        for nl in memchr::memchr_iter(b'\n', bytes) {
+            if nl + 1 < bytes.len() {
+                line_starts.push(nl + 1);
+            }
+        }
+        Source {
+            bytes,
+            text_start,
+            line_starts,
+            valid_utf8: std::str::from_utf8(bytes).is_ok(),
+        }
+    }
+
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// Number of lines: a last line without a newline counts; an empty file has none.
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// False when the bytes are not valid UTF-8 and text is decoded with U+FFFD.
+    pub fn is_valid_utf8(&self) -> bool {
+        self.valid_utf8
+    }
+
+    /// The text of `[start, end)`, decoded (invalid sequences become U+FFFD).
+    pub fn text(&self, start: usize, end: usize) -> Cow<'a, str> {
+        let start = start.max(self.text_start).min(self.bytes.len());
+        let end = end.clamp(start, self.bytes.len());
+        String::from_utf8_lossy(&self.bytes[start..end])
+    }
+
+    /// The text of 0-based line `index`, without its line break (`\n` or `\r\n`).
+    pub fn line(&self, index: usize) -> Cow<'a, str> {
+        let start = self.line_starts[index];
+        let mut end = self
+            .line_starts
+            .get(index + 1)
+            .copied()
+            .unwrap_or(self.bytes.len());
+        if end > start && self.bytes[end - 1] == b'\n' {
+            end -= 1;
+        }
+        if end > start && self.bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        String::from_utf8_lossy(&self.bytes[start..end])
+    }
+
+    /// The 0-based line that contains byte `offset`.
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.line_starts
+            .partition_point(|&s| s <= offset)
+            .saturating_sub(1)
+    }
+
+    /// Byte offset where 0-based line `index` starts (the end of the file past the last).
+    pub fn line_start(&self, index: usize) -> usize {
+        self.line_starts
+            .get(index)
+            .copied()
+            .unwrap_or(self.bytes.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_crlf_bom_and_invalid_utf8() {
+        let s = Source::new(b"\xEF\xBB\xBFa\r\nb\n\nc");
+        assert_eq!(s.line_count(), 4);
+        assert_eq!(
+            (s.line(0), s.line(1), s.line(2), s.line(3)),
+            ("a".into(), "b".into(), "".into(), "c".into())
+        );
+        assert_eq!(s.line_of(3), 0);
+        assert_eq!(s.line_of(6), 1);
+        assert!(s.is_valid_utf8());
+        let bad = Source::new(b"x\xffy\n");
+        assert_eq!((bad.line_count(), bad.is_valid_utf8()), (1, false));
+        assert_eq!(bad.line(0), "x\u{fffd}y");
+        assert_eq!(Source::new(b"").line_count(), 0);
+        assert_eq!(Source::new(b"\n").line_count(), 1);
+    }
+}

@@ -1,0 +1,3 @@
+//! Surfaces: the only modules that know about argv, JSON lines, JSON-RPC or Emacs.
+
+pub mod cli;

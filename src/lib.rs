@@ -19,5 +19,7 @@ pub mod outline;
 pub mod scan;
 pub mod source;
 pub mod surfaces;
+pub mod tool;
+pub mod view;
 
 pub use error::{ErrorCode, ToolError};

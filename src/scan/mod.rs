@@ -19,7 +19,7 @@ pub(crate) use lexer::{
 use datum::{read_datum, DatumProblem, DepthCounter};
 use lexer::{class, skip_block_comment, skip_line_comment, skip_whitespace, Class, Unterminated};
 use recovery::MatchTable;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A byte range `[start, end)` of the original input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Default)]
@@ -76,7 +76,7 @@ pub struct Item {
 }
 
 /// What kind of problem a diagnostic reports.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiagnosticKind {
     /// A list still open at the end of input; the form was cut at a column-0 `(`.
@@ -96,11 +96,11 @@ pub enum DiagnosticKind {
 }
 
 /// A problem found while scanning, attached to the item it belongs to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub kind: DiagnosticKind,
     /// Index of the item in [`Scan::items`].
-    #[serde(skip)]
+    #[serde(skip, default)]
     pub item: usize,
     /// Byte offset where the problem starts.
     pub offset: usize,
@@ -108,7 +108,7 @@ pub struct Diagnostic {
     pub line: usize,
     pub column: usize,
     /// For `unclosed`: the 1-based line where scanning resumed, if it did before the end.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovered_line: Option<usize>,
     pub message: String,
 }

@@ -1,13 +1,20 @@
-//! The command line (SPEC §8.1): `lisp-read-file outline [--json] PATH...`.
+//! The command line (SPEC §8.1):
 //!
-//! Exit status: 0 success, 1 a tool error (a file refused or unreadable), 2 a usage error.
+//! * `lisp-read-file [OPTIONS] PATH`: the view of one file (collapsed, expanded, raw, grep);
+//! * `lisp-read-file outline [--json] PATH...`: top-level items with positions.
+//!
+//! Exit status: 0 success, 1 a tool error (a file refused or unreadable, a bad pattern),
+//! 2 a usage error.
 
 use crate::error::ToolError;
 use crate::grammar::Grammar;
 use crate::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
 use crate::outline::{outline_bytes, Outline, OutlineItem};
-use clap::{Args, Parser, Subcommand};
+use crate::tool::{self, ReadRequest, DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
+use crate::view::Comments;
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
+use std::io::Read as _;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,11 +27,91 @@ pub const PROJECT_DEFINERS_FILE: &str = ".lisp-read-file.lisp";
     name = "lisp-read-file",
     version,
     about = "Read Common Lisp projects the way a Lisp hacker skims them: outlines of every definition, without evaluating anything.",
-    long_about = None,
+    long_about = "Read Common Lisp projects the way a Lisp hacker skims them.\n\n\
+For a Lisp file (.lisp .lsp .cl .asd .ros) it prints the collapsed view: one line per \
+top-level definition, its signature, the body replaced by `...`. Definitions whose name \
+matches --name-pattern or whose text matches --content-pattern are shown whole, verbatim. \
+For other text files --content-pattern greps with context; without a pattern it prints \
+a window of lines. Nothing is ever evaluated, and broken files still give a view.",
+    after_help = "Examples:\n  \
+lisp-read-file src/package.lisp                  collapsed view\n  \
+lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-...\n  \
+lisp-read-file -c 'handler-case' src/io.lisp     expand forms that mention handler-case\n  \
+lisp-read-file --raw --offset 100 --limit 50 src/io.lisp\n  \
+lisp-read-file -c TODO NOTES.md                  grep with 5 lines of context\n  \
+lisp-read-file outline --json src/*.lisp         items with byte offsets, one JSON per file\n  \
+lisp-read-file mcp --root .                      the MCP server (for code agents)\n\n\
+Exit status: 0 success, 1 tool error (CODE: message on stderr; with --json the error \
+object on stdout), 2 usage error.",
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
+    #[command(flatten)]
+    read: ReadArgs,
+}
+
+/// The view of one file (SPEC §6).
+#[derive(Args, Debug)]
+struct ReadArgs {
+    /// Raw lines instead of the collapsed view (collapsed=false).
+    #[arg(long)]
+    raw: bool,
+    /// Expand definitions whose name matches this regex (case-insensitive; for methods
+    /// also `NAME QUALIFIERS (SPECIALIZERS)`).
+    #[arg(short = 'n', long, value_name = "REGEX")]
+    name_pattern: Option<String>,
+    /// Expand forms whose source text matches this regex; for text files, grep.
+    #[arg(short = 'c', long, value_name = "REGEX")]
+    content_pattern: Option<String>,
+    /// First line to show, 0-based (collapsed view: skip forms that start before it).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    offset: usize,
+    /// Most lines to print.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_LIMIT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    limit: usize,
+    /// Top-level comments in the collapsed view.
+    #[arg(long, value_enum, default_value_t = CommentsArg::None)]
+    comments: CommentsArg,
+    /// Lines of context around each match when grepping a text file.
+    #[arg(long = "context", value_name = "N", default_value_t = DEFAULT_CONTEXT_LINES)]
+    context_lines: usize,
+    /// Number the lines in raw mode.
+    #[arg(long)]
+    line_numbers: bool,
+    /// Print the result object (path, mode, content, meta) as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    guard: GuardArgs,
+    /// The file to read; `-` reads Lisp source from standard input.
+    #[arg(value_name = "PATH", required = true)]
+    path: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum CommentsArg {
+    /// No top-level comments.
+    None,
+    /// The first line of each ;;; / ;;;; comment block, as section titles.
+    Headers,
+    /// The comment block directly above each shown form.
+    Preceding,
+    /// Every top-level comment.
+    All,
+}
+
+impl From<CommentsArg> for Comments {
+    fn from(c: CommentsArg) -> Comments {
+        match c {
+            CommentsArg::None => Comments::None,
+            CommentsArg::Headers => Comments::Headers,
+            CommentsArg::Preceding => Comments::Preceding,
+            CommentsArg::All => Comments::All,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -76,7 +163,8 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Outline(args) => run_outline(args),
+        Some(Command::Outline(args)) => run_outline(args),
+        None => run_read(cli.read),
     };
     match result {
         Ok(status) => status,
@@ -120,6 +208,74 @@ fn setup(args: &GuardArgs) -> Result<(Guard, Grammar), ToolError> {
         grammar.extend_from_str(&String::from_utf8_lossy(&file.bytes), &file.display_path)?;
     }
     Ok((guard, grammar))
+}
+
+fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
+    let path = args.path.clone().unwrap_or_default();
+    let request = ReadRequest {
+        path: path.clone(),
+        collapsed: !args.raw,
+        name_pattern: args.name_pattern.clone(),
+        content_pattern: args.content_pattern.clone(),
+        offset: args.offset,
+        limit: args.limit,
+        comments: args.comments.into(),
+        context_lines: args.context_lines,
+        line_numbers: args.line_numbers,
+    };
+    let result = setup(&args.guard).and_then(|(guard, grammar)| {
+        if path == "-" {
+            let mut bytes = Vec::new();
+            io::stdin()
+                .take(guard.max_file_bytes().saturating_add(1))
+                .read_to_end(&mut bytes)
+                .map_err(|e| {
+                    ToolError::new(
+                        crate::error::ErrorCode::Internal,
+                        "-",
+                        format!("cannot read standard input: {e}"),
+                    )
+                })?;
+            let file = guard.check_bytes("-", bytes)?;
+            tool::read_loaded(file, &grammar, &request, Some(true))
+        } else {
+            tool::read(&guard, &grammar, &request)
+        }
+    });
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match result {
+        Ok(result) if args.json => {
+            serde_json::to_writer(&mut out, &result)?;
+            out.write_all(b"\n")?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(result) => {
+            out.write_all(result.content.as_bytes())?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            if args.json {
+                serde_json::to_writer(
+                    &mut out,
+                    &FileError {
+                        path: &e.path,
+                        error: ErrorBody {
+                            code: e.code.as_str(),
+                            message: &e.message,
+                        },
+                    },
+                )?;
+                out.write_all(b"\n")?;
+                out.flush()?;
+            } else {
+                eprintln!("{}: {}", e.code, e.message);
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
 }
 
 fn run_outline(args: OutlineArgs) -> io::Result<ExitCode> {

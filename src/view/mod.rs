@@ -1,0 +1,140 @@
+//! View: renders what the reader sees (SPEC §5): the collapsed outline of a Lisp file with
+//! matching forms expanded verbatim, a raw line window, or grep-with-context for text.
+//!
+//! Pure functions of the source, its outline and the options. Line numbers are 1-based and
+//! right-aligned to the width of the file's last line number; notes in `[brackets]` say
+//! what the reader would otherwise miss (a recovered region, a pattern that matched
+//! nothing, a cut view).
+
+mod collapsed;
+mod lines;
+mod raw;
+mod text_filtered;
+
+use crate::outline::Outline;
+use crate::source::Source;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+pub use lines::MAX_LINE_CHARS;
+
+/// Which view was rendered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mode {
+    #[serde(rename = "lisp-collapsed")]
+    LispCollapsed,
+    #[serde(rename = "raw")]
+    Raw,
+    #[serde(rename = "text-filtered")]
+    TextFiltered,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::LispCollapsed => "lisp-collapsed",
+            Mode::Raw => "raw",
+            Mode::TextFiltered => "text-filtered",
+        }
+    }
+}
+
+/// Which top-level comments the collapsed view shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Comments {
+    /// None.
+    #[default]
+    None,
+    /// The first line of each top-level `;;;` / `;;;;` comment block, as section titles.
+    Headers,
+    /// The comment block directly above each shown form.
+    Preceding,
+    /// Every top-level comment.
+    All,
+}
+
+/// A compiled pattern and its source text (for notes).
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    pub text: String,
+    pub regex: Regex,
+}
+
+/// What to render.
+#[derive(Clone, Debug)]
+pub struct ViewOptions {
+    /// Collapsed view for Lisp files (`false`: raw lines).
+    pub collapsed: bool,
+    /// Expand definitions whose name matches (case-insensitive).
+    pub name_pattern: Option<Pattern>,
+    /// Expand forms whose text matches; grep for text files.
+    pub content_pattern: Option<Pattern>,
+    /// 0-based first line.
+    pub offset: usize,
+    /// Maximum number of lines returned.
+    pub limit: usize,
+    pub comments: Comments,
+    /// Context lines around each match in text-filtered mode.
+    pub context_lines: usize,
+    /// Number lines in raw mode.
+    pub line_numbers: bool,
+}
+
+impl Default for ViewOptions {
+    fn default() -> Self {
+        ViewOptions {
+            collapsed: true,
+            name_pattern: None,
+            content_pattern: None,
+            offset: 0,
+            limit: 2000,
+            comments: Comments::None,
+            context_lines: 5,
+            line_numbers: false,
+        }
+    }
+}
+
+/// A rendered view.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    pub mode: Mode,
+    pub content: String,
+    /// Top-level forms in the file (0 for text files).
+    pub total_forms: usize,
+    /// Forms shown verbatim because a pattern matched them.
+    pub expanded_forms: usize,
+    /// Whether the view stops before the end of what it would show.
+    pub truncated: bool,
+    /// The `offset` that continues a truncated view.
+    pub next_offset: Option<usize>,
+}
+
+/// Renders the view of a file. `outline` is `Some` for Lisp files.
+pub fn render(source: &Source, outline: Option<&Outline>, options: &ViewOptions) -> View {
+    match outline {
+        Some(outline) if options.collapsed => collapsed::render(source, outline, options),
+        Some(_) => {
+            let mut view = raw::render(source, options);
+            if options.name_pattern.is_some() || options.content_pattern.is_some() {
+                view.content
+                    .push_str("[name_pattern and content_pattern apply to the collapsed view; collapsed=false shows raw lines.]\n");
+            }
+            view
+        }
+        None if options.content_pattern.is_some() || options.name_pattern.is_some() => {
+            text_filtered::render(source, options)
+        }
+        None => raw::render(source, options),
+    }
+}
+
+/// Whether a path names a Common Lisp source file, by extension (SPEC §1).
+pub fn is_lisp_path(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    matches!(ext.as_deref(), Some("lisp" | "lsp" | "cl" | "asd" | "ros"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,209 @@
+use super::*;
+use crate::grammar::Grammar;
+use crate::outline::outline_bytes;
+use crate::tool::{view_options, ReadRequest};
+
+const DEMO: &str = include_str!("../../fixtures/demo/demo.lisp");
+
+fn view_of(src: &str, lisp: bool, edit: impl FnOnce(&mut ReadRequest)) -> View {
+    let mut request = ReadRequest::new(if lisp { "x.lisp" } else { "x.txt" });
+    edit(&mut request);
+    let options = view_options(&request).expect("valid request");
+    let source = Source::new(src.as_bytes());
+    let outline = lisp.then(|| outline_bytes(src.as_bytes(), &Grammar::builtin()));
+    render(&source, outline.as_ref(), &options)
+}
+
+#[test]
+fn collapsed_demo_is_the_spec_example() {
+    let v = view_of(DEMO, true, |_| {});
+    assert_eq!(v.mode, Mode::LispCollapsed);
+    assert_eq!(
+        v.content,
+        " 2: (defpackage #:demo ...)
+ 6: (in-package #:demo)
+ 8: (defvar *count* 0 ...) ;; How many shapes exist.
+11: (defclass shape () (name size) ...) ;; A thing with a size.
+16: (defgeneric area (shape) ...) ;; Area of SHAPE.
+19: (defmethod area ((s shape)) ...)
+22: (defmethod area :around ((s shape)) ...)
+25: #+sbcl (defun fast-path (x) ...) ;; Use SBCL internals.
+30: (eval-when (:compile-toplevel :load-toplevel :execute)
+31:   (defmacro with-shape ((var shape) &body body) ...))
+"
+    );
+    assert_eq!(
+        (v.total_forms, v.expanded_forms, v.truncated, v.next_offset),
+        (9, 0, false, None)
+    );
+}
+
+#[test]
+fn name_pattern_expands_verbatim_with_comments_and_conditionals() {
+    let v = view_of(DEMO, true, |r| r.name_pattern = Some("FAST".into()));
+    assert!(v.content.contains("25: #+sbcl\n26: (defun fast-path (x)\n27:   \"Use SBCL internals.\"\n28:   (sb-ext:truly-the fixnum x))\n"), "{}", v.content);
+    assert_eq!(v.expanded_forms, 1);
+    // A matching child of a container expands alone, inside its collapsed container.
+    let v = view_of(DEMO, true, |r| r.name_pattern = Some("^with-shape$".into()));
+    assert!(v.content.ends_with(
+        "30: (eval-when (:compile-toplevel :load-toplevel :execute)\n31:   (defmacro with-shape ((var shape) &body body)\n32:     ;; Count every shape made through the macro.\n33:     `(let ((,var ,shape))\n34:        (incf *count*)\n35:        ,@body)))\n"
+    ), "{}", v.content);
+    // Methods match on NAME QUALIFIERS (SPECIALIZERS).
+    let v = view_of(DEMO, true, |r| {
+        r.name_pattern = Some("area :around \\(shape\\)".into())
+    });
+    assert_eq!(v.expanded_forms, 1);
+    assert!(v
+        .content
+        .contains("22: (defmethod area :around ((s shape))\n23:   (max 0 (call-next-method)))\n"));
+}
+
+#[test]
+fn content_pattern_and_no_match_notes() {
+    let v = view_of(DEMO, true, |r| {
+        r.content_pattern = Some("call-next-method".into())
+    });
+    assert_eq!(v.expanded_forms, 1);
+    let v = view_of(DEMO, true, |r| {
+        r.name_pattern = Some("nothing-like-this".into())
+    });
+    assert!(
+        v.content.starts_with(
+            "[No definition matched name_pattern \"nothing-like-this\".]\n 2: (defpackage"
+        ),
+        "{}",
+        v.content
+    );
+    let v = view_of(DEMO, true, |r| r.content_pattern = Some("zzz".into()));
+    assert!(v
+        .content
+        .starts_with("[No form matched content_pattern \"zzz\".]\n"));
+}
+
+#[test]
+fn comment_modes() {
+    let src = ";;;; Title\n;;; Section\n;; detail\n(defun f () 1)\n\n; lone\n(defun g () 2) ; trailing\n#| block |#\n";
+    let none = view_of(src, true, |_| {}).content;
+    assert_eq!(none, "4: (defun f () ...)\n7: (defun g () ...)\n");
+    let headers = view_of(src, true, |r| r.comments = Comments::Headers).content;
+    assert_eq!(
+        headers,
+        "1: ;;;; Title\n4: (defun f () ...)\n7: (defun g () ...)\n"
+    );
+    let preceding = view_of(src, true, |r| r.comments = Comments::Preceding).content;
+    assert_eq!(preceding, "1: ;;;; Title\n2: ;;; Section\n3: ;; detail\n4: (defun f () ...)\n6: ; lone\n7: (defun g () ...)\n");
+    let all = view_of(src, true, |r| r.comments = Comments::All).content;
+    assert_eq!(
+        all,
+        "1: ;;;; Title\n2: ;;; Section\n3: ;; detail\n4: (defun f () ...)\n6: ; lone\n7: (defun g () ...)\n7: ; trailing\n8: #| block |#\n"
+    );
+}
+
+#[test]
+fn recovered_regions_are_visible() {
+    let v = view_of(
+        "(defun broken (x\n  (let ((y 1))\n(defun ok () 1)\n",
+        true,
+        |_| {},
+    );
+    assert_eq!(
+        v.content,
+        // The lambda list never closes, so it runs to the cut: shown as written.
+        "1: (defun broken (x (let ((y 1)))\n[Unclosed form at line 1; recovered at line 3.]\n3: (defun ok () ...)\n"
+    );
+    let v = view_of("(a))\n(b)\n", true, |_| {});
+    assert_eq!(v.content, "1: (a)\n[Unmatched ) at line 1.]\n2: (b)\n");
+}
+
+#[test]
+fn collapsed_paging() {
+    let v = view_of(DEMO, true, |r| r.limit = 3);
+    assert_eq!(
+        v.content,
+        " 2: (defpackage #:demo ...)\n 6: (in-package #:demo)\n 8: (defvar *count* 0 ...) ;; How many shapes exist.\n[Showing forms from line 2 to line 10 of 35. Use offset=10 to continue.]\n"
+    );
+    assert_eq!((v.truncated, v.next_offset), (true, Some(10)));
+    let v = view_of(DEMO, true, |r| r.offset = 10);
+    assert!(
+        v.content.starts_with("11: (defclass shape"),
+        "{}",
+        v.content
+    );
+    // A single form larger than the budget is cut, and the footer says how to go on.
+    let v = view_of(DEMO, true, |r| {
+        r.limit = 2;
+        r.offset = 24;
+        r.name_pattern = Some("fast-path".into());
+    });
+    assert!(
+        v.content.starts_with(
+            "25: #+sbcl\n26: (defun fast-path (x)\n[Form at line 25 cut after 2 lines."
+        ),
+        "{}",
+        v.content
+    );
+    assert_eq!(v.next_offset, Some(29));
+}
+
+#[test]
+fn raw_mode() {
+    let v = view_of("a\nb\nc\n", true, |r| {
+        r.collapsed = false;
+        r.limit = 2;
+    });
+    assert_eq!(
+        (v.mode, v.content.as_str()),
+        (
+            Mode::Raw,
+            "a\nb\n[Showing lines 1-2 of 3. Use offset=2 to read more.]\n"
+        )
+    );
+    assert_eq!(v.next_offset, Some(2));
+    let v = view_of("a\nb\nc\n", false, |r| {
+        r.offset = 1;
+        r.line_numbers = true;
+    });
+    assert_eq!(v.content, "2: b\n3: c\n");
+    let v = view_of("a\nb\n", false, |r| r.offset = 5);
+    assert_eq!(v.content, "[Offset 5 is past end of file (2 lines).]\n");
+    assert_eq!(view_of("", false, |_| {}).content, "");
+}
+
+#[test]
+fn text_filtered_mode() {
+    let text: String = (1..=20)
+        .map(|i| {
+            format!(
+                "line {i}{}\n",
+                if i == 5 || i == 8 || i == 18 {
+                    " hit"
+                } else {
+                    ""
+                }
+            )
+        })
+        .collect();
+    let v = view_of(&text, false, |r| {
+        r.content_pattern = Some("hit".into());
+        r.context_lines = 1;
+    });
+    assert_eq!(v.mode, Mode::TextFiltered);
+    assert_eq!(
+        v.content,
+        " 4- line 4\n 5: line 5 hit\n 6- line 6\n 7- line 7\n 8: line 8 hit\n 9- line 9\n--\n17- line 17\n18: line 18 hit\n19- line 19\n"
+    );
+    let v = view_of(&text, false, |r| {
+        r.content_pattern = Some("hit".into());
+        r.context_lines = 2;
+    });
+    assert!(v.content.starts_with(" 3- line 3\n 4- line 4\n 5: line 5 hit\n 6- line 6\n 7- line 7\n 8: line 8 hit\n 9- line 9\n10- line 10\n--\n16- line 16\n"), "{}", v.content);
+    let v = view_of(&text, false, |r| r.content_pattern = Some("nope".into()));
+    assert_eq!(v.content, "[No line matched content_pattern \"nope\".]\n");
+    let v = view_of(&text, false, |r| {
+        r.content_pattern = Some("hit".into());
+        r.context_lines = 0;
+        r.limit = 2;
+    });
+    assert_eq!(v.content, " 5: line 5 hit\n--\n 8: line 8 hit\n[Showing matches before line 18 of 20. Use offset=17 to continue.]\n");
+    assert_eq!(v.next_offset, Some(17));
+}

@@ -37,8 +37,8 @@
 (define-compiler-macro     :name 1 :lambda-list 2 :body 3)
 (define-modify-macro       :name 1 :lambda-list 2 :shown (3) :doc 4)
 (define-setf-expander      :name 1 :lambda-list 2 :body 3)
-(defsetf                   :name 1 :lambda-list 2 :body 4)
-(define-method-combination :name 1)
+(defsetf                   :name 1 :lambda-list 2 :doc 3 :body 4)
+(define-method-combination :name 1 :lambda-list 2 :doc-keyword :documentation :body 4)
 
 ;;; Types, classes, structures
 (defclass                  :name 1 :superclasses 2 :slots 3 :options 4)

@@ -184,7 +184,14 @@ fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth
         .conditionals
         .last()
         .map_or(datum.start, |c| skip_blank(b, c.end));
-    let as_written = || abbreviate(&fold(b, shown_start, datum.end), SHORT_PART_CHARS);
+    let as_written = || {
+        let text = abbreviate(&fold(b, shown_start, datum.end), SHORT_PART_CHARS);
+        if text.is_empty() {
+            fold(b, datum.start, datum.end)
+        } else {
+            text
+        }
+    };
     if !datum.core_is_list || datum.quoted {
         return Form {
             conditionals,
@@ -194,7 +201,11 @@ fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth
     }
     let mut parts = Parts::new(b, datum);
     let operator = match parts.get(0) {
-        Some(op) if is_symbol_start(b, op.start) && !op.quoted => fold(b, op.start, op.end),
+        Some(op)
+            if is_symbol_start(b, op.start) && !op.quoted && !is_number(&b[op.start..op.end]) =>
+        {
+            fold(b, op.start, op.end)
+        }
         _ => {
             return Form {
                 conditionals,
@@ -226,6 +237,10 @@ fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth
         }
         Lookup::Plain => plain(&mut parts, &operator),
     };
+    // SBCL's `sb-impl::(defun ...)`: the package prefix stays in front of the signature.
+    if datum.core > shown_start {
+        form.signature = format!("{}{}", fold(b, shown_start, datum.core), form.signature);
+    }
     form.operator = Some(operator);
     form.conditionals = conditionals;
     form
@@ -289,10 +304,11 @@ fn definition(
             } else {
                 text.clone()
             });
-            let text = if d.name_in_list {
-                abbreviate(&text, SHORT_PART_CHARS)
-            } else {
-                text
+            let text = match (&form.name, d.name_in_list && e.core_is_list) {
+                (Some(name), true) if text.chars().count() > SHORT_PART_CHARS => {
+                    format!("({name} ...)")
+                }
+                _ => text,
             };
             shown.push((n, text));
         }
@@ -321,10 +337,7 @@ fn definition(
         if let Some(e) = parts.get(n).cloned() {
             let names = if e.core_is_list {
                 let slot_names: Vec<String> = Elements::new(b, e.core, e.end)
-                    .map(|slot| {
-                        first_element_text(b, &slot)
-                            .unwrap_or_else(|| fold(b, slot.start, slot.end))
-                    })
+                    .map(|slot| slot_name(b, &slot))
                     .collect();
                 format!("({})", slot_names.join(" "))
             } else {
@@ -341,9 +354,7 @@ fn definition(
             i += 1;
         }
         while let Some(slot) = parts.get(i).cloned() {
-            let text =
-                first_element_text(b, &slot).unwrap_or_else(|| fold(b, slot.start, slot.end));
-            shown.push((i, text));
+            shown.push((i, slot_name(b, &slot)));
             i += 1;
         }
     }
@@ -373,10 +384,11 @@ fn definition(
         let first = d.name.unwrap_or(0) + 1;
         let mut i = first;
         while let Some(e) = parts.get(i).cloned() {
-            let key = fold(b, e.start, e.end).to_lowercase();
+            let written = fold(b, e.start, e.end);
+            let key = written.to_lowercase();
             if d.keywords.contains(&key) {
                 if let Some(value) = parts.text(i + 1) {
-                    shown.push((i, key.clone()));
+                    shown.push((i, written));
                     shown.push((i + 1, abbreviate(&value, 200)));
                 }
             }
@@ -408,6 +420,11 @@ fn definition(
         let mut i = n;
         let mut lines = Lines::new(b, form_start, form_line);
         while let Some(child) = parts.get(i).cloned() {
+            i += 1;
+            // Children are the forms inside: not atoms, not declarations.
+            if !child.core_is_list || first_element_key(b, &child).as_deref() == Some("declare") {
+                continue;
+            }
             let (start_line, end_line) = (lines.line_of(child.start), lines.line_of(child.end - 1));
             let child_form = (depth < MAX_CONTAINER_DEPTH)
                 .then(|| classify(b, &child, grammar, start_line, depth + 1));
@@ -421,7 +438,6 @@ fn definition(
                     form: child_form,
                 });
             }
-            i += 1;
         }
     }
 
@@ -437,6 +453,8 @@ fn definition(
     if skipped || gaps || parts.exists(last_shown + 1) {
         signature.push_str(" ...");
     }
+    let trimmed = signature.trim_end().len();
+    signature.truncate(trimmed);
     signature.push(')');
     form.signature = signature;
     form
@@ -525,20 +543,24 @@ fn doc_line(b: &[u8], e: &Datum) -> Option<String> {
     while let Some(c) = chars.next() {
         match c {
             '\\' => text.extend(chars.next()),
-            '\n' => break,
+
             _ => text.push(c),
         }
     }
-    let line = text.trim();
-    if line.is_empty() {
-        return None;
-    }
-    Some(if line.chars().count() > DOC_CHARS {
-        let cut: String = line.chars().take(DOC_CHARS).collect();
-        format!("{}...", cut.trim_end())
-    } else {
-        line.to_string()
-    })
+    let line = text.lines().map(str::trim).find(|l| !l.is_empty())?;
+    Some(abbreviate(line, DOC_CHARS))
+}
+
+/// A slot specifier's name with any reader conditionals: `size`, `#+sbcl lock`.
+fn slot_name(b: &[u8], slot: &Datum) -> String {
+    let name = first_element_text(b, slot).unwrap_or_else(|| fold(b, slot.core, slot.end));
+    let mut text: Vec<String> = slot
+        .conditionals
+        .iter()
+        .map(|c| fold(b, c.start, c.end))
+        .collect();
+    text.push(name);
+    text.join(" ")
 }
 
 /// The first element of a list datum, folded (a slot's or structure's name).
@@ -556,6 +578,21 @@ fn first_element_key(b: &[u8], list: &Datum) -> Option<String> {
     let first = Elements::new(b, list.core, list.end).next()?;
     is_symbol_start(b, first.start)
         .then(|| symbol_key(&String::from_utf8_lossy(&b[first.start..first.end])))
+}
+
+/// Whether a token reads as a number (`42`, `-1.5`, `1/2`, `.5`), not a symbol.
+fn is_number(token: &[u8]) -> bool {
+    let digits = token
+        .strip_prefix(b"+")
+        .or_else(|| token.strip_prefix(b"-"))
+        .unwrap_or(token);
+    digits
+        .first()
+        .is_some_and(|c| c.is_ascii_digit() || *c == b'.')
+        && digits.iter().any(u8::is_ascii_digit)
+        && digits
+            .iter()
+            .all(|c| c.is_ascii_digit() || b"./eEdDfFsSlL+-".contains(c))
 }
 
 fn is_symbol_byte(c: u8) -> bool {
@@ -580,6 +617,10 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
     let b = &b[..end.min(b.len())];
     let mut out: Vec<u8> = Vec::with_capacity(end.saturating_sub(start).min(256));
     let mut pending_space = false;
+    // Whether the last byte pushed is a real `(` (not the one of `#\(`).
+    let mut last_open = false;
+    // Whether the last chunk was a character object: `#\( )` keeps its space.
+    let mut last_character = false;
     let mut i = start;
     let push = |out: &mut Vec<u8>, bytes: &[u8], pending: &mut bool| {
         if *pending && !out.is_empty() {
@@ -613,6 +654,14 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
             _ => i + 1,
         };
         let next = next.min(b.len()).max(i + 1);
+        let class_here = byte_class(c);
+        if (class_here == ByteClass::Close && !last_character)
+            || (last_open && out.last() == Some(&b'('))
+        {
+            pending_space = false;
+        }
+        last_open = class_here == ByteClass::Open;
+        last_character = c == b'#' && b.get(i + 1) == Some(&b'\\');
         // Inside strings and escapes whitespace is kept, but a signature stays on one line.
         let chunk: Vec<u8> = b[i..next]
             .iter()

@@ -103,7 +103,22 @@ fn docstrings_follow_the_standard() {
         Some("say \"hi\"")
     );
     let long = format!("(defun f () \"{}\" 1)", "x".repeat(100));
-    assert_eq!(forms(&long)[0].doc.as_deref().map(str::len), Some(83));
+    assert_eq!(
+        forms(&long)[0].doc.as_deref().map(str::len),
+        Some(DOC_CHARS)
+    );
+    assert_eq!(
+        forms("(defun f () \"\n  Second line.\" 1)")[0]
+            .doc
+            .as_deref(),
+        Some("Second line.")
+    );
+    assert_eq!(
+        forms("(defsetf middle set-middle \"Set it.\")")[0]
+            .doc
+            .as_deref(),
+        Some("Set it.")
+    );
     assert_eq!(
         forms("(defmethod m :before ((a b)) \"doc\" 1)")[0]
             .doc
@@ -200,6 +215,35 @@ fn unclosed_forms_are_still_classified() {
         (Some("broken"), Some("defun"))
     );
     assert_eq!(f[1].signature, "(defun ok () ...)");
+}
+
+#[test]
+fn review_fixes() {
+    // Keywords keep their case; the package prefix of SBCL's extended syntax stays.
+    assert_eq!(
+        sig("(ASDF:DEFSYSTEM \"LOUD\" :DEPENDS-ON (\"QUIET\"))"),
+        "(ASDF:DEFSYSTEM \"LOUD\" :DEPENDS-ON (\"QUIET\"))"
+    );
+    assert_eq!(
+        sig("sb-impl::(defun helper (x) x)"),
+        "sb-impl::(defun helper (x) ...)"
+    );
+    // Numbers are not operators; declarations and atoms are not children.
+    assert_eq!(forms("(42 a b)")[0].operator, None);
+    let f = forms("(locally (declare (optimize speed)) 42 (defun f ()))").remove(0);
+    assert_eq!(f.children.len(), 1);
+    // Long structure names are abbreviated to the name, never cut inside an option.
+    let f = forms("(defstruct (point3 (:include point) (:conc-name p3-) (:constructor make-point3 (x y z))) z)").remove(0);
+    assert_eq!(f.signature, "(defstruct (point3 ...) z)");
+    assert_eq!(
+        sig("(defclass c () (a #+sbcl b))"),
+        "(defclass c () (a #+sbcl b))"
+    );
+    assert_eq!(sig("(defun f (a\n   b\n )\n x)"), "(defun f (a b) ...)");
+    assert_eq!(
+        sig("(defun f (&optional (c #\\( ) d) x)"),
+        "(defun f (&optional (c #\\( ) d) ...)"
+    );
 }
 
 #[test]

@@ -208,7 +208,7 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
                     )));
                     return datum;
                 }
-                if end > i && b[end - 1] == b':' && b.get(end) == Some(&b'(') {
+                if b.get(end) == Some(&b'(') && super::lexer::ends_with_package_marker(b, i, end) {
                     match closer.close(b, end) {
                         ListEnd::Closed(list_end) => (end, list_end, true),
                         ListEnd::Unclosed {
@@ -378,7 +378,7 @@ fn read_dispatch(b: &[u8], i: usize) -> Dispatch {
         // `#'`, `#.`, `#,`, `#n=`, `#C`, `#A`, `#S`, `#P`, and unknown dispatch
         // characters such as `#?` or `#[` prefix the next datum. A multi-byte character
         // is one dispatch character.
-        _ => Dispatch::Prefix(j + super::lexer::utf8_len(sub)),
+        _ => Dispatch::Prefix(j + super::lexer::char_len_at(b, j)),
     }
 }
 

@@ -100,6 +100,80 @@ pub(crate) fn utf8_len(lead: u8) -> usize {
     }
 }
 
+/// The length of the character at `i`: a whole UTF-8 sequence when its continuation bytes
+/// are there, else one byte (an invalid byte is a character of its own).
+#[inline]
+pub(crate) fn char_len_at(b: &[u8], i: usize) -> usize {
+    let want = utf8_len(b[i]);
+    if want > 1 && i + want <= b.len() && b[i + 1..i + want].iter().all(|&c| c & 0xC0 == 0x80) {
+        want
+    } else {
+        1
+    }
+}
+
+/// Whether the token `[start, end)` ends with a package marker that is not escaped
+/// (`sb-impl::` yes; `foo\:` and `|a:|` no).
+pub(crate) fn ends_with_package_marker(b: &[u8], start: usize, end: usize) -> bool {
+    let mut i = start;
+    let mut last_is_marker = false;
+    while i < end {
+        match b[i] {
+            b'\\' => {
+                i += 2;
+                last_is_marker = false;
+            }
+            b'|' => {
+                i = skip_multiple_escape(b, i).0;
+                last_is_marker = false;
+            }
+            c => {
+                last_is_marker = c == b':';
+                i += 1;
+            }
+        }
+    }
+    last_is_marker
+}
+
+/// The end of the last byte in `[from, to)` that is neither whitespace nor part of a
+/// comment: where a form cut by recovery really ends.
+pub(crate) fn content_end(b: &[u8], from: usize, to: usize) -> usize {
+    let b = &b[..to.min(b.len())];
+    let mut i = from;
+    let mut end = from;
+    while i < b.len() {
+        match class(b[i]) {
+            Class::Whitespace => i += 1,
+            Class::Semicolon => i = skip_line_comment(b, i),
+            Class::Hash if b.get(i + 1) == Some(&b'|') && hash_starts_token(b, i) => {
+                i = skip_block_comment(b, i).0;
+            }
+            Class::Hash if b.get(i + 1) == Some(&b'\\') && hash_starts_token(b, i) => {
+                i = skip_character(b, i).0;
+                end = i;
+            }
+            Class::DoubleQuote => {
+                i = skip_string(b, i).0;
+                end = i;
+            }
+            Class::Bar => {
+                i = skip_multiple_escape(b, i).0;
+                end = i;
+            }
+            Class::Backslash => {
+                i = (i + 2).min(b.len());
+                end = i;
+            }
+            _ => {
+                i += 1;
+                end = i;
+            }
+        }
+    }
+    end
+}
+
 /// Skips whitespace from `i`.
 #[inline]
 pub(crate) fn skip_whitespace(b: &[u8], mut i: usize) -> usize {
@@ -193,7 +267,7 @@ pub(crate) fn skip_character(b: &[u8], i: usize) -> (usize, bool) {
     if first >= b.len() {
         return (b.len(), true);
     }
-    skip_token(b, (first + utf8_len(b[first])).min(b.len()))
+    skip_token(b, first + char_len_at(b, first))
 }
 
 /// A construct that ran to the end of input.
@@ -293,6 +367,20 @@ mod tests {
         assert_eq!(skip_character(b"#\\)", 0), (3, true));
         assert_eq!(skip_character("#\\λ)".as_bytes(), 0), (4, true));
         assert_eq!(skip_character(b"#\\", 0), (2, true));
+        // An invalid byte is one character: it must not swallow the `)` after it.
+        assert_eq!(skip_character(b"#\\\xE2)", 0), (3, true));
+        assert_eq!(skip_character("#\\\u{2192})".as_bytes(), 0), (5, true));
+    }
+
+    #[test]
+    fn package_markers_and_content_end() {
+        assert!(ends_with_package_marker(b"sb-impl::", 0, 9));
+        assert!(!ends_with_package_marker(b"foo\\:", 0, 5));
+        assert!(!ends_with_package_marker(b"|a:|", 0, 4));
+        assert!(ends_with_package_marker(b"|a|:", 0, 4));
+        let src = b"(a (b \"c\" ; x\n  #| y |#\n\n";
+        assert_eq!(content_end(src, 0, src.len()), 9);
+        assert_eq!(content_end(b"(a #\\;  ", 0, 9), 6);
     }
 
     #[test]

@@ -137,7 +137,7 @@ pub fn scan(bytes: &[u8]) -> Scan {
     scanner.run();
     let n = bytes.len();
     let newlines_before_end = scanner.lines.line_of(bytes, n) - 1;
-    let line_count = if n == 0 || bytes[n - 1] == b'\n' {
+    let line_count = if n == 0 || bytes == BOM || bytes[n - 1] == b'\n' {
         newlines_before_end
     } else {
         newlines_before_end + 1
@@ -213,6 +213,11 @@ impl Scanner<'_> {
             // The first unclosed form: match the rest of the file once, then read again.
             let table = self.table.insert(MatchTable::build(b, i));
             datum = read_datum(b, i, &mut &*table);
+        }
+        if let Some(DatumProblem::Unclosed { cut: Some(cut), .. }) = datum.problem {
+            // The form ends after its last character; blanks and comments before the cut
+            // become top-level items of their own.
+            datum.end = lexer::content_end(b, i, cut);
         }
         let end = datum.end.max(i + 1).min(b.len());
         let next = self.push(ItemKind::Form, i, end);

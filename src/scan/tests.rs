@@ -147,6 +147,24 @@ fn sbcl_package_prefixed_list_is_one_datum() {
 }
 
 #[test]
+fn invalid_utf8_and_escaped_package_markers() {
+    assert_eq!(
+        forms("(list #\\\u{e2}) x".replace('\u{e2}', "\u{fffd}").as_str()),
+        vec!["(list #\\\u{fffd})", "x"]
+    );
+    let src = b"(list #\\\xE2) x";
+    let s = scan(src);
+    assert_cover(src, &s);
+    assert_eq!(
+        s.items.iter().filter(|i| i.kind == ItemKind::Form).count(),
+        2
+    );
+    assert!(s.diagnostics.is_empty());
+    assert_eq!(forms("foo\\:(x) y"), vec!["foo\\:", "(x)", "y"]);
+    assert_eq!(scan("\u{feff}".as_bytes()).line_count, 0);
+}
+
+#[test]
 fn stray_close_paren() {
     assert_eq!(
         items("(a)) (b)"),
@@ -164,7 +182,7 @@ fn unclosed_form_recovers_at_column_zero() {
     let src = "(defun f (x)\n  (let ((y 1))\n(defun g () 2)\n(h)";
     assert_eq!(
         forms(src),
-        vec!["(defun f (x)\n  (let ((y 1))\n", "(defun g () 2)", "(h)"]
+        vec!["(defun f (x)\n  (let ((y 1))", "(defun g () 2)", "(h)"]
     );
     let s = scan(src.as_bytes());
     assert_eq!(s.diagnostics.len(), 1);
@@ -188,17 +206,23 @@ fn balanced_column_zero_paren_inside_a_form_is_not_a_cut() {
 #[test]
 fn cascades_of_unclosed_forms() {
     let src = "(a\n(b)\n(c\n(d)\n(e";
-    assert_eq!(forms(src), vec!["(a\n", "(b)", "(c\n", "(d)", "(e"]);
-    assert_eq!(diag_kinds(src), vec![DiagnosticKind::Unclosed; 3]);
+    assert_eq!(forms(src), vec!["(a", "(b)", "(c", "(d)", "(e"]);
+    // Comments between the last character and the cut are top-level items.
     assert_eq!(
-        forms("(a\n(b))\n'(c\n(d)"),
-        vec!["(a\n(b))", "'(c\n", "(d)"]
+        items("(a (b\n  ; note\n\n(c)"),
+        vec![
+            (ItemKind::Form, "(a (b"),
+            (ItemKind::Comment, "; note"),
+            (ItemKind::Form, "(c)")
+        ]
     );
+    assert_eq!(diag_kinds(src), vec![DiagnosticKind::Unclosed; 3]);
+    assert_eq!(forms("(a\n(b))\n'(c\n(d)"), vec!["(a\n(b))", "'(c", "(d)"]);
     // After recovery, stray parens are still stray.
     assert_eq!(
         items("(p ((\n(a)) )\n"),
         vec![
-            (ItemKind::Form, "(p ((\n"),
+            (ItemKind::Form, "(p (("),
             (ItemKind::Form, "(a)"),
             (ItemKind::Stray, ")"),
             (ItemKind::Stray, ")")

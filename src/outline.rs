@@ -185,7 +185,7 @@ fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth
         .last()
         .map_or(datum.start, |c| skip_blank(b, c.end));
     let as_written = || {
-        let text = abbreviate(&fold(b, shown_start, datum.end), SHORT_PART_CHARS);
+        let text = abbreviate(fold(b, shown_start, datum.end).trim_end(), SHORT_PART_CHARS);
         if text.is_empty() {
             fold(b, datum.start, datum.end)
         } else {

@@ -39,8 +39,7 @@ lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-
 lisp-read-file -c 'handler-case' src/io.lisp     expand forms that mention handler-case\n  \
 lisp-read-file --raw --offset 100 --limit 50 src/io.lisp\n  \
 lisp-read-file -c TODO NOTES.md                  grep with 5 lines of context\n  \
-lisp-read-file outline --json src/*.lisp         items with byte offsets, one JSON per file\n  \
-lisp-read-file mcp --root .                      the MCP server (for code agents)\n\n\
+lisp-read-file outline --json src/*.lisp         items with byte offsets, one JSON per file\n\n\
 Exit status: 0 success, 1 tool error (CODE: message on stderr; with --json the error \
 object on stdout), 2 usage error.",
     args_conflicts_with_subcommands = true,
@@ -116,7 +115,7 @@ impl From<CommentsArg> for Comments {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Print the top-level items of each file with their positions (SPEC §8.4).
+    /// Print the top-level items of each file with their positions.
     ///
     /// One line per file, in argument order. A file that cannot be read gives an error
     /// line (an object with an `error` member in --json) and the others still print;
@@ -142,7 +141,7 @@ struct GuardArgs {
 
 #[derive(Args, Debug)]
 struct OutlineArgs {
-    /// Print one JSON object per file (the public format of SPEC §8.4).
+    /// Print one JSON object per file (items with byte offsets and lines, kinds, signatures).
     #[arg(long)]
     json: bool,
     #[command(flatten)]

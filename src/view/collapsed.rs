@@ -60,6 +60,20 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
         .iter()
         .filter(|e| e.line >= options.offset)
         .collect();
+    if visible.is_empty() && options.offset > 0 {
+        let total = source.line_count();
+        lines.push(Line::Note(if options.offset >= total {
+            format!(
+                "[Offset {} is past end of file ({total} lines).]",
+                options.offset
+            )
+        } else {
+            format!(
+                "[No top-level form starts at or after line {} ({total} lines).]",
+                options.offset + 1
+            )
+        }));
+    }
     let mut used = 0usize;
     for (k, entry) in visible.iter().enumerate() {
         let cost = entry
@@ -160,10 +174,20 @@ impl Context<'_> {
                     } else {
                         block = None;
                     }
-                    if comments == Comments::All {
+                    let mut lines = if comments == Comments::All {
+                        self.verbatim(item, 0)
+                    } else {
+                        Vec::new()
+                    };
+                    // An unterminated `#|` hides the rest of the file: always say so.
+                    lines.extend(
+                        diagnostics_in(outline, item)
+                            .map(|d| Line::Note(format!("[{}]", d.message))),
+                    );
+                    if !lines.is_empty() {
                         entries.push(Entry {
                             line,
-                            lines: self.verbatim(item, 0),
+                            lines,
                             expanded: 0,
                         });
                     }
@@ -305,6 +329,8 @@ impl Context<'_> {
             indent(depth)
         };
         let text = self.source.text(item.start, item.end);
+        // An item that runs to the end of the file may end with its last newline.
+        let text = text.strip_suffix('\n').unwrap_or(&text);
         text.split('\n')
             .enumerate()
             .map(|(k, line)| {

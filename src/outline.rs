@@ -7,8 +7,9 @@
 
 use crate::grammar::{symbol_key, Definer, Grammar, Lookup};
 use crate::scan::{
-    self, block_comment_end, byte_class, character_end, multiple_escape_end, skip_blank,
-    string_end, ByteClass, Datum, Diagnostic, Elements, ItemKind, Scan,
+    self, block_comment_end, byte_class, character_end, is_block_comment_start,
+    multiple_escape_end, skip_blank, string_end, ByteClass, Datum, Diagnostic, Elements, ItemKind,
+    Scan,
 };
 use serde::Serialize;
 
@@ -642,7 +643,7 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
                 i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
                 continue;
             }
-            ByteClass::Hash if b.get(i + 1) == Some(&b'|') && hash_at_token_start(b, i) => {
+            ByteClass::Hash if is_block_comment_start(b, i) && hash_at_token_start(b, i) => {
                 pending_space = true;
                 i = block_comment_end(b, i).0;
                 continue;

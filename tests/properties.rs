@@ -159,7 +159,8 @@ fn check_scan(input: &[u8], s: &Scan) -> Result<(), TestCaseError> {
         }
         match item.kind {
             ItemKind::Comment => prop_assert!(
-                (text.starts_with(b";") && !text.contains(&b'\n')) || text.starts_with(b"#|"),
+                (text.starts_with(b";") && !text.contains(&b'\n'))
+                    || is_block_comment_opening(text),
                 "comment item {} is {}",
                 k,
                 show(text)
@@ -909,4 +910,39 @@ fn deep_nesting_neither_overflows_nor_loses_text() {
     }
     assert!(scan(&closed).diagnostics.is_empty());
     assert_eq!(scan(&closed).items.len(), 1);
+}
+
+/// `#1+sbcl`: SBCL ignores the numeric argument (with a warning) and so does the scanner;
+/// the conditional's span then starts `#1+` (found by the fuzzer, fuzz/regressions/).
+#[test]
+fn conditional_with_numeric_argument() {
+    let input = b"#1+sbcl (f) #1+\xff";
+    check_all(input).unwrap();
+    let s = scan(input);
+    let forms: Vec<&Item> = non_ws(&s);
+    assert_eq!(forms[0].conditionals, vec![Span::new(0, 7)]);
+}
+
+/// `#2| ... |#` is a block comment (SBCL ignores the argument with a warning), also inside
+/// a list and in the match table of recovery: its bars are not multiple escapes. Found by
+/// `invariants_hold_on_lisp_like_soup` (diagnostic at 11 attached to the item at 12..13).
+#[test]
+fn numeric_block_comment_is_a_comment_everywhere() {
+    check_all(b"(\n()#2|\\|#||(").unwrap();
+    let input = b"(a #2| x | y |# b)\n(c)\n";
+    check_all(input).unwrap();
+    let s = scan(input);
+    assert!(s.diagnostics.is_empty(), "{:?}", s.diagnostics);
+    let spans: Vec<Span> = non_ws(&s).iter().map(|i| i.span).collect();
+    assert_eq!(spans, vec![Span::new(0, 18), Span::new(19, 22)]);
+}
+
+/// `#|`, or `#n|` with a numeric argument (which SBCL ignores).
+fn is_block_comment_opening(text: &[u8]) -> bool {
+    let digits = text
+        .iter()
+        .skip(1)
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    text.first() == Some(&b'#') && text.get(1 + digits) == Some(&b'|')
 }

@@ -170,7 +170,16 @@ fn check_cover(rel: &str, bytes: &[u8]) -> Vec<String> {
                 .unwrap_or(text)
                 .iter()
                 .all(|c| b" \t\n\r\x0c".contains(c)),
-            ItemKind::Comment => text.starts_with(b";") || text.starts_with(b"#|"),
+            ItemKind::Comment => {
+                // `;`, `#|`, or `#n|` (a numeric argument, which SBCL ignores).
+                let digits = text
+                    .iter()
+                    .skip(1)
+                    .take_while(|c| c.is_ascii_digit())
+                    .count();
+                text.starts_with(b";")
+                    || (text.first() == Some(&b'#') && text.get(1 + digits) == Some(&b'|'))
+            }
             ItemKind::Shebang => text.starts_with(b"#!") && !text.contains(&b'\n'),
             ItemKind::Stray => text == b")",
             ItemKind::Form => !b" \t\n\r\x0c;)".contains(&text[0]),

@@ -300,7 +300,7 @@ fn skip_atmosphere(b: &[u8], mut i: usize, datum: &mut Datum) -> usize {
         i = skip_whitespace(b, i);
         match b.get(i) {
             Some(b';') => i = skip_line_comment(b, i),
-            Some(b'#') if b.get(i + 1) == Some(&b'|') => {
+            Some(b'#') if super::lexer::is_block_comment_start(b, i) => {
                 let (end, closed) = skip_block_comment(b, i);
                 if !closed {
                     datum.problem = Some(DatumProblem::Unterminated(Unterminated::BlockComment(i)));

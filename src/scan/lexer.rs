@@ -146,7 +146,7 @@ pub(crate) fn content_end(b: &[u8], from: usize, to: usize) -> usize {
         match class(b[i]) {
             Class::Whitespace => i += 1,
             Class::Semicolon => i = skip_line_comment(b, i),
-            Class::Hash if b.get(i + 1) == Some(&b'|') && hash_starts_token(b, i) => {
+            Class::Hash if is_block_comment_start(b, i) && hash_starts_token(b, i) => {
                 i = skip_block_comment(b, i).0;
             }
             Class::Hash if b.get(i + 1) == Some(&b'\\') && hash_starts_token(b, i) => {
@@ -172,6 +172,16 @@ pub(crate) fn content_end(b: &[u8], from: usize, to: usize) -> usize {
         }
     }
     end
+}
+
+/// At a `#`: whether a block comment opens here, `#|` or `#n|` (SBCL ignores the digits).
+#[inline]
+pub(crate) fn is_block_comment_start(b: &[u8], i: usize) -> bool {
+    let mut j = i + 1;
+    while j < b.len() && b[j].is_ascii_digit() {
+        j += 1;
+    }
+    b.get(j) == Some(&b'|')
 }
 
 /// Skips whitespace from `i`.
@@ -219,7 +229,12 @@ fn skip_escaped_until(b: &[u8], mut i: usize, close: u8) -> (usize, bool) {
 /// starts afresh, as in SBCL's `sharp-vertical-bar`.
 pub(crate) fn skip_block_comment(b: &[u8], i: usize) -> (usize, bool) {
     let mut level = 1usize;
-    let mut j = i + 2;
+    // Past `#|`, or `#n|`: SBCL ignores a numeric argument there.
+    let mut j = i + 1;
+    while j < b.len() && b[j].is_ascii_digit() {
+        j += 1;
+    }
+    let mut j = j + 1;
     while let Some(k) = memchr2(b'|', b'#', &b[j.min(b.len())..]) {
         let at = j + k;
         let next = b.get(at + 1).copied();
@@ -319,17 +334,17 @@ pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
                     i += 1;
                     continue;
                 }
-                match b.get(i + 1) {
-                    Some(b'|') => {
-                        let (end, closed) = skip_block_comment(b, i);
-                        if !closed {
-                            return (Paren::End(Some(Unterminated::BlockComment(i))), n);
-                        }
-                        i = end;
+                if is_block_comment_start(b, i) {
+                    let (end, closed) = skip_block_comment(b, i);
+                    if !closed {
+                        return (Paren::End(Some(Unterminated::BlockComment(i))), n);
                     }
-                    Some(b'\\') => i = skip_character(b, i).0,
+                    i = end;
+                } else if b.get(i + 1) == Some(&b'\\') {
+                    i = skip_character(b, i).0;
+                } else {
                     // `#(`, `#'`, `#+`, `#2A(`, ...: the `(` that may follow is ordinary.
-                    _ => i += 1,
+                    i += 1;
                 }
             }
         }

@@ -12,8 +12,9 @@ mod recovery;
 
 pub(crate) use datum::{skip_blank, Datum, Elements};
 pub(crate) use lexer::{
-    class as byte_class, skip_block_comment as block_comment_end, skip_character as character_end,
-    skip_multiple_escape as multiple_escape_end, skip_string as string_end, Class as ByteClass,
+    class as byte_class, is_block_comment_start, skip_block_comment as block_comment_end,
+    skip_character as character_end, skip_multiple_escape as multiple_escape_end,
+    skip_string as string_end, Class as ByteClass,
 };
 
 use datum::{read_datum, DatumProblem, DepthCounter};
@@ -184,7 +185,7 @@ impl Scanner<'_> {
                     let end = skip_line_comment(b, i);
                     self.push(ItemKind::Comment, i, end)
                 }
-                Class::Hash if b.get(i + 1) == Some(&b'|') => {
+                Class::Hash if lexer::is_block_comment_start(b, i) => {
                     let (end, closed) = skip_block_comment(b, i);
                     let next = self.push(ItemKind::Comment, i, end);
                     if !closed {
@@ -235,7 +236,10 @@ impl Scanner<'_> {
             }) => {
                 self.diagnose(DiagnosticKind::Unclosed, open, cut);
                 if let (None, Some(u)) = (cut, unterminated) {
-                    self.diagnose_unterminated(u);
+                    // Only what starts inside this form belongs to it.
+                    if unterminated_at(u) >= i {
+                        self.diagnose_unterminated(u);
+                    }
                 }
             }
             Some(DatumProblem::Unterminated(u)) => self.diagnose_unterminated(u),
@@ -317,6 +321,14 @@ impl Scanner<'_> {
             recovered_line,
             message,
         });
+    }
+}
+
+fn unterminated_at(u: Unterminated) -> usize {
+    match u {
+        Unterminated::String(at)
+        | Unterminated::BlockComment(at)
+        | Unterminated::MultipleEscape(at) => at,
     }
 }
 

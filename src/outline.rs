@@ -7,9 +7,8 @@
 
 use crate::grammar::{symbol_key, Definer, Grammar, Lookup};
 use crate::scan::{
-    self, block_comment_end, byte_class, character_end, is_block_comment_start,
-    multiple_escape_end, skip_blank, string_end, ByteClass, Datum, Diagnostic, Elements, ItemKind,
-    Scan,
+    self, block_comment_end, byte_class, character_end, hash_start, multiple_escape_end,
+    skip_blank, string_end, ByteClass, Datum, Diagnostic, Elements, HashStart, ItemKind, Scan,
 };
 use serde::Serialize;
 
@@ -643,12 +642,15 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
                 i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
                 continue;
             }
-            ByteClass::Hash if is_block_comment_start(b, i) && hash_at_token_start(b, i) => {
-                pending_space = true;
-                i = block_comment_end(b, i).0;
-                continue;
-            }
-            ByteClass::Hash if b.get(i + 1) == Some(&b'\\') => character_end(b, i).0,
+            ByteClass::Hash if hash_at_token_start(b, i) => match hash_start(b, i) {
+                HashStart::BlockComment => {
+                    pending_space = true;
+                    i = block_comment_end(b, i).0;
+                    continue;
+                }
+                HashStart::Character => character_end(b, i).0,
+                HashStart::Other(after) => after,
+            },
             ByteClass::DoubleQuote => string_end(b, i).0,
             ByteClass::Bar => multiple_escape_end(b, i).0,
             ByteClass::Backslash => (i + 2).min(b.len()),
@@ -662,7 +664,7 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
             pending_space = false;
         }
         last_open = class_here == ByteClass::Open;
-        last_character = c == b'#' && b.get(i + 1) == Some(&b'\\');
+        last_character = c == b'#' && hash_start(b, i) == HashStart::Character;
         // Inside strings and escapes whitespace is kept, but a signature stays on one line.
         let chunk: Vec<u8> = b[i..next]
             .iter()

@@ -946,3 +946,24 @@ fn is_block_comment_opening(text: &[u8]) -> bool {
         .count();
     text.first() == Some(&b'#') && text.get(1 + digits) == Some(&b'|')
 }
+
+/// Every lexer reads what follows `#` alike: `#;` and `#"` consume their dispatch
+/// character (as SBCL does), `#<...>` runs to its `>`. The recovery cut of `#;(` once
+/// landed before the form's own list (found by the fuzzer,
+/// fuzz/regressions/hash-semicolon-recovery-minimized).
+#[test]
+fn dispatch_characters_are_lexed_alike_everywhere() {
+    for input in [
+        &b"#;(\n("[..],
+        b"#\"(\n(",
+        b"#+#<a ;b> (foo\n(bar)",
+        b"(x #;(y)\n(z)",
+        b"(list #<obj ( x> 1)\n(c)",
+    ] {
+        check_all(input).unwrap();
+    }
+    let s = scan(b"#;(\n(");
+    let forms: Vec<&Item> = non_ws(&s);
+    assert_eq!(forms[0].span, Span::new(0, 3));
+    assert_eq!(forms[0].core, 2);
+}

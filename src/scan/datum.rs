@@ -357,13 +357,10 @@ fn read_dispatch(b: &[u8], i: usize) -> Dispatch {
             Dispatch::Atom(end, problem)
         }
         b'#' => Dispatch::Atom(j + 1, None),
-        b'<' => {
-            // Unreadable; take it to the closing `>` on the same line, or a token.
-            let line_end = memchr::memchr(b'\n', &b[j..]).map_or(n, |k| j + k);
-            let end = memchr::memchr(b'>', &b[j..line_end])
-                .map_or_else(|| skip_token(b, j + 1).0, |k| j + k + 1);
-            Dispatch::Atom(end, Some(DatumProblem::Unreadable(i)))
-        }
+        b'<' => Dispatch::Atom(
+            super::lexer::unreadable_end(b, j),
+            Some(DatumProblem::Unreadable(i)),
+        ),
         b'|' => {
             // Only reachable with a numeric argument (`#2|`): a comment in SBCL, too.
             let (end, closed) = skip_block_comment(b, j - 1);

@@ -146,13 +146,17 @@ pub(crate) fn content_end(b: &[u8], from: usize, to: usize) -> usize {
         match class(b[i]) {
             Class::Whitespace => i += 1,
             Class::Semicolon => i = skip_line_comment(b, i),
-            Class::Hash if is_block_comment_start(b, i) && hash_starts_token(b, i) => {
-                i = skip_block_comment(b, i).0;
-            }
-            Class::Hash if b.get(i + 1) == Some(&b'\\') && hash_starts_token(b, i) => {
-                i = skip_character(b, i).0;
-                end = i;
-            }
+            Class::Hash if hash_starts_token(b, i) => match hash_start(b, i) {
+                HashStart::BlockComment => i = skip_block_comment(b, i).0,
+                HashStart::Character => {
+                    i = skip_character(b, i).0;
+                    end = i;
+                }
+                HashStart::Other(after) => {
+                    i = after.max(i + 1);
+                    end = i;
+                }
+            },
             Class::DoubleQuote => {
                 i = skip_string(b, i).0;
                 end = i;
@@ -172,6 +176,42 @@ pub(crate) fn content_end(b: &[u8], from: usize, to: usize) -> usize {
         }
     }
     end
+}
+
+/// What a `#` that starts a token begins, as far as structure goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HashStart {
+    /// `#|` or `#n|`.
+    BlockComment,
+    /// `#\x`.
+    Character,
+    /// Anything else: the position after `#`, its digits and its dispatch character. The
+    /// dispatch character is consumed (so `#;` and `#"` are not a comment or a string,
+    /// as in SBCL) unless it is `(` (a vector), `)` or whitespace (no dispatch character).
+    Other(usize),
+}
+
+/// Classifies the `#` at `i` (which must start a token). Every lexer uses this one rule.
+#[inline]
+pub(crate) fn hash_start(b: &[u8], i: usize) -> HashStart {
+    let mut j = i + 1;
+    while j < b.len() && b[j].is_ascii_digit() {
+        j += 1;
+    }
+    match b.get(j) {
+        Some(b'|') => HashStart::BlockComment,
+        Some(b'\\') => HashStart::Character,
+        Some(&c) if c == b'(' || c == b')' || is_whitespace(c) => HashStart::Other(j),
+        Some(b'<') => HashStart::Other(unreadable_end(b, j)),
+        Some(_) => HashStart::Other(j + 1),
+        None => HashStart::Other(j),
+    }
+}
+
+/// `j` at the `<` of `#<`: an unreadable object runs to the `>` on its line, or is a token.
+pub(crate) fn unreadable_end(b: &[u8], j: usize) -> usize {
+    let line_end = memchr(b'\n', &b[j..]).map_or(b.len(), |k| j + k);
+    memchr(b'>', &b[j..line_end]).map_or_else(|| skip_token(b, j + 1).0, |k| j + k + 1)
 }
 
 /// At a `#`: whether a block comment opens here, `#|` or `#n|` (SBCL ignores the digits).
@@ -278,7 +318,12 @@ pub(crate) fn skip_token(b: &[u8], mut i: usize) -> (usize, bool) {
 /// `i` at `#\`: the character object `#\x`, `#\(`, `#\Space`, `#\λ`. The character right
 /// after the backslash is taken whatever it is; the token then continues as usual.
 pub(crate) fn skip_character(b: &[u8], i: usize) -> (usize, bool) {
-    let first = i + 2;
+    // Past `#\`, or `#n\` (the argument is the font, ignored).
+    let mut backslash = i + 1;
+    while backslash < b.len() && b[backslash].is_ascii_digit() {
+        backslash += 1;
+    }
+    let first = backslash + 1;
     if first >= b.len() {
         return (b.len(), true);
     }
@@ -334,17 +379,17 @@ pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
                     i += 1;
                     continue;
                 }
-                if is_block_comment_start(b, i) {
-                    let (end, closed) = skip_block_comment(b, i);
-                    if !closed {
-                        return (Paren::End(Some(Unterminated::BlockComment(i))), n);
+                match hash_start(b, i) {
+                    HashStart::BlockComment => {
+                        let (end, closed) = skip_block_comment(b, i);
+                        if !closed {
+                            return (Paren::End(Some(Unterminated::BlockComment(i))), n);
+                        }
+                        i = end;
                     }
-                    i = end;
-                } else if b.get(i + 1) == Some(&b'\\') {
-                    i = skip_character(b, i).0;
-                } else {
-                    // `#(`, `#'`, `#+`, `#2A(`, ...: the `(` that may follow is ordinary.
-                    i += 1;
+                    HashStart::Character => i = skip_character(b, i).0,
+                    // `#(`, `#'`, `#+`, `#2A(`, `#;`...: a `(` after it is ordinary.
+                    HashStart::Other(after) => i = after.max(i + 1),
                 }
             }
         }
@@ -409,5 +454,10 @@ mod tests {
             Paren::End(Some(Unterminated::String(0)))
         ));
         assert_eq!(next_paren(b",@#\\(", 0).0, Paren::End(None));
+        // `#;` and `#"` consume their dispatch character, as the datum reader does.
+        assert_eq!(next_paren(b"#;(", 0).0, Paren::Open(2));
+        assert_eq!(next_paren(b"#\"(", 0).0, Paren::Open(2));
+        assert_eq!(next_paren(b"#2A(", 0).0, Paren::Open(3));
+        assert_eq!(content_end(b"#;(\n(", 0, 4), 3);
     }
 }

@@ -257,17 +257,7 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         }
         Err(e) => {
             if args.json {
-                serde_json::to_writer(
-                    &mut out,
-                    &FileError {
-                        path: &e.path,
-                        error: ErrorBody {
-                            code: e.code.as_str(),
-                            message: &e.message,
-                        },
-                    },
-                )?;
-                out.write_all(b"\n")?;
+                write_error_line(&mut out, &e)?;
                 out.flush()?;
             } else {
                 eprintln!("{}: {}", e.code, e.message);
@@ -308,17 +298,7 @@ fn run_outline(args: OutlineArgs) -> io::Result<ExitCode> {
             Err(e) => {
                 failed = true;
                 if args.json {
-                    serde_json::to_writer(
-                        &mut out,
-                        &FileError {
-                            path: &e.path,
-                            error: ErrorBody {
-                                code: e.code.as_str(),
-                                message: &e.message,
-                            },
-                        },
-                    )?;
-                    out.write_all(b"\n")?;
+                    write_error_line(&mut out, &e)?;
                 } else {
                     out.flush()?;
                     eprintln!("{}: {}", e.code, e.message);
@@ -339,6 +319,19 @@ struct FileOutline<'a> {
     path: &'a str,
     #[serde(flatten)]
     outline: &'a Outline,
+}
+
+/// The error object of SPEC §8.4 on one line: `{"path": …, "error": {"code", "message"}}`.
+fn write_error_line(out: &mut impl Write, e: &ToolError) -> io::Result<()> {
+    let line = FileError {
+        path: &e.path,
+        error: ErrorBody {
+            code: e.code.as_str(),
+            message: &e.message,
+        },
+    };
+    serde_json::to_writer(&mut *out, &line)?;
+    out.write_all(b"\n")
 }
 
 #[derive(Serialize)]

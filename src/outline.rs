@@ -7,8 +7,9 @@
 
 use crate::grammar::{symbol_key, Definer, Grammar, Lookup};
 use crate::scan::{
-    self, block_comment_end, byte_class, character_end, hash_start, multiple_escape_end,
-    skip_blank, string_end, ByteClass, Datum, Diagnostic, Elements, HashStart, ItemKind, Scan,
+    self, block_comment_end, byte_class, character_end, hash_start, hash_starts_token,
+    multiple_escape_end, skip_blank, string_end, ByteClass, Datum, Diagnostic, Elements, HashStart,
+    ItemKind, Scan,
 };
 use serde::Serialize;
 
@@ -619,6 +620,8 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
     let mut pending_space = false;
     // Whether the last byte pushed is a real `(` (not the one of `#\(`).
     let mut last_open = false;
+    // Where the datum after a dispatch prefix starts (`#+#|x|#`): a token starts there.
+    let mut datum_start = start;
     // Whether the last chunk was a character object: `#\( )` keeps its space.
     let mut last_character = false;
     let mut i = start;
@@ -642,15 +645,22 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
                 i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
                 continue;
             }
-            ByteClass::Hash if hash_at_token_start(b, i) => match hash_start(b, i) {
-                HashStart::BlockComment => {
-                    pending_space = true;
-                    i = block_comment_end(b, i).0;
-                    continue;
+            ByteClass::Hash if i == datum_start || hash_starts_token(b, i) => {
+                match hash_start(b, i) {
+                    HashStart::BlockComment => {
+                        pending_space = true;
+                        i = block_comment_end(b, i).0;
+                        continue;
+                    }
+                    HashStart::Character => character_end(b, i).0,
+                    HashStart::Other { after, prefix } => {
+                        if prefix {
+                            datum_start = after;
+                        }
+                        after
+                    }
                 }
-                HashStart::Character => character_end(b, i).0,
-                HashStart::Other(after) => after,
-            },
+            }
             ByteClass::DoubleQuote => string_end(b, i).0,
             ByteClass::Bar => multiple_escape_end(b, i).0,
             ByteClass::Backslash => (i + 2).min(b.len()),
@@ -680,19 +690,6 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
         i = next;
     }
     String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hash_at_token_start(b: &[u8], i: usize) -> bool {
-    i == 0
-        || matches!(
-            byte_class(b[i - 1]),
-            ByteClass::Whitespace
-                | ByteClass::Open
-                | ByteClass::Close
-                | ByteClass::DoubleQuote
-                | ByteClass::Semicolon
-                | ByteClass::Prefix
-        )
 }
 
 /// `text` cut to `max` characters, with `...` when cut.

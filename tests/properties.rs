@@ -959,6 +959,11 @@ fn dispatch_characters_are_lexed_alike_everywhere() {
         b"#+#<a ;b> (foo\n(bar)",
         b"(x #;(y)\n(z)",
         b"(list #<obj ( x> 1)\n(c)",
+        // After a dispatch prefix a new token starts: `#` there dispatches again
+        // (fuzz/regressions/prefix-then-hash-minimized).
+        b"#+#;d(\n(",
+        b"#+#|x|# (a\n(b)",
+        b"(f #'#|(|# g)\n(h)",
     ] {
         check_all(input).unwrap();
     }

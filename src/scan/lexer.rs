@@ -142,19 +142,23 @@ pub(crate) fn content_end(b: &[u8], from: usize, to: usize) -> usize {
     let b = &b[..to.min(b.len())];
     let mut i = from;
     let mut end = from;
+    let mut datum_start = from;
     while i < b.len() {
         match class(b[i]) {
             Class::Whitespace => i += 1,
             Class::Semicolon => i = skip_line_comment(b, i),
-            Class::Hash if hash_starts_token(b, i) => match hash_start(b, i) {
+            Class::Hash if i == datum_start || hash_starts_token(b, i) => match hash_start(b, i) {
                 HashStart::BlockComment => i = skip_block_comment(b, i).0,
                 HashStart::Character => {
                     i = skip_character(b, i).0;
                     end = i;
                 }
-                HashStart::Other(after) => {
+                HashStart::Other { after, prefix } => {
                     i = after.max(i + 1);
                     end = i;
+                    if prefix {
+                        datum_start = i;
+                    }
                 }
             },
             Class::DoubleQuote => {
@@ -185,10 +189,12 @@ pub(crate) enum HashStart {
     BlockComment,
     /// `#\x`.
     Character,
-    /// Anything else: the position after `#`, its digits and its dispatch character. The
-    /// dispatch character is consumed (so `#;` and `#"` are not a comment or a string,
-    /// as in SBCL) unless it is `(` (a vector), `)` or whitespace (no dispatch character).
-    Other(usize),
+    /// Anything else: `after` is the position after `#`, its digits and its dispatch
+    /// character. The dispatch character is consumed (so `#;` and `#"` are not a comment or
+    /// a string, as in SBCL) unless it is `(` (a vector), `)` or whitespace (none).
+    /// `prefix`: a new datum, so a new token, starts at `after` (`#+#|x|#` holds a
+    /// comment), unlike after `#:`, `#x`, `#*` whose token continues.
+    Other { after: usize, prefix: bool },
 }
 
 /// Classifies the `#` at `i` (which must start a token). Every lexer uses this one rule.
@@ -201,10 +207,25 @@ pub(crate) fn hash_start(b: &[u8], i: usize) -> HashStart {
     match b.get(j) {
         Some(b'|') => HashStart::BlockComment,
         Some(b'\\') => HashStart::Character,
-        Some(&c) if c == b'(' || c == b')' || is_whitespace(c) => HashStart::Other(j),
-        Some(b'<') => HashStart::Other(unreadable_end(b, j)),
-        Some(_) => HashStart::Other(j + 1),
-        None => HashStart::Other(j),
+        Some(&c) if c == b'(' || c == b')' || is_whitespace(c) => HashStart::Other {
+            after: j,
+            prefix: false,
+        },
+        Some(b'<') => HashStart::Other {
+            after: unreadable_end(b, j),
+            prefix: false,
+        },
+        Some(&c) => HashStart::Other {
+            after: j + 1,
+            prefix: !matches!(
+                c.to_ascii_lowercase(),
+                b':' | b'*' | b'b' | b'o' | b'x' | b'r'
+            ),
+        },
+        None => HashStart::Other {
+            after: j,
+            prefix: false,
+        },
     }
 }
 
@@ -353,6 +374,8 @@ pub(crate) enum Paren {
 #[inline]
 pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
     let n = b.len();
+    // Where the datum after a dispatch prefix (`#+`, `#'` ...) starts: a token starts there.
+    let mut datum_start = usize::MAX;
     while i < n {
         match class(b[i]) {
             Class::Constituent | Class::Whitespace | Class::Prefix => i += 1,
@@ -375,7 +398,7 @@ pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
             }
             Class::Backslash => i += 2,
             Class::Hash => {
-                if !hash_starts_token(b, i) {
+                if i != datum_start && !hash_starts_token(b, i) {
                     i += 1;
                     continue;
                 }
@@ -389,7 +412,12 @@ pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
                     }
                     HashStart::Character => i = skip_character(b, i).0,
                     // `#(`, `#'`, `#+`, `#2A(`, `#;`...: a `(` after it is ordinary.
-                    HashStart::Other(after) => i = after.max(i + 1),
+                    HashStart::Other { after, prefix } => {
+                        i = after.max(i + 1);
+                        if prefix {
+                            datum_start = i;
+                        }
+                    }
                 }
             }
         }

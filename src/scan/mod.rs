@@ -12,7 +12,7 @@ mod recovery;
 
 pub(crate) use datum::{skip_blank, Datum, Elements};
 pub(crate) use lexer::{
-    class as byte_class, hash_start, skip_block_comment as block_comment_end,
+    class as byte_class, hash_start, hash_starts_token, skip_block_comment as block_comment_end,
     skip_character as character_end, skip_multiple_escape as multiple_escape_end,
     skip_string as string_end, Class as ByteClass, HashStart,
 };

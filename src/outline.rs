@@ -9,7 +9,7 @@ use crate::grammar::{symbol_key, Definer, Grammar, Lookup};
 use crate::scan::{
     self, block_comment_end, byte_class, character_end, hash_start, hash_starts_token,
     multiple_escape_end, skip_blank, string_end, ByteClass, Datum, Diagnostic, Elements, HashStart,
-    ItemKind, Scan,
+    ItemKind, LineCounter, Scan,
 };
 use serde::Serialize;
 
@@ -125,6 +125,8 @@ pub fn outline_bytes(bytes: &[u8], grammar: &Grammar) -> Outline {
 /// The elements of a list, read on demand and kept for random access.
 struct Parts<'a> {
     b: &'a [u8],
+    /// The list itself: its `(` and its end.
+    list: (usize, usize),
     iter: Elements<'a>,
     read: Vec<Datum>,
 }
@@ -133,6 +135,7 @@ impl<'a> Parts<'a> {
     fn new(b: &'a [u8], list: &Datum) -> Self {
         Parts {
             b,
+            list: (list.core, list.end),
             iter: Elements::new(b, list.core, list.end),
             read: Vec::new(),
         }
@@ -419,14 +422,17 @@ fn definition(
     }
     if let Some(n) = d.container {
         let mut i = n;
-        let mut lines = Lines::new(b, form_start, form_line);
+        let mut lines = LineCounter::starting_at(form_start, form_line);
         while let Some(child) = parts.get(i).cloned() {
             i += 1;
             // Children are the forms inside: not atoms, not declarations.
             if !child.core_is_list || first_element_key(b, &child).as_deref() == Some("declare") {
                 continue;
             }
-            let (start_line, end_line) = (lines.line_of(child.start), lines.line_of(child.end - 1));
+            let (start_line, end_line) = (
+                lines.line_of(b, child.start),
+                lines.line_of(b, child.end - 1),
+            );
             let child_form = (depth < MAX_CONTAINER_DEPTH)
                 .then(|| classify(b, &child, grammar, start_line, depth + 1));
             if child_form.is_some() {
@@ -463,28 +469,8 @@ fn definition(
 
 impl Parts<'_> {
     /// The whole list, folded (for `in-package`).
-    fn read_whole(&mut self) -> String {
-        let b = self.b;
-        let (start, end) = match self.read.first() {
-            Some(op) => (op.start, op.end),
-            None => return "()".into(),
-        };
-        let _ = end;
-        // The list's `(` is just before the operator, possibly with blanks between.
-        let open = b[..start].iter().rposition(|&c| c == b'(').unwrap_or(start);
-        let mut last_end = start;
-        let mut i = 0;
-        while let Some(e) = self.get(i) {
-            last_end = e.end;
-            i += 1;
-        }
-        let close = skip_blank(b, last_end);
-        let close = if b.get(close) == Some(&b')') {
-            close + 1
-        } else {
-            last_end
-        };
-        fold(b, open, close)
+    fn read_whole(&self) -> String {
+        fold(self.b, self.list.0, self.list.1)
     }
 }
 
@@ -699,28 +685,6 @@ pub fn abbreviate(text: &str, max: usize) -> String {
     }
     let cut: String = text.chars().take(max.saturating_sub(3)).collect();
     format!("{}...", cut.trim_end())
-}
-
-/// Line numbers of increasing offsets from a known starting point.
-struct Lines<'a> {
-    b: &'a [u8],
-    pos: usize,
-    line: usize,
-}
-
-impl<'a> Lines<'a> {
-    fn new(b: &'a [u8], pos: usize, line: usize) -> Self {
-        Lines { b, pos, line }
-    }
-    fn line_of(&mut self, offset: usize) -> usize {
-        if offset >= self.pos {
-            self.line += memchr::memchr_iter(b'\n', &self.b[self.pos..offset]).count();
-            self.pos = offset;
-            self.line
-        } else {
-            self.line - memchr::memchr_iter(b'\n', &self.b[offset..self.pos]).count()
-        }
-    }
 }
 
 #[cfg(test)]

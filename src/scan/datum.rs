@@ -361,13 +361,7 @@ fn read_dispatch(b: &[u8], i: usize) -> Dispatch {
             super::lexer::unreadable_end(b, j),
             Some(DatumProblem::Unreadable(i)),
         ),
-        b'|' => {
-            // Only reachable with a numeric argument (`#2|`): a comment in SBCL, too.
-            let (end, closed) = skip_block_comment(b, j - 1);
-            let problem =
-                (!closed).then_some(DatumProblem::Unterminated(Unterminated::BlockComment(i)));
-            Dispatch::Atom(end, problem)
-        }
+
         _ if is_whitespace(sub) || sub == b')' => {
             // `#` then whitespace or `)`: no dispatch character at all.
             Dispatch::Atom(j, Some(DatumProblem::BareHash(i)))

@@ -345,24 +345,35 @@ fn line_and_column(b: &[u8], from: usize, from_line: usize, at: usize) -> (usize
     (line, column)
 }
 
-/// Maps increasing byte offsets to 1-based line numbers in one forward pass.
-#[derive(Default)]
-struct LineCounter {
+/// Maps byte offsets to 1-based line numbers, counting only the newlines between the
+/// last offset asked and the next (offsets mostly come in order).
+pub(crate) struct LineCounter {
     pos: usize,
-    newlines: usize,
+    /// The line of `pos`.
+    line: usize,
+}
+
+impl Default for LineCounter {
+    fn default() -> Self {
+        LineCounter::starting_at(0, 1)
+    }
 }
 
 impl LineCounter {
-    fn line_of(&mut self, b: &[u8], offset: usize) -> usize {
+    /// A counter that knows byte `pos` is on line `line`.
+    pub(crate) fn starting_at(pos: usize, line: usize) -> Self {
+        LineCounter { pos, line }
+    }
+
+    pub(crate) fn line_of(&mut self, b: &[u8], offset: usize) -> usize {
         let offset = offset.min(b.len());
-        if offset > self.pos {
-            self.newlines += memchr::memchr_iter(b'\n', &b[self.pos..offset]).count();
+        if offset >= self.pos {
+            self.line += memchr::memchr_iter(b'\n', &b[self.pos..offset]).count();
             self.pos = offset;
-        } else if offset < self.pos {
-            // Not expected (items come in order), but stay correct.
-            return 1 + memchr::memchr_iter(b'\n', &b[..offset]).count();
+            self.line
+        } else {
+            self.line - memchr::memchr_iter(b'\n', &b[offset..self.pos]).count()
         }
-        self.newlines + 1
     }
 }
 

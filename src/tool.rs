@@ -2,6 +2,10 @@
 //! type, both serde types whose JSON is the tool's public contract. The CLI and the MCP
 //! server are thin surfaces over [`read`].
 
+pub mod compat;
+pub mod read_envelope;
+pub mod read_file;
+
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
 use crate::guard::{Guard, LoadedFile};

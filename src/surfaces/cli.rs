@@ -1,11 +1,13 @@
 //! The command line (SPEC §8.1):
 //!
 //! * `lisp-read-file [OPTIONS] PATH`: the view of one file (collapsed, expanded, raw, grep);
-//! * `lisp-read-file outline [--json] PATH...`: top-level items with positions.
+//! * `lisp-read-file outline [--json] PATH...`: top-level items with positions;
+//! * `lisp-read-file mcp [--root DIR]... [--tools LIST]`: the MCP server ([`super::mcp`]).
 //!
 //! Exit status: 0 success, 1 a tool error (a file refused or unreadable, a bad pattern),
 //! 2 a usage error.
 
+use super::mcp::{self, ServerOptions, ToolName};
 use crate::error::ToolError;
 use crate::grammar::Grammar;
 use crate::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
@@ -19,8 +21,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Name of the per-project definer file looked for at each root.
-pub const PROJECT_DEFINERS_FILE: &str = ".lisp-read-file.lisp";
+pub use super::PROJECT_DEFINERS_FILE;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -39,7 +40,8 @@ lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-
 lisp-read-file -c 'handler-case' src/io.lisp     expand forms that mention handler-case\n  \
 lisp-read-file --raw --offset 100 --limit 50 src/io.lisp\n  \
 lisp-read-file -c TODO NOTES.md                  grep with 5 lines of context\n  \
-lisp-read-file outline --json src/*.lisp         items with byte offsets, one JSON per file\n\n\
+lisp-read-file outline --json src/*.lisp         items with byte offsets, one JSON per file\n  \
+lisp-read-file mcp --root .                      MCP server on stdio (for code agents)\n\n\
 Exit status: 0 success, 1 tool error (CODE: message on stderr; with --json the error \
 object on stdout), 2 usage error.",
     args_conflicts_with_subcommands = true,
@@ -121,6 +123,50 @@ enum Command {
     /// line (an object with an `error` member in --json) and the others still print;
     /// the exit status is then 1.
     Outline(OutlineArgs),
+    /// Serve the tools over MCP on stdin/stdout (for code agents).
+    ///
+    /// Newline-delimited JSON-RPC, the MCP stdio transport. Tools: lisp-read-file (the
+    /// views of this command line), read_file and Read (plain line windows). Logs go to
+    /// stderr; stdout carries protocol messages only. Without --root the client's MCP
+    /// roots are the allowed directories when it offers them, else the working directory.
+    Mcp(McpArgs),
+}
+
+#[derive(Args, Debug)]
+struct McpArgs {
+    /// Allow reading inside this directory (repeatable); relative paths are relative to
+    /// the first root. Default: the client's MCP roots, else the working directory.
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
+    /// Tools to offer, comma-separated, from: lisp-read-file, read_file, Read.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "lisp-read-file,read_file", value_parser = parse_tool_name)]
+    tools: Vec<ToolName>,
+    /// Refuse files larger than this many bytes.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FILE_BYTES)]
+    max_file_bytes: u64,
+    /// Extra definer table (same shape as grammar/definers.lisp); `.lisp-read-file.lisp`
+    /// at each root is read too when present.
+    #[arg(long, value_name = "FILE")]
+    definers: Option<String>,
+    /// How much to log on stderr.
+    #[arg(long, value_enum, default_value_t = LogLevel::Warn)]
+    log_level: LogLevel,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy)]
+enum LogLevel {
+    Off,
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+fn parse_tool_name(name: &str) -> Result<ToolName, String> {
+    ToolName::parse(name.trim()).ok_or_else(|| {
+        format!("unknown tool {name:?}; choose from lisp-read-file, read_file, Read")
+    })
 }
 
 /// Options shared by every command that reads files.
@@ -163,6 +209,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Outline(args)) => run_outline(args),
+        Some(Command::Mcp(args)) => Ok(run_mcp(args)),
         None => run_read(cli.read),
     };
     match result {
@@ -182,30 +229,7 @@ fn setup(args: &GuardArgs) -> Result<(Guard, Grammar), ToolError> {
     } else {
         Guard::confined(&args.roots, args.max_file_bytes)?
     };
-    let mut grammar = Grammar::builtin();
-    // The project's table first, so that --definers can override it.
-    let project_files: Vec<String> = if args.roots.is_empty() {
-        vec![PROJECT_DEFINERS_FILE.to_string()]
-    } else {
-        guard
-            .roots()
-            .iter()
-            .map(|root| {
-                root.join(PROJECT_DEFINERS_FILE)
-                    .to_string_lossy()
-                    .into_owned()
-            })
-            .collect()
-    };
-    for path in project_files {
-        if let Ok(file) = guard.read(&path) {
-            grammar.extend_from_str(&String::from_utf8_lossy(&file.bytes), &file.display_path)?;
-        }
-    }
-    if let Some(path) = &args.definers {
-        let file = guard.read(path)?;
-        grammar.extend_from_str(&String::from_utf8_lossy(&file.bytes), &file.display_path)?;
-    }
+    let grammar = super::project_grammar(&guard, args.definers.as_deref())?;
     Ok((guard, grammar))
 }
 
@@ -322,6 +346,44 @@ struct FileOutline<'a> {
 }
 
 /// The error object of SPEC §8.4 on one line: `{"path": …, "error": {"code", "message"}}`.
+fn run_mcp(args: McpArgs) -> ExitCode {
+    let level = match args.log_level {
+        LogLevel::Off => None,
+        LogLevel::Error => Some(tracing::Level::ERROR),
+        LogLevel::Warn => Some(tracing::Level::WARN),
+        LogLevel::Info => Some(tracing::Level::INFO),
+        LogLevel::Debug => Some(tracing::Level::DEBUG),
+        LogLevel::Trace => Some(tracing::Level::TRACE),
+    };
+    if let Some(level) = level {
+        // stderr only: stdout is the protocol's.
+        let _ = tracing_subscriber::fmt()
+            .with_writer(io::stderr)
+            .with_ansi(false)
+            .with_max_level(level)
+            .try_init();
+    }
+    let mut tools = Vec::new();
+    for tool in args.tools {
+        if !tools.contains(&tool) {
+            tools.push(tool);
+        }
+    }
+    let options = ServerOptions {
+        roots: args.roots,
+        tools,
+        max_file_bytes: args.max_file_bytes,
+        definers: args.definers,
+    };
+    match mcp::serve_stdio(options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn write_error_line(out: &mut impl Write, e: &ToolError) -> io::Result<()> {
     let line = FileError {
         path: &e.path,

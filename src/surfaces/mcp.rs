@@ -1,0 +1,567 @@
+//! The MCP server (SPEC §8.2–8.3): `lisp-read-file mcp` on stdio, built on rmcp.
+//!
+//! Three tools over the one library: `lisp-read-file` (SPEC §6, [`tool::read`]),
+//! `read_file` and `Read` (the seeds' compatibility tools, [`tool::read_file`] and
+//! [`tool::read_envelope`]). A tool failure is a result with `isError: true`, including
+//! arguments that do not fit the schema (the current MCP protocol asks for that, so that
+//! the model can correct itself); unknown tools, unknown methods and malformed messages
+//! are JSON-RPC errors. Nothing but protocol messages reaches stdout: logs go to stderr.
+
+mod transport;
+
+use crate::error::{ErrorCode, ToolError};
+use crate::grammar::Grammar;
+use crate::guard::Guard;
+use crate::tool::{self, read_envelope, read_file, ReadRequest};
+use rmcp::handler::server::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData as McpError, RoleServer, ServiceExt};
+use serde_json::{Map, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex as SyncMutex};
+use std::time::{Duration, Instant};
+pub use transport::{LineTransport, MAX_LINE_BYTES};
+
+/// The tools the server can offer (`--tools`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolName {
+    LispReadFile,
+    ReadFile,
+    Read,
+}
+
+impl ToolName {
+    pub const ALL: [ToolName; 3] = [ToolName::LispReadFile, ToolName::ReadFile, ToolName::Read];
+    /// Offered when `--tools` is not given (SPEC §8.2).
+    pub const DEFAULT: [ToolName; 2] = [ToolName::LispReadFile, ToolName::ReadFile];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolName::LispReadFile => "lisp-read-file",
+            ToolName::ReadFile => read_file::NAME,
+            ToolName::Read => read_envelope::NAME,
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ToolName> {
+        ToolName::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+/// What `lisp-read-file mcp` was started with.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// `--root`: fixed roots. Empty: the client's MCP roots, else the working directory.
+    pub roots: Vec<PathBuf>,
+    pub tools: Vec<ToolName>,
+    pub max_file_bytes: u64,
+    /// `--definers FILE`: an extra definer table.
+    pub definers: Option<String>,
+}
+
+/// The guard and grammar every call reads through; replaced when the client's roots change.
+struct Reader {
+    guard: Guard,
+    grammar: Grammar,
+}
+
+/// Where the roots come from when `--root` was not given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RootsSource {
+    /// `--root`: never changes.
+    Fixed,
+    /// Not asked yet, or the client said its roots changed.
+    AskClient,
+    /// The client's roots (or the working directory when it has none) are current.
+    Current,
+}
+
+pub struct Server {
+    options: ServerOptions,
+    tools: Vec<Tool>,
+    reader: SyncMutex<Arc<Reader>>,
+    roots: SyncMutex<RootsSource>,
+    /// Serializes `roots/list` requests to the client.
+    asking: tokio::sync::Mutex<()>,
+}
+
+/// How long to wait for the client's `roots/list` answer before using the working directory.
+const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl Server {
+    pub fn new(options: ServerOptions) -> Result<Server, ToolError> {
+        let roots = if options.roots.is_empty() {
+            vec![current_dir()?]
+        } else {
+            options.roots.clone()
+        };
+        let reader = load_reader(&roots, &options)?;
+        let tools = options.tools.iter().map(|&t| definition(t)).collect();
+        Ok(Server {
+            roots: SyncMutex::new(if options.roots.is_empty() {
+                RootsSource::AskClient
+            } else {
+                RootsSource::Fixed
+            }),
+            options,
+            tools,
+            reader: SyncMutex::new(Arc::new(reader)),
+            asking: tokio::sync::Mutex::new(()),
+        })
+    }
+
+    /// The reader for a call: first asks the client for its roots when it offers them
+    /// and they are not known yet.
+    async fn current_reader(&self, context: &RequestContext<RoleServer>) -> Arc<Reader> {
+        if *lock(&self.roots) == RootsSource::AskClient {
+            let _asking = self.asking.lock().await;
+            if *lock(&self.roots) == RootsSource::AskClient {
+                self.ask_client_roots(context).await;
+            }
+        }
+        lock(&self.reader).clone()
+    }
+
+    #[allow(deprecated)] // Roots are deprecated in the newest protocol, not in older ones.
+    async fn ask_client_roots(&self, context: &RequestContext<RoleServer>) {
+        let offers_roots = context
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.capabilities.roots.is_some());
+        let mut roots = Vec::new();
+        if offers_roots {
+            let answer = tokio::time::timeout(ROOTS_TIMEOUT, context.peer.list_roots()).await;
+            match answer {
+                Ok(Ok(list)) => {
+                    roots = list
+                        .roots
+                        .iter()
+                        .filter_map(|root| {
+                            let path = file_uri_path(&root.uri);
+                            if path.is_none() {
+                                tracing::warn!(
+                                    "ignored client root {:?}: not a file:// URI",
+                                    root.uri
+                                );
+                            }
+                            path
+                        })
+                        .collect();
+                }
+                Ok(Err(e)) => tracing::warn!("the client did not list its roots: {e}"),
+                Err(_) => tracing::warn!("the client did not list its roots within 5 s"),
+            }
+        }
+        let reader = if roots.is_empty() {
+            None
+        } else {
+            match load_reader(&roots, &self.options) {
+                Ok(reader) => Some(reader),
+                Err(e) => {
+                    tracing::warn!(
+                        "client roots unusable ({}); using the working directory",
+                        e.message
+                    );
+                    None
+                }
+            }
+        };
+        if let Some(reader) = reader {
+            tracing::info!("roots from the client: {roots:?}");
+            *lock(&self.reader) = Arc::new(reader);
+        } else if let Ok(reader) = current_dir().and_then(|cwd| load_reader(&[cwd], &self.options))
+        {
+            *lock(&self.reader) = Arc::new(reader);
+        }
+        *lock(&self.roots) = RootsSource::Current;
+    }
+
+    /// Runs one tool; panics become `INTERNAL` results, so the server keeps serving.
+    fn run_tool(&self, tool: ToolName, reader: &Reader, arguments: &JsonObject) -> CallToolResult {
+        let started = Instant::now();
+        let outcome = catch_unwind(AssertUnwindSafe(|| match tool {
+            ToolName::LispReadFile => call_lisp_read_file(reader, arguments),
+            ToolName::ReadFile => call_read_file(reader, arguments),
+            ToolName::Read => call_read(reader, arguments),
+        }));
+        let result = outcome.unwrap_or_else(|_| {
+            let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
+            error_result(&ToolError::new(
+                ErrorCode::Internal,
+                path,
+                "the server hit a bug reading this file; please report it with the file",
+            ))
+        });
+        tracing::debug!(
+            tool = tool.as_str(),
+            micros = started.elapsed().as_micros() as u64,
+            is_error = result.is_error.unwrap_or(false),
+            "tools/call"
+        );
+        result
+    }
+}
+
+fn lock<T>(mutex: &SyncMutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn current_dir() -> Result<PathBuf, ToolError> {
+    std::env::current_dir().map_err(|e| {
+        ToolError::new(
+            ErrorCode::InvalidArgument,
+            ".",
+            format!("cannot use the working directory as the root ({e}); pass --root DIR"),
+        )
+    })
+}
+
+fn load_reader(roots: &[PathBuf], options: &ServerOptions) -> Result<Reader, ToolError> {
+    let guard = Guard::confined(roots, options.max_file_bytes)?;
+    let grammar = super::project_grammar(&guard, options.definers.as_deref())?;
+    Ok(Reader { guard, grammar })
+}
+
+/// The path of a `file://` URI (`file:///p`, `file://localhost/p`), percent-decoded.
+fn file_uri_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let bytes = rest.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
+                decoded.push((hex(h)? * 16 + hex(l)?) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                decoded.push(b);
+                i += 1;
+            }
+        }
+    }
+    use std::os::unix::ffi::OsStringExt;
+    Some(PathBuf::from(std::ffi::OsString::from_vec(decoded)))
+}
+
+// ---- the three tools: arguments in, a CallToolResult out ----
+
+fn call_lisp_read_file(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
+    let request: ReadRequest = match serde_json::from_value(Value::Object(arguments.clone())) {
+        Ok(request) => request,
+        Err(e) => {
+            let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
+            return error_result(&ToolError::new(
+                ErrorCode::InvalidArgument,
+                path,
+                format!("invalid arguments: {e}; see the tool's inputSchema"),
+            ));
+        }
+    };
+    match tool::read(&reader.guard, &reader.grammar, &request) {
+        Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),
+        Err(e) => error_result(&e),
+    }
+}
+
+fn call_read_file(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
+    let outcome = read_file::ReadFileRequest::from_arguments(arguments)
+        .and_then(|request| read_file::read_file(&reader.guard, &request));
+    match outcome {
+        Ok(output) => {
+            let mut text = vec![ContentBlock::text(output.content.clone())];
+            if let Some(next) = output.next_start_line {
+                text.push(ContentBlock::text(format!(
+                    "[Truncated: {} of {} lines returned. Use start_line={next} to continue.]",
+                    output.meta.returned_line_count, output.meta.line_count
+                )));
+            }
+            success(text, &output)
+        }
+        Err(e) => {
+            let mut result = CallToolResult::structured_error(to_value(&e));
+            result.content = vec![ContentBlock::text(format!("{}: {}", e.code, e.message))];
+            result
+        }
+    }
+}
+
+fn call_read(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
+    let envelope = read_envelope::read(&reader.guard, arguments);
+    let text = vec![ContentBlock::text(envelope.view_text())];
+    if envelope.is_error() {
+        let mut result = CallToolResult::structured_error(to_value(&envelope));
+        result.content = text;
+        result
+    } else {
+        success(text, &envelope)
+    }
+}
+
+fn success(content: Vec<ContentBlock>, structured: &impl serde::Serialize) -> CallToolResult {
+    let mut result = CallToolResult::structured(to_value(structured));
+    result.content = content;
+    result
+}
+
+/// A tool error: the error object as structured content, `CODE: message` as text.
+fn error_result(e: &ToolError) -> CallToolResult {
+    let mut result = CallToolResult::structured_error(to_value(e));
+    result.content = vec![ContentBlock::text(format!("{}: {}", e.code, e.message))];
+    result
+}
+
+fn to_value(value: &impl serde::Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or_else(|e| {
+        serde_json::json!({"code": "INTERNAL", "path": "", "message": format!("cannot encode the result: {e}")})
+    })
+}
+
+// ---- tool definitions ----
+
+/// One line for `lisp-read-file`; the seed tools keep their seeds' words verbatim.
+pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context.";
+
+/// Told to the client at initialization: how to use the tools.
+const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then call it again with name_pattern (a regex on definition names) to see the definitions you will change, verbatim with their line numbers. Paths are relative to the first root.";
+
+const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "minLength": 1, "description": "File to read: relative to the first root, or absolute inside a root."},
+    "collapsed": {"type": "boolean", "default": true, "description": "Collapsed view for Lisp files (one line per top-level form); false gives raw lines."},
+    "name_pattern": {"type": "string", "description": "Rust regex, case-insensitive: expand, verbatim, the definitions whose name matches (methods also as NAME QUALIFIERS (SPECIALIZERS))."},
+    "content_pattern": {"type": "string", "description": "Rust regex: expand the forms whose text matches; for a non-Lisp file, grep with context_lines around matches."},
+    "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "0-based first line (a cut view's footer names the offset that continues it)."},
+    "limit": {"type": "integer", "minimum": 1, "default": 2000, "description": "Maximum lines returned."},
+    "comments": {"type": "string", "enum": ["none", "headers", "preceding", "all"], "default": "none", "description": "Top-level comments in the collapsed view: none, section headers (;;; lines), the block above each form, or all."},
+    "context_lines": {"type": "integer", "minimum": 0, "default": 5, "description": "Lines of context around matches in the text-filtered (grep) view."},
+    "line_numbers": {"type": "boolean", "default": false, "description": "Prefix raw lines with their numbers (N: )."}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+}"#;
+
+const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "Relative to its root."},
+    "mode": {"type": "string", "enum": ["lisp-collapsed", "raw", "text-filtered"]},
+    "content": {"type": "string", "description": "The view, as also given in the text content."},
+    "meta": {
+      "type": "object",
+      "properties": {
+        "total_forms": {"type": "integer", "minimum": 0},
+        "expanded_forms": {"type": "integer", "minimum": 0},
+        "truncated": {"type": "boolean"},
+        "next_offset": {"type": ["integer", "null"], "minimum": 0},
+        "total_lines": {"type": "integer", "minimum": 0},
+        "byte_length": {"type": "integer", "minimum": 0},
+        "mtime_ms": {"type": "integer", "minimum": 0},
+        "diagnostics": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "kind": {"type": "string", "enum": ["unclosed", "unterminated_string", "unterminated_comment", "unterminated_escape", "stray", "missing_datum", "bare_hash", "unreadable"]},
+              "offset": {"type": "integer", "minimum": 0},
+              "line": {"type": "integer", "minimum": 1},
+              "column": {"type": "integer", "minimum": 1},
+              "recovered_line": {"type": ["integer", "null"]},
+              "message": {"type": "string"}
+            },
+            "required": ["kind", "offset", "line", "message"]
+          }
+        },
+        "fallback_encoding": {"type": "string", "enum": ["replace"]}
+      },
+      "required": ["total_forms", "expanded_forms", "truncated", "next_offset", "total_lines", "byte_length", "mtime_ms", "diagnostics"],
+      "additionalProperties": false
+    }
+  },
+  "required": ["path", "mode", "content", "meta"],
+  "additionalProperties": false
+}"#;
+
+fn schema(text: &str) -> Arc<JsonObject> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(object)) => Arc::new(object),
+        // The schemas are constants checked by the tests; an empty object cannot happen.
+        _ => Arc::new(Map::new()),
+    }
+}
+
+/// The definition `tools/list` gives for `tool`.
+pub fn definition(tool: ToolName) -> Tool {
+    let (title, description, input, output) = match tool {
+        ToolName::LispReadFile => (
+            "Lisp outline reader",
+            LISP_READ_FILE_DESCRIPTION,
+            LISP_READ_FILE_INPUT_SCHEMA,
+            LISP_READ_FILE_OUTPUT_SCHEMA,
+        ),
+        ToolName::ReadFile => (
+            "Read file window",
+            read_file::DESCRIPTION,
+            read_file::INPUT_SCHEMA,
+            read_file::OUTPUT_SCHEMA,
+        ),
+        ToolName::Read => (
+            "Read with line numbers",
+            read_envelope::DESCRIPTION,
+            read_envelope::INPUT_SCHEMA,
+            read_envelope::OUTPUT_SCHEMA,
+        ),
+    };
+    let mut definition = Tool::new(tool.as_str(), description, schema(input));
+    definition.title = Some(title.to_string());
+    definition.output_schema = Some(schema(output));
+    definition.annotations = Some(
+        ToolAnnotations::with_title(title)
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false),
+    );
+    definition
+}
+
+impl ServerHandler for Server {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                "lisp-read-file",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let tool = ToolName::parse(&request.name).filter(|t| self.options.tools.contains(t));
+        let Some(tool) = tool else {
+            let offered: Vec<&str> = self.options.tools.iter().map(|t| t.as_str()).collect();
+            return Err(McpError::invalid_params(
+                format!(
+                    "Unknown tool: {}; this server offers {}",
+                    request.name,
+                    offered.join(", ")
+                ),
+                None,
+            ));
+        };
+        let reader = self.current_reader(&context).await;
+        let arguments = request.arguments.unwrap_or_default();
+        Ok(self.run_tool(tool, &reader, &arguments).into())
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        let mut roots = lock(&self.roots);
+        if *roots == RootsSource::Current {
+            *roots = RootsSource::AskClient;
+        }
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes stdin. Returns an error message
+/// for a start-up failure (bad roots or definers).
+pub fn serve_stdio(options: ServerOptions) -> Result<(), String> {
+    let server = Server::new(options).map_err(|e| format!("{}: {}", e.code, e.message))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("INTERNAL: cannot start the async runtime: {e}"))?;
+    runtime.block_on(async move {
+        let transport = LineTransport::new(
+            tokio::io::BufReader::with_capacity(1 << 16, tokio::io::stdin()),
+            tokio::io::stdout(),
+        );
+        let service = server
+            .serve(transport)
+            .await
+            .map_err(|e| format!("MCP initialization failed: {e}"))?;
+        let quit = service.waiting().await;
+        tracing::info!("stopped: {quit:?}");
+        Ok(())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_are_json_objects() {
+        for text in [LISP_READ_FILE_INPUT_SCHEMA, LISP_READ_FILE_OUTPUT_SCHEMA] {
+            assert!(matches!(
+                serde_json::from_str::<Value>(text),
+                Ok(Value::Object(_))
+            ));
+        }
+        for tool in ToolName::ALL {
+            let d = definition(tool);
+            assert!(!d.input_schema.is_empty() && !d.output_schema.unwrap().is_empty());
+        }
+    }
+
+    #[test]
+    fn the_input_schema_names_every_request_field_with_its_default() {
+        let schema: Value = serde_json::from_str(LISP_READ_FILE_INPUT_SCHEMA).unwrap();
+        let defaults = serde_json::to_value(ReadRequest::new("p")).unwrap();
+        let properties = schema["properties"].as_object().unwrap();
+        for (field, value) in defaults.as_object().unwrap() {
+            let property = &properties[field];
+            if field != "path" {
+                assert_eq!(&property["default"], value, "{field}");
+            }
+        }
+        for field in ["name_pattern", "content_pattern"] {
+            assert!(properties.contains_key(field));
+        }
+        assert_eq!(properties.len(), defaults.as_object().unwrap().len() + 2);
+    }
+
+    #[test]
+    fn file_uris() {
+        assert_eq!(
+            file_uri_path("file:///a/b%20c"),
+            Some(PathBuf::from("/a/b c"))
+        );
+        assert_eq!(
+            file_uri_path("file://localhost/a"),
+            Some(PathBuf::from("/a"))
+        );
+        assert_eq!(file_uri_path("https://x/a"), None);
+        assert_eq!(file_uri_path("file://host/a"), None);
+        assert_eq!(file_uri_path("file:///a%2"), Some(PathBuf::from("/a%2")));
+    }
+}

@@ -1,0 +1,184 @@
+//! What the compatibility tools (`read_file`, `Read`, SPEC §8.3) share: the one
+//! line-window code (which lines a 1-based `start_line` and a line budget select), the
+//! reading of their integer arguments, and their error object. Only the formatting of the
+//! lines, the bounds and the error names differ between the tools.
+
+use crate::source::Source;
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::ops::Range;
+
+/// A compatibility tool's error: its seed's code, the path as shown, what to do next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompatError {
+    pub code: &'static str,
+    pub path: String,
+    pub message: String,
+}
+
+/// The string argument `name`: required, non-empty.
+pub(crate) fn path_argument(arguments: &Map<String, Value>) -> Result<String, String> {
+    match arguments.get("path") {
+        Some(Value::String(path)) if !path.is_empty() => Ok(path.clone()),
+        Some(Value::String(_)) => Err("path is empty; pass the path of a file to read".into()),
+        Some(other) => Err(format!(
+            "path must be a string, not {}; pass the path of a file to read",
+            json_type(other)
+        )),
+        None => Err("path is missing; pass the path of a file to read".into()),
+    }
+}
+
+/// The integer argument `name` in `min..=max`, `default` when absent or null. A JSON
+/// number with a zero fraction (`3.0`) counts as an integer (the seeds' schemas say
+/// `number`).
+pub(crate) fn integer_argument(
+    arguments: &Map<String, Value>,
+    name: &str,
+    default: usize,
+    min: usize,
+    max: usize,
+) -> Result<usize, String> {
+    let value = match arguments.get(name) {
+        None | Some(Value::Null) => return Ok(default),
+        Some(value) => value,
+    };
+    let range = || {
+        if max == usize::MAX {
+            format!("an integer of at least {min}")
+        } else {
+            format!("an integer from {min} to {max}")
+        }
+    };
+    let number = match value {
+        Value::Number(n) => n
+            .as_u64()
+            .map(|n| n as f64)
+            .or_else(|| n.as_f64())
+            .filter(|f| f.fract() == 0.0),
+        _ => None,
+    };
+    match number {
+        Some(n) if n >= min as f64 && n <= max as f64 => Ok(n as usize),
+        _ => Err(format!(
+            "{name} must be {}, not {value}; omit it for the default of {default}",
+            range()
+        )),
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The 0-based lines a window covers, and what the file holds around it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LineWindow {
+    /// 0-based line indices returned (empty when `start_line` is past the end).
+    pub lines: Range<usize>,
+    /// Lines in the whole file.
+    pub total: usize,
+}
+
+impl LineWindow {
+    /// The window of at most `max_lines` lines from 1-based `start_line` (≥ 1).
+    pub fn new(source: &Source, start_line: usize, max_lines: usize) -> LineWindow {
+        let total = source.line_count();
+        let first = start_line.saturating_sub(1).min(total);
+        let last = first.saturating_add(max_lines).min(total);
+        LineWindow {
+            lines: first..last,
+            total,
+        }
+    }
+
+    /// True when lines follow the window.
+    pub fn truncated(&self) -> bool {
+        self.lines.end < self.total
+    }
+
+    /// The 1-based line that continues the window, when it is cut.
+    pub fn next_start_line(&self) -> Option<usize> {
+        self.truncated().then_some(self.lines.end + 1)
+    }
+
+    /// 1-based first and last line of the window (for messages).
+    pub fn first_and_last(&self) -> (usize, usize) {
+        (self.lines.start + 1, self.lines.end)
+    }
+}
+
+/// True when the file's last line has no line break: it is returned without one.
+pub(crate) fn ends_without_newline(source: &Source) -> bool {
+    !source.bytes().is_empty() && !source.bytes().ends_with(b"\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_at_the_start_middle_end_and_past_the_end() {
+        let source = Source::new(b"a\nb\nc\nd\n");
+        let w = LineWindow::new(&source, 1, 2);
+        assert_eq!(
+            (w.lines.clone(), w.total, w.next_start_line()),
+            (0..2, 4, Some(3))
+        );
+        let w = LineWindow::new(&source, 3, 2);
+        assert_eq!((w.lines.clone(), w.next_start_line()), (2..4, None));
+        let w = LineWindow::new(&source, 9, 2);
+        assert_eq!((w.lines.clone(), w.truncated()), (4..4, false));
+        let w = LineWindow::new(&source, 1, usize::MAX);
+        assert_eq!(w.lines, 0..4);
+    }
+
+    #[test]
+    fn integer_arguments() {
+        let args: Map<String, Value> = serde_json::from_str(
+            r#"{"a": 3, "b": 3.0, "c": 2.5, "d": "3", "e": -1, "f": null, "g": 1e300}"#,
+        )
+        .unwrap();
+        assert_eq!(integer_argument(&args, "a", 1, 1, 500), Ok(3));
+        assert_eq!(integer_argument(&args, "b", 1, 1, 500), Ok(3));
+        assert_eq!(integer_argument(&args, "f", 7, 1, 500), Ok(7));
+        assert_eq!(integer_argument(&args, "absent", 7, 1, 500), Ok(7));
+        for bad in ["c", "d", "e", "g"] {
+            let e = integer_argument(&args, bad, 1, 1, 500).unwrap_err();
+            assert!(e.contains("an integer from 1 to 500"), "{e}");
+        }
+        assert!(integer_argument(&args, "a", 1, 4, 500).is_err());
+    }
+
+    #[test]
+    fn path_arguments() {
+        let args = |s: &str| serde_json::from_str::<Map<String, Value>>(s).unwrap();
+        assert_eq!(
+            path_argument(&args(r#"{"path": "a.lisp"}"#)),
+            Ok("a.lisp".into())
+        );
+        assert!(path_argument(&args(r#"{"path": ""}"#))
+            .unwrap_err()
+            .contains("empty"));
+        assert!(path_argument(&args(r#"{"path": 3}"#))
+            .unwrap_err()
+            .contains("a number"));
+        assert!(path_argument(&args(r#"{}"#))
+            .unwrap_err()
+            .contains("missing"));
+    }
+
+    #[test]
+    fn last_line_without_newline() {
+        assert!(ends_without_newline(&Source::new(b"a\nb")));
+        assert!(!ends_without_newline(&Source::new(b"a\nb\n")));
+        assert!(!ends_without_newline(&Source::new(b"")));
+    }
+}

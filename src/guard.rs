@@ -158,6 +158,20 @@ impl Guard {
                 "empty path; pass the path of a file (relative to the root, or absolute inside it)",
             ));
         }
+        if user_path.len() > MAX_PATH_BYTES {
+            // No system opens such a path; refusing it first keeps the resolution of a
+            // missing path (which walks its ancestors) from taking quadratic time, and the
+            // error from echoing megabytes.
+            let mut shown: String = user_path.chars().take(80).collect();
+            shown.push('…');
+            return Err(invalid_path(
+                &shown,
+                &format!(
+                    "is too long ({} bytes; at most {MAX_PATH_BYTES})",
+                    user_path.len()
+                ),
+            ));
+        }
         let target = if self.roots.is_empty() {
             Target {
                 open_path: PathBuf::from(user_path),
@@ -554,6 +568,9 @@ fn outside(user_path: &str) -> ToolError {
         ),
     )
 }
+
+/// Longest path accepted: Linux's `PATH_MAX`.
+pub const MAX_PATH_BYTES: usize = 4096;
 
 fn invalid_path(user_path: &str, why: &str) -> ToolError {
     ToolError::new(

@@ -5,7 +5,9 @@
 //! exact error code and that neither the message nor the path leaks the absolute root.
 
 use lisp_read_file::error::{ErrorCode, ToolError};
-use lisp_read_file::guard::{Guard, LoadedFile, BINARY_SNIFF_BYTES, DEFAULT_MAX_FILE_BYTES};
+use lisp_read_file::guard::{
+    Guard, LoadedFile, BINARY_SNIFF_BYTES, DEFAULT_MAX_FILE_BYTES, MAX_PATH_BYTES,
+};
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -537,4 +539,21 @@ fn check_bytes_applies_size_and_binary() {
     let mut late = vec![b'x'; BINARY_SNIFF_BYTES + 1];
     late[BINARY_SNIFF_BYTES] = 0;
     assert!(big.check_bytes("-", late).is_ok());
+}
+
+#[test]
+fn overlong_paths_are_refused_at_once() {
+    let sc = Scratch::new("long");
+    let guard = sc.guard();
+    // Missing paths walk their ancestors; a megabyte of components must not take long.
+    let huge = "a/".repeat(512 * 1024);
+    let e = within_timeout(move || guard.read(&huge));
+    let e = assert_err(e, ErrorCode::InvalidArgument, &sc.root());
+    assert!(e.message.contains("too long"), "{}", e.message);
+    assert!(e.path.len() < 100, "the error echoes the whole path");
+    // At the limit: resolved like any other path.
+    let at_limit = "a/".repeat(MAX_PATH_BYTES / 2);
+    let guard = sc.guard();
+    let e = within_timeout(move || guard.read(&at_limit));
+    assert_err(e, ErrorCode::NotFound, &sc.root());
 }

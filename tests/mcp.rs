@@ -1,0 +1,770 @@
+#![allow(deprecated)] // MCP roots: deprecated by the newest protocol, used by the older ones.
+//! The MCP server driven by rmcp's own client over the real binary's stdio: initialize,
+//! `tools/list` (schemas, annotations), every tool on fixtures, every error code, MCP
+//! roots, and every `structuredContent` validated against its tool's `outputSchema`.
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
+    ListRootsResult, Root, Tool,
+};
+use rmcp::service::{RequestContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
+use serde_json::{json, Map, Value};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch directory under the target directory, fresh for each test.
+fn scratch(name: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "lrf-mcp-{}-{}-{name}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+type Client = RunningService<RoleClient, ()>;
+
+/// Starts `lisp-read-file mcp ARGS` in `cwd` and initializes it with rmcp's client.
+async fn start(args: &[&str], cwd: &Path) -> Client {
+    let mut command = tokio::process::Command::new(BIN);
+    command.arg("mcp").args(args).current_dir(cwd);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn the server");
+    ().serve(transport).await.expect("initialize")
+}
+
+fn arguments(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(map) => map,
+        other => panic!("arguments must be an object: {other}"),
+    }
+}
+
+async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(arguments(args)))
+        .await
+        .unwrap_or_else(|e| panic!("{tool}: the call failed at the protocol level: {e}"))
+}
+
+fn text_of(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Checks that a successful result's structured content validates against the tool's
+/// `outputSchema`, and returns it.
+fn structured_ok(tool: &Tool, result: &CallToolResult) -> Value {
+    assert_eq!(
+        result.is_error,
+        Some(false),
+        "{}: {}",
+        tool.name,
+        text_of(result)
+    );
+    let value = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
+    let schema = Value::Object((*tool.output_schema.clone().unwrap()).clone());
+    let validator = jsonschema::validator_for(&schema).expect("outputSchema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{}: {errors:?}\n{value:#}", tool.name);
+    value
+}
+
+/// Checks a tool error and returns its code.
+fn error_code(result: &CallToolResult) -> String {
+    assert_eq!(
+        result.is_error,
+        Some(true),
+        "expected an error: {}",
+        text_of(result)
+    );
+    let value = result
+        .structured_content
+        .clone()
+        .expect("structuredContent on error");
+    let code = value["code"]
+        .as_str()
+        .or_else(|| value["error"]["code"].as_str())
+        .unwrap_or_else(|| panic!("no code in {value}"));
+    assert!(!text_of(result).is_empty());
+    code.to_string()
+}
+
+async fn tools(client: &Client) -> Vec<Tool> {
+    client.list_all_tools().await.expect("tools/list")
+}
+
+fn find<'a>(tools: &'a [Tool], name: &str) -> &'a Tool {
+    tools
+        .iter()
+        .find(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no tool {name}"))
+}
+
+#[tokio::test]
+async fn initialize_and_the_default_tools() {
+    let client = start(&[], &repo()).await;
+    let info = client.peer_info().expect("server info");
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("lisp-read-file")
+    );
+    let instructions = info.instructions.clone().unwrap_or_default();
+    assert!(instructions.contains("before you edit"), "{instructions}");
+    let tools = tools(&client).await;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["lisp-read-file", "read_file"]);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn every_tool_has_schemas_and_annotations() {
+    let client = start(&["--tools", "lisp-read-file,read_file,Read"], &repo()).await;
+    let tools = tools(&client).await;
+    assert_eq!(tools.len(), 3);
+    for tool in &tools {
+        let wire = serde_json::to_value(tool).unwrap();
+        assert!(wire["title"].is_string(), "{}", tool.name);
+        let annotations = &wire["annotations"];
+        assert_eq!(annotations["readOnlyHint"], true, "{}", tool.name);
+        assert_eq!(annotations["idempotentHint"], true, "{}", tool.name);
+        assert_eq!(annotations["openWorldHint"], false, "{}", tool.name);
+        assert_eq!(annotations["destructiveHint"], false, "{}", tool.name);
+        assert!(annotations["title"].is_string(), "{}", tool.name);
+        for key in ["inputSchema", "outputSchema"] {
+            let schema = &wire[key];
+            assert_eq!(schema["type"], "object", "{} {key}", tool.name);
+            jsonschema::meta::validate(schema)
+                .unwrap_or_else(|e| panic!("{} {key} is not a valid JSON Schema: {e}", tool.name));
+        }
+        let description = tool.description.as_deref().unwrap_or("");
+        assert!(
+            !description.is_empty() && !description.contains('\n'),
+            "{}",
+            tool.name
+        );
+    }
+    let own = find(&tools, "lisp-read-file");
+    assert!(own
+        .description
+        .as_deref()
+        .unwrap()
+        .starts_with("Read before you edit"));
+    // read_file: seed 000 §4.4, verbatim.
+    let read_file = serde_json::to_value(find(&tools, "read_file")).unwrap();
+    assert_eq!(
+        read_file["description"],
+        "Reads a UTF-8 text file in the workspace and returns a line-limited content window."
+    );
+    assert_eq!(
+        read_file["inputSchema"],
+        json!({
+          "type": "object",
+          "properties": {
+            "path": {"type": "string",
+                     "description": "Workspace-root-relative file path to read (e.g., \"src/main.ts\")."},
+            "start_line": {"type": "number", "default": 1,
+                           "description": "1-based start line of the returned window (default: 1)."},
+            "max_lines": {"type": "number", "default": 200,
+                          "description": "Maximum number of lines to return (default: 200)."}
+          },
+          "required": ["path"]
+        })
+    );
+    // Read: seed 001 §2.2, verbatim.
+    let read = serde_json::to_value(find(&tools, "Read")).unwrap();
+    assert_eq!(
+        read["description"],
+        "Reads a file from the local filesystem with line numbers. Optimized for code editing."
+    );
+    assert_eq!(
+        read["inputSchema"],
+        json!({
+          "type": "object",
+          "properties": {
+            "path": {"type": "string",
+                     "description": "Path to the file (relative to project root). Required."},
+            "start_line": {"type": "integer", "default": 1,
+                           "description": "The line number to start reading from (1-based). Default is 1."},
+            "limit": {"type": "integer", "default": 500,
+                      "description": "The maximum number of lines to read. Default is 500. Hard limit is 2000."}
+          },
+          "required": ["path"]
+        })
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn lisp_read_file_views_match_the_cli() {
+    let client = start(&[], &repo()).await;
+    let tools = tools(&client).await;
+    let tool = find(&tools, "lisp-read-file");
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(BIN)
+            .args(args)
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let demo = "fixtures/demo/demo.lisp";
+    let cases = [
+        (json!({"path": demo}), vec![demo], "lisp-collapsed"),
+        (
+            json!({"path": demo, "name_pattern": "with-shape"}),
+            vec!["-n", "with-shape", demo],
+            "lisp-collapsed",
+        ),
+        (
+            json!({"path": demo, "content_pattern": "incf"}),
+            vec!["-c", "incf", demo],
+            "lisp-collapsed",
+        ),
+        (
+            json!({"path": demo, "comments": "headers", "limit": 3}),
+            vec!["--comments", "headers", "--limit", "3", demo],
+            "lisp-collapsed",
+        ),
+        (
+            json!({"path": demo, "collapsed": false, "offset": 5, "limit": 4, "line_numbers": true}),
+            vec![
+                "--raw",
+                "--offset",
+                "5",
+                "--limit",
+                "4",
+                "--line-numbers",
+                demo,
+            ],
+            "raw",
+        ),
+        (
+            json!({"path": "README.md", "content_pattern": "MCP", "context_lines": 1}),
+            vec!["-c", "MCP", "--context", "1", "README.md"],
+            "text-filtered",
+        ),
+    ];
+    for (args, cli_args, mode) in cases {
+        let result = call(&client, "lisp-read-file", args.clone()).await;
+        let value = structured_ok(tool, &result);
+        let expected = cli(&cli_args);
+        // The CLI ends its output with a newline; the tool's content is the view itself.
+        assert_eq!(
+            format!("{}\n", text_of(&result)).trim_end(),
+            expected.trim_end(),
+            "{args}"
+        );
+        assert_eq!(value["content"].as_str().unwrap(), text_of(&result));
+        assert_eq!(value["mode"], mode, "{args}");
+        assert_eq!(value["path"], args["path"]);
+    }
+    let result = call(
+        &client,
+        "lisp-read-file",
+        json!({"path": demo, "name_pattern": "area :around"}),
+    )
+    .await;
+    let value = structured_ok(tool, &result);
+    assert_eq!(value["meta"]["expanded_forms"], 1);
+    assert!(text_of(&result).contains("22: (defmethod area :around ((s shape))"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn read_file_windows() {
+    let root = scratch("read-file");
+    let lines: String = (1..=450).map(|i| format!("line {i}\r\n")).collect();
+    std::fs::write(root.join("long.txt"), lines).unwrap();
+    std::fs::write(root.join("short.lisp"), "(a)\n(b)").unwrap();
+    std::fs::write(root.join("bad.txt"), b"ok\n\xFF\n").unwrap();
+    let client = start(&["--root", root.to_str().unwrap()], &repo()).await;
+    let tools = tools(&client).await;
+    let tool = find(&tools, "read_file");
+
+    let value = structured_ok(
+        tool,
+        &call(&client, "read_file", json!({"path": "long.txt"})).await,
+    );
+    assert_eq!(value["truncated"], true);
+    assert_eq!(value["next_start_line"], 201);
+    assert_eq!(value["meta"]["returned_line_count"], 200);
+    assert_eq!(value["meta"]["line_count"], 450);
+    assert_eq!(value["path"], "long.txt");
+    let content = value["content"].as_str().unwrap();
+    assert!(content.starts_with("line 1\nline 2\n") && content.ends_with("line 200\n"));
+
+    let value = structured_ok(
+        tool,
+        &call(
+            &client,
+            "read_file",
+            json!({"path": "long.txt", "start_line": 401, "max_lines": 500}),
+        )
+        .await,
+    );
+    assert_eq!(value["truncated"], false);
+    assert_eq!(value["next_start_line"], Value::Null);
+    assert_eq!(value["meta"]["returned_line_count"], 50);
+
+    // Past the end: empty content, not an error (seed 000 §5).
+    let value = structured_ok(
+        tool,
+        &call(
+            &client,
+            "read_file",
+            json!({"path": "long.txt", "start_line": 999}),
+        )
+        .await,
+    );
+    assert_eq!(
+        (value["content"].as_str(), value["truncated"].as_bool()),
+        (Some(""), Some(false))
+    );
+
+    let value = structured_ok(
+        tool,
+        &call(&client, "read_file", json!({"path": "short.lisp"})).await,
+    );
+    assert_eq!(value["content"], "(a)\n(b)");
+    assert_eq!(value["meta"]["byte_length"], 7);
+
+    let value = structured_ok(
+        tool,
+        &call(&client, "read_file", json!({"path": "bad.txt"})).await,
+    );
+    assert_eq!(value["content"], "ok\n\u{FFFD}\n");
+    assert_eq!(value["meta"]["fallback_encoding"], "replace");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn read_envelope() {
+    let root = scratch("read");
+    let lines: String = (1..=30).map(|i| format!("l{i}\n")).collect();
+    std::fs::write(root.join("f.txt"), lines).unwrap();
+    std::fs::write(root.join("empty.txt"), "").unwrap();
+    let client = start(
+        &["--root", root.to_str().unwrap(), "--tools", "Read"],
+        &repo(),
+    )
+    .await;
+    let tools = tools(&client).await;
+    assert_eq!(tools.len(), 1);
+    let tool = find(&tools, "Read");
+
+    let value = structured_ok(
+        tool,
+        &call(
+            &client,
+            "Read",
+            json!({"path": "f.txt", "start_line": 9, "limit": 2}),
+        )
+        .await,
+    );
+    assert_eq!(value["status"], "partial");
+    assert_eq!(value["data"]["content"], "   9 | l9\n  10 | l10\n");
+    assert_eq!(value["data"]["truncated"], true);
+    assert_eq!(value["stats"]["lines_read"], 2);
+    assert_eq!(value["stats"]["total_lines"], 30);
+    assert_eq!(value["context"]["cwd"], ".");
+    assert_eq!(value["context"]["path_resolved"], "f.txt");
+    assert_eq!(
+        value["context"]["params_input"],
+        json!({"path": "f.txt", "start_line": 9, "limit": 2})
+    );
+    let text = value["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Read 2 lines from 'f.txt' (Lines 9-10).\n(Took "),
+        "{text}"
+    );
+    assert!(text.ends_with("Use start_line=11 to continue.]"), "{text}");
+    assert!(value.get("error").is_none());
+
+    let value = structured_ok(tool, &call(&client, "Read", json!({"path": "f.txt"})).await);
+    assert_eq!(value["status"], "success");
+    assert_eq!(value["stats"]["lines_read"], 30);
+
+    let value = structured_ok(
+        tool,
+        &call(&client, "Read", json!({"path": "empty.txt"})).await,
+    );
+    assert_eq!(value["status"], "success");
+    assert_eq!(
+        value["text"],
+        "Read 0 lines from 'empty.txt' (file is empty)."
+    );
+
+    for args in [
+        json!({"path": "f.txt", "start_line": 31}),
+        json!({"path": "f.txt", "limit": 2001}),
+        json!({"path": "f.txt", "limit": 0}),
+        json!({"path": "empty.txt", "start_line": 2}),
+    ] {
+        let result = call(&client, "Read", args.clone()).await;
+        assert_eq!(error_code(&result), "INVALID_PARAM", "{args}");
+        let envelope = result.structured_content.unwrap();
+        assert_eq!(envelope["status"], "error");
+        assert_eq!(envelope["data"], Value::Null);
+        // Errors keep the envelope, so they validate against the outputSchema too.
+        let schema = Value::Object((*tool.output_schema.clone().unwrap()).clone());
+        assert!(jsonschema::is_valid(&schema, &envelope), "{envelope}");
+    }
+    client.cancel().await.unwrap();
+}
+
+/// A project with one file of every kind the guard refuses.
+fn troublesome_project() -> (PathBuf, PathBuf) {
+    let base = scratch("errors");
+    let root = base.join("root");
+    std::fs::create_dir_all(root.join("dir")).unwrap();
+    std::fs::write(root.join("ok.lisp"), "(defun f (x) x)\n").unwrap();
+    std::fs::write(root.join("binary.lisp"), b"(a)\0(b)").unwrap();
+    std::fs::write(root.join("big.lisp"), "(a)\n".repeat(2000)).unwrap();
+    std::fs::write(base.join("secret.lisp"), "(secret)").unwrap();
+    std::os::unix::fs::symlink(base.join("secret.lisp"), root.join("link.lisp")).unwrap();
+    let fifo = root.join("fifo.lisp");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    (base, root)
+}
+
+#[tokio::test]
+async fn every_error_code_is_a_tool_result_and_the_server_keeps_serving() {
+    let (base, root) = troublesome_project();
+    let client = start(
+        &[
+            "--root",
+            root.to_str().unwrap(),
+            "--tools",
+            "lisp-read-file,read_file,Read",
+            "--max-file-bytes",
+            "4096",
+        ],
+        &repo(),
+    )
+    .await;
+    let tools = tools(&client).await;
+    let secret = base.join("secret.lisp");
+    let secret = secret.to_str().unwrap();
+    let cases: Vec<(&str, Value, &str)> = vec![
+        (
+            "lisp-read-file",
+            json!({"path": "missing.lisp"}),
+            "NOT_FOUND",
+        ),
+        ("lisp-read-file", json!({"path": "dir"}), "IS_DIRECTORY"),
+        ("lisp-read-file", json!({"path": "fifo.lisp"}), "NOT_FILE"),
+        (
+            "lisp-read-file",
+            json!({"path": "../secret.lisp"}),
+            "ACCESS_DENIED",
+        ),
+        ("lisp-read-file", json!({"path": secret}), "ACCESS_DENIED"),
+        (
+            "lisp-read-file",
+            json!({"path": "link.lisp"}),
+            "ACCESS_DENIED",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "binary.lisp"}),
+            "BINARY_FILE",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "big.lisp"}),
+            "SIZE_LIMIT_EXCEEDED",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "name_pattern": "("}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "limit": 0}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "limit": "ten"}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "comments": "some"}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "colapsed": false}),
+            "INVALID_ARGUMENT",
+        ),
+        ("lisp-read-file", json!({"path": ""}), "INVALID_ARGUMENT"),
+        ("lisp-read-file", json!({"path": 42}), "INVALID_ARGUMENT"),
+        ("lisp-read-file", json!({}), "INVALID_ARGUMENT"),
+        ("read_file", json!({"path": "missing.lisp"}), "NOT_FOUND"),
+        ("read_file", json!({"path": "dir"}), "NOT_FILE"),
+        ("read_file", json!({"path": "fifo.lisp"}), "NOT_FILE"),
+        (
+            "read_file",
+            json!({"path": "../secret.lisp"}),
+            "ACCESS_DENIED",
+        ),
+        (
+            "read_file",
+            json!({"path": "binary.lisp"}),
+            "BINARY_NOT_SUPPORTED",
+        ),
+        (
+            "read_file",
+            json!({"path": "big.lisp"}),
+            "SIZE_LIMIT_EXCEEDED",
+        ),
+        (
+            "read_file",
+            json!({"path": "ok.lisp", "max_lines": 501}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "read_file",
+            json!({"path": "ok.lisp", "start_line": 0}),
+            "INVALID_ARGUMENT",
+        ),
+        ("read_file", json!({"path": ""}), "INVALID_ARGUMENT"),
+        ("Read", json!({"path": "missing.lisp"}), "NOT_FOUND"),
+        ("Read", json!({"path": "dir"}), "IS_DIRECTORY"),
+        ("Read", json!({"path": "../secret.lisp"}), "ACCESS_DENIED"),
+        ("Read", json!({"path": "binary.lisp"}), "BINARY_FILE"),
+        (
+            "Read",
+            json!({"path": "ok.lisp", "start_line": "x"}),
+            "INVALID_PARAM",
+        ),
+    ];
+    for (tool, args, code) in &cases {
+        let result = call(&client, tool, args.clone()).await;
+        assert_eq!(&error_code(&result), code, "{tool} {args}");
+        let structured = result.structured_content.unwrap();
+        let message = structured["message"]
+            .as_str()
+            .or_else(|| structured["error"]["message"].as_str())
+            .unwrap();
+        assert!(message.len() > 10, "{tool} {args}: {message}");
+        if *tool != "Read" {
+            assert_eq!(structured.as_object().unwrap().len(), 3, "{structured}");
+            assert!(structured["path"].is_string());
+            let shown = structured["path"].as_str().unwrap();
+            assert!(
+                !shown.starts_with(root.to_str().unwrap()),
+                "absolute path shown: {shown}"
+            );
+        }
+        // After each failure, a good call still works.
+        let ok = call(&client, tool, json!({"path": "ok.lisp"})).await;
+        structured_ok(find(&tools, tool), &ok);
+    }
+    // An unknown tool is a protocol error, not a result.
+    let unknown = client
+        .call_tool(
+            CallToolRequestParams::new("write_file")
+                .with_arguments(arguments(json!({"path": "ok.lisp"}))),
+        )
+        .await;
+    let message = format!(
+        "{:?}",
+        unknown.expect_err("unknown tool must be a JSON-RPC error")
+    );
+    assert!(
+        message.contains("-32602") || message.contains("Unknown tool"),
+        "{message}"
+    );
+    structured_ok(
+        find(&tools, "read_file"),
+        &call(&client, "read_file", json!({"path": "ok.lisp"})).await,
+    );
+    client.cancel().await.unwrap();
+}
+
+/// A client that offers MCP roots.
+#[derive(Clone)]
+struct RootsClient {
+    roots: Vec<PathBuf>,
+}
+
+impl ClientHandler for RootsClient {
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.roots = Some(Default::default());
+        ClientConfig::new(capabilities, Implementation::new("roots-test", "1"))
+            .with_protocol_version(rmcp::model::ProtocolVersion::V_2025_06_18)
+    }
+
+    #[allow(deprecated)]
+    async fn list_roots(
+        &self,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ListRootsResult, ErrorData> {
+        Ok(ListRootsResult::new(
+            self.roots
+                .iter()
+                .map(|p| {
+                    Root::new(format!(
+                        "file://{}",
+                        p.display().to_string().replace(' ', "%20")
+                    ))
+                })
+                .collect(),
+        ))
+    }
+}
+
+#[tokio::test]
+async fn without_root_the_clients_roots_are_the_allowed_directories() {
+    let base = scratch("client-roots");
+    let root = base.join("my project");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("inside.lisp"), "(defun inside () 1)\n").unwrap();
+    std::fs::write(base.join("outside.lisp"), "(defun outside () 2)\n").unwrap();
+    // Started in `base`: without the client's roots, outside.lisp would be readable.
+    let mut command = tokio::process::Command::new(BIN);
+    command.arg("mcp").current_dir(&base);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = RootsClient {
+        roots: vec![root.clone()],
+    }
+    .serve(transport)
+    .await
+    .unwrap();
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("lisp-read-file")
+                .with_arguments(arguments(json!({"path": "inside.lisp"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false), "{}", text_of(&result));
+    assert!(text_of(&result).contains("(defun inside ()"));
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("lisp-read-file")
+                .with_arguments(arguments(json!({"path": "../outside.lisp"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(error_code(&result), "ACCESS_DENIED");
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("lisp-read-file")
+                .with_arguments(arguments(json!({"path": "outside.lisp"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(error_code(&result), "NOT_FOUND");
+    client.cancel().await.unwrap();
+
+    // A client without roots: the working directory is the root.
+    let client = start(&[], &base).await;
+    let result = call(&client, "lisp-read-file", json!({"path": "outside.lisp"})).await;
+    assert!(
+        text_of(&result).contains("(defun outside ()"),
+        "{}",
+        text_of(&result)
+    );
+    let result = call(&client, "lisp-read-file", json!({"path": "/etc/hostname"})).await;
+    assert_eq!(error_code(&result), "ACCESS_DENIED");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_thousand_sequential_calls_and_eight_concurrent_ones() {
+    let client = start(&[], &repo()).await;
+    let tools = tools(&client).await;
+    let tool = find(&tools, "lisp-read-file");
+    let expected = call(
+        &client,
+        "lisp-read-file",
+        json!({"path": "fixtures/demo/demo.lisp"}),
+    )
+    .await;
+    let mut micros = Vec::with_capacity(1000);
+    for i in 0..1000 {
+        let started = Instant::now();
+        let result = call(
+            &client,
+            "lisp-read-file",
+            json!({"path": "fixtures/demo/demo.lisp"}),
+        )
+        .await;
+        micros.push(started.elapsed().as_micros());
+        assert_eq!(result, expected, "call {i}");
+    }
+    micros.sort_unstable();
+    eprintln!(
+        "1000 sequential tools/call round trips (client side, demo.lisp): median {} µs, p90 {} µs",
+        micros[500], micros[900]
+    );
+    let calls = (0..8).map(|i| {
+        let peer = client.peer().clone();
+        let args = if i % 2 == 0 {
+            json!({"path": "fixtures/demo/demo.lisp", "name_pattern": "area"})
+        } else {
+            json!({"path": "README.md", "collapsed": false, "limit": 5})
+        };
+        tokio::spawn(async move {
+            peer.call_tool(
+                CallToolRequestParams::new("lisp-read-file").with_arguments(arguments(args)),
+            )
+            .await
+        })
+    });
+    let results: Vec<_> = futures_join(calls.collect()).await;
+    for (i, result) in results.into_iter().enumerate() {
+        let result = result.unwrap_or_else(|e| panic!("concurrent call {i}: {e}"));
+        let value = structured_ok(tool, &result);
+        let mode = if i % 2 == 0 { "lisp-collapsed" } else { "raw" };
+        assert_eq!(value["mode"], mode, "concurrent call {i}");
+    }
+    client.cancel().await.unwrap();
+}
+
+async fn futures_join<T>(handles: Vec<tokio::task::JoinHandle<T>>) -> Vec<T> {
+    let mut out = Vec::with_capacity(handles.len());
+    for handle in handles {
+        out.push(handle.await.expect("task"));
+    }
+    out
+}

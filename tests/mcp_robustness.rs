@@ -1,0 +1,410 @@
+//! The MCP server over a raw pipe, as a careless or hostile client drives it: malformed
+//! JSON, unknown tools and methods, wrong argument types, huge lines, a client that goes
+//! away mid-call. After each, the server answers correctly or exits cleanly; stdout holds
+//! nothing but JSON-RPC messages, one per line; nothing panics.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The server on raw pipes; every stdout line is checked to be a JSON-RPC message.
+struct RawServer {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    stderr: Receiver<String>,
+}
+
+impl RawServer {
+    fn start(args: &[&str]) -> RawServer {
+        let mut child = Command::new(BIN)
+            .arg("mcp")
+            .args(args)
+            .current_dir(repo())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr_pipe = child.stderr.take().unwrap();
+        let (tx, stderr) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut all = String::new();
+            for line in BufReader::new(stderr_pipe).lines().map_while(Result::ok) {
+                all.push_str(&line);
+                all.push('\n');
+            }
+            let _ = tx.send(all);
+        });
+        let stdin = child.stdin.take();
+        let mut server = RawServer {
+            child,
+            stdin,
+            lines,
+            stderr,
+        };
+        server.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        );
+        let init = server.next_message();
+        assert_eq!(init["id"], 0, "{init}");
+        assert!(init["result"]["protocolVersion"].is_string(), "{init}");
+        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: &Value) {
+        let mut line = serde_json::to_vec(message).unwrap();
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    /// The next stdout line, which must be a JSON-RPC 2.0 message.
+    fn next_message(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(TIMEOUT)
+            .expect("the server answers within 30 s");
+        let message: Value = serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:.200}"));
+        assert_eq!(message["jsonrpc"], "2.0", "{line:.200}");
+        assert!(
+            message.get("result").is_some()
+                || message.get("error").is_some()
+                || message.get("method").is_some(),
+            "not a JSON-RPC message: {line:.200}"
+        );
+        message
+    }
+
+    /// Sends a request and returns the response with its id (other messages are skipped).
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(id)
+    }
+
+    fn response(&mut self, id: u64) -> Value {
+        loop {
+            let message = self.next_message();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    fn call(&mut self, id: u64, tool: &str, arguments: Value) -> Value {
+        self.request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        )
+    }
+
+    /// A good call still gets a good answer.
+    fn assert_alive(&mut self, id: u64) {
+        let response = self.call(
+            id,
+            "lisp-read-file",
+            json!({"path": "fixtures/demo/demo.lisp"}),
+        );
+        assert_eq!(response["result"]["isError"], false, "{response}");
+        let text = response["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.starts_with(" 2: (defpackage #:demo ...)"), "{text}");
+    }
+
+    /// Closes stdin; the server must exit 0 soon, with only JSON-RPC lines left on stdout
+    /// and no panic on stderr. Returns the messages that were still written.
+    fn finish(mut self) -> Vec<Value> {
+        drop(self.stdin.take());
+        let started = Instant::now();
+        let status = loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                started.elapsed() < TIMEOUT,
+                "the server did not exit after stdin closed"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let mut rest = Vec::new();
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+            let message: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {line:.200}"));
+            rest.push(message);
+        }
+        let stderr = self.stderr.recv_timeout(TIMEOUT).unwrap_or_default();
+        assert!(
+            !stderr.contains("panicked"),
+            "the server panicked:\n{stderr}"
+        );
+        assert!(status.success(), "exit status {status}; stderr:\n{stderr}");
+        rest
+    }
+}
+
+#[test]
+fn malformed_json_gets_a_parse_error_and_the_server_goes_on() {
+    let mut server = RawServer::start(&[]);
+    for junk in [
+        &b"not json\n"[..],
+        b"{\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": \n",
+        b"\xFF\xFE garbage \x00\n",
+        b"}{\n",
+    ] {
+        server.send_raw(junk);
+        let error = server.next_message();
+        assert_eq!(error["error"]["code"], -32700, "{error}");
+    }
+    // Valid JSON that is not a message: Invalid Request.
+    for not_a_message in [&b"[1, 2]\n"[..], b"42\n", b"{\"id\": 3}\n"] {
+        server.send_raw(not_a_message);
+        let error = server.next_message();
+        assert_eq!(error["error"]["code"], -32600, "{error}");
+    }
+    // Blank lines are nothing; an unknown notification gets no answer.
+    server.send_raw(b"\n\r\n   \n");
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/whatever"}));
+    server.assert_alive(1);
+    server.finish();
+}
+
+#[test]
+fn unknown_tools_and_methods_are_json_rpc_errors() {
+    let mut server = RawServer::start(&[]);
+    let response = server.call(1, "delete_everything", json!({"path": "x"}));
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    assert!(response["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("delete_everything"));
+    // Read exists but is not offered by default.
+    let response = server.call(2, "Read", json!({"path": "README.md"}));
+    assert_eq!(response["error"]["code"], -32602, "{response}");
+    let response = server.request(3, "resources/frobnicate", json!({}));
+    assert_eq!(response["error"]["code"], -32601, "{response}");
+    // tools/call without params at all.
+    server.send(&json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call"}));
+    let response = server.response(4);
+    assert!(response["error"]["code"].as_i64().is_some(), "{response}");
+    server.assert_alive(5);
+    server.finish();
+}
+
+#[test]
+fn wrong_argument_types_are_tool_errors() {
+    let mut server = RawServer::start(&["--tools", "lisp-read-file,read_file,Read"]);
+    let cases = [
+        ("lisp-read-file", json!({"path": ["a"]}), "INVALID_ARGUMENT"),
+        (
+            "lisp-read-file",
+            json!({"path": "README.md", "offset": -1}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "README.md", "limit": 1.5}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "README.md", "collapsed": "yes"}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "README.md", "name_pattern": 7}),
+            "INVALID_ARGUMENT",
+        ),
+        ("read_file", json!({"path": {"x": 1}}), "INVALID_ARGUMENT"),
+        (
+            "read_file",
+            json!({"path": "README.md", "max_lines": "all"}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "Read",
+            json!({"path": "README.md", "limit": true}),
+            "INVALID_PARAM",
+        ),
+    ];
+    for (i, (tool, arguments, code)) in cases.into_iter().enumerate() {
+        let response = server.call(i as u64 + 1, tool, arguments.clone());
+        let result = &response["result"];
+        assert_eq!(result["isError"], true, "{tool} {arguments}: {response}");
+        let structured = &result["structuredContent"];
+        let got = structured["code"]
+            .as_str()
+            .or(structured["error"]["code"].as_str());
+        assert_eq!(got, Some(code), "{tool} {arguments}: {response}");
+    }
+    // `arguments` that is not an object is not a valid tools/call request.
+    let response = server.request(
+        50,
+        "tools/call",
+        json!({"name": "lisp-read-file", "arguments": "README.md"}),
+    );
+    assert!(
+        response.get("error").is_some() || response["result"]["isError"] == true,
+        "{response}"
+    );
+    server.assert_alive(51);
+    server.finish();
+}
+
+#[test]
+fn a_ten_megabyte_request_line_is_answered_and_a_huge_one_is_refused() {
+    let mut server = RawServer::start(&[]);
+    // 10 MB of path: a real request, answered with a tool error (the name is too long).
+    let path = "a/".repeat(5 * 1024 * 1024);
+    let response = server.call(1, "lisp-read-file", json!({"path": path}));
+    assert_eq!(
+        response["result"]["isError"],
+        true,
+        "{:.300}",
+        response.to_string()
+    );
+    // 10 MB of pattern: refused as an invalid pattern, not compiled for ever.
+    let pattern = "(a|b)".repeat(2 * 1024 * 1024);
+    let response = server.call(
+        2,
+        "lisp-read-file",
+        json!({"path": "README.md", "content_pattern": pattern}),
+    );
+    assert_eq!(
+        response["result"]["structuredContent"]["code"],
+        "INVALID_ARGUMENT",
+        "{:.300}",
+        response.to_string()
+    );
+    server.assert_alive(3);
+    // Over 16 MiB: skipped without being held, answered with Invalid Request.
+    let mut huge = br#"{"jsonrpc":"2.0","id":4,"method":"ping","params":{"pad":""#.to_vec();
+    huge.extend(std::iter::repeat_n(b'x', 17 * 1024 * 1024));
+    huge.extend(b"\"}}\n");
+    server.send_raw(&huge);
+    let error = server.next_message();
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    server.assert_alive(5);
+    server.finish();
+}
+
+#[test]
+fn a_client_that_closes_stdin_mid_call_gets_a_clean_exit() {
+    for tool_calls in [1, 20] {
+        let mut server = RawServer::start(&["--max-file-bytes", "104857600"]);
+        let big = std::env::temp_dir().join(format!("lrf-mid-call-{}.lisp", std::process::id()));
+        std::fs::write(&big, "(defun f (x) (list x x x x))\n".repeat(100_000)).unwrap();
+        let mut batch = Vec::new();
+        for id in 1..=tool_calls {
+            let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "lisp-read-file", "arguments": {"path": big, "limit": 100000}}});
+            batch.extend(serde_json::to_vec(&request).unwrap());
+            batch.push(b'\n');
+        }
+        // The last request is cut in the middle of its line.
+        batch.extend(br#"{"jsonrpc":"2.0","id":999,"method":"tools/c"#);
+        server.send_raw(&batch);
+        let rest = server.finish();
+        for message in &rest {
+            assert_ne!(message["id"], 999, "a cut request was answered");
+        }
+        let _ = std::fs::remove_file(&big);
+    }
+}
+
+#[test]
+fn a_thousand_sequential_calls_and_eight_concurrent_ones_over_the_pipe() {
+    let mut server = RawServer::start(&["--tools", "lisp-read-file,read_file,Read"]);
+    let first = server.call(
+        1,
+        "lisp-read-file",
+        json!({"path": "fixtures/demo/demo.lisp"}),
+    );
+    for id in 2..=1000 {
+        let response = server.call(
+            id,
+            "lisp-read-file",
+            json!({"path": "fixtures/demo/demo.lisp"}),
+        );
+        assert_eq!(response["result"], first["result"], "call {id}");
+    }
+    // Eight requests written at once, answered in any order, each exactly once.
+    let tools = ["lisp-read-file", "read_file", "Read", "lisp-read-file"];
+    let mut batch = Vec::new();
+    for i in 0..8u64 {
+        let request = json!({"jsonrpc": "2.0", "id": 2000 + i, "method": "tools/call",
+            "params": {"name": tools[i as usize % 4], "arguments": {"path": "README.md"}}});
+        batch.extend(serde_json::to_vec(&request).unwrap());
+        batch.push(b'\n');
+    }
+    server.send_raw(&batch);
+    let mut seen = Vec::new();
+    while seen.len() < 8 {
+        let message = server.next_message();
+        let id = message["id"].as_u64().expect("a response");
+        assert_eq!(message["result"]["isError"], false, "{message:.300}");
+        let structured = &message["result"]["structuredContent"];
+        match tools[(id - 2000) as usize % 4] {
+            "Read" => assert_eq!(structured["context"]["path_resolved"], "README.md"),
+            _ => assert_eq!(structured["path"], "README.md"),
+        }
+        seen.push(id);
+    }
+    seen.sort_unstable();
+    assert_eq!(seen, (2000..2008).collect::<Vec<_>>());
+    server.finish();
+}
+
+#[test]
+fn usage_errors_exit_2_and_write_nothing_on_stdout() {
+    for args in [
+        &["mcp", "--tools", "rm"][..],
+        &["mcp", "--log-level", "loud"],
+        &["mcp", "--bogus"],
+    ] {
+        let out = Command::new(BIN)
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    let out = Command::new(BIN)
+        .args(["mcp", "--root", "/no/such/dir"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("INVALID_ARGUMENT"));
+}

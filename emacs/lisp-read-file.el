@@ -1,0 +1,1079 @@
+;;; lisp-read-file.el --- Outline and expand Common Lisp files with lisp-read-file  -*- lexical-binding: t; -*-
+
+;; Copyright (C) 2025 The lisp-read-file authors
+
+;; Author: The lisp-read-file authors
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "27.1"))
+;; Keywords: languages, lisp, tools
+;; SPDX-License-Identifier: MIT
+
+;; This file is not part of GNU Emacs.
+
+;;; Commentary:
+
+;; An Emacs companion for the `lisp-read-file' program, which reads
+;; Common Lisp files without evaluating them: a collapsed outline of
+;; every top-level definition, or chosen definitions expanded verbatim,
+;; with true line numbers.
+;;
+;; The package starts one `lisp-read-file mcp --root ROOT' process per
+;; project root and per Emacs session, and talks to it with
+;; newline-delimited JSON-RPC 2.0 (the MCP stdio transport).  The
+;; process is started on first use and restarted transparently when it
+;; has died.  Its standard error goes to the buffer
+;; "*lisp-read-file stderr: ROOT*", never into the JSON stream.
+;;
+;; The project root of a file is given by
+;; `lisp-read-file-root-function'; by default the root of the
+;; `project-current' project (project.el), else the nearest directory
+;; above the file holding ".git", else the file's own directory.
+;;
+;; Commands:
+;;
+;;   `lisp-read-file-outline'            collapsed view of this file
+;;   `lisp-read-file-expand'             expand definitions by name
+;;   `lisp-read-file-find-file-outline'  collapsed view of another file
+;;   `lisp-read-file-shutdown'           stop the companion processes
+;;
+;; From Lisp, `lisp-read-file-call' returns the result of one call of
+;; the tool (the view text and its meta data) as an alist.
+;;
+;; Each numbered line of an outline buffer is a button: RET or a mouse
+;; click visits that line of the file.  In the outline buffer `n' and
+;; `p' move between lines, `g' asks the program again, `q' quits.
+;;
+;; `lisp-read-file-mode' is a minor mode for `lisp-mode' buffers: it
+;; builds the `imenu' index from the outline (see
+;; `lisp-read-file-imenu-create-index' and `lisp-read-file-imenu-groups')
+;; and binds the commands under the prefix C-c C-o, which neither
+;; `lisp-mode', SLIME nor SLY use:
+;;
+;;   C-c C-o C-o, C-c C-o o   `lisp-read-file-outline'
+;;   C-c C-o C-e, C-c C-o e   `lisp-read-file-expand'
+;;   C-c C-o C-f, C-c C-o f   `lisp-read-file-find-file-outline'
+;;   C-c C-o i                `imenu'
+;;
+;; The program reads files from disk.  When the buffer of a file has
+;; unsaved changes the outline is of the saved file, its line numbers
+;; may be off, and the commands say so in a message (and in the header
+;; line of the outline buffer).
+;;
+;; Neither SLIME nor SLY is needed; both can be used at the same time.
+;; Emacs must be built with native JSON support (libjansson), as the
+;; usual builds of Emacs 27 and later are.
+
+;;; Code:
+
+(require 'button)
+(require 'cl-lib)
+(require 'imenu)
+(require 'lisp-mode)
+(require 'subr-x)
+(require 'thingatpt)
+(require 'url-util)
+
+(declare-function json-parse-string "json.c" (string &rest args))
+(declare-function json-serialize "json.c" (object &rest args))
+(declare-function project-root "project" (project))
+(declare-function project-roots "project" (project))
+(declare-function project-current "project" (&optional maybe-prompt directory))
+
+(defconst lisp-read-file-version "0.1.0"
+  "Version of the Emacs companion of lisp-read-file.")
+
+(defconst lisp-read-file-protocol-version "2025-06-18"
+  "MCP protocol version sent in the `initialize' request.")
+
+(defconst lisp-read-file-tool-name "lisp-read-file"
+  "Name of the MCP tool that reads a file.")
+
+;;;; Customization
+
+(defgroup lisp-read-file nil
+  "Outline and expand Common Lisp files with the lisp-read-file program."
+  :group 'tools
+  :group 'lisp
+  :prefix "lisp-read-file-")
+
+(defcustom lisp-read-file-executable "lisp-read-file"
+  "The lisp-read-file program, a file name or a command name.
+A command name is looked up in the variable `exec-path'.  When this
+names no executable file, the commands signal a `user-error'."
+  :type 'string)
+
+(defcustom lisp-read-file-arguments nil
+  "Extra arguments for the program, added after \"mcp --root ROOT\".
+For example (\"--max-file-bytes\" \"4194304\")."
+  :type '(repeat string))
+
+(defcustom lisp-read-file-timeout 10
+  "Seconds to wait for an answer of the companion process.
+A process that does not answer in time is stopped; the next call
+starts a new one."
+  :type 'number)
+
+(defcustom lisp-read-file-root-function #'lisp-read-file-default-root
+  "Function of one argument, an absolute file name, that returns its root.
+The root is the directory given to \"lisp-read-file mcp --root\"; one
+process runs per root.  The file must lie inside the root."
+  :type 'function)
+
+(defcustom lisp-read-file-fontify t
+  "Non-nil means highlight Lisp code in outline buffers like `lisp-mode'."
+  :type 'boolean)
+
+(defcustom lisp-read-file-imenu-groups
+  '(("Packages" "defpackage" "define-package")
+    ("Systems" "defsystem")
+    ("Variables" "defvar" "defparameter" "defconstant" "defglobal"
+     "define-symbol-macro")
+    ("Types" "defclass" "defstruct" "deftype" "define-condition")
+    ("Functions" "defun" "defgeneric")
+    ("Methods" "defmethod")
+    ("Macros" "defmacro" "define-compiler-macro" "define-modify-macro"
+     "define-setf-expander" "defsetf")
+    ("Other" t))
+  "How `lisp-read-file-imenu-create-index' groups definitions.
+Each element is (GROUP OPERATOR...): definitions whose operator is
+one of the OPERATORs (compared without package prefix and case) go
+into the submenu GROUP, in file order.  An OPERATOR t stands for
+every other operator whose name starts with \"def\".  Forms whose
+operator matches no group are left out.  Methods are named as
+NAME QUALIFIERS (SPECIALIZERS), e.g. \"area :around (shape)\".
+
+The value nil means a flat index of every form whose operator
+starts with \"def\", without submenus."
+  :type '(choice (const :tag "Flat index" nil)
+                 (repeat (cons (string :tag "Group")
+                               (repeat (choice (string :tag "Operator")
+                                               (const :tag "Other def..." t)))))))
+
+(defface lisp-read-file-line-number
+  '((t :inherit font-lock-constant-face))
+  "Face for the line numbers of outline buffers.")
+
+(defface lisp-read-file-note
+  '((t :inherit font-lock-comment-face))
+  "Face for notes and footers, the lines in brackets, of outline buffers.")
+
+;;;; Errors
+
+(define-error 'lisp-read-file-error "lisp-read-file")
+(define-error 'lisp-read-file-process-error
+  "lisp-read-file process" 'lisp-read-file-error)
+
+;;;; JSON
+
+(defun lisp-read-file--json-read (string)
+  "Parse the JSON text STRING: objects as alists, arrays as lists.
+JSON null and false are both nil."
+  (json-parse-string string :object-type 'alist :array-type 'list
+                     :null-object nil :false-object nil))
+
+(defun lisp-read-file--json-write (object)
+  "Return OBJECT as one line of JSON.
+Objects are alists (or hash tables for {}), arrays are vectors,
+false is :false."
+  (json-serialize object))
+
+;;;; Connections
+
+(cl-defstruct (lisp-read-file--conn
+               (:constructor lisp-read-file--conn-create)
+               (:copier nil))
+  "A companion process for one project root."
+  root command process stderr-process stderr-buffer
+  (stderr-start nil)
+  (next-id 0)
+  (replies (make-hash-table))
+  (chunks nil)
+  (server-info nil))
+
+(defvar lisp-read-file--connections (make-hash-table :test #'equal)
+  "Connections by project root (a directory name).")
+
+(defun lisp-read-file--command (root)
+  "Return the command line of the companion process for ROOT."
+  (let ((program (and (stringp lisp-read-file-executable)
+                      (not (string= lisp-read-file-executable ""))
+                      (executable-find lisp-read-file-executable))))
+    (unless program
+      (user-error "Cannot find the lisp-read-file program %S: build it \
+\(cargo build --release) and put it on the variable `exec-path', or set \
+`lisp-read-file-executable' to its file name"
+                  lisp-read-file-executable))
+    (append (list program "mcp" "--root" (directory-file-name root))
+            lisp-read-file-arguments)))
+
+(defun lisp-read-file--stderr-tail (conn)
+  "Return the last lines the process of CONN wrote on standard error."
+  (let ((buffer (lisp-read-file--conn-stderr-buffer conn))
+        (start (lisp-read-file--conn-stderr-start conn)))
+    (if (not (buffer-live-p buffer))
+        ""
+      (with-current-buffer buffer
+        (let ((lines (split-string (buffer-substring-no-properties
+                                    (if (markerp start) start (point-min))
+                                    (point-max))
+                                   "\n" t "[ \t]+")))
+          (setq lines (cl-remove-if (lambda (line)
+                                      (string-prefix-p "[lisp-read-file.el]" line))
+                                    lines))
+          (mapconcat #'identity (last lines 4) "\n"))))))
+
+(defun lisp-read-file--died (conn)
+  "Signal that the process of CONN is not running."
+  (let ((stderr (lisp-read-file--conn-stderr-process conn)))
+    ;; Read what it wrote on standard error before it ended.
+    (while (and (process-live-p stderr)
+                (accept-process-output stderr 0.2 nil t))))
+  (let ((tail (lisp-read-file--stderr-tail conn))
+        (process (lisp-read-file--conn-process conn)))
+    (signal 'lisp-read-file-process-error
+            (list (format "%s is not running (%s %s)%s"
+                          (process-name process)
+                          (process-status process)
+                          (process-exit-status process)
+                          (if (string= tail "")
+                              ""
+                            (format "; its standard error says: %s" tail)))))))
+
+(defun lisp-read-file--log (conn format-string &rest args)
+  "Append FORMAT-STRING with ARGS as a line to the stderr buffer of CONN."
+  (let ((buffer (lisp-read-file--conn-stderr-buffer conn)))
+    (when (buffer-live-p buffer)
+      (with-current-buffer buffer
+        (save-excursion
+          (goto-char (point-max))
+          (let ((inhibit-read-only t))
+            (insert "[lisp-read-file.el] " (apply #'format format-string args)
+                    "\n")))))))
+
+(defun lisp-read-file--send (conn message)
+  "Send MESSAGE, an alist, as one JSON line to the process of CONN."
+  (let ((process (lisp-read-file--conn-process conn)))
+    (unless (process-live-p process)
+      (lisp-read-file--died conn))
+    (condition-case nil
+        (process-send-string process (concat (lisp-read-file--json-write message)
+                                             "\n"))
+      (error (lisp-read-file--died conn)))))
+
+(defun lisp-read-file--answer-request (conn id method)
+  "Answer the request ID of METHOD that the server of CONN sent."
+  (let ((root (directory-file-name (lisp-read-file--conn-root conn))))
+    (lisp-read-file--send
+     conn
+     (cond
+      ((equal method "ping")
+       `((jsonrpc . "2.0") (id . ,id) (result . ,(make-hash-table))))
+      ((equal method "roots/list")
+       `((jsonrpc . "2.0") (id . ,id)
+         (result (roots . [((uri . ,(concat "file://"
+                                            (url-hexify-string
+                                             root url-path-allowed-chars)))
+                            (name . ,(file-name-nondirectory root)))]))))
+      (t
+       `((jsonrpc . "2.0") (id . ,id)
+         (error (code . -32601)
+                (message . ,(format "Method not found: %s" method)))))))))
+
+(defun lisp-read-file--handle-message (conn message)
+  "Dispatch MESSAGE, a parsed JSON-RPC message from the server of CONN."
+  (let ((id (alist-get 'id message))
+        (method (alist-get 'method message)))
+    (cond
+     ((and method id) (lisp-read-file--answer-request conn id method))
+     (method nil)                        ; A notification: nothing to do.
+     ((and id (eq (gethash id (lisp-read-file--conn-replies conn)) 'pending))
+      (puthash id message (lisp-read-file--conn-replies conn)))
+     ((alist-get 'error message)
+      (lisp-read-file--log conn "Error reply without request: %S" message)))))
+
+(defun lisp-read-file--handle-line (conn line)
+  "Handle LINE, one complete line of output of the process of CONN."
+  (unless (string-match-p "\\`[ \t\r]*\\'" line)
+    (let ((message (condition-case nil
+                       (lisp-read-file--json-read line)
+                     (error
+                      (lisp-read-file--log conn "Not JSON: %s" line)
+                      nil))))
+      (if (and (consp message) (symbolp (car-safe (car message))))
+          (lisp-read-file--handle-message conn message)
+        (when message
+          (lisp-read-file--log conn "Not a JSON-RPC message: %s" line))))))
+
+(defun lisp-read-file--filter (process output)
+  "Process filter: split OUTPUT of PROCESS into lines and handle them.
+A line may arrive in several pieces; the pieces are kept until its
+newline comes."
+  (let ((conn (process-get process 'lisp-read-file-conn))
+        (start 0)
+        newline)
+    (when conn
+      (while (setq newline (cl-position ?\n output :start start))
+        (let ((line (apply #'concat
+                           (nreverse (cons (substring output start newline)
+                                           (lisp-read-file--conn-chunks conn))))))
+          (setf (lisp-read-file--conn-chunks conn) nil)
+          (setq start (1+ newline))
+          (condition-case err
+              (lisp-read-file--handle-line conn line)
+            (error (lisp-read-file--log conn "Error handling a message: %s"
+                                        (error-message-string err))))))
+      (when (< start (length output))
+        (push (substring output start) (lisp-read-file--conn-chunks conn))))))
+
+(defun lisp-read-file--sentinel (process event)
+  "Process sentinel: note in the stderr buffer that PROCESS ended with EVENT."
+  (let ((conn (process-get process 'lisp-read-file-conn)))
+    (when (and conn (not (process-live-p process)))
+      (lisp-read-file--log conn "%s: %s" (process-name process)
+                           (string-trim-right event)))))
+
+(defun lisp-read-file--stderr-filter (process output)
+  "Append OUTPUT of the standard error pipe PROCESS to its buffer."
+  (let ((buffer (process-buffer process)))
+    (when (buffer-live-p buffer)
+      (with-current-buffer buffer
+        (save-excursion
+          (goto-char (point-max))
+          (let ((inhibit-read-only t))
+            (insert output)))))))
+
+(defun lisp-read-file--stderr-sentinel (process _event)
+  "Delete the standard error pipe PROCESS once it is closed."
+  (unless (process-live-p process)
+    (delete-process process)))
+
+(defun lisp-read-file--start (root command)
+  "Start COMMAND for ROOT and return its initialized connection."
+  (let* ((label (abbreviate-file-name (directory-file-name root)))
+         (stderr-buffer (get-buffer-create
+                         (format "*lisp-read-file stderr: %s*" label)))
+         (stderr (make-pipe-process
+                  :name (format "lisp-read-file stderr<%s>" label)
+                  :buffer stderr-buffer
+                  :coding 'utf-8-unix
+                  :noquery t
+                  :filter #'lisp-read-file--stderr-filter
+                  :sentinel #'lisp-read-file--stderr-sentinel))
+         (default-directory root)
+         (process (condition-case err
+                      (make-process
+                       :name (format "lisp-read-file<%s>" label)
+                       :command command
+                       :connection-type 'pipe
+                       :coding 'utf-8-unix
+                       :noquery t
+                       :stderr stderr
+                       :filter #'lisp-read-file--filter
+                       :sentinel #'lisp-read-file--sentinel)
+                    (error
+                     (delete-process stderr)
+                     (signal 'lisp-read-file-process-error
+                             (list (format "Cannot start %s: %s"
+                                           (car command)
+                                           (error-message-string err)))))))
+         (conn (lisp-read-file--conn-create
+                :root root :command command :process process
+                :stderr-process stderr :stderr-buffer stderr-buffer)))
+    (process-put process 'lisp-read-file-conn conn)
+    (lisp-read-file--log conn "started %s" (mapconcat #'identity command " "))
+    (with-current-buffer stderr-buffer
+      (setf (lisp-read-file--conn-stderr-start conn) (point-max-marker)))
+    (condition-case err
+        (progn
+          (setf (lisp-read-file--conn-server-info conn)
+                (lisp-read-file--request
+                 conn "initialize"
+                 `((protocolVersion . ,lisp-read-file-protocol-version)
+                   (capabilities . ,(make-hash-table))
+                   (clientInfo (name . "lisp-read-file.el")
+                               (version . ,lisp-read-file-version)))))
+          (lisp-read-file--send conn '((jsonrpc . "2.0")
+                                       (method . "notifications/initialized"))))
+      (error
+       (lisp-read-file--stop conn)
+       (signal (car err) (cdr err))))
+    conn))
+
+(defun lisp-read-file--stop (conn)
+  "Stop the process of CONN."
+  (let ((process (lisp-read-file--conn-process conn)))
+    (when (process-live-p process)
+      (ignore-errors (process-send-eof process))
+      (delete-process process))))
+
+(defun lisp-read-file--connection (root)
+  "Return a live, initialized connection for ROOT, starting one if needed."
+  (let ((command (lisp-read-file--command root))
+        (conn (gethash root lisp-read-file--connections)))
+    (unless (and conn
+                 (process-live-p (lisp-read-file--conn-process conn))
+                 (equal (lisp-read-file--conn-command conn) command))
+      (when conn
+        (lisp-read-file--stop conn)
+        (remhash root lisp-read-file--connections))
+      (setq conn (lisp-read-file--start root command))
+      (puthash root conn lisp-read-file--connections))
+    conn))
+
+(defun lisp-read-file--request (conn method params)
+  "Send the request METHOD with PARAMS on CONN and wait for its result.
+Signal `lisp-read-file-error' for an error reply or a timeout, and
+`lisp-read-file-process-error' when the process ends first."
+  (let* ((id (cl-incf (lisp-read-file--conn-next-id conn)))
+         (replies (lisp-read-file--conn-replies conn))
+         (process (lisp-read-file--conn-process conn))
+         (deadline (+ (float-time) lisp-read-file-timeout))
+         reply)
+    (puthash id 'pending replies)
+    (unwind-protect
+        (progn
+          (lisp-read-file--send conn `((jsonrpc . "2.0") (id . ,id)
+                                       (method . ,method)
+                                       ,@(and params `((params . ,params)))))
+          (while (eq (setq reply (gethash id replies)) 'pending)
+            (cond
+             ((not (process-live-p process))
+              ;; Read what is left in the pipe: the reply may be there.
+              (while (accept-process-output process 0 nil t))
+              (when (eq (gethash id replies) 'pending)
+                (lisp-read-file--died conn)))
+             ((> (float-time) deadline)
+              (lisp-read-file--stop conn)
+              (signal 'lisp-read-file-error
+                      (list (format "No answer to %s within %s seconds; \
+the process was stopped and will be restarted" method lisp-read-file-timeout))))
+             (t (accept-process-output process 0.05)))))
+      (remhash id replies))
+    (let ((rpc-error (alist-get 'error reply)))
+      (when rpc-error
+        (signal 'lisp-read-file-error
+                (list (format "%s (JSON-RPC error %s in %s)"
+                              (alist-get 'message rpc-error)
+                              (alist-get 'code rpc-error)
+                              method)))))
+    (alist-get 'result reply)))
+
+;;;###autoload
+(defun lisp-read-file-shutdown ()
+  "Stop every lisp-read-file companion process of this Emacs session."
+  (interactive)
+  (maphash (lambda (_root conn) (lisp-read-file--stop conn))
+           lisp-read-file--connections)
+  (clrhash lisp-read-file--connections))
+
+;;;; Roots and tool calls
+
+(defun lisp-read-file--project-directory (file)
+  "Return the root of the project.el project of FILE, or nil."
+  (when (require 'project nil t)
+    (let* ((directory (file-name-directory file))
+           (project (ignore-errors (project-current nil directory))))
+      (when project
+        (if (fboundp 'project-root)
+            (project-root project)
+          (car (with-no-warnings (project-roots project))))))))
+
+(defun lisp-read-file-default-root (file)
+  "Return the root directory for FILE.
+That is the root of its `project-current' project, else the nearest
+directory above FILE holding \".git\", else the directory of FILE."
+  (or (lisp-read-file--project-directory file)
+      (locate-dominating-file file ".git")
+      (file-name-directory file)))
+
+(defun lisp-read-file--root (file)
+  "Return the root for FILE, an absolute true file name, as a directory name."
+  (let* ((given (funcall lisp-read-file-root-function file))
+         (root (and given (file-name-as-directory
+                           (file-truename (expand-file-name given))))))
+    (if (and root (string-prefix-p root file))
+        root
+      (file-name-directory file))))
+
+(defun lisp-read-file--true-file (file)
+  "Return the absolute true name of FILE, refusing remote files."
+  (let ((file (expand-file-name file)))
+    (when (file-remote-p file)
+      (user-error "Remote files are not supported by lisp-read-file: %s" file))
+    (file-truename file)))
+
+(defun lisp-read-file-call (file arguments)
+  "Call the lisp-read-file tool on FILE with ARGUMENTS.
+ARGUMENTS is an alist of tool arguments besides path, as in the
+tool's input schema: (collapsed . :false), (name_pattern . \"foo\")...
+Return the structured result, an alist with `path', `mode',
+`content' and `meta', plus `root' and `file' (the absolute file
+name).
+
+A tool error (a result with isError) signals a `user-error' whose
+message is \"CODE: message\", e.g. \"NOT_FOUND: no such file: a.lisp...\".
+A process that died is restarted and the call made again, once.
+Other failures of the process (it cannot start, it dies twice, it
+does not answer in time) signal an `error'."
+  (let* ((file (lisp-read-file--true-file file))
+         (root (lisp-read-file--root file))
+         (params `((name . ,lisp-read-file-tool-name)
+                   (arguments (path . ,(file-relative-name file root))
+                              ,@arguments)))
+         (result (condition-case err
+                     (condition-case nil
+                         (lisp-read-file--request (lisp-read-file--connection root)
+                                                  "tools/call" params)
+                       (lisp-read-file-process-error
+                        (lisp-read-file--request (lisp-read-file--connection root)
+                                                 "tools/call" params)))
+                   ;; Plain messages, without the quotes `error-message-string'
+                   ;; puts around the data of other conditions.
+                   (lisp-read-file-error
+                    (error "lisp-read-file: %s" (cadr err)))))
+         (structured (alist-get 'structuredContent result))
+         (text (mapconcat (lambda (item)
+                            (or (and (equal (alist-get 'type item) "text")
+                                     (alist-get 'text item))
+                                ""))
+                          (alist-get 'content result) "")))
+    (if (alist-get 'isError result)
+        (user-error "%s" (if (alist-get 'code structured)
+                             (format "%s: %s" (alist-get 'code structured)
+                                     (or (alist-get 'message structured) text))
+                           text))
+      (append `((root . ,root) (file . ,file))
+              (if (stringp (alist-get 'content structured))
+                  structured
+                (cons (cons 'content text) structured))))))
+
+(defun lisp-read-file--call-pages (file arguments &optional max-pages)
+  "Call the tool on FILE with ARGUMENTS, following `next_offset'.
+Return the list of the results of at most MAX-PAGES (default 50) calls."
+  (let ((results nil)
+        (offset nil)
+        (pages 0))
+    (while (progn
+             (let ((result (lisp-read-file-call
+                            file (if offset
+                                     (cons (cons 'offset offset) arguments)
+                                   arguments))))
+               (push result results)
+               (cl-incf pages)
+               (setq offset (alist-get 'next_offset (alist-get 'meta result)))
+               (and (integerp offset) (< pages (or max-pages 50))))))
+    (nreverse results)))
+
+;;;; Reading the views
+
+(defconst lisp-read-file--numbered-line-regexp
+  "\\` *\\([0-9]+\\)\\([:-]\\)\\(?: \\|\\'\\)"
+  "Regexp matching a numbered line of a view: \"NN: \" or \"NN- \".")
+
+(defun lisp-read-file--numbered-lines (text)
+  "Return the numbered lines of the view TEXT as (LINE . REST) pairs.
+REST is the text after \"NN: \", with its indentation."
+  (let ((lines nil))
+    (dolist (line (split-string text "\n"))
+      (when (string-match lisp-read-file--numbered-line-regexp line)
+        (push (cons (string-to-number (match-string 1 line))
+                    (substring line (match-end 0)))
+              lines)))
+    (nreverse lines)))
+
+(defun lisp-read-file--sexp-text (limit)
+  "Move over the sexp at point, up to LIMIT; return its text or nil."
+  (skip-chars-forward " \t\n" limit)
+  (let ((start (point)))
+    (when (and (< start limit)
+               (not (eq (char-after) ?\)))
+               (ignore-errors (forward-sexp) t)
+               (<= (point) limit))
+      (buffer-substring-no-properties start (point)))))
+
+(defun lisp-read-file--strip-package (name)
+  "Return NAME, a symbol name, without its package prefix, in lower case."
+  (downcase (if (string-match "\\`[^:|\"]*::?\\([^:]+\\)\\'" name)
+                (match-string 1 name)
+              name)))
+
+(defun lisp-read-file--parse-signature (signature)
+  "Parse SIGNATURE, one collapsed-view signature, e.g. \"(defun f (x) ...)\".
+Return (OPERATOR NAME) or nil.  OPERATOR is without package and in
+lower case; NAME is as written, for methods followed by their
+qualifiers and specializers: \"area :around (shape)\"."
+  (with-temp-buffer
+    (set-syntax-table lisp-mode-syntax-table)
+    (insert signature)
+    (goto-char (point-min))
+    ;; Reader conditionals in front: #+sbcl, #-(or a b).
+    (while (looking-at "[ \t]*#[-+]")
+      (goto-char (match-end 0))
+      (lisp-read-file--sexp-text (point-max)))
+    (skip-chars-forward " \t")
+    (when (eq (char-after) ?\()
+      (forward-char 1)
+      (let* ((limit (point-max))
+             (operator (lisp-read-file--sexp-text limit))
+             (name-start (progn (skip-chars-forward " \t\n") (point)))
+             (name (and operator (lisp-read-file--sexp-text limit))))
+        (when (and operator name)
+          (setq operator (lisp-read-file--strip-package operator))
+          ;; (defstruct (point (:conc-name p-)) ...) is named point,
+          ;; (defun (setf foo) ...) is named (setf foo).
+          (when (and (eq (char-after name-start) ?\()
+                     (not (string-match-p "\\`(setf[ \t]" name)))
+            (save-excursion
+              (goto-char (1+ name-start))
+              (setq name (or (lisp-read-file--sexp-text limit) name))))
+          (when (equal operator "defmethod")
+            (let ((qualifiers nil)
+                  (specializers nil)
+                  item)
+              (while (and (progn (skip-chars-forward " \t\n") (< (point) limit))
+                          (not (memq (char-after) '(?\( ?\))))
+                          (setq item (lisp-read-file--sexp-text limit)))
+                (unless (string= item "...")
+                  (push item qualifiers)))
+              (when (eq (char-after) ?\()
+                (forward-char 1)
+                (while (and (progn (skip-chars-forward " \t\n") (< (point) limit))
+                            (not (eq (char-after) ?&))
+                            (not (eq (char-after) ?\))))
+                  (if (eq (char-after) ?\()
+                      (save-excursion
+                        (forward-char 1)
+                        (lisp-read-file--sexp-text limit)
+                        (push (or (lisp-read-file--sexp-text limit) "t")
+                              specializers))
+                    (push "t" specializers))
+                  (unless (lisp-read-file--sexp-text limit)
+                    (goto-char limit)))
+                (setq name (format "%s%s (%s)" name
+                                   (mapconcat (lambda (q) (concat " " q))
+                                              (nreverse qualifiers) "")
+                                   (mapconcat #'identity
+                                              (nreverse specializers) " "))))))
+          (list operator name))))))
+
+;;;; Outline buffers
+
+(defvar-local lisp-read-file--file nil
+  "The absolute file name whose view the outline buffer shows.")
+
+(defvar-local lisp-read-file--arguments nil
+  "The tool arguments, besides path, of the view in the outline buffer.")
+
+(defvar-local lisp-read-file--result nil
+  "The structured result shown in the outline buffer.")
+
+(define-button-type 'lisp-read-file-line
+  'action #'lisp-read-file--button-action
+  'follow-link t
+  'face nil
+  'mouse-face 'highlight
+  'help-echo "mouse-2, RET: visit this line of the file")
+
+(defun lisp-read-file--button-action (button)
+  "Visit the file line of BUTTON."
+  (lisp-read-file-visit-line (button-get button 'lisp-read-file-file)
+                             (button-get button 'lisp-read-file-line)))
+
+(defun lisp-read-file--warn-if-modified (file)
+  "Warn if the buffer of FILE is modified; return non-nil then."
+  (let ((buffer (find-buffer-visiting file)))
+    (when (and buffer (buffer-modified-p buffer))
+      (message "Buffer %s has unsaved changes: lisp-read-file shows the file \
+as saved on disk, and its line numbers may be off" (buffer-name buffer))
+      t)))
+
+(defun lisp-read-file-visit-line (file line)
+  "Visit FILE in another window and move to the start of LINE (1-based).
+Point goes to the first non-blank character of the line."
+  (let ((buffer (find-file-noselect file)))
+    (pop-to-buffer buffer)
+    (let ((position (save-excursion
+                      (save-restriction
+                        (widen)
+                        (goto-char (point-min))
+                        (forward-line (1- line))
+                        (back-to-indentation)
+                        (point)))))
+      (unless (<= (point-min) position (point-max))
+        (widen))
+      (unless (= position (point))
+        (push-mark nil t))
+      (goto-char position))
+    (lisp-read-file--warn-if-modified file)
+    buffer))
+
+(defun lisp-read-file--fontify-lisp (text)
+  "Return TEXT, Lisp code, with the faces `lisp-mode' gives it."
+  (with-temp-buffer
+    (insert text)
+    (delay-mode-hooks (lisp-mode))
+    (ignore-errors (font-lock-ensure))
+    (buffer-string)))
+
+(defun lisp-read-file--insert-view (text file mode)
+  "Insert the view TEXT of FILE, in view MODE, with a button per numbered line."
+  (let ((start (point)))
+    (insert text)
+    (unless (or (string= text "") (bolp))
+      (insert "\n"))
+    (when (and lisp-read-file-fontify (equal mode "lisp-collapsed"))
+      (let ((fontified (lisp-read-file--fontify-lisp
+                        (buffer-substring-no-properties start (point)))))
+        (delete-region start (point))
+        (insert fontified)))
+    (save-excursion
+      (goto-char start)
+      (while (not (eobp))
+        (let ((bol (point))
+              (eol (line-end-position)))
+          (cond
+           ((looking-at " *\\([0-9]+\\)\\([:-]\\)\\(?: \\|$\\)")
+            (put-text-property (match-beginning 1) (match-end 2)
+                               'face 'lisp-read-file-line-number)
+            (make-text-button bol eol
+                              :type 'lisp-read-file-line
+                              'lisp-read-file-file file
+                              'lisp-read-file-line
+                              (string-to-number (match-string 1))))
+           ((looking-at "\\[.*\\]$\\|--$")
+            (put-text-property bol eol 'face 'lisp-read-file-note)))
+          (forward-line 1))))))
+
+(defun lisp-read-file--header-line ()
+  "Return the header line of an outline buffer."
+  (let* ((result lisp-read-file--result)
+         (meta (alist-get 'meta result))
+         (pattern (or (alist-get 'name_pattern lisp-read-file--arguments)
+                      (alist-get 'content_pattern lisp-read-file--arguments)))
+         (buffer (and lisp-read-file--file
+                      (find-buffer-visiting lisp-read-file--file))))
+    (concat
+     (format " %s  %s" (alist-get 'path result) (alist-get 'mode result))
+     (when (alist-get 'total_forms meta)
+       (format "  %s forms" (alist-get 'total_forms meta)))
+     (when pattern
+       (format "  /%s/ expanded %s" pattern (or (alist-get 'expanded_forms meta) 0)))
+     (when (alist-get 'truncated meta)
+       "  [cut: see the footer]")
+     (when (and buffer (buffer-modified-p buffer))
+       (propertize "  [buffer modified: showing the saved file]"
+                   'face 'warning)))))
+
+(defvar lisp-read-file-outline-mode-map
+  (let ((map (make-sparse-keymap)))
+    (set-keymap-parent map (make-composed-keymap button-buffer-map
+                                                 special-mode-map))
+    (define-key map "n" #'lisp-read-file-next-line)
+    (define-key map "p" #'lisp-read-file-previous-line)
+    map)
+  "Keymap of `lisp-read-file-outline-mode'.")
+
+(define-derived-mode lisp-read-file-outline-mode special-mode "LRF-Outline"
+  "Major mode of the outline buffers of lisp-read-file.
+Each numbered line is a button that visits that line of the file.
+
+\\{lisp-read-file-outline-mode-map}"
+  (setq-local revert-buffer-function #'lisp-read-file--revert)
+  (setq-local header-line-format '(:eval (lisp-read-file--header-line)))
+  (setq-local truncate-lines t)
+  (set-syntax-table lisp-mode-syntax-table))
+
+(defun lisp-read-file-next-line (&optional n)
+  "Move to the Nth next numbered line."
+  (interactive "p")
+  (forward-button (or n 1) nil nil t))
+
+(defun lisp-read-file-previous-line (&optional n)
+  "Move to the Nth previous numbered line."
+  (interactive "p")
+  (backward-button (or n 1) nil nil t))
+
+(defun lisp-read-file--render (result arguments)
+  "Fill the current outline buffer with RESULT, got with ARGUMENTS."
+  (let ((inhibit-read-only t)
+        (file (alist-get 'file result)))
+    (erase-buffer)
+    (lisp-read-file-outline-mode)
+    (setq lisp-read-file--file file
+          lisp-read-file--arguments arguments
+          lisp-read-file--result result
+          default-directory (file-name-directory file))
+    (lisp-read-file--insert-view (alist-get 'content result) file
+                                 (alist-get 'mode result))
+    (goto-char (point-min))))
+
+(defun lisp-read-file--revert (&rest _)
+  "Ask the program again for the view of the outline buffer."
+  (let ((line (line-number-at-pos))
+        (result (lisp-read-file-call lisp-read-file--file
+                                      lisp-read-file--arguments)))
+    (lisp-read-file--render result lisp-read-file--arguments)
+    (forward-line (1- line))
+    (lisp-read-file--warn-if-modified lisp-read-file--file)))
+
+(defun lisp-read-file--show (file arguments name)
+  "Show the view of FILE got with ARGUMENTS in the buffer called NAME.
+Return the buffer."
+  (let ((result (lisp-read-file-call file arguments))
+        (buffer (get-buffer-create name)))
+    (with-current-buffer buffer
+      (lisp-read-file--render result arguments))
+    (lisp-read-file--warn-if-modified (alist-get 'file result))
+    (pop-to-buffer buffer)
+    buffer))
+
+(defun lisp-read-file--goto-source-line (line)
+  "Move to the last numbered line of the outline buffer at or before LINE."
+  (let ((target nil))
+    (save-excursion
+      (goto-char (point-min))
+      (let (button)
+        (while (and (setq button (next-button (point)))
+                    (<= (button-get button 'lisp-read-file-line) line))
+          (setq target (button-start button))
+          (goto-char (button-end button)))))
+    (when target
+      (goto-char target))))
+
+(defun lisp-read-file--buffer-name (kind file)
+  "Return the name of the outline buffer of KIND for FILE."
+  (let ((file (lisp-read-file--true-file file)))
+    (format "*lisp-read-file %s: %s*" kind
+            (file-relative-name file (lisp-read-file--root file)))))
+
+(defun lisp-read-file--current-file ()
+  "Return the file of the current buffer, or signal a `user-error'."
+  (let ((file (or lisp-read-file--file buffer-file-name)))
+    (unless file
+      (user-error "Buffer %s is not visiting a file" (buffer-name)))
+    (unless (file-exists-p file)
+      (user-error "File %s is not saved yet" file))
+    file))
+
+(defconst lisp-read-file--view-arguments '((line_numbers . t))
+  "Tool arguments of every view shown in a buffer.
+Line numbers make every line of a raw view (non-Lisp files) a button.")
+
+;;;###autoload
+(defun lisp-read-file-outline (&optional file)
+  "Show the collapsed view of FILE, by default the file of this buffer.
+Each numbered line is a button that visits its line; point starts
+on the form at or before point in the source buffer."
+  (interactive)
+  (let* ((file (or file (lisp-read-file--current-file)))
+         (line (and buffer-file-name
+                    (not lisp-read-file--file)
+                    (file-equal-p buffer-file-name file)
+                    (line-number-at-pos)))
+         (buffer (lisp-read-file--show
+                  file lisp-read-file--view-arguments
+                  (lisp-read-file--buffer-name "outline" file))))
+    (when line
+      (with-current-buffer buffer
+        (lisp-read-file--goto-source-line line)))
+    buffer))
+
+;;;###autoload
+(defun lisp-read-file-find-file-outline (file)
+  "Read a file name in the project and show the collapsed view of FILE.
+The buttons of the outline buffer visit FILE.  For a file that is
+not Lisp the view is its text, every line numbered."
+  (interactive
+   (list (read-file-name
+          "Outline of file: "
+          (let ((current (or lisp-read-file--file buffer-file-name)))
+            (if current
+                (lisp-read-file--root (lisp-read-file--true-file current))
+              default-directory))
+          nil t)))
+  (lisp-read-file-outline (expand-file-name file)))
+
+(defun lisp-read-file--regexp-quote (string)
+  "Quote STRING for the Rust regex syntax of lisp-read-file patterns."
+  (replace-regexp-in-string "[][\\\\.+*?(){}|^$]"
+                            (lambda (char) (concat "\\" char))
+                            string t t))
+
+(defun lisp-read-file--default-pattern ()
+  "Return the default pattern of `lisp-read-file-expand', or nil.
+That is the symbol at point, without package prefix, anchored."
+  (let ((symbol (thing-at-point 'symbol t)))
+    (when (and symbol (not (string-match-p "\\`[0-9.]+\\'" symbol)))
+      (when (string-match "\\`[^:|\"]*::?\\([^:]+\\)\\'" symbol)
+        (setq symbol (match-string 1 symbol)))
+      (concat "^" (lisp-read-file--regexp-quote symbol) "$"))))
+
+(defvar lisp-read-file--expand-history nil
+  "History of the patterns of `lisp-read-file-expand'.")
+
+;;;###autoload
+(defun lisp-read-file-expand (pattern &optional file)
+  "Expand the definitions whose name matches PATTERN in FILE.
+FILE defaults to the file of this buffer.  PATTERN is a regular
+expression in Rust syntax, matched without case against names as
+written, and for methods also against NAME QUALIFIERS (SPECIALIZERS),
+e.g. \"area :around (shape)\".  Interactively the default is the
+symbol at point, anchored: \"^with-shape$\".
+
+The buffer shows the whole collapsed view with the matching forms
+verbatim, every line numbered and a button; point starts on the
+first expanded line."
+  (interactive
+   (let ((default (lisp-read-file--default-pattern)))
+     (list (read-string (if default
+                            (format "Expand definitions matching (default %s): "
+                                    default)
+                          "Expand definitions matching: ")
+                        nil 'lisp-read-file--expand-history default))))
+  (when (or (not (stringp pattern)) (string= pattern ""))
+    (user-error "No pattern given"))
+  (let* ((file (or file (lisp-read-file--current-file)))
+         (collapsed (alist-get 'content
+                               (lisp-read-file-call
+                                file lisp-read-file--view-arguments)))
+         (buffer (lisp-read-file--show
+                  file `((name_pattern . ,pattern)
+                         ,@lisp-read-file--view-arguments)
+                  (lisp-read-file--buffer-name "expand" file))))
+    (with-current-buffer buffer
+      (let ((meta (alist-get 'meta lisp-read-file--result))
+            (outline-lines (make-hash-table :test #'equal))
+            (first nil))
+        (dolist (line (split-string collapsed "\n"))
+          (puthash line t outline-lines))
+        (save-excursion
+          (goto-char (point-min))
+          (while (and (not first) (not (eobp)))
+            (let ((line (buffer-substring-no-properties (point) (line-end-position))))
+              (when (and (string-match-p "\\` *[0-9]+: " line)
+                         (not (gethash line outline-lines)))
+                (setq first (point))))
+            (forward-line 1)))
+        (when first
+          (goto-char first)
+          (dolist (window (get-buffer-window-list buffer nil t))
+            (set-window-point window first)))
+        (when (eql (alist-get 'expanded_forms meta) 0)
+          (message "No definition matched %s" pattern))))
+    buffer))
+
+;;;; Imenu
+
+(defun lisp-read-file--imenu-group (operator)
+  "Return the group of `lisp-read-file-imenu-groups' for OPERATOR, or nil."
+  (cl-loop for (group . operators) in lisp-read-file-imenu-groups
+           when (or (member operator operators)
+                    (and (memq t operators)
+                         (string-prefix-p "def" operator)))
+           return group))
+
+(defvar-local lisp-read-file--saved-imenu-function nil
+  "The `imenu-create-index-function' before `lisp-read-file-mode'.
+The value is (LOCALP . VALUE), LOCALP non-nil if it was buffer-local.")
+
+;;;###autoload
+(defun lisp-read-file-imenu-create-index ()
+  "Return an `imenu' index of the current buffer's file, from its outline.
+Definitions are grouped as `lisp-read-file-imenu-groups' says; each
+entry's position is the start of its form's first line.  The index
+is of the file as saved; a message warns when the buffer is modified.
+A buffer without a file gets the index of the function that was in
+use before `lisp-read-file-mode'."
+  (if (not (and buffer-file-name (file-exists-p buffer-file-name)))
+      (funcall (or (cdr lisp-read-file--saved-imenu-function)
+                   #'imenu-default-create-index-function))
+    (let ((results (lisp-read-file--call-pages
+                    buffer-file-name '((collapsed . t))))
+          (groups nil)
+          (flat nil)
+          (current-line 1))
+      (lisp-read-file--warn-if-modified buffer-file-name)
+      (save-excursion
+        (save-restriction
+          (widen)
+          (goto-char (point-min))
+          (dolist (result results)
+            (pcase-dolist (`(,line . ,rest)
+                           (lisp-read-file--numbered-lines
+                            (alist-get 'content result)))
+              (let* ((parsed (lisp-read-file--parse-signature rest))
+                     (operator (car parsed))
+                     (group (and operator
+                                 (if lisp-read-file-imenu-groups
+                                     (lisp-read-file--imenu-group operator)
+                                   (and (string-prefix-p "def" operator) t)))))
+                (when group
+                  (forward-line (- line current-line))
+                  (setq current-line line)
+                  (let* ((position (save-excursion
+                                     (back-to-indentation)
+                                     (if imenu-use-markers (point-marker) (point))))
+                         (entry (cons (cadr parsed) position)))
+                    (if (stringp group)
+                        (push entry (alist-get group groups nil nil #'equal))
+                      (push entry flat)))))))))
+      (if (not lisp-read-file-imenu-groups)
+          (nreverse flat)
+        (cl-loop for (group . _) in lisp-read-file-imenu-groups
+                 for entries = (alist-get group groups nil nil #'equal)
+                 when entries
+                 collect (cons group (nreverse entries)))))))
+
+;;;; Minor mode
+
+(defvar lisp-read-file-command-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-o") #'lisp-read-file-outline)
+    (define-key map (kbd "o") #'lisp-read-file-outline)
+    (define-key map (kbd "C-e") #'lisp-read-file-expand)
+    (define-key map (kbd "e") #'lisp-read-file-expand)
+    (define-key map (kbd "C-f") #'lisp-read-file-find-file-outline)
+    (define-key map (kbd "f") #'lisp-read-file-find-file-outline)
+    (define-key map (kbd "i") #'imenu)
+    map)
+  "Keymap of the lisp-read-file commands.
+`lisp-read-file-mode' binds it to a prefix key:
+\\{lisp-read-file-command-map}")
+
+(defvar lisp-read-file-mode-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "C-c C-o") lisp-read-file-command-map)
+    map)
+  "Keymap of `lisp-read-file-mode'.")
+
+;;;###autoload
+(define-minor-mode lisp-read-file-mode
+  "Use lisp-read-file for `imenu' and bind its commands under a prefix key.
+The `imenu' index is built from the outline of the saved file by
+`lisp-read-file-imenu-create-index'; disabling the mode restores
+the previous index function.
+
+\\{lisp-read-file-mode-map}"
+  :lighter " LRF"
+  :keymap lisp-read-file-mode-map
+  (if lisp-read-file-mode
+      (unless (eq imenu-create-index-function
+                  #'lisp-read-file-imenu-create-index)
+        (setq lisp-read-file--saved-imenu-function
+              (cons (local-variable-p 'imenu-create-index-function)
+                    imenu-create-index-function))
+        (setq-local imenu-create-index-function
+                    #'lisp-read-file-imenu-create-index))
+    (when (and lisp-read-file--saved-imenu-function
+               (eq imenu-create-index-function
+                   #'lisp-read-file-imenu-create-index))
+      (if (car lisp-read-file--saved-imenu-function)
+          (setq-local imenu-create-index-function
+                      (cdr lisp-read-file--saved-imenu-function))
+        (kill-local-variable 'imenu-create-index-function)))
+    (setq lisp-read-file--saved-imenu-function nil))
+  ;; Forget the index imenu built with the other function.
+  (setq imenu--index-alist nil))
+
+(provide 'lisp-read-file)
+;;; lisp-read-file.el ends here

@@ -1,0 +1,709 @@
+;;; lisp-read-file-tests.el --- Tests of lisp-read-file.el  -*- lexical-binding: t; -*-
+
+;;; Commentary:
+
+;; ERT tests of the Emacs companion, run in batch Emacs against the
+;; real lisp-read-file program: the environment variable
+;; LISP_READ_FILE_BIN names it, else ../../target/release/lisp-read-file
+;; relative to this file.  Run them with emacs/test/run-tests.sh.
+;;
+;; Each test copies fixtures/demo/demo.lisp into a fresh temporary
+;; project (a directory with .git) as src/demo.lisp.
+
+;;; Code:
+
+(require 'ert)
+(require 'cl-lib)
+(require 'checkdoc)
+(require 'lisp-read-file)
+
+(defconst lrf-test-directory
+  (file-name-directory (or load-file-name buffer-file-name))
+  "The directory of this file.")
+
+(defconst lrf-test-repository
+  (expand-file-name "../../" lrf-test-directory)
+  "The root of the lisp-read-file repository.")
+
+(defconst lrf-test-program
+  (let ((env (getenv "LISP_READ_FILE_BIN")))
+    (expand-file-name
+     (if (and env (not (string= env "")))
+         env
+       (expand-file-name "../../target/release/lisp-read-file" lrf-test-directory))))
+  "The lisp-read-file program under test.")
+
+(defconst lrf-test-demo-lines '(2 6 8 11 16 19 22 25 30 31)
+  "The numbered lines of the collapsed view of demo.lisp.")
+
+(defvar lrf-test-project nil
+  "The temporary project directory of the running test.")
+
+(defmacro lrf-test-with-project (&rest body)
+  "Run BODY in a temporary project holding src/demo.lisp and notes.txt.
+`lrf-test-project' is the project directory; the companion
+processes are stopped and the project's buffers killed afterwards."
+  (declare (indent 0) (debug t))
+  `(let* ((lrf-test-project (file-name-as-directory
+                             (file-truename (make-temp-file "lrf-test-" t))))
+          (lisp-read-file-executable lrf-test-program)
+          (lisp-read-file-arguments nil)
+          (lisp-read-file-timeout 10))
+     (unwind-protect
+         (progn
+           (unless (file-executable-p lrf-test-program)
+             (error "The lisp-read-file program %s is missing: run \
+cargo build --release, or set LISP_READ_FILE_BIN" lrf-test-program))
+           (make-directory (expand-file-name ".git" lrf-test-project))
+           (make-directory (expand-file-name "src" lrf-test-project))
+           (copy-file (expand-file-name "fixtures/demo/demo.lisp" lrf-test-repository)
+                      (lrf-test-file "src/demo.lisp"))
+           (with-temp-file (lrf-test-file "notes.txt")
+             (insert "alpha\nbeta TODO one\ngamma\n"))
+           ,@body)
+       (lisp-read-file-shutdown)
+       (dolist (buffer (buffer-list))
+         (let ((file (buffer-local-value 'buffer-file-name buffer)))
+           (when (or (and file (string-prefix-p lrf-test-project (file-truename file)))
+                     (string-prefix-p "*lisp-read-file" (buffer-name buffer)))
+             (with-current-buffer buffer (set-buffer-modified-p nil))
+             (kill-buffer buffer))))
+       (delete-directory lrf-test-project t))))
+
+(defun lrf-test-file (name)
+  "Return the absolute name of NAME in the test project."
+  (expand-file-name name lrf-test-project))
+
+(defun lrf-test-connection ()
+  "Return the connection of the test project."
+  (gethash lrf-test-project lisp-read-file--connections))
+
+(defun lrf-test-buttons ()
+  "Return the positions of the buttons of the current buffer."
+  (let ((positions nil)
+        (button (next-button (point-min) t)))
+    (while button
+      (push (button-start button) positions)
+      (setq button (next-button (button-start button))))
+    (nreverse positions)))
+
+(defun lrf-test-button-lines ()
+  "Return the file lines of the buttons of the current buffer."
+  (mapcar (lambda (position) (get-text-property position 'lisp-read-file-line))
+          (lrf-test-buttons)))
+
+(defun lrf-test-first-token (string)
+  "Return the first whitespace-separated token of STRING."
+  (car (split-string string)))
+
+(defun lrf-test-check-buttons (outline file)
+  "Push every button of the buffer OUTLINE; check it visits its line of FILE.
+Each button must select the buffer of FILE, put point on the
+button's line, and that line must start (after indentation) with the
+first token of the button's text.  Return the lines visited."
+  (let ((source (find-file-noselect file))
+        (visited nil)
+        (before nil))
+    (dolist (position (with-current-buffer outline (lrf-test-buttons)))
+      (let* ((line (with-current-buffer outline
+                     (get-text-property position 'lisp-read-file-line)))
+             (text (with-current-buffer outline
+                     (save-excursion
+                       (goto-char position)
+                       (and (looking-at " *[0-9]+[:-] ?\\(.*\\)$")
+                            (match-string-no-properties 1))))))
+        (pop-to-buffer outline)
+        (goto-char position)
+        (setq before (with-current-buffer source (point)))
+        ;; RET on the button, as a user would type it.
+        (call-interactively (key-binding (kbd "RET")))
+        ;; The position left is on the mark ring.
+        (unless (= (point) before)
+          (should (= (mark t) before)))
+        (should (eq (current-buffer) source))
+        (should (eq (window-buffer (selected-window)) source))
+        (should (= (line-number-at-pos) line))
+        (should (= (point) (save-excursion (back-to-indentation) (point))))
+        (unless (string-match-p "\\`[ \t]*\\'" text)
+          (should (equal (lrf-test-first-token
+                          (buffer-substring-no-properties (point) (line-end-position)))
+                         (lrf-test-first-token text))))
+        (push line visited)))
+    (nreverse visited)))
+
+;;;; The package itself
+
+(ert-deftest lrf-test-byte-compile ()
+  "The package byte-compiles without any warning."
+  (let* ((directory (make-temp-file "lrf-elc-" t))
+         (source (expand-file-name "lisp-read-file.el" directory))
+         (byte-compile-error-on-warn t))
+    (unwind-protect
+        (progn
+          (copy-file (expand-file-name "../lisp-read-file.el" lrf-test-directory) source)
+          (should (eq (byte-compile-file source) t))
+          (should (file-exists-p (concat source "c"))))
+      (delete-directory directory t))))
+
+(ert-deftest lrf-test-checkdoc ()
+  "The package passes `checkdoc' without a complaint."
+  (let ((complaints nil))
+    (cl-letf (((symbol-function 'checkdoc-error)
+               (lambda (_point message) (push message complaints))))
+      (checkdoc-file (expand-file-name "../lisp-read-file.el" lrf-test-directory)))
+    (should (equal complaints nil))))
+
+(ert-deftest lrf-test-headers ()
+  "The package has the headers `package.el' reads."
+  (with-temp-buffer
+    (insert-file-contents (expand-file-name "../lisp-read-file.el" lrf-test-directory))
+    (require 'lisp-mnt)
+    (should (equal (lm-header "Version") lisp-read-file-version))
+    (should (string-match-p "(emacs \"27.1\")" (lm-header "Package-Requires")))
+    (should (lm-commentary-mark))
+    (should (lm-code-mark))
+    (goto-char (point-max))
+    (should (re-search-backward "^;;; lisp-read-file.el ends here" nil t))))
+
+;;;; The companion process
+
+(ert-deftest lrf-test-process-start ()
+  "The first call starts one initialized process per root, then reuses it."
+  (lrf-test-with-project
+    (should (null (lrf-test-connection)))
+    (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+    (let* ((conn (lrf-test-connection))
+           (process (lisp-read-file--conn-process conn))
+           (info (lisp-read-file--conn-server-info conn)))
+      (should (process-live-p process))
+      (should (equal (process-command process)
+                     (list lrf-test-program "mcp" "--root"
+                           (directory-file-name lrf-test-project))))
+      (should (equal (alist-get 'protocolVersion info) "2025-06-18"))
+      (should (equal (alist-get 'name (alist-get 'serverInfo info)) "lisp-read-file"))
+      (should (assq 'tools (alist-get 'capabilities info)))
+      ;; The root is the project (the directory with .git), not src/.
+      (with-current-buffer "*lisp-read-file outline: src/demo.lisp*"
+        (should (equal (alist-get 'path lisp-read-file--result) "src/demo.lisp")))
+      (lisp-read-file-outline (lrf-test-file "notes.txt"))
+      (should (eq (lisp-read-file--conn-process (lrf-test-connection)) process))
+      (should (= (hash-table-count lisp-read-file--connections) 1)))))
+
+(ert-deftest lrf-test-stderr-separate ()
+  "The server's standard error goes to its own buffer, not into the JSON stream."
+  (lrf-test-with-project
+    (let ((lisp-read-file-arguments '("--log-level" "debug")))
+      (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+      (lisp-read-file-expand "with-shape" (lrf-test-file "src/demo.lisp"))
+      (let ((conn (lrf-test-connection)))
+        (should (member "--log-level" (process-command (lisp-read-file--conn-process conn))))
+        (with-current-buffer (lisp-read-file--conn-stderr-buffer conn)
+          (should (> (buffer-size) 0))
+          (should-not (string-match-p "\"jsonrpc\"" (buffer-string))))))))
+
+(ert-deftest lrf-test-process-killed ()
+  "A process that died is replaced by a new one on the next call."
+  (lrf-test-with-project
+    (let ((file (lrf-test-file "src/demo.lisp")))
+      (lisp-read-file-outline file)
+      (let ((first (lisp-read-file--conn-process (lrf-test-connection))))
+        ;; Killed and reaped: the next call starts a new process.
+        (delete-process first)
+        (with-current-buffer (lisp-read-file-outline file)
+          (should (equal (lrf-test-button-lines) lrf-test-demo-lines)))
+        (let ((second (lisp-read-file--conn-process (lrf-test-connection))))
+          (should-not (eq first second))
+          (should (process-live-p second))
+          ;; Killed by a signal, and called at once, before Emacs has
+          ;; noticed: the call is made again on a new process.
+          (signal-process second 'KILL)
+          (with-current-buffer (lisp-read-file-expand "with-shape" file)
+            (should (string-match-p "^33:     `(let ((,var ,shape))$" (buffer-string))))
+          (let ((third (lisp-read-file--conn-process (lrf-test-connection))))
+            (should-not (eq third second))
+            (should (process-live-p third))
+            (should-not (process-live-p second))))))))
+
+(ert-deftest lrf-test-missing-executable ()
+  "A missing program is a `user-error' that names `lisp-read-file-executable'."
+  (lrf-test-with-project
+    (dolist (program '("/nonexistent/bin/lisp-read-file" "lisp-read-file-no-such-program"))
+      (let* ((lisp-read-file-executable program)
+             (err (should-error (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+                                :type 'user-error))
+             (message (error-message-string err)))
+        (should (string-match-p "lisp-read-file-executable" message))
+        (should (string-match-p (regexp-quote program) message))
+        (should (null (lrf-test-connection)))))))
+
+(ert-deftest lrf-test-program-exits ()
+  "A program that exits at once: the error quotes its standard error."
+  (lrf-test-with-project
+    (let ((script (lrf-test-file "fake-server")))
+      (with-temp-file script
+        (insert "#!/bin/sh\necho 'fake-server: cannot serve today' >&2\nexit 3\n"))
+      (set-file-modes script #o755)
+      (let* ((lisp-read-file-executable script)
+             (err (should-error (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+                                :type 'error)))
+        (should (string-match-p "\\`lisp-read-file: lisp-read-file<.*> is not running (exit 3); \
+its standard error says: fake-server: cannot serve today\\'"
+                                (error-message-string err)))))))
+
+(ert-deftest lrf-test-timeout ()
+  "A program that never answers times out, and is stopped."
+  (lrf-test-with-project
+    (let ((script (lrf-test-file "mute-server")))
+      (with-temp-file script
+        (insert "#!/bin/sh\nexec cat >/dev/null\n"))
+      (set-file-modes script #o755)
+      (let* ((lisp-read-file-executable script)
+             (lisp-read-file-timeout 0.5)
+             (started (float-time))
+             (err (should-error (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+                                :type 'error)))
+        (should (string-match-p "\\`lisp-read-file: No answer to initialize within 0.5 seconds"
+                                (error-message-string err)))
+        (should (< (- (float-time) started) 5))
+        (should-not (cl-some (lambda (process)
+                               (and (equal (car (process-command process)) script)
+                                    (process-live-p process)))
+                             (process-list)))))))
+
+(ert-deftest lrf-test-partial-lines ()
+  "The filter joins a message split across reads and skips what is not a reply."
+  (lrf-test-with-project
+    (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+    (let* ((conn (lrf-test-connection))
+           (process (lisp-read-file--conn-process conn))
+           (replies (lisp-read-file--conn-replies conn)))
+      (puthash 9001 'pending replies)
+      (puthash 9002 'pending replies)
+      (lisp-read-file--filter process "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\"}\n{\"jsonrpc\":")
+      (should (eq (gethash 9001 replies) 'pending))
+      (lisp-read-file--filter process "\"2.0\",\"id\":9001,\"res")
+      (should (eq (gethash 9001 replies) 'pending))
+      (lisp-read-file--filter process "ult\":{\"ok\":\"é\"}}\nnot json\n{\"jsonrpc\":\"2.0\",\"id\":9002,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":9003,\"result\":{}}\n")
+      (should (equal (alist-get 'result (gethash 9001 replies)) '((ok . "é"))))
+      (should (equal (gethash 9002 replies) '((jsonrpc . "2.0") (id . 9002) (result))))
+      ;; A reply nobody waits for is dropped.
+      (should-not (gethash 9003 replies))
+      (should (null (lisp-read-file--conn-chunks conn)))
+      (with-current-buffer (lisp-read-file--conn-stderr-buffer conn)
+        (should (string-match-p "Not JSON: not json" (buffer-string))))
+      ;; The connection still works.
+      (with-current-buffer (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+        (should (equal (lrf-test-button-lines) lrf-test-demo-lines))))))
+
+(ert-deftest lrf-test-server-requests ()
+  "Server requests get answers: ping {}, roots/list the root, others an error."
+  (lrf-test-with-project
+    (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+    (let* ((conn (lrf-test-connection))
+           (process (lisp-read-file--conn-process conn))
+           (sent nil))
+      (cl-letf (((symbol-function 'process-send-string)
+                 (lambda (_process string) (push string sent))))
+        (lisp-read-file--filter
+         process
+         (concat "{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"ping\"}\n"
+                 "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"roots/list\",\"params\":{}}\n"
+                 "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"sampling/createMessage\"}\n"
+                 "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n")))
+      (setq sent (mapcar (lambda (line)
+                           (should (string-suffix-p "\n" line))
+                           (lisp-read-file--json-read line))
+                         (nreverse sent)))
+      (should (= (length sent) 3))
+      (should (equal (nth 0 sent) '((jsonrpc . "2.0") (id . "a") (result))))
+      (should (equal (nth 1 sent)
+                     `((jsonrpc . "2.0") (id . 7)
+                       (result (roots ((uri . ,(concat "file://" (directory-file-name
+                                                                  lrf-test-project)))
+                                       (name . ,(file-name-nondirectory
+                                                 (directory-file-name lrf-test-project)))))))))
+      (should (equal (alist-get 'id (nth 2 sent)) 8))
+      (should (equal (alist-get 'code (alist-get 'error (nth 2 sent))) -32601))
+      ;; The real process got none of these and still answers.
+      (with-current-buffer (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+        (should (equal (lrf-test-button-lines) lrf-test-demo-lines))))))
+
+;;;; Commands
+
+(ert-deftest lrf-test-outline ()
+  "The outline buffer shows the collapsed view; each line jumps to its form."
+  (lrf-test-with-project
+    (let* ((file (lrf-test-file "src/demo.lisp"))
+           (source (find-file-noselect file)))
+      (with-current-buffer source
+        (goto-char (point-min))
+        (forward-line 32)                 ; Line 33, inside with-shape.
+        (let ((outline (lisp-read-file-outline)))
+          (should (eq (current-buffer) outline))
+          (should (equal (buffer-name outline) "*lisp-read-file outline: src/demo.lisp*"))
+          (should (eq major-mode 'lisp-read-file-outline-mode))
+          (should buffer-read-only)
+          (should (equal (buffer-substring-no-properties (point-min) (point-max))
+                         (concat
+                          " 2: (defpackage #:demo ...)\n"
+                          " 6: (in-package #:demo)\n"
+                          " 8: (defvar *count* 0 ...) ;; How many shapes exist.\n"
+                          "11: (defclass shape () (name size) ...) ;; A thing with a size.\n"
+                          "16: (defgeneric area (shape) ...) ;; Area of SHAPE.\n"
+                          "19: (defmethod area ((s shape)) ...)\n"
+                          "22: (defmethod area :around ((s shape)) ...)\n"
+                          "25: #+sbcl (defun fast-path (x) ...) ;; Use SBCL internals.\n"
+                          "30: (eval-when (:compile-toplevel :load-toplevel :execute)\n"
+                          "31:   (defmacro with-shape ((var shape) &body body) ...))\n")))
+          ;; Point starts on the form around point in the source.
+          (should (looking-at "31:   (defmacro with-shape"))
+          (should (string-match-p "src/demo.lisp +lisp-collapsed +9 forms"
+                                  (lisp-read-file--header-line)))
+          (should (equal (lrf-test-button-lines) lrf-test-demo-lines))
+          (should (equal (lrf-test-check-buttons outline file) lrf-test-demo-lines))
+          ;; Keys of the outline buffer.
+          (with-current-buffer outline
+            (should (eq (key-binding "g") 'revert-buffer))
+            (should (eq (key-binding "q") 'quit-window))
+            (goto-char (point-min))
+            (call-interactively (key-binding "n"))
+            (should (looking-at " 6: "))
+            (call-interactively (key-binding "n"))
+            (should (looking-at " 8: "))
+            (call-interactively (key-binding "p"))
+            (should (looking-at " 6: "))
+            (call-interactively (key-binding "p"))
+            (should (looking-at " 2: "))
+            (call-interactively (key-binding "n"))
+            (call-interactively (key-binding "n"))
+            (call-interactively (key-binding "p"))
+            (should (looking-at " 6: "))
+            (should (eq (get-char-property (1+ (point)) 'face) 'lisp-read-file-line-number))))))))
+
+(ert-deftest lrf-test-outline-refresh ()
+  "`g' in the outline buffer reads the file again."
+  (lrf-test-with-project
+    (let* ((file (lrf-test-file "src/demo.lisp"))
+           (outline (lisp-read-file-outline file)))
+      (with-temp-buffer
+        (insert "\n(defun added-later (y)\n  (1+ y))\n")
+        (append-to-file (point-min) (point-max) file))
+      (with-current-buffer outline
+        (should-not (string-match-p "added-later" (buffer-string)))
+        (goto-char (point-min))
+        (forward-line 2)
+        (call-interactively (key-binding "g"))
+        (should (string-match-p "^37: (defun added-later (y) \\.\\.\\.)$" (buffer-string)))
+        (should (equal (lrf-test-button-lines) (append lrf-test-demo-lines '(37))))
+        (should (= (line-number-at-pos) 3))
+        (should (equal (lrf-test-check-buttons outline file)
+                       (append lrf-test-demo-lines '(37))))))))
+
+(ert-deftest lrf-test-outline-modified-buffer ()
+  "An outline of a modified buffer says that it shows the saved file."
+  (lrf-test-with-project
+    (let ((messages nil))
+      (with-current-buffer (find-file-noselect (lrf-test-file "src/demo.lisp"))
+        (goto-char (point-min))
+        (insert "(defvar *new* 1)\n")
+        (cl-letf (((symbol-function 'message)
+                   (lambda (format-string &rest args)
+                     (push (apply #'format-message format-string args) messages))))
+          (lisp-read-file-outline))
+        (should (cl-some (lambda (m) (string-match-p "unsaved changes" m)) messages))
+        (should (string-match-p "buffer modified"
+                                (with-current-buffer "*lisp-read-file outline: src/demo.lisp*"
+                                  (lisp-read-file--header-line))))
+        ;; The view is of the file on disk.
+        (with-current-buffer "*lisp-read-file outline: src/demo.lisp*"
+          (should-not (string-match-p "\\*new\\*" (buffer-string)))
+          (should (equal (lrf-test-button-lines) lrf-test-demo-lines)))))))
+
+(ert-deftest lrf-test-call ()
+  "`lisp-read-file-call' passes every kind of tool argument and returns the result."
+  (lrf-test-with-project
+    (let* ((file (lrf-test-file "src/demo.lisp"))
+           (raw (lisp-read-file-call file '((collapsed . :false) (offset . 1)
+                                            (limit . 2) (line_numbers . t))))
+           (headers (lisp-read-file-call file '((comments . "headers") (limit . 3)))))
+      (should (equal (alist-get 'mode raw) "raw"))
+      (should (equal (alist-get 'path raw) "src/demo.lisp"))
+      (should (equal (alist-get 'file raw) file))
+      (should (equal (alist-get 'root raw) lrf-test-project))
+      (should (equal (alist-get 'content raw)
+                     (concat " 2: (defpackage #:demo\n"
+                             " 3:   (:use #:cl)\n"
+                             "[Showing lines 2-3 of 35. Use offset=3 to read more.]\n")))
+      (let ((meta (alist-get 'meta raw)))
+        (should (eq (alist-get 'truncated meta) t))
+        (should (equal (alist-get 'next_offset meta) 3))
+        (should (equal (alist-get 'total_lines meta) 35))
+        (should (equal (alist-get 'byte_length meta)
+                       (file-attribute-size (file-attributes file)))))
+      (should (equal (alist-get 'mode headers) "lisp-collapsed"))
+      (should (string-prefix-p
+               " 1: ;;;; demo.lisp -- shapes: the example of lisp-read-file's README\n"
+               (alist-get 'content headers)))
+      (should (equal (alist-get 'next_offset (alist-get 'meta headers)) 7)))))
+
+(ert-deftest lrf-test-outline-no-file ()
+  "A buffer without a file cannot be outlined."
+  (with-temp-buffer
+    (should-error (lisp-read-file-outline) :type 'user-error)))
+
+(ert-deftest lrf-test-unicode-file ()
+  "Non-ASCII file names and contents go through the JSON stream intact."
+  (lrf-test-with-project
+    (let ((file (lrf-test-file "src/größe.lisp")))
+      (with-temp-file file
+        (insert ";;; größe\n(defun größe (x) \"Größe — λ.\" (* x 2))\n"))
+      (with-current-buffer (lisp-read-file-outline file)
+        (should (equal (buffer-substring-no-properties (point-min) (point-max))
+                       "2: (defun größe (x) ...) ;; Größe — λ.\n"))
+        (should (equal (lrf-test-check-buttons (current-buffer) file) '(2)))))))
+
+(ert-deftest lrf-test-expand-macro ()
+  "Expanding with-shape shows it verbatim, every line a button."
+  (lrf-test-with-project
+    (let* ((file (lrf-test-file "src/demo.lisp"))
+           (expand (lisp-read-file-expand "with-shape" file)))
+      (with-current-buffer expand
+        (should (equal (buffer-name) "*lisp-read-file expand: src/demo.lisp*"))
+        (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+          (should (string-match-p
+                   (regexp-quote
+                    (concat "30: (eval-when (:compile-toplevel :load-toplevel :execute)\n"
+                            "31:   (defmacro with-shape ((var shape) &body body)\n"
+                            "32:     ;; Count every shape made through the macro.\n"
+                            "33:     `(let ((,var ,shape))\n"
+                            "34:        (incf *count*)\n"
+                            "35:        ,@body)))\n"))
+                   text))
+          (should (string-match-p "^19: (defmethod area ((s shape)) \\.\\.\\.)$" text)))
+        ;; Point starts on the first expanded line.
+        (should (looking-at "31:   (defmacro with-shape ((var shape) &body body)$"))
+        (should (equal (lrf-test-button-lines)
+                       '(2 6 8 11 16 19 22 25 30 31 32 33 34 35)))
+        (should (string-match-p "/with-shape/ expanded 1"
+                                (lisp-read-file--header-line))))
+      (should (equal (lrf-test-check-buttons expand file)
+                     '(2 6 8 11 16 19 22 25 30 31 32 33 34 35))))))
+
+(ert-deftest lrf-test-expand-method ()
+  "Methods expand by NAME QUALIFIERS (SPECIALIZERS)."
+  (lrf-test-with-project
+    (let ((file (lrf-test-file "src/demo.lisp")))
+      (with-current-buffer (lisp-read-file-expand "area :around" file)
+        (let ((text (buffer-string)))
+          (should (string-match-p "^22: (defmethod area :around ((s shape))\n23:   (max 0 (call-next-method)))$" text))
+          (should (string-match-p "^19: (defmethod area ((s shape)) \\.\\.\\.)$" text)))
+        (should (looking-at "22: (defmethod area :around"))
+        (should (equal (lrf-test-check-buttons (current-buffer) file)
+                       '(2 6 8 11 16 19 22 23 25 30 31))))
+      (with-current-buffer (lisp-read-file-expand "^area \\(shape\\)$" file)
+        (let ((text (buffer-string)))
+          (should (string-match-p "^19: (defmethod area ((s shape))\n20:   (\\* (size s) (size s)))$" text))
+          (should (string-match-p "^22: (defmethod area :around ((s shape)) \\.\\.\\.)$" text)))))))
+
+(ert-deftest lrf-test-expand-interactive ()
+  "Interactively, the default pattern is the symbol at point, anchored."
+  (lrf-test-with-project
+    (with-current-buffer (find-file-noselect (lrf-test-file "src/demo.lisp"))
+      (goto-char (point-min))
+      (search-forward "#:with-shape")    ; In the :export of the defpackage.
+      (backward-char 3)
+      (let ((prompt nil))
+        (cl-letf (((symbol-function 'read-string)
+                   (lambda (string &optional _initial _history default &rest _)
+                     (setq prompt string)
+                     default)))
+          (call-interactively #'lisp-read-file-expand))
+        (should (equal prompt "Expand definitions matching (default ^with-shape$): "))
+        (with-current-buffer "*lisp-read-file expand: src/demo.lisp*"
+          (should (string-match-p "^35:        ,@body)))$" (buffer-string)))
+          (should (equal lisp-read-file--arguments
+                         '((name_pattern . "^with-shape$") (line_numbers . t))))))))
+  (with-temp-buffer
+    (lisp-mode)
+    (insert "(foo demo::area *count* cl:list+ 42)")
+    (dolist (case '(("demo::area" . "^area$")
+                    ("*count*" . "^\\*count\\*$")
+                    ("cl:list+" . "^list\\+$")
+                    ("42" . nil)))
+      (goto-char (point-min))
+      (search-forward (car case))
+      (backward-char 1)
+      (should (equal (lisp-read-file--default-pattern) (cdr case))))))
+
+(ert-deftest lrf-test-expand-no-match ()
+  "A pattern that matches nothing says so."
+  (lrf-test-with-project
+    (let ((messages nil))
+      (cl-letf (((symbol-function 'message)
+                 (lambda (format-string &rest args)
+                   (push (apply #'format-message format-string args) messages))))
+        (with-current-buffer (lisp-read-file-expand "^no-such-thing$"
+                                                    (lrf-test-file "src/demo.lisp"))
+          (should (string-match-p "^\\[No definition matched name_pattern \"\\^no-such-thing\\$\"\\.\\]$"
+                                  (buffer-string)))
+          (should (eq (get-char-property
+                       (save-excursion (goto-char (point-min))
+                                       (search-forward "[No definition")
+                                       (point))
+                       'face)
+                      'lisp-read-file-note))))
+      (should (member "No definition matched ^no-such-thing$" messages)))))
+
+(ert-deftest lrf-test-tool-errors ()
+  "Tool errors are surfaced as `user-error's with the code and the message."
+  (lrf-test-with-project
+    (let ((err (should-error (lisp-read-file-find-file-outline (lrf-test-file "missing.lisp"))
+                             :type 'user-error)))
+      (should (string-match-p "\\`NOT_FOUND: no such file: missing\\.lisp"
+                              (error-message-string err))))
+    (should-not (get-buffer "*lisp-read-file outline: missing.lisp*"))
+    (let ((err (should-error (lisp-read-file-expand "(" (lrf-test-file "src/demo.lisp"))
+                             :type 'user-error)))
+      (should (string-match-p "\\`INVALID_ARGUMENT: " (error-message-string err))))
+    (make-directory (lrf-test-file "dir.lisp"))
+    (should-error (lisp-read-file-outline (lrf-test-file "dir.lisp")) :type 'user-error)
+    ;; The process survived them all.
+    (with-current-buffer (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
+      (should (equal (lrf-test-button-lines) lrf-test-demo-lines)))))
+
+(ert-deftest lrf-test-find-file-outline ()
+  "`lisp-read-file-find-file-outline' reads a project file and outlines it."
+  (lrf-test-with-project
+    (let ((file (lrf-test-file "src/demo.lisp"))
+          (prompted-in nil))
+      (with-current-buffer (find-file-noselect (lrf-test-file "notes.txt"))
+        (cl-letf (((symbol-function 'read-file-name)
+                   (lambda (_prompt &optional directory &rest _)
+                     (setq prompted-in directory)
+                     file)))
+          (call-interactively #'lisp-read-file-find-file-outline)))
+      ;; The prompt starts at the project root.
+      (should (equal prompted-in lrf-test-project))
+      (let ((outline (get-buffer "*lisp-read-file outline: src/demo.lisp*")))
+        (should (eq (window-buffer (selected-window)) outline))
+        (should (equal (with-current-buffer outline (lrf-test-button-lines))
+                       lrf-test-demo-lines))
+        (should (equal (lrf-test-check-buttons outline file) lrf-test-demo-lines))))
+    ;; A text file: every line numbered, every line a button.
+    (let ((outline (lisp-read-file-find-file-outline (lrf-test-file "notes.txt"))))
+      (with-current-buffer outline
+        (should (equal (buffer-substring-no-properties (point-min) (point-max))
+                       "1: alpha\n2: beta TODO one\n3: gamma\n"))
+        (should (equal (lrf-test-button-lines) '(1 2 3))))
+      (should (equal (lrf-test-check-buttons outline (lrf-test-file "notes.txt"))
+                     '(1 2 3))))))
+
+;;;; Imenu and the minor mode
+
+(defun lrf-test-line-position (line)
+  "Return the position of the first non-blank character of LINE."
+  (save-excursion
+    (goto-char (point-min))
+    (forward-line (1- line))
+    (back-to-indentation)
+    (point)))
+
+(defun lrf-test-index-positions (index)
+  "Return INDEX with markers replaced by positions."
+  (mapcar (lambda (entry)
+            (if (consp (cdr entry))
+                (cons (car entry) (lrf-test-index-positions (cdr entry)))
+              (cons (car entry) (if (markerp (cdr entry))
+                                    (marker-position (cdr entry))
+                                  (cdr entry)))))
+          index))
+
+(ert-deftest lrf-test-imenu ()
+  "The imenu index lists the definitions by group, at their lines."
+  (lrf-test-with-project
+    (with-current-buffer (find-file-noselect (lrf-test-file "src/demo.lisp"))
+      (lisp-mode)
+      (should-not (local-variable-p 'imenu-create-index-function))
+      (lisp-read-file-mode 1)
+      (should (eq imenu-create-index-function #'lisp-read-file-imenu-create-index))
+      (let ((index (funcall imenu-create-index-function)))
+        (should (equal (lrf-test-index-positions index)
+                       `(("Packages" ("#:demo" . ,(lrf-test-line-position 2)))
+                         ("Variables" ("*count*" . ,(lrf-test-line-position 8)))
+                         ("Types" ("shape" . ,(lrf-test-line-position 11)))
+                         ("Functions" ("area" . ,(lrf-test-line-position 16))
+                          ("fast-path" . ,(lrf-test-line-position 25)))
+                         ("Methods" ("area (shape)" . ,(lrf-test-line-position 19))
+                          ("area :around (shape)" . ,(lrf-test-line-position 22)))
+                         ("Macros" ("with-shape" . ,(lrf-test-line-position 31)))))))
+      ;; Through imenu itself.
+      (goto-char (point-max))
+      (let* ((index (imenu--make-index-alist t))
+             (item (assoc "with-shape" (cdr (assoc "Macros" index)))))
+        (should item)
+        (imenu item)
+        (should (looking-at "(defmacro with-shape ")))
+      ;; A flat index.
+      (let ((lisp-read-file-imenu-groups nil))
+        (should (equal (mapcar #'car (lisp-read-file-imenu-create-index))
+                       '("#:demo" "*count*" "shape" "area" "area (shape)"
+                         "area :around (shape)" "fast-path" "with-shape"))))
+      ;; Disabling the mode restores the previous function.
+      (lisp-read-file-mode -1)
+      (should-not (local-variable-p 'imenu-create-index-function))
+      (setq-local imenu-create-index-function #'ignore)
+      (lisp-read-file-mode 1)
+      (should (eq imenu-create-index-function #'lisp-read-file-imenu-create-index))
+      (lisp-read-file-mode -1)
+      (should (local-variable-p 'imenu-create-index-function))
+      (should (eq imenu-create-index-function #'ignore)))))
+
+(ert-deftest lrf-test-imenu-pages ()
+  "The imenu index follows the pages of a long outline."
+  (lrf-test-with-project
+    (let ((file (lrf-test-file "src/many.lisp")))
+      (with-temp-file file
+        (dotimes (i 2500)
+          (insert (format "(defun f%d (x) x)\n" i))))
+      (with-current-buffer (find-file-noselect file)
+        (lisp-read-file-mode 1)
+        (let ((functions (cdr (assoc "Functions" (funcall imenu-create-index-function)))))
+          (should (= (length functions) 2500))
+          (should (equal (car (nth 2499 functions)) "f2499"))
+          (should (= (marker-position (cdr (nth 2499 functions)))
+                     (lrf-test-line-position 2500))))))))
+
+(ert-deftest lrf-test-signature-parsing ()
+  "Signatures of the collapsed view give operators and names."
+  (should (equal (lisp-read-file--parse-signature "(defun foo (x) ...)") '("defun" "foo")))
+  (should (equal (lisp-read-file--parse-signature "#+(or sbcl ccl) (CL:DEFUN Foo ...)")
+                 '("defun" "Foo")))
+  (should (equal (lisp-read-file--parse-signature "(defun (setf foo) (v x) ...)")
+                 '("defun" "(setf foo)")))
+  (should (equal (lisp-read-file--parse-signature "(defstruct (point (:conc-name p-)) x y ...)")
+                 '("defstruct" "point")))
+  (should (equal (lisp-read-file--parse-signature
+                  "(defmethod resize :before ((s shape) n &optional (k 1)) ...)")
+                 '("defmethod" "resize :before (shape t)")))
+  (should (equal (lisp-read-file--parse-signature
+                  "(defmethod foo ((x (eql :a)) (y integer)) ...)")
+                 '("defmethod" "foo ((eql :a) integer)")))
+  (should (equal (lisp-read-file--parse-signature "(in-package #:demo)") '("in-package" "#:demo")))
+  (should (null (lisp-read-file--parse-signature ";; a comment"))))
+
+(ert-deftest lrf-test-minor-mode-keys ()
+  "The minor mode binds the commands under its prefix key."
+  (with-temp-buffer
+    (lisp-mode)
+    (lisp-read-file-mode 1)
+    (should (eq (key-binding (kbd "C-c C-o C-o")) #'lisp-read-file-outline))
+    (should (eq (key-binding (kbd "C-c C-o o")) #'lisp-read-file-outline))
+    (should (eq (key-binding (kbd "C-c C-o e")) #'lisp-read-file-expand))
+    (should (eq (key-binding (kbd "C-c C-o C-e")) #'lisp-read-file-expand))
+    (should (eq (key-binding (kbd "C-c C-o f")) #'lisp-read-file-find-file-outline))
+    (should (eq (key-binding (kbd "C-c C-o i")) #'imenu))
+    (lisp-read-file-mode -1)
+    (should-not (eq (key-binding (kbd "C-c C-o o")) #'lisp-read-file-outline))))
+
+(provide 'lisp-read-file-tests)
+;;; lisp-read-file-tests.el ends here

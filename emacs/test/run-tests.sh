@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Byte-compiles emacs/lisp-read-file.el with warnings as errors, then runs the ERT suite
+# (emacs/test/lisp-read-file-tests.el) in `emacs --batch -Q` on the compiled file, against
+# the real lisp-read-file program: $LISP_READ_FILE_BIN, else target/release/lisp-read-file.
+# Exits non-zero when compilation warns or fails, or when a test fails.
+# Usage: bash emacs/test/run-tests.sh [ERT-SELECTOR-REGEXP]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+EMACS="${EMACS:-emacs}"
+
+if ! command -v "$EMACS" >/dev/null 2>&1; then
+  echo "run-tests.sh: '$EMACS' not found; install emacs-nox (bash .ci/run does)" >&2
+  exit 2
+fi
+export LISP_READ_FILE_BIN="${LISP_READ_FILE_BIN:-$repo/target/release/lisp-read-file}"
+if [ ! -x "$LISP_READ_FILE_BIN" ]; then
+  echo "run-tests.sh: $LISP_READ_FILE_BIN is not an executable; run cargo build --release" >&2
+  exit 2
+fi
+
+build="$(mktemp -d "${TMPDIR:-/tmp}/lisp-read-file-elc.XXXXXX")"
+trap 'rm -rf "$build"' EXIT
+cp "$repo/emacs/lisp-read-file.el" "$build/"
+
+echo "==> byte-compile (warnings are errors) with $("$EMACS" --version | head -n 1)"
+"$EMACS" --batch -Q \
+  --eval '(setq byte-compile-error-on-warn t)' \
+  --eval "(unless (byte-compile-file \"$build/lisp-read-file.el\") (kill-emacs 1))"
+
+echo "==> ert against $LISP_READ_FILE_BIN"
+selector="${1:-}"
+"$EMACS" --batch -Q \
+  -L "$build" \
+  --eval '(setq load-prefer-newer nil)' \
+  --eval '(require (quote lisp-read-file))' \
+  --eval '(unless (string-suffix-p ".elc" (symbol-file (quote lisp-read-file-outline))) (error "Not the compiled file: %s" (symbol-file (quote lisp-read-file-outline))))' \
+  -l "$here/lisp-read-file-tests.el" \
+  --eval "(ert-run-tests-batch-and-exit (if (string= \"$selector\" \"\") t \"$selector\"))"

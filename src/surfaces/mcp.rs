@@ -501,10 +501,11 @@ pub fn serve_stdio(options: ServerOptions) -> Result<(), String> {
         .build()
         .map_err(|e| format!("INTERNAL: cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
-        let transport = LineTransport::new(
-            tokio::io::BufReader::with_capacity(1 << 16, tokio::io::stdin()),
-            tokio::io::stdout(),
-        );
+        // rmcp's non-blocking pipes when stdin and stdout are pipes (as MCP clients start
+        // servers): no hand-off to the blocking thread pool per read and write.
+        let (stdin, stdout) = rmcp::transport::stdio_pipes();
+        let transport =
+            LineTransport::new(tokio::io::BufReader::with_capacity(1 << 16, stdin), stdout);
         let service = server
             .serve(transport)
             .await

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# MCP tools/call latency (SPEC §9: under 1 ms inside the server for a 100 KB file).
+#
+# Starts `lisp-read-file mcp --log-level debug`, makes N sequential tools/call requests for
+# the collapsed view of a 100 KB Lisp file (the first 100 KB of SBCL's srctran.lisp, cut at
+# a line end), and prints the median and p90 of
+#   * the time inside the server: the handler's own `micros=` log line per call (the view
+#     is computed from the file on disk each time: open, read, scan, outline, render);
+#   * the round trip seen by the client over the pipe (JSON encoding, pipe, tokio).
+# Usage: scripts/bench-mcp.sh [CALLS] [FILE]   (defaults: 1000, the srctran.lisp slice)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+calls=${1:-1000}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ -n "${2:-}" ]; then
+  cp "$2" "$work/file.lisp"
+else
+  src=/usr/share/sbcl-source/src/compiler/srctran.lisp
+  test -f "$src" || { echo "needs $src: apt-get install sbcl-source" >&2; exit 1; }
+  head -c 102400 "$src" | sed '$d' > "$work/file.lisp"
+fi
+cargo build --release -q
+bin=$PWD/target/release/lisp-read-file
+echo "file: $(wc -c < "$work/file.lisp") bytes, $(wc -l < "$work/file.lisp") lines; $calls calls"
+python3 - "$bin" "$work" "$calls" <<'PY'
+import json, re, statistics, subprocess, sys, time
+bin, work, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
+server = subprocess.Popen([bin, "mcp", "--root", work, "--log-level", "debug"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=open(f"{work}/stderr.log", "w"))
+def send(message):
+    server.stdin.write((json.dumps(message) + "\n").encode())
+    server.stdin.flush()
+def receive(id):
+    while True:
+        message = json.loads(server.stdout.readline())
+        if message.get("id") == id:
+            return message
+send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "bench", "version": "1"}}})
+receive(0)
+send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+round_trips = []
+for i in range(1, calls + 1):
+    started = time.perf_counter()
+    send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+          "params": {"name": "lisp-read-file", "arguments": {"path": "file.lisp"}}})
+    response = receive(i)
+    round_trips.append((time.perf_counter() - started) * 1e6)
+    assert response["result"]["isError"] is False, response
+server.stdin.close()
+server.wait()
+inside = [int(m) for m in re.findall(r'tools/call.*?micros=(\d+)|micros=(\d+).*?tools/call',
+                                      open(f"{work}/stderr.log").read()) for m in m if m]
+assert len(inside) == calls, f"{len(inside)} server timings for {calls} calls"
+def summary(name, values):
+    values = sorted(values)
+    print(f"{name:<34} median {statistics.median(values):8.0f} µs   p90 {values[int(len(values)*0.9)]:8.0f} µs")
+forms = response["result"]["structuredContent"]["meta"]["total_forms"]
+print(f"view: lisp-collapsed, {forms} forms, {len(response['result']['content'][0]['text'])} chars")
+summary("inside the server (handler)", inside)
+summary("round trip (client over the pipe)", round_trips)
+PY

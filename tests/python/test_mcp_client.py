@@ -1,0 +1,1043 @@
+"""The MCP server through an independent client: the official MCP Python SDK.
+
+Every test starts the real `lisp-read-file mcp` binary over stdio on a temporary project
+(see conftest.py) and checks the contracts of SPEC §6, §7, §8.2, §8.3 and of the two seeds
+the compatibility tools follow (seeds/000_61fee707bb144f06.txt for `read_file`,
+seeds/001_1f196745108255b5.txt for `Read`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import MCPError
+from mcp_types import INVALID_PARAMS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+from conftest import LONG_LINES, Project
+from harness import (
+    ALL_TOOLS,
+    BIN,
+    DEFAULT_TOOLS,
+    Roots,
+    cli_json,
+    cli_view,
+    numbered,
+    schema_errors,
+    serve,
+    validator,
+)
+
+pytestmark = pytest.mark.anyio
+
+ALL = ("--tools", ",".join(ALL_TOOLS))
+
+# ---- the definitions the seeds fix, transcribed from them ----
+
+# seeds/000_61fee707bb144f06.txt §4.4, READ_FILE_DEFINITION (TypeScript object as JSON).
+SEED_000_DESCRIPTION = (
+    "Reads a UTF-8 text file in the workspace and returns a line-limited content window."
+)
+SEED_000_PARAMETERS = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": 'Workspace-root-relative file path to read (e.g., "src/main.ts").',
+        },
+        "start_line": {
+            "type": "number",
+            "default": 1,
+            "description": "1-based start line of the returned window (default: 1).",
+        },
+        "max_lines": {
+            "type": "number",
+            "default": 200,
+            "description": "Maximum number of lines to return (default: 200).",
+        },
+    },
+    "required": ["path"],
+}
+
+# seeds/001_1f196745108255b5.txt §2.2, verbatim JSON.
+SEED_001_DEFINITION = json.loads(
+    r"""
+{
+  "name": "Read",
+  "description": "Reads a file from the local filesystem with line numbers. Optimized for code editing.",
+  "parameters": {
+    "type": "object",
+    "properties": {
+      "path": {
+        "type": "string",
+        "description": "Path to the file (relative to project root). Required."
+      },
+      "start_line": {
+        "type": "integer",
+        "description": "The line number to start reading from (1-based). Default is 1.",
+        "default": 1
+      },
+      "limit": {
+        "type": "integer",
+        "description": "The maximum number of lines to read. Default is 500. Hard limit is 2000.",
+        "default": 500
+      }
+    },
+    "required": ["path"]
+  }
+}
+"""
+)
+
+# SPEC §5.1: the collapsed view of fixtures/demo/demo.lisp.
+SPEC_DEMO_VIEW = """\
+ 2: (defpackage #:demo ...)
+ 6: (in-package #:demo)
+ 8: (defvar *count* 0 ...) ;; How many shapes exist.
+11: (defclass shape () (name size) ...) ;; A thing with a size.
+16: (defgeneric area (shape) ...) ;; Area of SHAPE.
+19: (defmethod area ((s shape)) ...)
+22: (defmethod area :around ((s shape)) ...)
+25: #+sbcl (defun fast-path (x) ...) ;; Use SBCL internals.
+30: (eval-when (:compile-toplevel :load-toplevel :execute)
+31:   (defmacro with-shape ((var shape) &body body) ...))
+"""
+
+
+def connect(project: Project, *args: str, **kwargs: Any):
+    """The server on the project, with `--root` the project (unless `cwd`/`roots` say otherwise)."""
+    cwd = kwargs.pop("cwd", project.root)
+    log = project.tmp / f"server-{os.urandom(4).hex()}.log"
+    return serve(*args, cwd=cwd, log=log, **kwargs)
+
+
+def mtime_ms(path: Path) -> int:
+    return os.stat(path).st_mtime_ns // 1_000_000
+
+
+# ======================================================================================
+# Handshake and tools/list (SPEC §8.2)
+# ======================================================================================
+
+
+async def test_initialize_names_the_server_gives_instructions_and_negotiates(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        assert server.server_info is not None
+        assert server.server_info.name == "lisp-read-file"
+        assert server.server_info.version
+        assert server.instructions and "lisp-read-file" in server.instructions
+        # The SDK offers its newest handshake version; the server supports it and must echo it.
+        assert server.protocol_version == LATEST_HANDSHAKE_VERSION
+        assert server.session.server_capabilities is not None
+        assert server.session.server_capabilities.tools is not None
+
+
+def test_initialize_echoes_every_handshake_protocol_version_the_sdk_knows() -> None:
+    """MCP: a server that supports the requested version must answer with it."""
+    for version in HANDSHAKE_PROTOCOL_VERSIONS:
+        request = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "pytest", "version": "1"},
+            },
+        }
+        done = subprocess.run(
+            [str(BIN), "mcp"],
+            input=json.dumps(request) + "\n",
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        first = json.loads(done.stdout.splitlines()[0])
+        assert first["id"] == 1 and first["result"]["protocolVersion"] == version, done.stdout
+
+
+async def test_default_tools_are_lisp_read_file_and_read_file(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        assert sorted(server.tools) == sorted(DEFAULT_TOOLS)
+        # A tool that is not offered is unknown.
+        with pytest.raises(MCPError) as raised:
+            await server.call("Read", {"path": "demo.lisp"})
+        assert raised.value.code == INVALID_PARAMS
+        await server.still_serving()
+
+
+async def test_tools_flag_offers_all_three(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        assert sorted(server.tools) == sorted(ALL_TOOLS)
+
+
+async def test_tools_flag_offers_only_what_it_names(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), "--tools", "Read") as server:
+        assert list(server.tools) == ["Read"]
+        with pytest.raises(MCPError) as raised:
+            await server.call("lisp-read-file", {"path": "demo.lisp"})
+        assert raised.value.code == INVALID_PARAMS
+        await server.ok("Read", {"path": "demo.lisp"})
+
+
+@pytest.mark.parametrize("name", ALL_TOOLS)
+async def test_every_tool_is_fully_described(project: Project, name: str) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        tool = server.tools[name]
+        for key in ("inputSchema", "outputSchema"):
+            schema = tool[key]
+            validator(schema)  # a valid Draft 2020-12 schema
+            assert schema["type"] == "object", key
+            assert schema["properties"] and schema["required"], key
+        assert tool["inputSchema"]["required"] == ["path"]
+        assert tool["inputSchema"]["properties"]["path"]["type"] == "string"
+        annotations = tool["annotations"]
+        assert annotations["readOnlyHint"] is True
+        assert annotations["idempotentHint"] is True
+        assert annotations["openWorldHint"] is False
+        assert isinstance(tool.get("title"), str) and tool["title"].strip()
+        assert isinstance(tool["description"], str) and tool["description"].strip()
+        assert "\n" not in tool["description"], "a one-line description"
+
+
+async def test_lisp_read_file_description_tells_to_read_before_editing(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        description = server.tools["lisp-read-file"]["description"].lower()
+        assert "read" in description and "edit" in description
+
+
+async def test_read_file_definition_is_seed_000_verbatim(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        tool = server.tools["read_file"]
+        assert tool["description"] == SEED_000_DESCRIPTION
+        assert tool["inputSchema"] == SEED_000_PARAMETERS
+
+
+async def test_read_definition_is_seed_001_verbatim(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        tool = server.tools["Read"]
+        assert tool["name"] == SEED_001_DEFINITION["name"]
+        assert tool["description"] == SEED_001_DEFINITION["description"]
+        assert tool["inputSchema"] == SEED_001_DEFINITION["parameters"]
+
+
+async def test_lisp_read_file_schemas_follow_spec_section_6(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        tool = server.tools["lisp-read-file"]
+        props = tool["inputSchema"]["properties"]
+        assert set(props) == {
+            "path", "collapsed", "name_pattern", "content_pattern", "offset", "limit",
+            "comments", "context_lines", "line_numbers",
+        }
+        assert tool["inputSchema"]["required"] == ["path"]
+        expected = {
+            "path": ("string", None),
+            "collapsed": ("boolean", True),
+            "name_pattern": ("string", None),
+            "content_pattern": ("string", None),
+            "offset": ("integer", 0),
+            "limit": ("integer", 2000),
+            "comments": ("string", "none"),
+            "context_lines": ("integer", 5),
+            "line_numbers": ("boolean", False),
+        }
+        for name, (kind, default) in expected.items():
+            assert props[name]["type"] == kind, name
+            assert props[name].get("default") == default, name
+        assert props["offset"]["minimum"] == 0
+        assert props["limit"]["minimum"] == 1
+        assert props["context_lines"]["minimum"] == 0
+        assert props["comments"]["enum"] == ["none", "headers", "preceding", "all"]
+        out = tool["outputSchema"]
+        assert set(out["required"]) == {"path", "mode", "content", "meta"}
+        assert out["properties"]["mode"]["enum"] == ["lisp-collapsed", "raw", "text-filtered"]
+        assert set(out["properties"]["meta"]["required"]) == {
+            "total_forms", "expanded_forms", "truncated", "next_offset", "total_lines",
+            "byte_length", "mtime_ms", "diagnostics",
+        }
+        assert "fallback_encoding" in out["properties"]["meta"]["properties"]
+
+
+async def test_read_file_output_schema_follows_seed_000(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        out = server.tools["read_file"]["outputSchema"]
+        assert set(out["required"]) == {"path", "content", "truncated", "next_start_line", "meta"}
+        assert set(out["properties"]["meta"]["required"]) == {
+            "byte_length", "line_count", "returned_line_count", "mtime_ms",
+        }
+
+
+# ======================================================================================
+# lisp-read-file: the views (SPEC §5, §6)
+# ======================================================================================
+
+
+async def test_collapsed_view_equals_the_cli_and_the_spec(project: Project) -> None:
+    path = "fixtures/demo/demo.lisp"
+    async with connect(project, "--root", str(project.root)) as server:
+        result = await server.ok("lisp-read-file", {"path": path})
+    assert result["content"] == cli_view(path, cwd=project.root)
+    assert result["content"] == SPEC_DEMO_VIEW
+    # The whole result object is the CLI's --json object (same path as given, relative).
+    assert result == cli_json(path, cwd=project.root)
+    meta = result["meta"]
+    assert result["path"] == path and result["mode"] == "lisp-collapsed"
+    assert meta["total_forms"] == 9 and meta["expanded_forms"] == 0
+    assert meta["truncated"] is False and meta["next_offset"] is None
+    assert meta["total_lines"] == 35
+    assert meta["byte_length"] == (project.root / path).stat().st_size
+    assert meta["mtime_ms"] == mtime_ms(project.root / path)
+    assert meta["diagnostics"] == []
+    assert "fallback_encoding" not in meta
+
+
+async def test_name_pattern_expands_matching_definitions_verbatim(project: Project) -> None:
+    path = "fixtures/demo/demo.lisp"
+    async with connect(project, "--root", str(project.root)) as server:
+        area = await server.ok("lisp-read-file", {"path": path, "name_pattern": "^AREA$"})
+        around = await server.ok("lisp-read-file", {"path": path, "name_pattern": "area :around"})
+        nested = await server.ok("lisp-read-file", {"path": path, "name_pattern": "with-shape"})
+        none = await server.ok("lisp-read-file", {"path": path, "name_pattern": "no-such-name"})
+    assert area["content"] == cli_view("-n", "^AREA$", path, cwd=project.root)
+    assert area["meta"]["expanded_forms"] == 3
+    assert (
+        "16: (defgeneric area (shape)\n"
+        '17:   (:documentation "Area of SHAPE."))\n'
+        "19: (defmethod area ((s shape))\n"
+        "20:   (* (size s) (size s)))\n"
+        "22: (defmethod area :around ((s shape))\n"
+        "23:   (max 0 (call-next-method)))\n"
+    ) in area["content"]
+    assert " 2: (defpackage #:demo ...)\n" in area["content"]
+    # A method matches as NAME QUALIFIERS (SPECIALIZERS): only the :around method expands.
+    assert around["meta"]["expanded_forms"] == 1
+    assert "19: (defmethod area ((s shape)) ...)\n" in around["content"]
+    assert "23:   (max 0 (call-next-method)))\n" in around["content"]
+    assert around["content"] == cli_view("-n", "area :around", path, cwd=project.root)
+    # A child of a container expands alone, verbatim with its inner comment.
+    assert "32:     ;; Count every shape made through the macro.\n" in nested["content"]
+    assert "30: (eval-when (:compile-toplevel :load-toplevel :execute)\n" in nested["content"]
+    assert nested["content"] == cli_view("-n", "with-shape", path, cwd=project.root)
+    # Nothing is lost silently: a pattern that matched nothing says so in the text.
+    assert '[No definition matched name_pattern "no-such-name".]' in none["content"]
+    assert none["meta"]["expanded_forms"] == 0
+
+
+async def test_content_pattern_expands_forms_whose_text_matches(project: Project) -> None:
+    path = "fixtures/demo/demo.lisp"
+    async with connect(project, "--root", str(project.root)) as server:
+        result = await server.ok("lisp-read-file", {"path": path, "content_pattern": "call-next-method"})
+    assert result["content"] == cli_view("-c", "call-next-method", path, cwd=project.root)
+    assert result["meta"]["expanded_forms"] == 1
+    assert "23:   (max 0 (call-next-method)))\n" in result["content"]
+
+
+@pytest.mark.parametrize("comments", ["none", "headers", "preceding", "all"])
+async def test_comments_modes_equal_the_cli(project: Project, comments: str) -> None:
+    path = "fixtures/views/commented.lisp"
+    async with connect(project, "--root", str(project.root)) as server:
+        result = await server.ok("lisp-read-file", {"path": path, "comments": comments})
+    assert result["content"] == cli_view("--comments", comments, path, cwd=project.root)
+    assert result == cli_json("--comments", comments, path, cwd=project.root)
+
+
+async def test_raw_mode_with_offset_and_limit(project: Project) -> None:
+    path = "demo.lisp"
+    async with connect(project, "--root", str(project.root)) as server:
+        raw = await server.ok("lisp-read-file", {"path": path, "collapsed": False, "offset": 5, "limit": 3})
+        numbered_raw = await server.ok(
+            "lisp-read-file",
+            {"path": path, "collapsed": False, "offset": 5, "limit": 3, "line_numbers": True},
+        )
+        rest = await server.ok("lisp-read-file", {"path": path, "collapsed": False, "offset": 33})
+        past = await server.ok("lisp-read-file", {"path": path, "collapsed": False, "offset": 40})
+    assert raw["mode"] == "raw"
+    assert raw["content"] == (
+        "(in-package #:demo)\n"
+        "\n"
+        "(defvar *count* 0\n"
+        "[Showing lines 6-8 of 35. Use offset=8 to read more.]\n"
+    )
+    assert raw["meta"]["truncated"] is True and raw["meta"]["next_offset"] == 8
+    assert raw["content"] == cli_view("--raw", "--offset", "5", "--limit", "3", path, cwd=project.root)
+    assert numbered_raw["content"] == (
+        " 6: (in-package #:demo)\n"
+        " 7: \n"
+        " 8: (defvar *count* 0\n"
+        "[Showing lines 6-8 of 35. Use offset=8 to read more.]\n"
+    )
+    assert rest["content"] == "       (incf *count*)\n       ,@body)))\n"
+    assert rest["meta"]["truncated"] is False and rest["meta"]["next_offset"] is None
+    assert past["content"] == "[Offset 40 is past end of file (35 lines).]\n"
+    assert past["meta"]["truncated"] is False
+
+
+async def test_collapsed_view_cut_by_limit_continues_at_next_offset(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        first = await server.ok("lisp-read-file", {"path": "many.lisp", "limit": 5})
+        assert first["meta"]["truncated"] is True
+        offset = first["meta"]["next_offset"]
+        assert isinstance(offset, int) and offset > 0
+        assert f"Use offset={offset} to continue." in first["content"]
+        second = await server.ok("lisp-read-file", {"path": "many.lisp", "limit": 5, "offset": offset})
+    assert first["content"].startswith("  1: (defun f1 (x) ...) ;; Doc 1.\n")
+    assert first["meta"]["total_forms"] == 30
+    shown_first = re.findall(r"\(defun (f\d+)", first["content"])
+    shown_second = re.findall(r"\(defun (f\d+)", second["content"])
+    assert shown_first == ["f1", "f2", "f3", "f4", "f5"]
+    assert shown_second == ["f6", "f7", "f8", "f9", "f10"]
+    assert second["content"] == cli_view("--limit", "5", "--offset", str(offset), "many.lisp", cwd=project.root)
+
+
+async def test_text_filtered_on_a_non_lisp_file(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        grep = await server.ok("lisp-read-file", {"path": "notes.md", "content_pattern": "TODO", "context_lines": 1})
+        default_context = await server.ok("lisp-read-file", {"path": "notes.md", "content_pattern": "TODO"})
+        nothing = await server.ok("lisp-read-file", {"path": "notes.md", "content_pattern": "absent-word"})
+        plain = await server.ok("lisp-read-file", {"path": "notes.md"})
+    assert grep["mode"] == "text-filtered"
+    assert grep["content"] == cli_view("-c", "TODO", "--context", "1", "notes.md", cwd=project.root)
+    assert grep["content"].startswith(" 2- Intro paragraph.\n 3: TODO: write the summary.\n")
+    assert "\n--\n" in grep["content"]
+    assert "24: Last line: TODO at the end of the file.\n" in grep["content"]
+    # The default context is 5 lines.
+    assert default_context["content"].startswith(" 1- # Release notes\n")
+    assert default_context["content"] == cli_view("-c", "TODO", "notes.md", cwd=project.root)
+    assert nothing["mode"] == "text-filtered"
+    assert '[No line matched content_pattern "absent-word".]' in nothing["content"]
+    # A non-Lisp file without a pattern is raw.
+    assert plain["mode"] == "raw"
+    assert plain["content"] == (project.root / "notes.md").read_text()
+
+
+async def test_patterns_on_a_text_file_name_is_case_insensitive_content_is_not(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        by_name = await server.ok("lisp-read-file", {"path": "notes.md", "name_pattern": "todo", "context_lines": 0})
+        by_content = await server.ok("lisp-read-file", {"path": "notes.md", "content_pattern": "todo", "context_lines": 0})
+    assert by_name["mode"] == by_content["mode"] == "text-filtered"
+    assert by_name["content"].count("--\n") == 4 and "21: a lower-case todo" in by_name["content"]
+    assert by_content["content"] == "21: a lower-case todo (matches only case-insensitively).\n"
+    assert by_name["content"] == cli_view("-n", "todo", "--context", "0", "notes.md", cwd=project.root)
+
+
+async def test_same_call_same_bytes(project: Project) -> None:
+    """Determinism (SPEC §5.5, seed 000 §3.1): identical input, identical output, across servers."""
+    calls = [
+        ("lisp-read-file", {"path": "fixtures/demo/demo.lisp"}),
+        ("lisp-read-file", {"path": "many.lisp", "name_pattern": "f1\\d", "limit": 7}),
+        ("lisp-read-file", {"path": "notes.md", "content_pattern": "TODO"}),
+        ("read_file", {"path": "long.txt", "start_line": 7, "max_lines": 9}),
+    ]
+    answers: list[list[str]] = []
+    for _ in range(2):
+        async with connect(project, "--root", str(project.root)) as server:
+            round_: list[str] = []
+            for tool, args in calls:
+                result = await server.call(tool, args)
+                assert result.is_error is not True, (tool, args)
+                again = await server.call(tool, args)
+                assert again == result, (tool, args)
+                round_.append(json.dumps(result.model_dump(by_alias=True, mode="json"), sort_keys=True))
+            answers.append(round_)
+    assert answers[0] == answers[1]
+
+
+async def test_special_content_is_reported_in_meta(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        invalid = await server.ok("lisp-read-file", {"path": "invalid-utf8.txt"})
+        empty = await server.ok("lisp-read-file", {"path": "empty.lisp"})
+        unbalanced = await server.ok("lisp-read-file", {"path": "fixtures/views/unbalanced.lisp"})
+    assert invalid["meta"]["fallback_encoding"] == "replace"
+    assert "caf\ufffd" in invalid["content"]
+    assert empty["content"] == "" and empty["meta"]["total_lines"] == 0
+    assert empty["meta"]["total_forms"] == 0
+    assert unbalanced["meta"]["diagnostics"], "a recovered region is a diagnostic"
+    assert "[Unclosed form at line" in unbalanced["content"]
+
+
+async def test_every_fixture_through_every_tool(project: Project) -> None:
+    """All fixtures: MCP result == CLI --json result, and all results fit their schemas."""
+    files = sorted(p for p in (project.root / "fixtures").rglob("*") if p.is_file())
+    assert len(files) > 50
+    problems: list[str] = []
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        for file in files:
+            rel = file.relative_to(project.root).as_posix()
+            try:
+                view = await server.ok("lisp-read-file", {"path": rel})
+                if view != cli_json(rel, cwd=project.root):
+                    problems.append(f"{rel}: MCP result differs from the CLI's --json")
+                window = await server.ok("read_file", {"path": rel, "max_lines": 500})
+                read = await server.ok("Read", {"path": rel, "limit": 2000})
+                total = view["meta"]["total_lines"]
+                if window["meta"]["line_count"] != total:
+                    problems.append(f"{rel}: read_file line_count {window['meta']['line_count']} != {total}")
+                if window["meta"]["byte_length"] != file.stat().st_size:
+                    problems.append(f"{rel}: read_file byte_length")
+                if read["stats"]["total_lines"] != total or read["stats"]["file_size_bytes"] != file.stat().st_size:
+                    problems.append(f"{rel}: Read stats {read['stats']}")
+                # The same lines, formatted by each seed's rule.
+                lines = window["content"].split("\n")
+                if window["content"].endswith("\n"):
+                    lines.pop()
+                if total and read["data"]["content"] != numbered(lines[:2000]):
+                    problems.append(f"{rel}: Read content is not read_file's lines numbered")
+            except AssertionError as e:
+                problems.append(f"{rel}: {e}")
+    assert not problems, "\n".join(problems)
+
+
+# ======================================================================================
+# read_file (SPEC §8.3, seed 000)
+# ======================================================================================
+
+
+async def test_read_file_default_window_is_200_lines(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        first = await server.ok("read_file", {"path": "long.txt"})
+        second = await server.ok("read_file", {"path": "long.txt", "start_line": first["next_start_line"]})
+        third = await server.ok("read_file", {"path": "long.txt", "start_line": second["next_start_line"]})
+    assert first["path"] == "long.txt"
+    assert first["content"] == "".join(f"{line}\n" for line in LONG_LINES[:200])
+    assert first["truncated"] is True and first["next_start_line"] == 201
+    assert first["meta"] == {
+        "byte_length": (project.root / "long.txt").stat().st_size,
+        "line_count": 450,
+        "returned_line_count": 200,
+        "mtime_ms": mtime_ms(project.root / "long.txt"),
+    }
+    assert second["content"] == "".join(f"{line}\n" for line in LONG_LINES[200:400])
+    assert second["next_start_line"] == 401
+    assert third["content"] == "".join(f"{line}\n" for line in LONG_LINES[400:])
+    assert third["truncated"] is False and third["next_start_line"] is None
+    assert third["meta"]["returned_line_count"] == 50
+
+
+async def test_read_file_bounds_of_max_lines_and_start_line(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        most = await server.ok("read_file", {"path": "huge.txt", "max_lines": 500})
+        assert most["meta"]["returned_line_count"] == 500 and most["next_start_line"] == 501
+        window = await server.ok("read_file", {"path": "long.txt", "start_line": 10, "max_lines": 3})
+        assert window["content"] == "".join(f"{line}\n" for line in LONG_LINES[9:12])
+        assert window["next_start_line"] == 13
+        # The seed's schema says "number": an integral number is a line number.
+        integral = await server.ok("read_file", {"path": "long.txt", "start_line": 10.0, "max_lines": 3.0})
+        assert integral == window
+        for bad in (
+            {"max_lines": 501},
+            {"max_lines": 0},
+            {"max_lines": -1},
+            {"start_line": 0},
+            {"start_line": 2.5},
+            {"start_line": "2"},
+            {"max_lines": True},
+        ):
+            e = await server.err("read_file", {"path": "long.txt", **bad}, "INVALID_ARGUMENT")
+            assert e["path"] == "long.txt"
+        await server.still_serving("read_file", "long.txt")
+
+
+async def test_read_file_start_line_past_the_end_is_empty_not_an_error(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        past = await server.ok("read_file", {"path": "long.txt", "start_line": 451})
+        far = await server.ok("read_file", {"path": "long.txt", "start_line": 10**6})
+        empty = await server.ok("read_file", {"path": "empty.txt"})
+        empty_past = await server.ok("read_file", {"path": "empty.txt", "start_line": 5})
+    for result in (past, far):
+        assert result["content"] == ""
+        assert result["truncated"] is False and result["next_start_line"] is None
+        assert result["meta"]["returned_line_count"] == 0 and result["meta"]["line_count"] == 450
+    for result in (empty, empty_past):
+        assert result["content"] == "" and result["truncated"] is False
+        assert result["meta"]["line_count"] == 0 and result["meta"]["byte_length"] == 0
+
+
+async def test_read_file_normalizes_line_breaks_and_reports_encoding(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        crlf = await server.ok("read_file", {"path": "crlf.txt"})
+        invalid = await server.ok("read_file", {"path": "invalid-utf8.txt"})
+        tail = await server.ok("read_file", {"path": "no-newline.txt"})
+        absolute = await server.ok("read_file", {"path": str(project.root / "sub" / "inner.lisp")})
+        linked = await server.ok("read_file", {"path": "inside-link.lisp", "max_lines": 1})
+    assert crlf["content"] == "one\ntwo\nthree\n" and crlf["meta"]["line_count"] == 3
+    assert invalid["content"] == "caf\ufffd\nok\n"
+    assert invalid["meta"]["fallback_encoding"] == "replace"
+    assert tail["content"].startswith("alpha\nbeta") and tail["meta"]["line_count"] == 2
+    # The returned path is always relative to the root (seed 000 §3.1).
+    assert absolute["path"] == "sub/inner.lisp"
+    assert not linked["path"].startswith("/")
+    assert linked["content"].startswith(";;;; demo.lisp")
+
+
+# ======================================================================================
+# Read (SPEC §8.3, seed 001)
+# ======================================================================================
+
+TOOK = r"\(Took \d+ms\)"
+
+
+async def test_read_success_envelope(project: Project) -> None:
+    args = {"path": "demo.lisp"}
+    source = (project.root / "demo.lisp").read_text().split("\n")[:-1]
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        env = await server.ok("Read", args)
+    assert set(env) == {"status", "data", "text", "stats", "context"}
+    assert env["status"] == "success"
+    assert env["data"] == {"content": numbered(source), "truncated": False}
+    assert env["data"]["content"].startswith("   1 | ;;;; demo.lisp")
+    assert re.fullmatch(r"Read 35 lines from 'demo\.lisp' \(Lines 1-35\)\.\n" + TOOK, env["text"]), env["text"]
+    stats = env["stats"]
+    assert stats["lines_read"] == 35 and stats["total_lines"] == 35
+    assert stats["file_size_bytes"] == (project.root / "demo.lisp").stat().st_size
+    assert stats["file_mtime_ms"] == mtime_ms(project.root / "demo.lisp")
+    assert stats["encoding"] == "utf-8" and stats["time_ms"] >= 0
+    assert stats["chars_read"] >= sum(len(line) for line in source)
+    assert env["context"] == {"cwd": ".", "params_input": args, "path_resolved": "demo.lisp"}
+
+
+async def test_read_partial_envelope_and_line_number_format(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        cut = await server.ok("Read", {"path": "long.txt", "limit": 100})
+        middle = await server.ok("Read", {"path": "long.txt", "start_line": 101, "limit": 100})
+        default = await server.ok("Read", {"path": "huge.txt"})
+        wide = await server.ok("Read", {"path": "huge.txt", "start_line": 998, "limit": 2000})
+        last = await server.ok("Read", {"path": "no-newline.txt"})
+        invalid = await server.ok("Read", {"path": "invalid-utf8.txt"})
+        absolute = await server.ok("Read", {"path": str(project.root / "sub" / "inner.lisp")})
+    assert cut["status"] == "partial" and cut["data"]["truncated"] is True
+    assert cut["data"]["content"] == numbered(LONG_LINES[:100])
+    assert cut["text"].endswith("\n[Truncated: Showing first 100 of 450 lines. Use start_line=101 to continue.]")
+    assert re.match(r"Read 100 lines from 'long\.txt' \(Lines 1-100\)\.\n" + TOOK, cut["text"])
+    assert middle["data"]["content"] == numbered(LONG_LINES[100:200], first=101)
+    assert "Use start_line=201 to continue." in middle["text"]
+    # Default limit 500.
+    assert default["stats"]["lines_read"] == 500 and default["status"] == "partial"
+    assert "Use start_line=501 to continue." in default["text"]
+    # "%4d | %s\n": four columns, wider numbers widen.
+    assert wide["status"] == "success" and wide["data"]["truncated"] is False
+    assert wide["data"]["content"].startswith(" 998 | row 998\n 999 | row 999\n1000 | row 1000\n")
+    assert wide["data"]["content"].endswith("1200 | row 1200\n")
+    # Every line ends with a newline, the last one too.
+    assert last["data"]["content"] == "   1 | alpha\n   2 | beta\n"
+    # Encoding fallback: partial, and said in data.
+    assert invalid["status"] == "partial"
+    assert invalid["data"]["fallback_encoding"] == "replace"
+    assert invalid["data"]["content"] == "   1 | caf\ufffd\n   2 | ok\n"
+    assert absolute["context"]["path_resolved"] == "sub/inner.lisp"
+
+
+async def test_read_parameter_errors_are_invalid_param(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        ok = await server.ok("Read", {"path": "long.txt", "limit": 2000})
+        assert ok["stats"]["lines_read"] == 450
+        last = await server.ok("Read", {"path": "long.txt", "start_line": 450})
+        assert last["data"]["content"] == numbered(LONG_LINES[449:], first=450)
+        for bad in (
+            {"start_line": 451},
+            {"start_line": 0},
+            {"limit": 2001},
+            {"limit": 0},
+            {"limit": "10"},
+            {"start_line": 1.5},
+        ):
+            args = {"path": "long.txt", **bad}
+            env = await server.err("Read", args, "INVALID_PARAM")
+            assert env["context"]["params_input"] == args
+        # Past the end says how long the file is.
+        env = await server.err("Read", {"path": "long.txt", "start_line": 451}, "INVALID_PARAM")
+        assert "450" in env["error"]["message"]
+        await server.still_serving("Read", "long.txt")
+
+
+async def test_read_empty_file(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        env = await server.ok("Read", {"path": "empty.txt"})
+        assert env["status"] == "success"
+        assert env["data"] == {"content": "", "truncated": False}
+        assert env["text"] == "Read 0 lines from 'empty.txt' (file is empty)."
+        assert env["stats"]["lines_read"] == 0 and env["stats"]["total_lines"] == 0
+        # An empty file accepts start_line 1 only (seed 001 §5.1).
+        await server.err("Read", {"path": "empty.txt", "start_line": 2}, "INVALID_PARAM")
+
+
+# ======================================================================================
+# Errors through MCP (SPEC §7): a result with isError, the server keeps serving
+# ======================================================================================
+
+# kind -> (path, {tool: expected code})
+FILE_ERRORS = {
+    "missing": ("no/such/file.lisp", {"lisp-read-file": "NOT_FOUND", "read_file": "NOT_FOUND", "Read": "NOT_FOUND"}),
+    "directory": ("sub", {"lisp-read-file": "IS_DIRECTORY", "read_file": "NOT_FILE", "Read": "IS_DIRECTORY"}),
+    "dot-dot": ("../outside/secret.txt", {t: "ACCESS_DENIED" for t in ALL_TOOLS}),
+    "dot-dot-inside": ("sub/../../outside/secret.lisp", {t: "ACCESS_DENIED" for t in ALL_TOOLS}),
+    "symlink-out": ("escape-link.txt", {t: "ACCESS_DENIED" for t in ALL_TOOLS}),
+    "symlinked-dir-out": ("escape-dir/secret.txt", {t: "ACCESS_DENIED" for t in ALL_TOOLS}),
+    "binary": ("binary.dat", {"lisp-read-file": "BINARY_FILE", "read_file": "BINARY_NOT_SUPPORTED", "Read": "BINARY_FILE"}),
+    "fifo": ("fifo", {t: "NOT_FILE" for t in ALL_TOOLS}),
+    "socket": ("sock", {t: "NOT_FILE" for t in ALL_TOOLS}),
+}
+
+
+@pytest.mark.parametrize("kind", list(FILE_ERRORS))
+async def test_file_errors(project: Project, kind: str) -> None:
+    path, codes = FILE_ERRORS[kind]
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        for tool in ALL_TOOLS:
+            with anyio.fail_after(10):  # a FIFO must never block the server
+                e = await server.err(tool, {"path": path}, codes[tool])
+            if tool == "Read":
+                assert e["context"]["params_input"] == {"path": path}
+            else:
+                assert e["path"] == path
+                assert path in e["message"], "the message names the path"
+            await server.still_serving()
+
+
+async def test_absolute_path_outside_the_root_is_access_denied(project: Project) -> None:
+    outside = str(project.outside / "secret.txt")
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        for tool in ALL_TOOLS:
+            e = await server.err(tool, {"path": outside}, "ACCESS_DENIED")
+            assert "secret\n" not in json.dumps(e)
+            await server.still_serving()
+        for tool in ALL_TOOLS:
+            e = await server.err(tool, {"path": "/etc/passwd"}, "ACCESS_DENIED")
+        # Inside the root, an absolute path is fine and is answered relative to the root.
+        inside = await server.ok("lisp-read-file", {"path": str(project.root / "demo.lisp")})
+        assert inside["path"] == "demo.lisp"
+
+
+async def test_paths_that_stay_inside_are_answered_relative_to_the_root(project: Project) -> None:
+    link = project.tmp / "root-link"
+    os.symlink(project.root, link)
+    # The root given through a symlink: paths through the link and through the target both work.
+    async with connect(project, "--root", str(link), *ALL, cwd=project.tmp) as server:
+        for path in (
+            "demo.lisp",
+            "./demo.lisp",
+            "sub/../demo.lisp",
+            str(link / "demo.lisp"),
+            str(project.root / "demo.lisp"),
+        ):
+            view = await server.ok("lisp-read-file", {"path": path})
+            assert view["path"] == "demo.lisp" and view["content"] == SPEC_DEMO_VIEW, path
+            window = await server.ok("read_file", {"path": path, "max_lines": 1})
+            assert window["path"] == "demo.lisp", path
+            env = await server.ok("Read", {"path": path, "limit": 1})
+            assert env["context"]["path_resolved"] == "demo.lisp", path
+        # A symlink that stays inside the root is followed.
+        linked = await server.ok("lisp-read-file", {"path": "inside-link.lisp"})
+        assert linked["content"] == SPEC_DEMO_VIEW and not linked["path"].startswith("/")
+        for tool, code in (("lisp-read-file", "IS_DIRECTORY"), ("read_file", "NOT_FILE"), ("Read", "IS_DIRECTORY")):
+            await server.err(tool, {"path": "."}, code)
+            await server.err(tool, {"path": str(link)}, code)
+            await server.err(tool, {"path": str(link / ".." / "outside" / "secret.txt")}, "ACCESS_DENIED")
+
+
+async def test_size_limit(project: Project) -> None:
+    project.write("at-cap.txt", "x" * 99 + "\n")
+    project.write("over-cap.txt", "x" * 100 + "\n")
+    async with connect(project, "--root", str(project.root), "--max-file-bytes", "100", *ALL) as server:
+        for tool in ALL_TOOLS:
+            await server.ok(tool, {"path": "at-cap.txt"})
+            e = await server.err(tool, {"path": "over-cap.txt"}, "SIZE_LIMIT_EXCEEDED")
+            if tool != "Read":
+                assert e["path"] == "over-cap.txt"
+            await server.err(tool, {"path": "demo.lisp"}, "SIZE_LIMIT_EXCEEDED")
+            await server.still_serving(tool, "at-cap.txt")
+
+
+async def test_binary_means_a_nul_byte_in_the_first_8_kib(project: Project) -> None:
+    project.write("nul-late.txt", b"a" * 8191 + b"\x00" + b"\n")
+    project.write("nul-after.txt", b"a" * 8192 + b"\x00" + b"\n")
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        await server.err("lisp-read-file", {"path": "nul-late.txt"}, "BINARY_FILE")
+        await server.err("read_file", {"path": "nul-late.txt"}, "BINARY_NOT_SUPPORTED")
+        await server.err("Read", {"path": "nul-late.txt"}, "BINARY_FILE")
+        for tool in ALL_TOOLS:
+            await server.ok(tool, {"path": "nul-after.txt"})
+
+
+LISP_READ_FILE_BAD_ARGUMENTS = [
+    # (arguments, the input schema rejects them too)
+    ({"path": "demo.lisp", "name_pattern": "(unclosed"}, False),
+    ({"path": "demo.lisp", "content_pattern": "[z-a]"}, False),
+    ({"path": "demo.lisp", "limit": 0}, True),
+    ({"path": "demo.lisp", "limit": "ten"}, True),
+    ({"path": "demo.lisp", "offset": -1}, True),
+    ({"path": "demo.lisp", "collapsed": "no"}, True),
+    ({"path": "demo.lisp", "comments": "some"}, True),
+    ({"path": "demo.lisp", "context_lines": 1.5}, True),
+    ({"path": "demo.lisp", "no_such_parameter": 1}, True),
+    ({"path": 7}, True),
+    ({"path": ""}, True),
+    ({}, True),
+]
+
+
+async def test_lisp_read_file_invalid_arguments(project: Project) -> None:
+    async with connect(project, "--root", str(project.root)) as server:
+        schema = server.tools["lisp-read-file"]["inputSchema"]
+        for arguments, schema_rejects in LISP_READ_FILE_BAD_ARGUMENTS:
+            e = await server.err("lisp-read-file", arguments, "INVALID_ARGUMENT")
+            assert bool(schema_errors(schema, arguments)) == schema_rejects, arguments
+            if isinstance(arguments.get("path"), str):
+                assert e["path"] == arguments["path"]
+            await server.still_serving()
+        bad_regex = await server.err("lisp-read-file", {"path": "demo.lisp", "name_pattern": "(unclosed"}, "INVALID_ARGUMENT")
+        assert "(unclosed" in bad_regex["message"] and "regex" in bad_regex["message"]
+        # No arguments at all.
+        await server.err("lisp-read-file", None, "INVALID_ARGUMENT")
+        await server.still_serving()
+
+
+async def test_compat_tools_invalid_path_arguments(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        for arguments in ({"path": ""}, {"path": 7}, {"path": None}, {}):
+            await server.err("read_file", arguments, "INVALID_ARGUMENT")
+            await server.err("Read", arguments, "INVALID_PARAM")
+        await server.still_serving("Read", "demo.lisp")
+
+
+async def test_unknown_tool_is_a_json_rpc_error(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        for name in ("no-such-tool", "read", "READ_FILE", ""):
+            with pytest.raises(MCPError) as raised:
+                await server.call(name, {"path": "demo.lisp"})
+            assert raised.value.code == INVALID_PARAMS, raised.value
+            await server.still_serving()
+
+
+async def test_accepted_arguments_fit_the_input_schema(project: Project) -> None:
+    calls = [
+        {"path": "demo.lisp"},
+        {"path": "demo.lisp", "collapsed": False, "offset": 3, "limit": 4, "line_numbers": True},
+        {"path": "demo.lisp", "name_pattern": "area", "content_pattern": "max", "comments": "all"},
+        {"path": "notes.md", "content_pattern": "TODO", "context_lines": 0},
+    ]
+    async with connect(project, "--root", str(project.root)) as server:
+        schema = server.tools["lisp-read-file"]["inputSchema"]
+        for arguments in calls:
+            assert not schema_errors(schema, arguments), arguments
+            await server.ok("lisp-read-file", arguments)
+
+
+# ======================================================================================
+# Protocol behaviour: concurrency, stdout hygiene
+# ======================================================================================
+
+
+async def test_concurrent_calls_each_get_their_own_answer(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        results: dict[int, Any] = {}
+
+        async def one(i: int) -> None:
+            tool = ALL_TOOLS[i % 3]
+            if tool == "lisp-read-file":
+                args = {"path": "long.txt", "collapsed": False, "offset": i, "limit": 1}
+            elif tool == "read_file":
+                args = {"path": "long.txt", "start_line": i + 1, "max_lines": 1}
+            else:
+                args = {"path": "long.txt", "start_line": i + 1, "limit": 1}
+            if i % 5 == 4:
+                results[i] = await server.err(tool, {"path": f"missing-{i}.txt"}, "NOT_FOUND")
+            else:
+                results[i] = await server.ok(tool, args)
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as tg:
+                for i in range(60):
+                    tg.start_soon(one, i)
+        for i, result in results.items():
+            tool = ALL_TOOLS[i % 3]
+            if i % 5 == 4:
+                continue
+            line = LONG_LINES[i]
+            if tool == "lisp-read-file":
+                assert result["content"].startswith(f"{line}\n"), (i, result)
+            elif tool == "read_file":
+                assert result["content"] == f"{line}\n", (i, result)
+            else:
+                assert result["data"]["content"] == numbered([line], first=i + 1), (i, result)
+
+
+async def test_logs_go_to_stderr_only(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), "--log-level", "trace", *ALL) as server:
+        for tool in ALL_TOOLS:
+            await server.ok(tool, {"path": "demo.lisp"})
+            await server.err(tool, {"path": "missing.txt"}, "NOT_FOUND")
+        with pytest.raises(MCPError):
+            await server.call("no-such-tool", {})
+        await server.still_serving()
+        assert server.stream_errors == []
+    # (serve() also asserts, on exit, that no stdout line failed to parse as JSON-RPC.)
+    assert server.stderr().strip(), "trace logging should have written to stderr"
+
+
+# ======================================================================================
+# Roots (SPEC §7, §8.2): --root, the client's MCP roots, or the working directory
+# ======================================================================================
+
+
+def two_places(project: Project) -> tuple[Path, Path]:
+    """A client project (a name that needs percent-encoding in a URI) and a decoy working dir."""
+    client_root = project.tmp / "client project ü"
+    decoy = project.tmp / "server-cwd"
+    for directory, marker in ((client_root, "in-client-root"), (decoy, "in-working-dir")):
+        directory.mkdir()
+        (directory / "a.lisp").write_text(f"(defun {marker} () t)\n")
+        (directory / "only-here.txt").write_text(f"{marker}\n")
+    return client_root, decoy
+
+
+async def test_client_roots_are_the_allowed_directories(project: Project) -> None:
+    client_root, decoy = two_places(project)
+    roots = Roots([client_root])
+    async with connect(project, *ALL, cwd=decoy, roots=roots) as server:
+        for tool in ALL_TOOLS:
+            result = await server.ok(tool, {"path": "a.lisp"})
+            text = json.dumps(result)
+            assert "in-client-root" in text and "in-working-dir" not in text, result
+        view = await server.ok("lisp-read-file", {"path": "a.lisp"})
+        assert view["path"] == "a.lisp"
+        assert view["content"] == "1: (defun in-client-root () ...)\n"
+        inside = await server.ok("read_file", {"path": str(client_root / "only-here.txt")})
+        assert inside["path"] == "only-here.txt" and inside["content"] == "in-client-root\n"
+        for tool in ALL_TOOLS:
+            await server.err(tool, {"path": str(decoy / "a.lisp")}, "ACCESS_DENIED")
+            await server.err(tool, {"path": "../server-cwd/a.lisp"}, "ACCESS_DENIED")
+            await server.err(tool, {"path": str(project.root / "demo.lisp")}, "ACCESS_DENIED")
+        await server.still_serving(path="a.lisp")
+    assert roots.asked >= 1, "the server never asked the client for its roots"
+
+
+async def test_without_roots_capability_the_working_directory_is_the_root(project: Project) -> None:
+    client_root, decoy = two_places(project)
+    async with connect(project, *ALL, cwd=decoy) as server:
+        for tool in ALL_TOOLS:
+            result = await server.ok(tool, {"path": "a.lisp"})
+            assert "in-working-dir" in json.dumps(result), result
+            await server.err(tool, {"path": str(client_root / "a.lisp")}, "ACCESS_DENIED")
+            await server.err(tool, {"path": "../outside/secret.txt"}, "ACCESS_DENIED")
+        absolute = await server.ok("lisp-read-file", {"path": str(decoy / "a.lisp")})
+        assert absolute["path"] == "a.lisp"
+
+
+async def test_several_client_roots(project: Project) -> None:
+    client_root, decoy = two_places(project)
+    second = project.tmp / "second root"
+    second.mkdir()
+    (second / "b.lisp").write_text("(defun in-second-root () t)\n")
+    roots = Roots([client_root, second])
+    async with connect(project, *ALL, cwd=decoy, roots=roots) as server:
+        # Relative paths resolve in the first root.
+        first = await server.ok("lisp-read-file", {"path": "a.lisp"})
+        assert "in-client-root" in first["content"]
+        await server.err("lisp-read-file", {"path": "b.lisp"}, "NOT_FOUND")
+        # An absolute path inside the second root is allowed, answered relative to it.
+        other = await server.ok("lisp-read-file", {"path": str(second / "b.lisp")})
+        assert other["path"] == "b.lisp" and "in-second-root" in other["content"]
+        env = await server.ok("Read", {"path": str(second / "b.lisp")})
+        assert env["context"]["path_resolved"] == "b.lisp"
+        await server.err("read_file", {"path": str(decoy / "a.lisp")}, "ACCESS_DENIED")
+
+
+async def test_root_flag_wins_over_client_roots(project: Project) -> None:
+    client_root, decoy = two_places(project)
+    roots = Roots([client_root])
+    async with connect(project, "--root", str(project.root), *ALL, cwd=decoy, roots=roots) as server:
+        demo = await server.ok("lisp-read-file", {"path": "demo.lisp"})
+        assert demo["content"] == SPEC_DEMO_VIEW
+        await server.err("lisp-read-file", {"path": "a.lisp"}, "NOT_FOUND")
+        await server.err("lisp-read-file", {"path": str(client_root / "a.lisp")}, "ACCESS_DENIED")
+
+
+async def test_roots_list_changed_switches_the_root(project: Project) -> None:
+    client_root, decoy = two_places(project)
+    other = project.tmp / "other-root"
+    other.mkdir()
+    (other / "a.lisp").write_text("(defun in-other-root () t)\n")
+    roots = Roots([client_root])
+    async with connect(project, *ALL, cwd=decoy, roots=roots) as server:
+        before = await server.ok("lisp-read-file", {"path": "a.lisp"})
+        assert "in-client-root" in before["content"]
+        roots.dirs = [other]
+        await server.session.send_roots_list_changed()
+        # The notification is handled asynchronously: the next calls must soon see the new root.
+        with anyio.fail_after(10):
+            while True:
+                after = await server.ok("lisp-read-file", {"path": "a.lisp"})
+                if "in-other-root" in after["content"]:
+                    break
+                assert "in-client-root" in after["content"], after
+                await anyio.sleep(0.05)
+        await server.err("lisp-read-file", {"path": str(client_root / "a.lisp")}, "ACCESS_DENIED")
+    assert roots.asked == 2
+
+
+async def test_concurrent_first_calls_wait_for_the_client_roots(project: Project) -> None:
+    client_root, decoy = two_places(project)
+    roots = Roots([client_root])
+    async with connect(project, *ALL, cwd=decoy, roots=roots) as server:
+        seen: list[str] = []
+
+        async def one(i: int) -> None:
+            result = await server.ok(ALL_TOOLS[i % 3], {"path": "a.lisp"})
+            seen.append(json.dumps(result))
+
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as tg:
+                for i in range(12):
+                    tg.start_soon(one, i)
+        assert len(seen) == 12
+        assert all("in-client-root" in s and "in-working-dir" not in s for s in seen), seen
+    assert roots.asked == 1
+
+
+# ======================================================================================
+# The SDK's high-level Client in its default mode: protocol 2026-07-28 (server/discover)
+# ======================================================================================
+
+
+async def test_modern_protocol_client_reads_and_gets_errors(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL, modern=True) as server:
+        assert server.protocol_version == "2026-07-28"
+        assert server.server_info is not None and server.server_info.name == "lisp-read-file"
+        assert sorted(server.tools) == sorted(ALL_TOOLS)
+        assert server.tools["read_file"]["inputSchema"] == SEED_000_PARAMETERS
+        view = await server.ok("lisp-read-file", {"path": "fixtures/demo/demo.lisp"})
+        assert view["content"] == SPEC_DEMO_VIEW
+        await server.ok("read_file", {"path": "long.txt"})
+        await server.ok("Read", {"path": "long.txt"})
+        await server.err("lisp-read-file", {"path": "../outside/secret.txt"}, "ACCESS_DENIED")
+        await server.err("read_file", {"path": "sub"}, "NOT_FILE")
+        await server.err("Read", {"path": "long.txt", "limit": 2001}, "INVALID_PARAM")
+        with pytest.raises(MCPError) as raised:
+            await server.call("no-such-tool", {"path": "demo.lisp"})
+        assert raised.value.code == INVALID_PARAMS
+        await server.still_serving()
+
+
+async def test_modern_protocol_client_roots_are_the_allowed_directories(project: Project) -> None:
+    """SPEC §8.2: without --root, a client that offers roots confines the server to them.
+
+    Under 2026-07-28 the client declares the roots capability in each request's _meta and
+    answers roots/list through the multi-round-trip (input_required) flow; the server must
+    not fall back to its own working directory when a client offers roots.
+    """
+    client_root, decoy = two_places(project)
+    roots = Roots([client_root])
+    async with connect(project, *ALL, cwd=decoy, roots=roots, modern=True) as server:
+        assert server.protocol_version == "2026-07-28"
+        result = await server.ok("lisp-read-file", {"path": "a.lisp"})
+        assert "in-client-root" in result["content"], (
+            f"server read {result['content']!r} from its working directory, not the client's root"
+        )
+        await server.err("lisp-read-file", {"path": str(decoy / "a.lisp")}, "ACCESS_DENIED")

@@ -9,6 +9,7 @@
 mod datum;
 mod lexer;
 mod recovery;
+mod window;
 
 pub(crate) use datum::{skip_blank, Datum, Elements};
 pub(crate) use lexer::{

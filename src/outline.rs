@@ -611,16 +611,10 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
     // Whether the last chunk was a character object: `#\( )` keeps its space.
     let mut last_character = false;
     let mut i = start;
-    let push = |out: &mut Vec<u8>, bytes: &[u8], pending: &mut bool| {
-        if *pending && !out.is_empty() {
-            out.push(b' ');
-        }
-        *pending = false;
-        out.extend_from_slice(bytes);
-    };
     while i < b.len() {
         let c = b[i];
-        let next = match byte_class(c) {
+        let class_here = byte_class(c);
+        let next = match class_here {
             ByteClass::Whitespace => {
                 pending_space = true;
                 i += 1;
@@ -650,10 +644,15 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
             ByteClass::DoubleQuote => string_end(b, i).0,
             ByteClass::Bar => multiple_escape_end(b, i).0,
             ByteClass::Backslash => (i + 2).min(b.len()),
+            // A run of constituents is one chunk: none of them changes the state below
+            // after the first (and none is a line break).
+            ByteClass::Constituent => b[i + 1..]
+                .iter()
+                .position(|&c| byte_class(c) != ByteClass::Constituent)
+                .map_or(b.len(), |k| i + 1 + k),
             _ => i + 1,
         };
         let next = next.min(b.len()).max(i + 1);
-        let class_here = byte_class(c);
         if (class_here == ByteClass::Close && !last_character)
             || (last_open && out.last() == Some(&b'('))
         {
@@ -661,21 +660,24 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
         }
         last_open = class_here == ByteClass::Open;
         last_character = c == b'#' && hash_start(b, i) == HashStart::Character;
+        if pending_space && !out.is_empty() {
+            out.push(b' ');
+        }
+        pending_space = false;
         // Inside strings and escapes whitespace is kept, but a signature stays on one line.
-        let chunk: Vec<u8> = b[i..next]
-            .iter()
-            .map(|&c| {
-                if c == b'\n' || c == b'\r' || c == b'\t' {
-                    b' '
-                } else {
-                    c
-                }
-            })
-            .collect();
-        push(&mut out, &chunk, &mut pending_space);
+        out.extend(b[i..next].iter().map(|&c| {
+            if c == b'\n' || c == b'\r' || c == b'\t' {
+                b' '
+            } else {
+                c
+            }
+        }));
         i = next;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    match String::from_utf8(out) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
 }
 
 /// `text` cut to `max` characters, with `...` when cut.

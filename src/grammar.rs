@@ -136,6 +136,11 @@ impl Grammar {
 /// The lookup key of a symbol as written: escapes removed, package prefix dropped, lower
 /// case. `CL:DEFUN` → `defun`, `asdf::defsystem` → `defsystem`, `|defun|` → `defun`.
 pub fn symbol_key(symbol: &str) -> String {
+    // The common case, plain ASCII without escapes, without a per-character walk.
+    if symbol.is_ascii() && !symbol.contains(['|', '\\']) {
+        let name = symbol.rsplit(':').next().unwrap_or_default();
+        return name.to_ascii_lowercase();
+    }
     let mut out = String::with_capacity(symbol.len());
     let mut chars = symbol.chars();
     let mut in_bars = false;

@@ -382,9 +382,9 @@ impl Elements<'_> {
         self.i < self.b.len() && self.b[self.i] != b')'
     }
 
-    /// The first byte of the next element, without reading it.
-    pub(crate) fn peek_byte(&mut self) -> Option<u8> {
-        self.has_next().then(|| self.b[self.i])
+    /// Where the next element starts, without reading it.
+    pub(crate) fn peek_start(&mut self) -> Option<usize> {
+        self.has_next().then_some(self.i)
     }
 }
 

@@ -691,17 +691,19 @@ fn fold_into(out: &mut String, b: &[u8], start: usize, end: usize) {
     let mut bytes = std::mem::take(out).into_bytes();
     let from = bytes.len();
     fold_bytes(&mut bytes, b, start, end);
-    *out = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            // Invalid UTF-8 in the source: this part is decoded with U+FFFD.
-            let mut bytes = e.into_bytes();
-            let part = String::from_utf8_lossy(&bytes[from..]).into_owned();
-            bytes.truncate(from);
-            let mut text = String::from_utf8(bytes).expect("valid before this part");
-            text.push_str(&part);
-            text
-        }
+    *out = if std::str::from_utf8(&bytes[from..]).is_ok() {
+        // SAFETY: `bytes[..from]` was a `String` and `bytes[from..]` was just checked; two
+        // valid UTF-8 sequences concatenated are valid UTF-8. (Checking only the new part
+        // keeps building a signature from parts linear.)
+        unsafe { String::from_utf8_unchecked(bytes) }
+    } else {
+        // Invalid UTF-8 in the source: this part is decoded with U+FFFD.
+        let part = String::from_utf8_lossy(&bytes[from..]).into_owned();
+        bytes.truncate(from);
+        // SAFETY: `bytes[..from]` was a `String`.
+        let mut text = unsafe { String::from_utf8_unchecked(bytes) };
+        text.push_str(&part);
+        text
     };
 }
 
@@ -735,6 +737,9 @@ fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize) {
             ByteClass::Whitespace => {
                 pending_space = true;
                 i += 1;
+                while i < b.len() && byte_class(b[i]) == ByteClass::Whitespace {
+                    i += 1;
+                }
                 continue;
             }
             ByteClass::Semicolon => {
@@ -781,14 +786,23 @@ fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize) {
             out.push(b' ');
         }
         pending_space = false;
-        // Inside strings and escapes whitespace is kept, but a signature stays on one line.
-        out.extend(b[i..next].iter().map(|&c| {
-            if c == b'\n' || c == b'\r' || c == b'\t' {
-                b' '
-            } else {
-                c
-            }
-        }));
+        if matches!(
+            class_here,
+            ByteClass::Constituent | ByteClass::Open | ByteClass::Close | ByteClass::Prefix
+        ) {
+            // No whitespace inside: copied as is.
+            out.extend_from_slice(&b[i..next]);
+        } else {
+            // Inside strings and escapes whitespace is kept, but a signature stays on one
+            // line.
+            out.extend(b[i..next].iter().map(|&c| {
+                if c == b'\n' || c == b'\r' || c == b'\t' {
+                    b' '
+                } else {
+                    c
+                }
+            }));
+        }
         i = next;
     }
 }

@@ -147,7 +147,10 @@ impl Grammar {
 /// case. `CL:DEFUN` → `defun`, `asdf::defsystem` → `defsystem`, `|defun|` → `defun`.
 pub fn symbol_key(symbol: &str) -> String {
     // The common case, plain ASCII without escapes, without a per-character walk.
-    if symbol.bytes().all(|c| c.is_ascii() && c != b'|' && c != b'\\') {
+    if symbol
+        .bytes()
+        .all(|c| c.is_ascii() && c != b'|' && c != b'\\')
+    {
         let name = symbol.rsplit(':').next().unwrap_or_default();
         return name.to_ascii_lowercase();
     }

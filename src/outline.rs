@@ -681,6 +681,14 @@ fn is_symbol_start(b: &[u8], at: usize) -> bool {
 /// Source text of `[start, end)` on one line: whitespace runs become one space, comments
 /// are dropped, strings, characters and `|escapes|` are kept as written.
 pub fn fold(b: &[u8], start: usize, end: usize) -> String {
+    // A plain token (`defun`, `foo-bar`, `sb-impl::x`), the common case: its own text.
+    let span = &b[start.min(end).min(b.len())..end.min(b.len())];
+    if span
+        .iter()
+        .all(|&c| byte_class(c) == ByteClass::Constituent)
+    {
+        return String::from_utf8_lossy(span).into_owned();
+    }
     let mut out = String::with_capacity(end.saturating_sub(start).min(256));
     fold_into(&mut out, b, start, end);
     out

@@ -101,8 +101,18 @@ impl Grammar {
 
     /// Looks an operator up by its text as written (`cl:defun`, `DEFUN`, `|defun|`).
     pub fn lookup(&self, operator: &str) -> Lookup<'_> {
-        let key = symbol_key(operator);
-        if let Some(d) = self.definers.get(key.as_str()) {
+        // Most operators are written in lower case without a package: already the key.
+        let plain = operator
+            .bytes()
+            .all(|c| c.is_ascii() && !c.is_ascii_uppercase() && !matches!(c, b':' | b'|' | b'\\'));
+        let owned;
+        let key = if plain {
+            operator
+        } else {
+            owned = symbol_key(operator);
+            owned.as_str()
+        };
+        if let Some(d) = self.definers.get(key) {
             Lookup::Definer(d)
         } else if key.starts_with("def") {
             Lookup::GenericDefiner
@@ -136,6 +146,14 @@ impl Grammar {
 /// The lookup key of a symbol as written: escapes removed, package prefix dropped, lower
 /// case. `CL:DEFUN` → `defun`, `asdf::defsystem` → `defsystem`, `|defun|` → `defun`.
 pub fn symbol_key(symbol: &str) -> String {
+    // The common case, plain ASCII without escapes, without a per-character walk.
+    if symbol
+        .bytes()
+        .all(|c| c.is_ascii() && c != b'|' && c != b'\\')
+    {
+        let name = symbol.rsplit(':').next().unwrap_or_default();
+        return name.to_ascii_lowercase();
+    }
     let mut out = String::with_capacity(symbol.len());
     let mut chars = symbol.chars();
     let mut in_bars = false;

@@ -537,7 +537,7 @@ fn refuse_non_regular(shown: &str, file_type: fs::FileType) -> Result<(), ToolEr
 /// `BINARY_FILE` if a NUL byte occurs in the first [`BINARY_SNIFF_BYTES`] bytes.
 fn check_binary(shown: &str, bytes: &[u8]) -> Result<(), ToolError> {
     let window = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
-    match window.iter().position(|&b| b == 0) {
+    match memchr::memchr(0, window) {
         None => Ok(()),
         Some(at) => Err(ToolError::new(
             ErrorCode::BinaryFile,

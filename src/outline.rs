@@ -85,30 +85,33 @@ impl Form {
 
 /// Builds the outline of `bytes` from its scan.
 pub fn outline(bytes: &[u8], scan: &Scan, grammar: &Grammar) -> Outline {
-    let items = scan
-        .items
-        .iter()
-        .filter(|item| item.kind != ItemKind::Whitespace)
-        .map(|item| OutlineItem {
+    let mut scratch = Scratch::default();
+    let mut items = Vec::with_capacity(scan.items.len() / 2 + 1);
+    for item in &scan.items {
+        if item.kind == ItemKind::Whitespace {
+            continue;
+        }
+        let form = (item.kind == ItemKind::Form).then(|| {
+            let datum = Datum {
+                start: item.span.start,
+                end: item.span.end,
+                core: item.core,
+                core_is_list: item.core_is_list,
+                conditionals: item.conditionals.clone(),
+                quoted: item.quoted,
+                problem: None,
+            };
+            classify(bytes, &datum, grammar, item.start_line, 0, &mut scratch)
+        });
+        items.push(OutlineItem {
             kind: item.kind,
             start: item.span.start,
             end: item.span.end,
             start_line: item.start_line,
             end_line: item.end_line,
-            form: (item.kind == ItemKind::Form).then(|| {
-                let datum = Datum {
-                    start: item.span.start,
-                    end: item.span.end,
-                    core: item.core,
-                    core_is_list: item.core_is_list,
-                    conditionals: item.conditionals.clone(),
-                    quoted: item.quoted,
-                    problem: None,
-                };
-                classify(bytes, &datum, grammar, item.start_line, 0)
-            }),
-        })
-        .collect();
+            form,
+        });
+    }
     Outline {
         byte_length: bytes.len(),
         line_count: scan.line_count,
@@ -122,6 +125,24 @@ pub fn outline_bytes(bytes: &[u8], grammar: &Grammar) -> Outline {
     outline(bytes, &scan::scan(bytes), grammar)
 }
 
+/// Buffers reused from form to form, so that classifying a form allocates only the
+/// strings it keeps. A stack of each: a container's children are classified while the
+/// container's own buffers are in use.
+#[derive(Default)]
+struct Scratch {
+    read: Vec<Vec<Datum>>,
+    shown: Vec<Vec<(usize, Shown)>>,
+}
+
+/// The text of one shown part of a signature, made when the signature is written.
+enum Shown {
+    /// The form's name, as in [`Form::name`].
+    Name,
+    /// The folded source text of `[start, end)`.
+    Fold(usize, usize),
+    Text(String),
+}
+
 /// The elements of a list, read on demand and kept for random access.
 struct Parts<'a> {
     b: &'a [u8],
@@ -132,13 +153,19 @@ struct Parts<'a> {
 }
 
 impl<'a> Parts<'a> {
-    fn new(b: &'a [u8], list: &Datum) -> Self {
+    fn new(b: &'a [u8], list: &Datum, scratch: &mut Scratch) -> Self {
         Parts {
             b,
             list: (list.core, list.end),
             iter: Elements::new(b, list.core, list.end),
-            read: Vec::new(),
+            read: scratch.read.pop().unwrap_or_default(),
         }
+    }
+
+    /// Gives the buffer back.
+    fn finish(mut self, scratch: &mut Scratch) {
+        self.read.clear();
+        scratch.read.push(self.read);
     }
 
     fn get(&mut self, index: usize) -> Option<&Datum> {
@@ -160,24 +187,41 @@ impl<'a> Parts<'a> {
         self.iter.has_next()
     }
 
-    /// The first byte of element `index`, reading only the elements before it.
-    fn first_byte(&mut self, index: usize) -> Option<u8> {
+    /// Where element `index` starts, reading only the elements before it.
+    fn start(&mut self, index: usize) -> Option<usize> {
         if let Some(d) = self.read.get(index) {
-            return self.b.get(d.start).copied();
+            return Some(d.start);
         }
         if index > 0 {
             self.get(index - 1)?;
         }
-        self.iter.peek_byte()
+        self.iter.peek_start()
+    }
+
+    /// The first byte of element `index`, reading only the elements before it.
+    fn first_byte(&mut self, index: usize) -> Option<u8> {
+        self.start(index).and_then(|at| self.b.get(at).copied())
     }
 
     fn text(&mut self, index: usize) -> Option<String> {
         let b = self.b;
         self.get(index).map(|d| fold(b, d.start, d.end))
     }
+
+    /// The whole list, folded (for `in-package`).
+    fn read_whole(&self) -> String {
+        fold(self.b, self.list.0, self.list.1)
+    }
 }
 
-fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth: usize) -> Form {
+fn classify(
+    b: &[u8],
+    datum: &Datum,
+    grammar: &Grammar,
+    start_line: usize,
+    depth: usize,
+    scratch: &mut Scratch,
+) -> Form {
     let conditionals: Vec<String> = datum
         .conditionals
         .iter()
@@ -203,7 +247,7 @@ fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth
             ..Form::default()
         };
     }
-    let mut parts = Parts::new(b, datum);
+    let mut parts = Parts::new(b, datum, scratch);
     let operator = match parts.get(0) {
         Some(op)
             if is_symbol_start(b, op.start) && !op.quoted && !is_number(&b[op.start..op.end]) =>
@@ -211,11 +255,12 @@ fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth
             fold(b, op.start, op.end)
         }
         _ => {
+            parts.finish(scratch);
             return Form {
                 conditionals,
                 signature: as_written(),
                 ..Form::default()
-            }
+            };
         }
     };
     let mut form = match grammar.lookup(&operator) {
@@ -226,6 +271,7 @@ fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth
             grammar,
             (datum.start, start_line),
             depth,
+            scratch,
         ),
         Lookup::GenericDefiner => {
             let mut f = definition(
@@ -235,12 +281,14 @@ fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth
                 grammar,
                 (datum.start, start_line),
                 depth,
+                scratch,
             );
             f.definer = Some("def".into());
             f
         }
         Lookup::Plain => plain(&mut parts, &operator),
     };
+    parts.finish(scratch);
     // SBCL's `sb-impl::(defun ...)`: the package prefix stays in front of the signature.
     if datum.core > shown_start {
         form.signature = format!("{}{}", fold(b, shown_start, datum.core), form.signature);
@@ -253,7 +301,9 @@ fn classify(b: &[u8], datum: &Datum, grammar: &Grammar, start_line: usize, depth
 /// `(OP ...)`, or `(OP ARG ...)` when the first argument is a symbol or a string.
 fn plain(parts: &mut Parts, operator: &str) -> Form {
     let b = parts.b;
-    let mut signature = format!("({operator}");
+    let mut signature = String::with_capacity(operator.len() + 32);
+    signature.push('(');
+    signature.push_str(operator);
     let mut last_shown = 0;
     if parts
         .first_byte(1)
@@ -262,7 +312,7 @@ fn plain(parts: &mut Parts, operator: &str) -> Form {
         if let Some(arg) = parts.get(1) {
             if is_symbol_start(b, arg.start) || b[arg.start] == b'"' {
                 signature.push(' ');
-                signature.push_str(&abbreviate(&fold(b, arg.start, arg.end), SHORT_PART_CHARS));
+                push_short(&mut signature, b, arg.start, arg.end);
                 last_shown = 1;
             }
         }
@@ -284,6 +334,7 @@ fn definition(
     grammar: &Grammar,
     (form_start, form_line): (usize, usize),
     depth: usize,
+    scratch: &mut Scratch,
 ) -> Form {
     let b = parts.b;
     let mut form = Form {
@@ -297,44 +348,44 @@ fn definition(
         return form;
     }
     // (element index, text) of everything shown, sorted by index at the end.
-    let mut shown: Vec<(usize, String)> = Vec::new();
+    let mut shown = scratch.shown.pop().unwrap_or_default();
     let mut skipped = false;
 
     if let Some(n) = d.name {
         if let Some(e) = parts.get(n).cloned() {
-            let text = fold(b, e.start, e.end);
-            form.name = Some(if d.name_in_list && e.core_is_list {
-                first_element_text(b, &e).unwrap_or_else(|| text.clone())
-            } else {
-                text.clone()
-            });
-            let text = match (&form.name, d.name_in_list && e.core_is_list) {
-                (Some(name), true) if text.chars().count() > SHORT_PART_CHARS => {
+            if d.name_in_list && e.core_is_list {
+                let text = fold(b, e.start, e.end);
+                let name = first_element_text(b, &e).unwrap_or_else(|| text.clone());
+                let text = if text.chars().count() > SHORT_PART_CHARS {
                     format!("({name} ...)")
-                }
-                _ => text,
-            };
-            shown.push((n, text));
+                } else {
+                    text
+                };
+                form.name = Some(name);
+                shown.push((n, Shown::Text(text)));
+            } else {
+                form.name = Some(fold(b, e.start, e.end));
+                shown.push((n, Shown::Name));
+            }
         }
     }
     let mut body = d.body;
     if d.qualifiers {
         let mut i = d.name.unwrap_or(1) + 1;
         while let Some(e) = parts.get(i).cloned() {
-            let text = fold(b, e.start, e.end);
-            shown.push((i, text.clone()));
+            shown.push((i, Shown::Fold(e.start, e.end)));
             if e.core_is_list && !e.quoted {
                 form.specializers = Some(specializers(b, &e));
                 break;
             }
-            form.qualifiers.push(text);
+            form.qualifiers.push(fold(b, e.start, e.end));
             i += 1;
         }
         body = Some(i + 1);
     }
     for n in [d.lambda_list, d.superclasses].into_iter().flatten() {
-        if let Some(text) = parts.text(n) {
-            shown.push((n, text));
+        if let Some(e) = parts.get(n) {
+            shown.push((n, Shown::Fold(e.start, e.end)));
         }
     }
     if let Some(n) = d.slots {
@@ -343,9 +394,9 @@ fn definition(
                 let slot_names: Vec<String> = Elements::new(b, e.core, e.end)
                     .map(|slot| slot_name(b, &slot))
                     .collect();
-                format!("({})", slot_names.join(" "))
+                Shown::Text(format!("({})", slot_names.join(" ")))
             } else {
-                fold(b, e.start, e.end)
+                Shown::Fold(e.start, e.end)
             };
             shown.push((n, names));
         }
@@ -357,8 +408,8 @@ fn definition(
             skipped = true;
             i += 1;
         }
-        while let Some(slot) = parts.get(i).cloned() {
-            shown.push((i, slot_name(b, &slot)));
+        while let Some(slot) = parts.get(i) {
+            shown.push((i, Shown::Text(slot_name(b, slot))));
             i += 1;
         }
     }
@@ -367,7 +418,7 @@ fn definition(
             let text = fold(b, e.start, e.end);
             let one_line = !b[e.start..e.end].contains(&b'\n');
             if one_line && text.chars().count() <= SHORT_PART_CHARS {
-                shown.push((n, text));
+                shown.push((n, Shown::Text(text)));
             } else {
                 skipped = true;
             }
@@ -381,7 +432,7 @@ fn definition(
             } else {
                 abbreviate(&text, SHORT_PART_CHARS)
             };
-            shown.push((n, text));
+            shown.push((n, Shown::Text(text)));
         }
     }
     if !d.keywords.is_empty() || d.doc_keyword.is_some() {
@@ -392,8 +443,8 @@ fn definition(
             let key = written.to_lowercase();
             if d.keywords.contains(&key) {
                 if let Some(value) = parts.text(i + 1) {
-                    shown.push((i, written));
-                    shown.push((i + 1, abbreviate(&value, 200)));
+                    shown.push((i, Shown::Text(written)));
+                    shown.push((i + 1, Shown::Text(abbreviate(&value, 200))));
                 }
             }
             if d.doc_keyword.as_deref() == Some(key.as_str()) {
@@ -412,8 +463,8 @@ fn definition(
     }
     if let Some(n) = d.options {
         let mut i = n;
-        while let Some(e) = parts.get(i).cloned() {
-            if e.core_is_list && first_element_key(b, &e).as_deref() == Some("documentation") {
+        while let Some(e) = parts.get(i) {
+            if e.core_is_list && first_element_is(b, e, "documentation") {
                 let mut option = Elements::new(b, e.core, e.end);
                 form.doc = option.nth(1).and_then(|s| doc_line(b, &s));
             }
@@ -426,7 +477,7 @@ fn definition(
         while let Some(child) = parts.get(i).cloned() {
             i += 1;
             // Children are the forms inside: not atoms, not declarations.
-            if !child.core_is_list || first_element_key(b, &child).as_deref() == Some("declare") {
+            if !child.core_is_list || first_element_is(b, &child, "declare") {
                 continue;
             }
             let (start_line, end_line) = (
@@ -434,7 +485,7 @@ fn definition(
                 lines.line_of(b, child.end - 1),
             );
             let child_form = (depth < MAX_CONTAINER_DEPTH)
-                .then(|| classify(b, &child, grammar, start_line, depth + 1));
+                .then(|| classify(b, &child, grammar, start_line, depth + 1, scratch));
             if child_form.is_some() {
                 form.children.push(OutlineItem {
                     kind: ItemKind::Form,
@@ -452,10 +503,16 @@ fn definition(
     shown.dedup_by_key(|(i, _)| *i);
     let last_shown = shown.last().map_or(0, |(i, _)| *i);
     let gaps = shown.iter().enumerate().any(|(k, (i, _))| *i != k + 1);
-    let mut signature = format!("({operator}");
-    for (_, text) in &shown {
+    let mut signature = String::with_capacity(64);
+    signature.push('(');
+    signature.push_str(operator);
+    for (_, part) in &shown {
         signature.push(' ');
-        signature.push_str(text);
+        match part {
+            Shown::Name => signature.push_str(form.name.as_deref().unwrap_or_default()),
+            Shown::Fold(start, end) => fold_into(&mut signature, b, *start, *end),
+            Shown::Text(text) => signature.push_str(text),
+        }
     }
     if skipped || gaps || parts.exists(last_shown + 1) {
         signature.push_str(" ...");
@@ -464,21 +521,17 @@ fn definition(
     signature.truncate(trimmed);
     signature.push(')');
     form.signature = signature;
+    shown.clear();
+    scratch.shown.push(shown);
     form
-}
-
-impl Parts<'_> {
-    /// The whole list, folded (for `in-package`).
-    fn read_whole(&self) -> String {
-        fold(self.b, self.list.0, self.list.1)
-    }
 }
 
 /// A docstring at body position `n`: after declarations, a string followed by more forms.
 fn body_docstring(parts: &mut Parts, mut n: usize) -> Option<String> {
     let b = parts.b;
     loop {
-        match parts.first_byte(n)? {
+        let at = parts.start(n)?;
+        match b[at] {
             b'"' => {
                 let e = parts.get(n)?.clone();
                 return if parts.exists(n + 1) {
@@ -487,11 +540,13 @@ fn body_docstring(parts: &mut Parts, mut n: usize) -> Option<String> {
                     None
                 };
             }
+            // Only a declaration is read whole (to step over it): the first body form is
+            // often most of the body.
             b'(' => {
-                let e = parts.get(n)?.clone();
-                if first_element_key(b, &e).as_deref() != Some("declare") {
+                if !list_head_is(b, at, parts.list.1, "declare") {
                     return None;
                 }
+                parts.get(n)?;
                 n += 1;
             }
             _ => return None,
@@ -560,11 +615,36 @@ fn first_element_text(b: &[u8], list: &Datum) -> Option<String> {
         .map(|e| fold(b, e.start, e.end))
 }
 
-/// The lookup key of a list's first element (`declare`, `documentation`).
-fn first_element_key(b: &[u8], list: &Datum) -> Option<String> {
-    let first = Elements::new(b, list.core, list.end).next()?;
-    is_symbol_start(b, first.start)
-        .then(|| symbol_key(&String::from_utf8_lossy(&b[first.start..first.end])))
+/// Whether the first element of a list datum is the symbol `key` (`declare`,
+/// `documentation`) in any package or case.
+fn first_element_is(b: &[u8], list: &Datum, key: &str) -> bool {
+    list_head_is(b, list.core, list.end, key)
+}
+
+/// Whether the list opened at `open` starts with the symbol `key`; only that first
+/// element is read (`limit`: where the list ends, or any end of an enclosing list).
+fn list_head_is(b: &[u8], open: usize, limit: usize, key: &str) -> bool {
+    let mut elements = Elements::new(b, open, limit);
+    match elements.peek_start() {
+        Some(at) if is_symbol_start(b, at) => elements
+            .next()
+            .is_some_and(|first| symbol_key_is(&b[first.start..first.end], key)),
+        _ => false,
+    }
+}
+
+/// Whether `symbol_key(token) == key` for a lower-case `key`, without allocating when the
+/// token is plain ASCII without escapes (the common case).
+fn symbol_key_is(token: &[u8], key: &str) -> bool {
+    if token.is_ascii() && !token.iter().any(|&c| c == b'|' || c == b'\\') {
+        let name = token
+            .iter()
+            .rposition(|&c| c == b':')
+            .map_or(token, |k| &token[k + 1..]);
+        name.eq_ignore_ascii_case(key.as_bytes())
+    } else {
+        symbol_key(&String::from_utf8_lossy(token)) == key
+    }
 }
 
 /// Whether a token reads as a number (`42`, `-1.5`, `1/2`, `.5`), not a symbol.
@@ -601,8 +681,55 @@ fn is_symbol_start(b: &[u8], at: usize) -> bool {
 /// Source text of `[start, end)` on one line: whitespace runs become one space, comments
 /// are dropped, strings, characters and `|escapes|` are kept as written.
 pub fn fold(b: &[u8], start: usize, end: usize) -> String {
+    // A plain token (`defun`, `foo-bar`, `sb-impl::x`), the common case: its own text.
+    let span = &b[start.min(end).min(b.len())..end.min(b.len())];
+    if span
+        .iter()
+        .all(|&c| byte_class(c) == ByteClass::Constituent)
+    {
+        return String::from_utf8_lossy(span).into_owned();
+    }
+    let mut out = String::with_capacity(end.saturating_sub(start).min(256));
+    fold_into(&mut out, b, start, end);
+    out
+}
+
+/// [`fold`], appended to `out`.
+fn fold_into(out: &mut String, b: &[u8], start: usize, end: usize) {
+    let mut bytes = std::mem::take(out).into_bytes();
+    let from = bytes.len();
+    fold_bytes(&mut bytes, b, start, end);
+    *out = if std::str::from_utf8(&bytes[from..]).is_ok() {
+        // SAFETY: `bytes[..from]` was a `String` and `bytes[from..]` was just checked; two
+        // valid UTF-8 sequences concatenated are valid UTF-8. (Checking only the new part
+        // keeps building a signature from parts linear.)
+        unsafe { String::from_utf8_unchecked(bytes) }
+    } else {
+        // Invalid UTF-8 in the source: this part is decoded with U+FFFD.
+        let part = String::from_utf8_lossy(&bytes[from..]).into_owned();
+        bytes.truncate(from);
+        // SAFETY: `bytes[..from]` was a `String`.
+        let mut text = unsafe { String::from_utf8_unchecked(bytes) };
+        text.push_str(&part);
+        text
+    };
+}
+
+/// [`fold`] abbreviated to `SHORT_PART_CHARS`, appended to `out`.
+fn push_short(out: &mut String, b: &[u8], start: usize, end: usize) {
+    let from = out.len();
+    fold_into(out, b, start, end);
+    if out[from..].chars().count() > SHORT_PART_CHARS {
+        let text = abbreviate(&out[from..], SHORT_PART_CHARS);
+        out.truncate(from);
+        out.push_str(&text);
+    }
+}
+
+/// The bytes of [`fold`], appended to `out`.
+fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize) {
     let b = &b[..end.min(b.len())];
-    let mut out: Vec<u8> = Vec::with_capacity(end.saturating_sub(start).min(256));
+    let from = out.len();
     let mut pending_space = false;
     // Whether the last byte pushed is a real `(` (not the one of `#\(`).
     let mut last_open = false;
@@ -611,19 +738,16 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
     // Whether the last chunk was a character object: `#\( )` keeps its space.
     let mut last_character = false;
     let mut i = start;
-    let push = |out: &mut Vec<u8>, bytes: &[u8], pending: &mut bool| {
-        if *pending && !out.is_empty() {
-            out.push(b' ');
-        }
-        *pending = false;
-        out.extend_from_slice(bytes);
-    };
     while i < b.len() {
         let c = b[i];
-        let next = match byte_class(c) {
+        let class_here = byte_class(c);
+        let next = match class_here {
             ByteClass::Whitespace => {
                 pending_space = true;
                 i += 1;
+                while i < b.len() && byte_class(b[i]) == ByteClass::Whitespace {
+                    i += 1;
+                }
                 continue;
             }
             ByteClass::Semicolon => {
@@ -650,10 +774,15 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
             ByteClass::DoubleQuote => string_end(b, i).0,
             ByteClass::Bar => multiple_escape_end(b, i).0,
             ByteClass::Backslash => (i + 2).min(b.len()),
+            // A run of constituents is one chunk: none of them changes the state below
+            // after the first (and none is a line break).
+            ByteClass::Constituent => b[i + 1..]
+                .iter()
+                .position(|&c| byte_class(c) != ByteClass::Constituent)
+                .map_or(b.len(), |k| i + 1 + k),
             _ => i + 1,
         };
         let next = next.min(b.len()).max(i + 1);
-        let class_here = byte_class(c);
         if (class_here == ByteClass::Close && !last_character)
             || (last_open && out.last() == Some(&b'('))
         {
@@ -661,21 +790,29 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
         }
         last_open = class_here == ByteClass::Open;
         last_character = c == b'#' && hash_start(b, i) == HashStart::Character;
-        // Inside strings and escapes whitespace is kept, but a signature stays on one line.
-        let chunk: Vec<u8> = b[i..next]
-            .iter()
-            .map(|&c| {
+        if pending_space && out.len() > from {
+            out.push(b' ');
+        }
+        pending_space = false;
+        if matches!(
+            class_here,
+            ByteClass::Constituent | ByteClass::Open | ByteClass::Close | ByteClass::Prefix
+        ) {
+            // No whitespace inside: copied as is.
+            out.extend_from_slice(&b[i..next]);
+        } else {
+            // Inside strings and escapes whitespace is kept, but a signature stays on one
+            // line.
+            out.extend(b[i..next].iter().map(|&c| {
                 if c == b'\n' || c == b'\r' || c == b'\t' {
                     b' '
                 } else {
                     c
                 }
-            })
-            .collect();
-        push(&mut out, &chunk, &mut pending_space);
+            }));
+        }
         i = next;
     }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `text` cut to `max` characters, with `...` when cut.

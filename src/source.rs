@@ -3,6 +3,7 @@
 //! are byte offsets into the original bytes, so a view can quote any span exactly.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -12,29 +13,45 @@ pub struct Source<'a> {
     bytes: &'a [u8],
     /// 3 when the file starts with a UTF-8 byte-order mark, else 0.
     text_start: usize,
-    /// Byte offset of the start of every line (the first is `text_start`).
-    line_starts: Vec<usize>,
+    /// Byte offset of the start of every line (the first is `text_start`), built on first
+    /// use: the collapsed view never needs it, only the number of lines.
+    line_starts: OnceCell<Vec<usize>>,
+    line_count: usize,
     valid_utf8: bool,
 }
 
 impl<'a> Source<'a> {
     pub fn new(bytes: &'a [u8]) -> Source<'a> {
         let text_start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-        let mut line_starts = Vec::with_capacity(bytes.len() / 32 + 1);
-        if text_start < bytes.len() {
-            line_starts.push(text_start);
-        }
-        for nl in memchr::memchr_iter(b'\n', bytes) {
-            if nl + 1 < bytes.len() {
-                line_starts.push(nl + 1);
-            }
-        }
+        // A line starts at `text_start` and after every newline but a final one.
+        let line_count = if text_start < bytes.len() {
+            1 + memchr::memchr_iter(b'\n', bytes).count() - usize::from(bytes.ends_with(b"\n"))
+        } else {
+            0
+        };
         Source {
             bytes,
             text_start,
-            line_starts,
+            line_starts: OnceCell::new(),
+            line_count,
             valid_utf8: std::str::from_utf8(bytes).is_ok(),
         }
+    }
+
+    fn line_starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            let bytes = self.bytes;
+            let mut line_starts = Vec::with_capacity(self.line_count);
+            if self.text_start < bytes.len() {
+                line_starts.push(self.text_start);
+            }
+            for nl in memchr::memchr_iter(b'\n', bytes) {
+                if nl + 1 < bytes.len() {
+                    line_starts.push(nl + 1);
+                }
+            }
+            line_starts
+        })
     }
 
     pub fn bytes(&self) -> &'a [u8] {
@@ -43,7 +60,7 @@ impl<'a> Source<'a> {
 
     /// Number of lines: a last line without a newline counts; an empty file has none.
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.line_count
     }
 
     /// False when the bytes are not valid UTF-8 and text is decoded with U+FFFD.
@@ -60,9 +77,9 @@ impl<'a> Source<'a> {
 
     /// The text of 0-based line `index`, without its line break (`\n` or `\r\n`).
     pub fn line(&self, index: usize) -> Cow<'a, str> {
-        let start = self.line_starts[index];
-        let mut end = self
-            .line_starts
+        let line_starts = self.line_starts();
+        let start = line_starts[index];
+        let mut end = line_starts
             .get(index + 1)
             .copied()
             .unwrap_or(self.bytes.len());
@@ -77,14 +94,14 @@ impl<'a> Source<'a> {
 
     /// The 0-based line that contains byte `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
-        self.line_starts
+        self.line_starts()
             .partition_point(|&s| s <= offset)
             .saturating_sub(1)
     }
 
     /// Byte offset where 0-based line `index` starts (the end of the file past the last).
     pub fn line_start(&self, index: usize) -> usize {
-        self.line_starts
+        self.line_starts()
             .get(index)
             .copied()
             .unwrap_or(self.bytes.len())

@@ -4,7 +4,7 @@
 
 use super::lexer::{
     class, is_whitespace, skip_block_comment, skip_character, skip_line_comment,
-    skip_multiple_escape, skip_string, skip_token, skip_whitespace, Class, Paren, Unterminated,
+    skip_multiple_escape, skip_string, skip_token, skip_whitespace, Class, Unterminated,
 };
 use super::recovery::MatchTable;
 use super::Span;
@@ -33,27 +33,13 @@ pub(crate) struct DepthCounter;
 impl ListCloser for DepthCounter {
     #[inline]
     fn close(&mut self, b: &[u8], open: usize) -> ListEnd {
-        let mut depth = 1usize;
-        let mut i = open + 1;
-        loop {
-            let (paren, next) = super::lexer::next_paren(b, i);
-            i = next;
-            match paren {
-                Paren::Open(_) => depth += 1,
-                Paren::Close(at) => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return ListEnd::Closed(at + 1);
-                    }
-                }
-                Paren::End(unterminated) => {
-                    return ListEnd::Unclosed {
-                        open,
-                        cut: None,
-                        unterminated,
-                    }
-                }
-            }
+        match super::lexer::close_list(b, open) {
+            Ok(close) => ListEnd::Closed(close + 1),
+            Err(unterminated) => ListEnd::Unclosed {
+                open,
+                cut: None,
+                unterminated,
+            },
         }
     }
 }
@@ -396,9 +382,9 @@ impl Elements<'_> {
         self.i < self.b.len() && self.b[self.i] != b')'
     }
 
-    /// The first byte of the next element, without reading it.
-    pub(crate) fn peek_byte(&mut self) -> Option<u8> {
-        self.has_next().then(|| self.b[self.i])
+    /// Where the next element starts, without reading it.
+    pub(crate) fn peek_start(&mut self) -> Option<usize> {
+        self.has_next().then_some(self.i)
     }
 }
 

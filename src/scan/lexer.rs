@@ -7,6 +7,7 @@
 //! ASCII, UTF-8 continuation bytes are never ASCII, and byte offsets then point into the
 //! original file even when it is not valid UTF-8.
 
+use super::window::Window;
 use memchr::{memchr, memchr2};
 
 /// Syntax types of the standard readtable, for the bytes the scanner must look at.
@@ -369,60 +370,119 @@ pub(crate) enum Paren {
     End(Option<Unterminated>),
 }
 
-/// Finds the next syntactic parenthesis. This is the scanner's hot loop: one table lookup
-/// per ordinary byte, `memchr` to skip strings and comments.
+/// Steps over what starts at the syntax byte `i` (`"`, `;`, `|`, `\\` or `#`): a string,
+/// a line comment, a multiple escape, an escaped character, a block comment, a character
+/// object or a dispatch prefix. Returns where the search for parentheses goes on, or the
+/// construct that runs to the end of input. `datum_start` is where the datum after the
+/// last dispatch prefix (`#+`, `#'` ...) starts: a token starts there.
 #[inline]
+fn skip_syntax(b: &[u8], i: usize, datum_start: &mut usize) -> Result<usize, Unterminated> {
+    match class(b[i]) {
+        Class::DoubleQuote => match skip_string(b, i) {
+            (end, true) => Ok(end),
+            (_, false) => Err(Unterminated::String(i)),
+        },
+        Class::Semicolon => Ok(skip_line_comment(b, i)),
+        Class::Bar => match skip_multiple_escape(b, i) {
+            (end, true) => Ok(end),
+            (_, false) => Err(Unterminated::MultipleEscape(i)),
+        },
+        Class::Backslash => Ok(i + 2),
+        Class::Hash if i == *datum_start || hash_starts_token(b, i) => match hash_start(b, i) {
+            HashStart::BlockComment => match skip_block_comment(b, i) {
+                (end, true) => Ok(end),
+                (_, false) => Err(Unterminated::BlockComment(i)),
+            },
+            HashStart::Character => Ok(skip_character(b, i).0),
+            // `#(`, `#'`, `#+`, `#2A(`, `#;`...: a `(` after it is ordinary.
+            HashStart::Other { after, prefix } => {
+                let next = after.max(i + 1);
+                if prefix {
+                    *datum_start = next;
+                }
+                Ok(next)
+            }
+        },
+        // A `#` inside a token, or any ordinary byte.
+        _ => Ok(i + 1),
+    }
+}
+
+/// Finds the next syntactic parenthesis at or after `i` (the recovery table's walk).
 pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
     let n = b.len();
-    // Where the datum after a dispatch prefix (`#+`, `#'` ...) starts: a token starts there.
     let mut datum_start = usize::MAX;
     while i < n {
-        match class(b[i]) {
-            Class::Constituent | Class::Whitespace | Class::Prefix => i += 1,
-            Class::Open => return (Paren::Open(i), i + 1),
-            Class::Close => return (Paren::Close(i), i + 1),
-            Class::DoubleQuote => {
-                let (end, closed) = skip_string(b, i);
-                if !closed {
-                    return (Paren::End(Some(Unterminated::String(i))), n);
-                }
-                i = end;
-            }
-            Class::Semicolon => i = skip_line_comment(b, i),
-            Class::Bar => {
-                let (end, closed) = skip_multiple_escape(b, i);
-                if !closed {
-                    return (Paren::End(Some(Unterminated::MultipleEscape(i))), n);
-                }
-                i = end;
-            }
-            Class::Backslash => i += 2,
-            Class::Hash => {
-                if i != datum_start && !hash_starts_token(b, i) {
-                    i += 1;
-                    continue;
-                }
-                match hash_start(b, i) {
-                    HashStart::BlockComment => {
-                        let (end, closed) = skip_block_comment(b, i);
-                        if !closed {
-                            return (Paren::End(Some(Unterminated::BlockComment(i))), n);
-                        }
-                        i = end;
-                    }
-                    HashStart::Character => i = skip_character(b, i).0,
-                    // `#(`, `#'`, `#+`, `#2A(`, `#;`...: a `(` after it is ordinary.
-                    HashStart::Other { after, prefix } => {
-                        i = after.max(i + 1);
-                        if prefix {
-                            datum_start = i;
-                        }
-                    }
-                }
-            }
+        let w = Window::at(b, i);
+        let syntax = w.open | w.close | w.other;
+        if syntax == 0 {
+            i += w.len;
+            continue;
+        }
+        let at = i + syntax.trailing_zeros() as usize;
+        match b[at] {
+            b'(' => return (Paren::Open(at), at + 1),
+            b')' => return (Paren::Close(at), at + 1),
+            _ => match skip_syntax(b, at, &mut datum_start) {
+                Ok(next) => i = next,
+                Err(u) => return (Paren::End(Some(u)), n),
+            },
         }
     }
     (Paren::End(None), n)
+}
+
+/// Finds the `)` that closes the list whose `(` is at `open`: `Ok` with its position, or
+/// `Err` when the list runs to the end of input (with the construct that swallowed the
+/// end, if any).
+///
+/// This is the scanner's hot loop. It takes the input 64 bytes at a time ([`Window`]):
+/// up to the first byte that is neither ordinary nor a parenthesis, the parentheses only
+/// change the depth, so when the window holds fewer `)` than the depth (the list cannot
+/// close in it) the depth moves by the difference of two popcounts and the loop goes on
+/// to the next window; otherwise the parentheses are walked in order. The other syntax
+/// bytes are stepped over by [`skip_syntax`] (`memchr` for strings and comments).
+#[inline]
+pub(crate) fn close_list(b: &[u8], open: usize) -> Result<usize, Option<Unterminated>> {
+    let n = b.len();
+    let mut depth = 1usize;
+    let mut i = open + 1;
+    let mut datum_start = usize::MAX;
+    while i < n {
+        let w = Window::at(b, i);
+        // Parentheses before the first other syntax byte.
+        let plain = if w.other == 0 {
+            u64::MAX
+        } else {
+            (1u64 << w.other.trailing_zeros()) - 1
+        };
+        let (opens, closes) = (w.open & plain, w.close & plain);
+        let close_count = closes.count_ones() as usize;
+        if close_count < depth {
+            depth = depth + opens.count_ones() as usize - close_count;
+        } else {
+            let mut parens = opens | closes;
+            while parens != 0 {
+                let k = parens.trailing_zeros();
+                if closes & (1 << k) != 0 {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(i + k as usize);
+                    }
+                } else {
+                    depth += 1;
+                }
+                parens &= parens - 1;
+            }
+        }
+        if w.other == 0 {
+            i += w.len;
+        } else {
+            let at = i + w.other.trailing_zeros() as usize;
+            i = skip_syntax(b, at, &mut datum_start).map_err(Some)?;
+        }
+    }
+    Err(None)
 }
 
 #[cfg(test)]
@@ -487,5 +547,96 @@ mod tests {
         assert_eq!(next_paren(b"#\"(", 0).0, Paren::Open(2));
         assert_eq!(next_paren(b"#2A(", 0).0, Paren::Open(3));
         assert_eq!(content_end(b"#;(\n(", 0, 4), 3);
+    }
+}
+
+#[cfg(test)]
+mod close_list_tests {
+    use super::*;
+
+    /// The plain definition: walk `next_paren`, counting depth.
+    fn reference(b: &[u8], open: usize) -> Result<usize, Option<Unterminated>> {
+        let mut depth = 1usize;
+        let mut i = open + 1;
+        loop {
+            let (paren, next) = next_paren(b, i);
+            i = next;
+            match paren {
+                Paren::Open(_) => depth += 1,
+                Paren::Close(at) => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Ok(at);
+                    }
+                }
+                Paren::End(u) => return Err(u),
+            }
+        }
+    }
+
+    /// A deterministic mix of syntax-heavy fragments, long enough to cross windows.
+    fn sample(seed: u64, len: usize) -> Vec<u8> {
+        const PIECES: &[&[u8]] = &[
+            b"(",
+            b")",
+            b"((",
+            b"))",
+            b" ",
+            b"\n",
+            b"foo",
+            b"\"s(\"",
+            b"\"a\\\"b\"",
+            b";c(\n",
+            b"#|(|#",
+            b"#||#",
+            b"#\\(",
+            b"#\\)",
+            b"|a(|",
+            b"\\(",
+            b"#'",
+            b"#+",
+            b"#-",
+            b"#(",
+            b"#:x",
+            b"x#y",
+            b"#2A(",
+            b"#;",
+            b"\xce\xbb",
+            b"'",
+            b",@",
+            b"#<x>",
+            b"#",
+            b"a",
+            b"                                  ",
+        ];
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut out = vec![b'('];
+        while out.len() < len {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            out.extend_from_slice(PIECES[(x % PIECES.len() as u64) as usize]);
+        }
+        out
+    }
+
+    #[test]
+    fn agrees_with_the_plain_depth_count() {
+        for seed in 0..3000 {
+            let b = sample(seed, 20 + (seed as usize * 7) % 400);
+            for open in (0..b.len()).filter(|&k| b[k] == b'(').take(8) {
+                assert_eq!(
+                    close_list(&b, open),
+                    reference(&b, open),
+                    "seed {seed} open {open}: {:?}",
+                    String::from_utf8_lossy(&b)
+                );
+            }
+        }
+        // Deep and long: the popcount path, windows crossed many times.
+        let mut deep = b"(".repeat(10_000);
+        deep.extend_from_slice(&b") x ".repeat(10_000));
+        assert_eq!(close_list(&deep, 0), reference(&deep, 0));
+        assert_eq!(close_list(&deep, 0), Ok(deep.len() - 4));
     }
 }

@@ -12,6 +12,7 @@ use crate::error::ToolError;
 use crate::grammar::Grammar;
 use crate::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
 use crate::outline::{outline_bytes, Outline, OutlineItem};
+use crate::scan::ItemKind;
 use crate::tool::{self, ReadRequest, DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
 use crate::view::Comments;
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -434,30 +435,52 @@ fn write_item_text(
     width: usize,
     depth: usize,
 ) -> io::Result<()> {
+    // Written piece by piece (no format! per item): this runs once per item of every file.
+    let mut line = String::with_capacity(128);
+    line.extend(std::iter::repeat_n(' ', 2 * depth));
     let lines = format!("{}-{}", item.start_line, item.end_line);
-    let indent = "  ".repeat(depth);
-    let kind = format!("{:?}", item.kind).to_lowercase();
+    line.extend(std::iter::repeat_n(
+        ' ',
+        (2 * width + 1).saturating_sub(lines.len()),
+    ));
+    line.push_str(&lines);
+    line.push(' ');
+    let kind = match item.kind {
+        ItemKind::Form => "form",
+        ItemKind::Comment => "comment",
+        ItemKind::Whitespace => "whitespace",
+        ItemKind::Shebang => "shebang",
+        ItemKind::Stray => "stray",
+    };
+    line.push_str(kind);
     match &item.form {
         Some(form) => {
-            let mut text = form.conditionals.join(" ");
-            if !text.is_empty() {
-                text.push(' ');
+            line.extend(std::iter::repeat_n(' ', 7usize.saturating_sub(kind.len())));
+            line.push(' ');
+            for (k, c) in form.conditionals.iter().enumerate() {
+                if k > 0 {
+                    line.push(' ');
+                }
+                line.push_str(c);
             }
-            text.push_str(&form.signature);
+            if !form.conditionals.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&form.signature);
             if let Some(doc) = &form.doc {
-                text.push_str(" ;; ");
-                text.push_str(doc);
+                line.push_str(" ;; ");
+                line.push_str(doc);
             }
-            writeln!(
-                out,
-                "{indent}{lines:>w$} {kind:<7} {text}",
-                w = 2 * width + 1
-            )?;
+            line.push('\n');
+            out.write_all(line.as_bytes())?;
             for child in &form.children {
                 write_item_text(out, child, width, depth + 1)?;
             }
         }
-        None => writeln!(out, "{indent}{lines:>w$} {kind}", w = 2 * width + 1)?,
+        None => {
+            line.push('\n');
+            out.write_all(line.as_bytes())?;
+        }
     }
     Ok(())
 }

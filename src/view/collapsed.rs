@@ -56,8 +56,9 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
         truncated: false,
         next_offset: None,
     };
-    let visible: Vec<&Entry> = entries
-        .iter()
+    // Moved, not cloned: every shown line is built once.
+    let mut visible: Vec<Entry> = entries
+        .into_iter()
         .filter(|e| e.line >= options.offset)
         .collect();
     if visible.is_empty() && options.offset > 0 {
@@ -75,7 +76,8 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
         }));
     }
     let mut used = 0usize;
-    for (k, entry) in visible.iter().enumerate() {
+    for k in 0..visible.len() {
+        let entry = &visible[k];
         let cost = entry
             .lines
             .iter()
@@ -126,7 +128,7 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
         }
         used += cost;
         view.expanded_forms += entry.expanded;
-        lines.extend(entry.lines.iter().cloned());
+        lines.append(&mut visible[k].lines);
     }
     view.content = join(&lines, number_width(source.line_count()));
     view
@@ -258,10 +260,9 @@ impl Context<'_> {
                 .strip_suffix(" ...)")
                 .or_else(|| form.signature.strip_suffix(')'))
                 .unwrap_or(&form.signature);
-            let mut lines = vec![Line::numbered(
-                item.start_line,
-                format!("{}{}", indent(depth), with_conditionals(form, head)),
-            )];
+            let mut text = indent(depth);
+            push_with_conditionals(&mut text, form, head);
+            let mut lines = vec![Line::numbered(item.start_line, text)];
             lines.extend(children);
             if let Some(Line::Numbered { text, .. }) = lines.last_mut() {
                 text.push(')');
@@ -272,11 +273,8 @@ impl Context<'_> {
             *expanded += 1;
             return self.verbatim(item, depth);
         }
-        let mut text = format!(
-            "{}{}",
-            indent(depth),
-            with_conditionals(form, &form.signature)
-        );
+        let mut text = indent(depth);
+        push_with_conditionals(&mut text, form, &form.signature);
         if let Some(doc) = &form.doc {
             text.push_str(" ;; ");
             text.push_str(doc);
@@ -373,12 +371,13 @@ fn diagnostics_in<'o>(
         .filter(move |d| d.offset >= start && d.offset < end)
 }
 
-fn with_conditionals(form: &Form, text: &str) -> String {
-    if form.conditionals.is_empty() {
-        text.to_string()
-    } else {
-        format!("{} {text}", form.conditionals.join(" "))
+/// Appends `text` with the form's reader conditionals in front (`#+sbcl (defun ...)`).
+fn push_with_conditionals(out: &mut String, form: &Form, text: &str) {
+    for c in &form.conditionals {
+        out.push_str(c);
+        out.push(' ');
     }
+    out.push_str(text);
 }
 
 fn indent(depth: usize) -> String {

@@ -32,11 +32,20 @@ impl Line {
 /// Joins lines into the content string: numbers right-aligned to `width`, every line
 /// ended by a newline, over-long lines cut.
 pub(crate) fn join(lines: &[Line], width: usize) -> String {
-    let mut out = String::new();
+    let size: usize = lines
+        .iter()
+        .map(|line| match line {
+            Line::Numbered { text, .. } => width + 3 + text.len(),
+            Line::Plain(text) | Line::Note(text) => text.len() + 1,
+        })
+        .sum();
+    let mut out = String::with_capacity(size);
     for line in lines {
         match line {
             Line::Numbered { number, sep, text } => {
-                out.push_str(&format!("{number:>width$}{sep} "));
+                push_number(&mut out, *number, width);
+                out.push(*sep);
+                out.push(' ');
                 push_cut(&mut out, text);
             }
             Line::Plain(text) => push_cut(&mut out, text),
@@ -47,7 +56,31 @@ pub(crate) fn join(lines: &[Line], width: usize) -> String {
     out
 }
 
+/// `number` right-aligned to `width` (as `format!("{number:>width$}")`, without its
+/// allocation: one per output line).
+fn push_number(out: &mut String, number: usize, width: usize) {
+    let mut digits = [0u8; 20];
+    let mut k = digits.len();
+    let mut n = number;
+    loop {
+        k -= 1;
+        digits[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let digits = &digits[k..];
+    out.extend(std::iter::repeat_n(' ', width.saturating_sub(digits.len())));
+    out.extend(digits.iter().map(|&d| char::from(d)));
+}
+
 fn push_cut(out: &mut String, text: &str) {
+    // A text of at most MAX_LINE_CHARS bytes has at most as many characters.
+    if text.len() <= MAX_LINE_CHARS {
+        out.push_str(text);
+        return;
+    }
     match text.char_indices().nth(MAX_LINE_CHARS) {
         None => out.push_str(text),
         Some((cut, _)) => {
@@ -75,6 +108,12 @@ mod tests {
             Line::Note("[n]".into()),
         ];
         assert_eq!(join(&lines, 2), " 2: a\n10: b\n[n]\n");
+        let mut n = String::new();
+        for (number, width) in [(0, 1), (7, 3), (1234567, 2), (usize::MAX, 1)] {
+            n.clear();
+            push_number(&mut n, number, width);
+            assert_eq!(n, format!("{number:>width$}"));
+        }
         let long = "x".repeat(MAX_LINE_CHARS + 5);
         let out = join(&[Line::Plain(long)], 1);
         assert!(out.ends_with("x…[+5 chars]\n"));

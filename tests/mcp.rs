@@ -576,6 +576,14 @@ async fn every_error_code_is_a_tool_result_and_the_server_keeps_serving() {
         let result = call(&client, tool, args.clone()).await;
         assert_eq!(&error_code(&result), code, "{tool} {args}");
         let structured = result.structured_content.unwrap();
+        // Errors validate against the outputSchema too (it describes the error object).
+        let schema = Value::Object((*find(&tools, tool).output_schema.clone().unwrap()).clone());
+        let errors: Vec<String> = jsonschema::validator_for(&schema)
+            .unwrap()
+            .iter_errors(&structured)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{tool} {args}: {errors:?}");
         let message = structured["message"]
             .as_str()
             .or_else(|| structured["error"]["message"].as_str())
@@ -694,6 +702,30 @@ async fn without_root_the_clients_roots_are_the_allowed_directories() {
         .await
         .unwrap();
     assert_eq!(error_code(&result), "NOT_FOUND");
+    client.cancel().await.unwrap();
+
+    // A client that offers roots but none usable: refused, not the working directory.
+    let mut command = tokio::process::Command::new(BIN);
+    command.arg("mcp").current_dir(&base);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = RootsClient {
+        roots: vec![base.join("no such dir"), base.join("outside.lisp")],
+    }
+    .serve(transport)
+    .await
+    .unwrap();
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("lisp-read-file")
+                .with_arguments(arguments(json!({"path": "outside.lisp"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(error_code(&result), "ACCESS_DENIED");
+    assert!(text_of(&result).contains("--root"), "{}", text_of(&result));
     client.cancel().await.unwrap();
 
     // A client without roots: the working directory is the root.

@@ -16,8 +16,8 @@ use crate::tool::{self, read_envelope, read_file, ReadRequest};
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServiceExt};
@@ -85,7 +85,8 @@ enum RootsSource {
 pub struct Server {
     options: ServerOptions,
     tools: Vec<Tool>,
-    reader: SyncMutex<Arc<Reader>>,
+    /// The roots in force, or why there are none (a client that offered unusable roots).
+    reader: SyncMutex<Arc<Result<Reader, ToolError>>>,
     roots: SyncMutex<RootsSource>,
     /// Serializes `roots/list` requests to the client.
     asking: tokio::sync::Mutex<()>,
@@ -111,14 +112,17 @@ impl Server {
             }),
             options,
             tools,
-            reader: SyncMutex::new(Arc::new(reader)),
+            reader: SyncMutex::new(Arc::new(Ok(reader))),
             asking: tokio::sync::Mutex::new(()),
         })
     }
 
     /// The reader for a call: first asks the client for its roots when it offers them
     /// and they are not known yet.
-    async fn current_reader(&self, context: &RequestContext<RoleServer>) -> Arc<Reader> {
+    async fn current_reader(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Arc<Result<Reader, ToolError>> {
         if *lock(&self.roots) == RootsSource::AskClient {
             let _asking = self.asking.lock().await;
             if *lock(&self.roots) == RootsSource::AskClient {
@@ -128,57 +132,61 @@ impl Server {
         lock(&self.reader).clone()
     }
 
+    /// Asks the client for its roots when it offers them. Like the official filesystem
+    /// server, a client that offers roots but names none usable (or does not answer) gets
+    /// refusals, not the working directory, which it never allowed.
     #[allow(deprecated)] // Roots are deprecated in the newest protocol, not in older ones.
     async fn ask_client_roots(&self, context: &RequestContext<RoleServer>) {
         let offers_roots = context
             .peer
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
-        let mut roots = Vec::new();
-        if offers_roots {
+        let reader = if offers_roots {
             let answer = tokio::time::timeout(ROOTS_TIMEOUT, context.peer.list_roots()).await;
+            let refuse = |why: String| {
+                tracing::warn!("{why}");
+                Err(ToolError::new(
+                    ErrorCode::AccessDenied,
+                    "",
+                    format!(
+                        "{why}; add a folder to the client's roots, or start the server with --root DIR"
+                    ),
+                ))
+            };
             match answer {
                 Ok(Ok(list)) => {
-                    roots = list
+                    // Each root on its own: one that is gone must not hide the others.
+                    let usable: Vec<PathBuf> = list
                         .roots
                         .iter()
                         .filter_map(|root| {
-                            let path = file_uri_path(&root.uri);
+                            let path = file_uri_path(&root.uri)
+                                .filter(|p| Guard::confined(std::slice::from_ref(p), 0).is_ok());
                             if path.is_none() {
                                 tracing::warn!(
-                                    "ignored client root {:?}: not a file:// URI",
+                                    "ignored client root {:?}: not a file:// URI of a directory",
                                     root.uri
                                 );
                             }
                             path
                         })
                         .collect();
+                    if usable.is_empty() {
+                        refuse(
+                            "the client's MCP roots name no directory this server can read".into(),
+                        )
+                    } else {
+                        tracing::info!("roots from the client: {usable:?}");
+                        load_reader(&usable, &self.options)
+                    }
                 }
-                Ok(Err(e)) => tracing::warn!("the client did not list its roots: {e}"),
-                Err(_) => tracing::warn!("the client did not list its roots within 5 s"),
+                Ok(Err(e)) => refuse(format!("the client did not list its MCP roots ({e})")),
+                Err(_) => refuse("the client did not list its MCP roots within 5 s".into()),
             }
-        }
-        let reader = if roots.is_empty() {
-            None
         } else {
-            match load_reader(&roots, &self.options) {
-                Ok(reader) => Some(reader),
-                Err(e) => {
-                    tracing::warn!(
-                        "client roots unusable ({}); using the working directory",
-                        e.message
-                    );
-                    None
-                }
-            }
+            current_dir().and_then(|cwd| load_reader(&[cwd], &self.options))
         };
-        if let Some(reader) = reader {
-            tracing::info!("roots from the client: {roots:?}");
-            *lock(&self.reader) = Arc::new(reader);
-        } else if let Ok(reader) = current_dir().and_then(|cwd| load_reader(&[cwd], &self.options))
-        {
-            *lock(&self.reader) = Arc::new(reader);
-        }
+        *lock(&self.reader) = Arc::new(reader);
         *lock(&self.roots) = RootsSource::Current;
     }
 
@@ -426,9 +434,63 @@ pub fn definition(tool: ToolName) -> Tool {
             read_envelope::OUTPUT_SCHEMA,
         ),
     };
+    let mut output = Value::Object((*schema(output)).clone());
+    // A tool error's structured content is the error object (SPEC §8.2); the schema says
+    // so, so that every structuredContent validates. `Read` has one envelope for both.
+    let error_codes: &[&str] = match tool {
+        ToolName::LispReadFile => &[
+            "INVALID_ARGUMENT",
+            "NOT_FOUND",
+            "IS_DIRECTORY",
+            "NOT_FILE",
+            "ACCESS_DENIED",
+            "BINARY_FILE",
+            "SIZE_LIMIT_EXCEEDED",
+            "INTERNAL",
+        ],
+        ToolName::ReadFile => &[
+            "INVALID_ARGUMENT",
+            "NOT_FOUND",
+            "NOT_FILE",
+            "ACCESS_DENIED",
+            "BINARY_NOT_SUPPORTED",
+            "SIZE_LIMIT_EXCEEDED",
+            "INTERNAL",
+        ],
+        ToolName::Read => &[],
+    };
+    if let (false, Value::Object(object)) = (error_codes.is_empty(), &mut output) {
+        // One object schema for both shapes (clients read `properties` at the top): the
+        // error's members join the result's, and `anyOf` says which set is required.
+        let result_required = object.remove("required").unwrap_or(Value::Null);
+        if let Some(Value::Object(properties)) = object.get_mut("properties") {
+            properties.insert(
+                "code".into(),
+                serde_json::json!({"type": "string", "enum": error_codes,
+                    "description": "Only in a tool error (isError: true)."}),
+            );
+            properties.insert(
+                "message".into(),
+                serde_json::json!({"type": "string",
+                    "description": "Only in a tool error: what failed and what to do next."}),
+            );
+        }
+        object.insert("required".into(), serde_json::json!(["path"]));
+        object.insert(
+            "anyOf".into(),
+            serde_json::json!([
+                {"required": result_required},
+                {"required": ["code", "path", "message"],
+                 "not": {"anyOf": [{"required": ["content"]}, {"required": ["meta"]}]}}
+            ]),
+        );
+    }
     let mut definition = Tool::new(tool.as_str(), description, schema(input));
     definition.title = Some(title.to_string());
-    definition.output_schema = Some(schema(output));
+    definition.output_schema = match output {
+        Value::Object(object) => Some(Arc::new(object)),
+        _ => None,
+    };
     definition.annotations = Some(
         ToolAnnotations::with_title(title)
             .read_only(true)
@@ -447,6 +509,13 @@ impl ServerHandler for Server {
                 env!("CARGO_PKG_VERSION"),
             ))
             .with_instructions(INSTRUCTIONS)
+    }
+
+    /// Up to 2025-11-25, the newest protocol with `initialize`: 2026-07-28 forbids the
+    /// server-to-client `roots/list` request that SPEC §8.2's client roots rest on, so a
+    /// client that prefers it falls back to the `initialize` handshake.
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))
     }
 
     async fn list_tools(
@@ -480,7 +549,21 @@ impl ServerHandler for Server {
         };
         let reader = self.current_reader(&context).await;
         let arguments = request.arguments.unwrap_or_default();
-        Ok(self.run_tool(tool, &reader, &arguments).into())
+        let result = match reader.as_ref() {
+            Ok(reader) => self.run_tool(tool, reader, &arguments),
+            Err(refusal) if tool == ToolName::Read => {
+                let envelope =
+                    read_envelope::refused(&arguments, refusal.code, refusal.message.clone());
+                let mut result = CallToolResult::structured_error(to_value(&envelope));
+                result.content = vec![ContentBlock::text(envelope.view_text())];
+                result
+            }
+            Err(refusal) => {
+                let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
+                error_result(&ToolError::new(refusal.code, path, refusal.message.clone()))
+            }
+        };
+        Ok(result.into())
     }
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {

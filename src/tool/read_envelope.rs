@@ -286,6 +286,28 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
     }
 }
 
+/// An error envelope for a call refused before the file was looked at.
+pub fn refused(arguments: &Map<String, Value>, code: ErrorCode, message: String) -> Envelope {
+    Envelope {
+        status: Status::Error,
+        data: None,
+        text: format!("Error: {message}"),
+        stats: Stats {
+            time_ms: 0,
+            read: None,
+        },
+        context: Context {
+            cwd: ".",
+            params_input: arguments.clone(),
+            path_resolved: None,
+        },
+        error: Some(EnvelopeError {
+            code: code.as_str(),
+            message,
+        }),
+    }
+}
+
 fn elapsed_ms(started: Instant) -> u64 {
     started.elapsed().as_millis() as u64
 }

@@ -157,6 +157,9 @@ class Server:
             assert content["code"] == code, where
             assert isinstance(content["path"], str) and content["message"], where
             assert texts == [f"{code}: {content['message']}"], where
+            # The outputSchema describes the error object too (a second anyOf branch).
+            errors = schema_errors(self.tools[tool]["outputSchema"], content)
+            assert not errors, f"error object does not fit the outputSchema {errors}: {where}"
         return content
 
     async def still_serving(self, tool: str = "lisp-read-file", path: str = "fixtures/demo/demo.lisp") -> None:

@@ -256,7 +256,11 @@ async def test_lisp_read_file_schemas_follow_spec_section_6(project: Project) ->
         assert props["context_lines"]["minimum"] == 0
         assert props["comments"]["enum"] == ["none", "headers", "preceding", "all"]
         out = tool["outputSchema"]
-        assert set(out["required"]) == {"path", "mode", "content", "meta"}
+        # One object schema for the result and the error object (SPEC §8.2): the result's
+        # members are required in the first branch of anyOf, the error's in the second.
+        assert out["required"] == ["path"]
+        assert set(out["anyOf"][0]["required"]) == {"path", "mode", "content", "meta"}
+        assert set(out["anyOf"][1]["required"]) == {"code", "path", "message"}
         assert out["properties"]["mode"]["enum"] == ["lisp-collapsed", "raw", "text-filtered"]
         assert set(out["properties"]["meta"]["required"]) == {
             "total_forms", "expanded_forms", "truncated", "next_offset", "total_lines",
@@ -268,7 +272,10 @@ async def test_lisp_read_file_schemas_follow_spec_section_6(project: Project) ->
 async def test_read_file_output_schema_follows_seed_000(project: Project) -> None:
     async with connect(project, "--root", str(project.root)) as server:
         out = server.tools["read_file"]["outputSchema"]
-        assert set(out["required"]) == {"path", "content", "truncated", "next_start_line", "meta"}
+        assert out["required"] == ["path"]
+        assert set(out["anyOf"][0]["required"]) == {"path", "content", "truncated", "next_start_line", "meta"}
+        assert set(out["anyOf"][1]["required"]) == {"code", "path", "message"}
+        assert "BINARY_NOT_SUPPORTED" in out["properties"]["code"]["enum"]
         assert set(out["properties"]["meta"]["required"]) == {
             "byte_length", "line_count", "returned_line_count", "mtime_ms",
         }
@@ -1002,13 +1009,15 @@ async def test_concurrent_first_calls_wait_for_the_client_roots(project: Project
 
 
 # ======================================================================================
-# The SDK's high-level Client in its default mode: protocol 2026-07-28 (server/discover)
+# The SDK's high-level Client in its default mode: it probes server/discover (2026-07-28);
+# the server does not offer 2026-07-28 (it forbids the server-to-client roots/list that
+# SPEC §8.2's client roots need), so the client falls back to initialize at 2025-11-25.
 # ======================================================================================
 
 
 async def test_modern_protocol_client_reads_and_gets_errors(project: Project) -> None:
     async with connect(project, "--root", str(project.root), *ALL, modern=True) as server:
-        assert server.protocol_version == "2026-07-28"
+        assert server.protocol_version == "2025-11-25"
         assert server.server_info is not None and server.server_info.name == "lisp-read-file"
         assert sorted(server.tools) == sorted(ALL_TOOLS)
         assert server.tools["read_file"]["inputSchema"] == SEED_000_PARAMETERS
@@ -1028,14 +1037,13 @@ async def test_modern_protocol_client_reads_and_gets_errors(project: Project) ->
 async def test_modern_protocol_client_roots_are_the_allowed_directories(project: Project) -> None:
     """SPEC §8.2: without --root, a client that offers roots confines the server to them.
 
-    Under 2026-07-28 the client declares the roots capability in each request's _meta and
-    answers roots/list through the multi-round-trip (input_required) flow; the server must
-    not fall back to its own working directory when a client offers roots.
+    The auto-mode client negotiates 2025-11-25 (the server does not offer 2026-07-28), and
+    the server asks it for its roots; it must not fall back to its own working directory.
     """
     client_root, decoy = two_places(project)
     roots = Roots([client_root])
     async with connect(project, *ALL, cwd=decoy, roots=roots, modern=True) as server:
-        assert server.protocol_version == "2026-07-28"
+        assert server.protocol_version == "2025-11-25"
         result = await server.ok("lisp-read-file", {"path": "a.lisp"})
         assert "in-client-root" in result["content"], (
             f"server read {result['content']!r} from its working directory, not the client's root"

@@ -67,7 +67,9 @@ pub struct Form<'a> {
     bytes: &'a [u8],
     grammar: &'a Grammar,
     datum: Datum,
-    text: OnceCell<FormText>,
+    /// Boxed: most forms of an outline never make their text, and a small `Form` keeps
+    /// the outline's vectors small.
+    text: OnceCell<Box<FormText>>,
 }
 
 /// The text of a form, made on first use.
@@ -82,8 +84,14 @@ struct FormText {
 
 impl<'a> Form<'a> {
     fn text(&self) -> &FormText {
-        self.text
-            .get_or_init(|| form_text(self.bytes, &self.datum, self.grammar, self.name.as_deref()))
+        self.text.get_or_init(|| {
+            Box::new(form_text(
+                self.bytes,
+                &self.datum,
+                self.grammar,
+                self.name.as_deref(),
+            ))
+        })
     }
 
     /// `#+feature` / `#-feature` in front of the form, as written.
@@ -132,7 +140,7 @@ impl std::fmt::Debug for Form<'_> {
             .field("name", &self.name)
             .field("definer", &self.definer)
             .field("children", &self.children)
-            .field("text", self.text())
+            .field("text", &self.text())
             .finish()
     }
 }
@@ -434,27 +442,47 @@ fn form_text(b: &[u8], datum: &Datum, grammar: &Grammar, name: Option<&str>) -> 
             ..FormText::default()
         };
     }
-    let mut scratch = Scratch::default();
-    let mut parts = Parts::new(b, datum, &mut scratch);
-    let Some(operator) = operator(&mut parts) else {
+    thread_local! {
+        // The buffers of the last form whose text was made, reused by the next one.
+        static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
+    }
+    let text = SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => list_text(b, datum, grammar, name, &mut scratch),
+        // Not reentrant (no form's text needs another's), but never panic if it were.
+        Err(_) => list_text(b, datum, grammar, name, &mut Scratch::default()),
+    });
+    let Some(mut text) = text else {
         return FormText {
             conditionals,
             signature: as_written(),
             ..FormText::default()
         };
     };
-    let mut text = match grammar.lookup(&operator) {
-        Lookup::Definer(d) => definition(&mut parts, d, &operator, name, &mut scratch),
-        Lookup::GenericDefiner => {
-            definition(&mut parts, grammar.generic(), &operator, name, &mut scratch)
-        }
-        Lookup::Plain => plain(&mut parts, &operator),
-    };
     // SBCL's `sb-impl::(defun ...)`: the package prefix stays in front of the signature.
     if datum.core > shown_start {
         text.signature = format!("{}{}", fold(b, shown_start, datum.core), text.signature);
     }
     text.conditionals = conditionals;
+    text
+}
+
+/// The text of a list form headed by an operator (none when it has no operator).
+fn list_text(
+    b: &[u8],
+    datum: &Datum,
+    grammar: &Grammar,
+    name: Option<&str>,
+    scratch: &mut Scratch,
+) -> Option<FormText> {
+    let mut parts = Parts::new(b, datum, scratch);
+    let text = operator(&mut parts).map(|operator| match grammar.lookup(&operator) {
+        Lookup::Definer(d) => definition(&mut parts, d, &operator, name, scratch),
+        Lookup::GenericDefiner => {
+            definition(&mut parts, grammar.generic(), &operator, name, scratch)
+        }
+        Lookup::Plain => plain(&mut parts, &operator),
+    });
+    parts.finish(scratch);
     text
 }
 

@@ -63,9 +63,10 @@ pub struct Form<'a> {
     pub definer: Option<&'a str>,
     /// Container forms (`progn`, `eval-when`, ...): their child forms.
     pub children: Vec<OutlineItem<'a>>,
-    /// What the text is made from: the file, the grammar, the form's datum.
+    /// What the text is made from: the file, the grammar entry found for the operator,
+    /// the form's datum.
     bytes: &'a [u8],
-    grammar: &'a Grammar,
+    entry: Option<&'a Definer>,
     datum: Datum,
     /// Boxed: most forms of an outline never make their text, and a small `Form` keeps
     /// the outline's vectors small.
@@ -85,10 +86,11 @@ struct FormText {
 impl<'a> Form<'a> {
     fn text(&self) -> &FormText {
         self.text.get_or_init(|| {
+            let head = self.operator.as_deref().map(|op| (op, self.entry));
             Box::new(form_text(
                 self.bytes,
                 &self.datum,
-                self.grammar,
+                head,
                 self.name.as_deref(),
             ))
         })
@@ -327,7 +329,7 @@ fn classify<'a>(
         definer: None,
         children: Vec::new(),
         bytes: b,
-        grammar,
+        entry: None,
         datum,
         text: OnceCell::new(),
     };
@@ -343,6 +345,7 @@ fn classify<'a>(
         };
         if let Some((d, definer)) = definer {
             form.definer = Some(definer);
+            form.entry = Some(d);
             form.name = defined_name(&mut parts, d);
             if let (Some(n), false) = (d.container, d.whole) {
                 let at = (form.datum.start, start_line);
@@ -416,7 +419,14 @@ fn children<'a>(
 }
 
 /// The text of a form: conditionals, signature, docstring, method parts.
-fn form_text(b: &[u8], datum: &Datum, grammar: &Grammar, name: Option<&str>) -> FormText {
+/// `head`: the operator and its grammar entry, as [`classify`] found them (none when the
+/// form is not a list headed by a symbol).
+fn form_text(
+    b: &[u8],
+    datum: &Datum,
+    head: Option<(&str, Option<&Definer>)>,
+    name: Option<&str>,
+) -> FormText {
     let conditionals: Vec<String> = datum
         .conditionals
         .iter()
@@ -435,29 +445,22 @@ fn form_text(b: &[u8], datum: &Datum, grammar: &Grammar, name: Option<&str>) -> 
             text
         }
     };
-    if !datum.core_is_list || datum.quoted {
-        return FormText {
-            conditionals,
-            signature: as_written(),
-            ..FormText::default()
-        };
-    }
-    thread_local! {
-        // The buffers of the last form whose text was made, reused by the next one.
-        static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
-    }
-    let text = SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-        Ok(mut scratch) => list_text(b, datum, grammar, name, &mut scratch),
-        // Not reentrant (no form's text needs another's), but never panic if it were.
-        Err(_) => list_text(b, datum, grammar, name, &mut Scratch::default()),
-    });
-    let Some(mut text) = text else {
+    let Some((operator, entry)) = head else {
         return FormText {
             conditionals,
             signature: as_written(),
             ..FormText::default()
         };
     };
+    thread_local! {
+        // The buffers of the last form whose text was made, reused by the next one.
+        static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
+    }
+    let mut text = SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => list_text(b, datum, (operator, entry), name, &mut scratch),
+        // Not reentrant (no form's text needs another's), but never panic if it were.
+        Err(_) => list_text(b, datum, (operator, entry), name, &mut Scratch::default()),
+    });
     // SBCL's `sb-impl::(defun ...)`: the package prefix stays in front of the signature.
     if datum.core > shown_start {
         text.signature = format!("{}{}", fold(b, shown_start, datum.core), text.signature);
@@ -466,22 +469,19 @@ fn form_text(b: &[u8], datum: &Datum, grammar: &Grammar, name: Option<&str>) -> 
     text
 }
 
-/// The text of a list form headed by an operator (none when it has no operator).
+/// The text of a list form headed by an operator.
 fn list_text(
     b: &[u8],
     datum: &Datum,
-    grammar: &Grammar,
+    (operator, entry): (&str, Option<&Definer>),
     name: Option<&str>,
     scratch: &mut Scratch,
-) -> Option<FormText> {
+) -> FormText {
     let mut parts = Parts::new(b, datum, scratch);
-    let text = operator(&mut parts).map(|operator| match grammar.lookup(&operator) {
-        Lookup::Definer(d) => definition(&mut parts, d, &operator, name, scratch),
-        Lookup::GenericDefiner => {
-            definition(&mut parts, grammar.generic(), &operator, name, scratch)
-        }
-        Lookup::Plain => plain(&mut parts, &operator),
-    });
+    let text = match entry {
+        Some(d) => definition(&mut parts, d, operator, name, scratch),
+        None => plain(&mut parts, operator),
+    };
     parts.finish(scratch);
     text
 }

@@ -18,7 +18,7 @@ mod common;
 
 use common::{corpus_or_explain, mb_per_s, median, time, Options};
 use lisp_read_file::grammar::Grammar;
-use lisp_read_file::outline::outline_bytes;
+use lisp_read_file::outline::{outline_bytes, OutlineItem};
 use lisp_read_file::scan::scan;
 use std::hint::black_box;
 
@@ -40,6 +40,24 @@ fn ours(files: &[&[u8]], grammar: &Grammar) -> usize {
         items += black_box(&outline).items.len();
     }
     items
+}
+
+/// Scan + outline, then the text of every form and child (signature, docstring,
+/// conditionals): what printing the whole outline (`outline --json`) costs on top.
+fn ours_with_text(files: &[&[u8]], grammar: &Grammar) -> usize {
+    let mut chars = 0;
+    for &bytes in files {
+        let outline = outline_bytes(black_box(bytes), grammar);
+        let mut stack: Vec<&OutlineItem> = outline.items.iter().collect();
+        while let Some(item) = stack.pop() {
+            if let Some(form) = &item.form {
+                chars += form.signature().len() + form.doc().map_or(0, str::len);
+                chars += form.conditionals().len();
+                stack.extend(form.children.iter());
+            }
+        }
+    }
+    black_box(chars)
 }
 
 fn scan_only(files: &[&[u8]]) -> usize {
@@ -93,6 +111,7 @@ fn main() {
         "scan only (ours)",
         "tree-sitter-commonlisp",
         "byte loop counting '('",
+        "ours + every form's text",
     ];
     let mut seconds: Vec<Vec<f64>> = vec![Vec::new(); names.len()];
     for _ in 0..options.runs {
@@ -102,6 +121,7 @@ fn main() {
             seconds[2].push(time(|| tree_sitter(&files, &mut parser)).as_secs_f64());
         }
         seconds[3].push(time(|| byte_loop(&files)).as_secs_f64());
+        seconds[4].push(time(|| ours_with_text(&files, &grammar)).as_secs_f64());
     }
 
     println!();
@@ -149,6 +169,10 @@ fn main() {
         verdict(behind <= 3.0)
     );
     println!("  scan only vs byte loop: {:>5.2}x slower", per_run(1, 3));
+    println!(
+        "  ours + every form's text vs byte loop: {:>5.2}x slower",
+        per_run(4, 3)
+    );
 }
 
 fn verdict(pass: bool) -> &'static str {

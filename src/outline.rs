@@ -4,6 +4,12 @@
 //! Everything shown is source text: parts are cut from the file, whitespace runs folded to
 //! one space, comments dropped. Nothing is re-printed by a Lisp printer. Only the parts a
 //! signature needs are read, so a long body is never scanned twice.
+//!
+//! Two stages, for speed: building the outline classifies every form (operator, name,
+//! definer, children) borrowing the text from the file (`Cow::Borrowed` unless a part must
+//! be folded); the signature, docstring, conditionals and method parts are made only when
+//! first asked for ([`Form::signature`] ...), once per form. A view that shows a few forms,
+//! or a caller that needs only names, never pays for the text of the others.
 
 use crate::grammar::{symbol_key, Definer, Grammar, Lookup};
 use crate::scan::{
@@ -11,7 +17,9 @@ use crate::scan::{
     multiple_escape_end, skip_blank, string_end, ByteClass, Datum, Diagnostic, Elements, HashStart,
     ItemKind, LineCounter, Scan,
 };
-use serde::Serialize;
+use serde::ser::{Serialize, Serializer};
+use std::borrow::Cow;
+use std::cell::OnceCell;
 
 /// Values longer than this are not shown (`defvar`); shown parts are abbreviated past it.
 pub const SHORT_PART_CHARS: usize = 60;
@@ -20,61 +28,104 @@ pub const DOC_CHARS: usize = 80;
 /// Containers nested deeper than this show no children (bounds the only recursion).
 pub const MAX_CONTAINER_DEPTH: usize = 16;
 
-/// The outline of one file (the JSON of SPEC §8.4 without `path`).
-#[derive(Clone, Debug, Serialize)]
-pub struct Outline {
+/// The outline of one file (the JSON of SPEC §8.4 without `path`), borrowing from the
+/// file's bytes and the grammar.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Outline<'a> {
     pub byte_length: usize,
     pub line_count: usize,
     /// Every non-whitespace item, in file order.
-    pub items: Vec<OutlineItem>,
+    pub items: Vec<OutlineItem<'a>>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 /// One item: a top-level item, or a child form of a container.
-#[derive(Clone, Debug, Serialize)]
-pub struct OutlineItem {
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct OutlineItem<'a> {
     pub kind: ItemKind,
     pub start: usize,
     pub end: usize,
     pub start_line: usize,
     pub end_line: usize,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub form: Option<Form>,
+    pub form: Option<Form<'a>>,
 }
 
-/// What a form is.
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct Form {
+/// What a form is. The fields are made with the outline; the text shown for the form
+/// (methods below) is made on first use.
+#[derive(Clone)]
+pub struct Form<'a> {
     /// The operator as written (`cl:defun`), when the form is a list headed by a symbol.
-    pub operator: Option<String>,
+    pub operator: Option<Cow<'a, str>>,
     /// The defined name as written (`foo`, `pkg::foo`, `(setf foo)`), for definitions.
-    pub name: Option<String>,
-    /// `#+feature` / `#-feature` in front of the form, as written.
-    pub conditionals: Vec<String>,
-    /// The collapsed one-line signature, e.g. `(defun foo (x) ...)` (without conditionals).
-    pub signature: String,
-    /// Container forms (`progn`, `eval-when`, ...): their child forms.
-    pub children: Vec<OutlineItem>,
-    /// First line of the docstring, at most 80 characters (`...` when cut).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub doc: Option<String>,
+    pub name: Option<Cow<'a, str>>,
     /// The grammar entry that classified the form (`defun`, or `def` for generic `def...`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub definer: Option<String>,
-    /// `defmethod`: qualifiers as written (`:before`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub qualifiers: Vec<String>,
-    /// `defmethod`: the specializer of each required parameter (`t` when unspecialized).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub specializers: Option<Vec<String>>,
+    pub definer: Option<&'a str>,
+    /// Container forms (`progn`, `eval-when`, ...): their child forms.
+    pub children: Vec<OutlineItem<'a>>,
+    /// What the text is made from: the file, the grammar entry found for the operator,
+    /// the form's datum.
+    bytes: &'a [u8],
+    entry: Option<&'a Definer>,
+    datum: Datum,
+    /// Boxed: most forms of an outline never make their text, and a small `Form` keeps
+    /// the outline's vectors small.
+    text: OnceCell<Box<FormText>>,
 }
 
-impl Form {
+/// The text of a form, made on first use.
+#[derive(Clone, Debug, Default)]
+struct FormText {
+    conditionals: Vec<String>,
+    signature: String,
+    doc: Option<String>,
+    qualifiers: Vec<String>,
+    specializers: Option<Vec<String>>,
+}
+
+impl<'a> Form<'a> {
+    fn text(&self) -> &FormText {
+        self.text.get_or_init(|| {
+            let head = self.operator.as_deref().map(|op| (op, self.entry));
+            Box::new(form_text(
+                self.bytes,
+                &self.datum,
+                head,
+                self.name.as_deref(),
+            ))
+        })
+    }
+
+    /// `#+feature` / `#-feature` in front of the form, as written.
+    pub fn conditionals(&self) -> &[String] {
+        &self.text().conditionals
+    }
+
+    /// The collapsed one-line signature, e.g. `(defun foo (x) ...)` (without conditionals).
+    pub fn signature(&self) -> &str {
+        &self.text().signature
+    }
+
+    /// First line of the docstring, at most 80 characters (`...` when cut).
+    pub fn doc(&self) -> Option<&str> {
+        self.text().doc.as_deref()
+    }
+
+    /// `defmethod`: qualifiers as written (`:before`).
+    pub fn qualifiers(&self) -> &[String] {
+        &self.text().qualifiers
+    }
+
+    /// `defmethod`: the specializer of each required parameter (`t` when unspecialized).
+    pub fn specializers(&self) -> Option<&[String]> {
+        self.text().specializers.as_deref()
+    }
+
     /// `NAME QUALIFIERS... (SPECIALIZERS...)` for methods, e.g. `resize :before (shape t)`.
     pub fn method_key(&self) -> Option<String> {
-        let specializers = self.specializers.as_ref()?;
-        let mut key = self.name.clone().unwrap_or_default();
-        for q in &self.qualifiers {
+        let specializers = self.specializers()?;
+        let mut key = self.name.as_deref().unwrap_or_default().to_string();
+        for q in self.qualifiers() {
             key.push(' ');
             key.push_str(q);
         }
@@ -83,8 +134,56 @@ impl Form {
     }
 }
 
+/// The fields and the text (not the file's bytes nor the grammar it borrows).
+impl std::fmt::Debug for Form<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Form")
+            .field("operator", &self.operator)
+            .field("name", &self.name)
+            .field("definer", &self.definer)
+            .field("children", &self.children)
+            .field("text", &self.text())
+            .finish()
+    }
+}
+
+/// The JSON of a form (flattened into its item), in the field order of SPEC §8.4.
+impl Serialize for Form<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(serde::Serialize)]
+        struct Json<'f, 'a> {
+            operator: Option<&'f str>,
+            name: Option<&'f str>,
+            conditionals: &'f [String],
+            signature: &'f str,
+            children: &'f [OutlineItem<'a>],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            doc: Option<&'f str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            definer: Option<&'f str>,
+            #[serde(skip_serializing_if = "<[String]>::is_empty")]
+            qualifiers: &'f [String],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            specializers: Option<&'f [String]>,
+        }
+        let text = self.text();
+        Json {
+            operator: self.operator.as_deref(),
+            name: self.name.as_deref(),
+            conditionals: &text.conditionals,
+            signature: &text.signature,
+            children: &self.children,
+            doc: text.doc.as_deref(),
+            definer: self.definer,
+            qualifiers: &text.qualifiers,
+            specializers: text.specializers.as_deref(),
+        }
+        .serialize(serializer)
+    }
+}
+
 /// Builds the outline of `bytes` from its scan.
-pub fn outline(bytes: &[u8], scan: &Scan, grammar: &Grammar) -> Outline {
+pub fn outline<'a>(bytes: &'a [u8], scan: &Scan, grammar: &'a Grammar) -> Outline<'a> {
     let mut scratch = Scratch::default();
     let mut items = Vec::with_capacity(scan.items.len() / 2 + 1);
     for item in &scan.items {
@@ -101,7 +200,7 @@ pub fn outline(bytes: &[u8], scan: &Scan, grammar: &Grammar) -> Outline {
                 quoted: item.quoted,
                 problem: None,
             };
-            classify(bytes, &datum, grammar, item.start_line, 0, &mut scratch)
+            classify(bytes, datum, grammar, item.start_line, 0, &mut scratch)
         });
         items.push(OutlineItem {
             kind: item.kind,
@@ -121,7 +220,7 @@ pub fn outline(bytes: &[u8], scan: &Scan, grammar: &Grammar) -> Outline {
 }
 
 /// Scans and outlines in one call.
-pub fn outline_bytes(bytes: &[u8], grammar: &Grammar) -> Outline {
+pub fn outline_bytes<'a>(bytes: &'a [u8], grammar: &'a Grammar) -> Outline<'a> {
     outline(bytes, &scan::scan(bytes), grammar)
 }
 
@@ -214,14 +313,120 @@ impl<'a> Parts<'a> {
     }
 }
 
-fn classify(
-    b: &[u8],
-    datum: &Datum,
-    grammar: &Grammar,
+/// Classifies a form with the grammar: its operator, name, definer and children. Its text
+/// is made on first use ([`form_text`]).
+fn classify<'a>(
+    b: &'a [u8],
+    datum: Datum,
+    grammar: &'a Grammar,
     start_line: usize,
     depth: usize,
     scratch: &mut Scratch,
-) -> Form {
+) -> Form<'a> {
+    let mut form = Form {
+        operator: None,
+        name: None,
+        definer: None,
+        children: Vec::new(),
+        bytes: b,
+        entry: None,
+        datum,
+        text: OnceCell::new(),
+    };
+    if !form.datum.core_is_list || form.datum.quoted {
+        return form;
+    }
+    let mut parts = Parts::new(b, &form.datum, scratch);
+    if let Some(operator) = operator(&mut parts) {
+        let definer = match grammar.lookup(&operator) {
+            Lookup::Definer(d) => Some((d, d.operator.as_str())),
+            Lookup::GenericDefiner => Some((grammar.generic(), "def")),
+            Lookup::Plain => None,
+        };
+        if let Some((d, definer)) = definer {
+            form.definer = Some(definer);
+            form.entry = Some(d);
+            form.name = defined_name(&mut parts, d);
+            if let (Some(n), false) = (d.container, d.whole) {
+                let at = (form.datum.start, start_line);
+                form.children = children(&mut parts, n, grammar, at, depth, scratch);
+            }
+        }
+        form.operator = Some(operator);
+    }
+    parts.finish(scratch);
+    form
+}
+
+/// The operator of a list: its first element, when that is a symbol.
+fn operator<'a>(parts: &mut Parts<'a>) -> Option<Cow<'a, str>> {
+    let b = parts.b;
+    let op = parts.get(0)?;
+    (is_symbol_start(b, op.start) && !op.quoted && !is_number(&b[op.start..op.end]))
+        .then(|| fold_cow(b, op.start, op.end))
+}
+
+/// The name a definition defines, as written; `(point (:conc-name p-))` names `point`.
+fn defined_name<'a>(parts: &mut Parts<'a>, d: &Definer) -> Option<Cow<'a, str>> {
+    let b = parts.b;
+    let e = parts.get(d.name?)?;
+    if d.name_in_list && e.core_is_list && !d.whole {
+        let e = e.clone();
+        Some(first_element_text(b, &e).map_or_else(|| fold_cow(b, e.start, e.end), Cow::Owned))
+    } else {
+        Some(fold_cow(b, e.start, e.end))
+    }
+}
+
+/// The child forms of a container, from element `n` on: lists, not declarations.
+fn children<'a>(
+    parts: &mut Parts<'a>,
+    n: usize,
+    grammar: &'a Grammar,
+    (form_start, form_line): (usize, usize),
+    depth: usize,
+    scratch: &mut Scratch,
+) -> Vec<OutlineItem<'a>> {
+    let b = parts.b;
+    let mut children = Vec::new();
+    if depth >= MAX_CONTAINER_DEPTH {
+        return children;
+    }
+    let mut i = n;
+    let mut lines = LineCounter::starting_at(form_start, form_line);
+    while let Some(child) = parts.get(i).cloned() {
+        i += 1;
+        // Children are the forms inside: not atoms, not declarations.
+        if !child.core_is_list || first_element_is(b, &child, "declare") {
+            continue;
+        }
+        let (start_line, end_line) = (
+            lines.line_of(b, child.start),
+            lines.line_of(b, child.end - 1),
+        );
+        let (start, end) = (child.start, child.end);
+        let form = classify(b, child, grammar, start_line, depth + 1, scratch);
+        children.push(OutlineItem {
+            kind: ItemKind::Form,
+            start,
+            end,
+            start_line,
+            end_line,
+            form: Some(form),
+        });
+    }
+    children
+}
+
+/// The text of a form: conditionals, signature, docstring, method parts.
+/// `head`: the operator and its grammar entry, as [`classify`] found them (none when the
+/// form is not a list headed by a symbol).
+fn form_text(
+    b: &[u8],
+    datum: &Datum,
+    head: Option<(&str, Option<&Definer>)>,
+    name: Option<&str>,
+) -> FormText {
     let conditionals: Vec<String> = datum
         .conditionals
         .iter()
@@ -240,66 +445,49 @@ fn classify(
             text
         }
     };
-    if !datum.core_is_list || datum.quoted {
-        return Form {
+    let Some((operator, entry)) = head else {
+        return FormText {
             conditionals,
             signature: as_written(),
-            ..Form::default()
+            ..FormText::default()
         };
+    };
+    thread_local! {
+        // The buffers of the last form whose text was made, reused by the next one.
+        static SCRATCH: std::cell::RefCell<Scratch> = Default::default();
     }
-    let mut parts = Parts::new(b, datum, scratch);
-    let operator = match parts.get(0) {
-        Some(op)
-            if is_symbol_start(b, op.start) && !op.quoted && !is_number(&b[op.start..op.end]) =>
-        {
-            fold(b, op.start, op.end)
-        }
-        _ => {
-            parts.finish(scratch);
-            return Form {
-                conditionals,
-                signature: as_written(),
-                ..Form::default()
-            };
-        }
-    };
-    let mut form = match grammar.lookup(&operator) {
-        Lookup::Definer(d) => definition(
-            &mut parts,
-            d,
-            &operator,
-            grammar,
-            (datum.start, start_line),
-            depth,
-            scratch,
-        ),
-        Lookup::GenericDefiner => {
-            let mut f = definition(
-                &mut parts,
-                grammar.generic(),
-                &operator,
-                grammar,
-                (datum.start, start_line),
-                depth,
-                scratch,
-            );
-            f.definer = Some("def".into());
-            f
-        }
-        Lookup::Plain => plain(&mut parts, &operator),
-    };
-    parts.finish(scratch);
+    let mut text = SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => list_text(b, datum, (operator, entry), name, &mut scratch),
+        // Not reentrant (no form's text needs another's), but never panic if it were.
+        Err(_) => list_text(b, datum, (operator, entry), name, &mut Scratch::default()),
+    });
     // SBCL's `sb-impl::(defun ...)`: the package prefix stays in front of the signature.
     if datum.core > shown_start {
-        form.signature = format!("{}{}", fold(b, shown_start, datum.core), form.signature);
+        text.signature = format!("{}{}", fold(b, shown_start, datum.core), text.signature);
     }
-    form.operator = Some(operator);
-    form.conditionals = conditionals;
-    form
+    text.conditionals = conditionals;
+    text
+}
+
+/// The text of a list form headed by an operator.
+fn list_text(
+    b: &[u8],
+    datum: &Datum,
+    (operator, entry): (&str, Option<&Definer>),
+    name: Option<&str>,
+    scratch: &mut Scratch,
+) -> FormText {
+    let mut parts = Parts::new(b, datum, scratch);
+    let text = match entry {
+        Some(d) => definition(&mut parts, d, operator, name, scratch),
+        None => plain(&mut parts, operator),
+    };
+    parts.finish(scratch);
+    text
 }
 
 /// `(OP ...)`, or `(OP ARG ...)` when the first argument is a symbol or a string.
-fn plain(parts: &mut Parts, operator: &str) -> Form {
+fn plain(parts: &mut Parts, operator: &str) -> FormText {
     let b = parts.b;
     let mut signature = String::with_capacity(operator.len() + 32);
     signature.push('(');
@@ -321,30 +509,24 @@ fn plain(parts: &mut Parts, operator: &str) -> Form {
         signature.push_str(" ...");
     }
     signature.push(')');
-    Form {
+    FormText {
         signature,
-        ..Form::default()
+        ..FormText::default()
     }
 }
 
+/// The text of a definition; `name` is the name [`defined_name`] read.
 fn definition(
     parts: &mut Parts,
     d: &Definer,
     operator: &str,
-    grammar: &Grammar,
-    (form_start, form_line): (usize, usize),
-    depth: usize,
+    name: Option<&str>,
     scratch: &mut Scratch,
-) -> Form {
+) -> FormText {
     let b = parts.b;
-    let mut form = Form {
-        definer: Some(d.operator.clone()),
-        ..Form::default()
-    };
+    let mut form = FormText::default();
     if d.whole {
-        let whole = parts.read_whole();
-        form.signature = whole;
-        form.name = d.name.and_then(|n| parts.text(n));
+        form.signature = parts.read_whole();
         return form;
     }
     // (element index, text) of everything shown, sorted by index at the end.
@@ -355,16 +537,13 @@ fn definition(
         if let Some(e) = parts.get(n).cloned() {
             if d.name_in_list && e.core_is_list {
                 let text = fold(b, e.start, e.end);
-                let name = first_element_text(b, &e).unwrap_or_else(|| text.clone());
                 let text = if text.chars().count() > SHORT_PART_CHARS {
-                    format!("({name} ...)")
+                    format!("({} ...)", name.unwrap_or_default())
                 } else {
                     text
                 };
-                form.name = Some(name);
                 shown.push((n, Shown::Text(text)));
             } else {
-                form.name = Some(fold(b, e.start, e.end));
                 shown.push((n, Shown::Name));
             }
         }
@@ -471,34 +650,6 @@ fn definition(
             i += 1;
         }
     }
-    if let Some(n) = d.container {
-        let mut i = n;
-        let mut lines = LineCounter::starting_at(form_start, form_line);
-        while let Some(child) = parts.get(i).cloned() {
-            i += 1;
-            // Children are the forms inside: not atoms, not declarations.
-            if !child.core_is_list || first_element_is(b, &child, "declare") {
-                continue;
-            }
-            let (start_line, end_line) = (
-                lines.line_of(b, child.start),
-                lines.line_of(b, child.end - 1),
-            );
-            let child_form = (depth < MAX_CONTAINER_DEPTH)
-                .then(|| classify(b, &child, grammar, start_line, depth + 1, scratch));
-            if child_form.is_some() {
-                form.children.push(OutlineItem {
-                    kind: ItemKind::Form,
-                    start: child.start,
-                    end: child.end,
-                    start_line,
-                    end_line,
-                    form: child_form,
-                });
-            }
-        }
-    }
-
     shown.sort_by_key(|(i, _)| *i);
     shown.dedup_by_key(|(i, _)| *i);
     let last_shown = shown.last().map_or(0, |(i, _)| *i);
@@ -509,7 +660,7 @@ fn definition(
     for (_, part) in &shown {
         signature.push(' ');
         match part {
-            Shown::Name => signature.push_str(form.name.as_deref().unwrap_or_default()),
+            Shown::Name => signature.push_str(name.unwrap_or_default()),
             Shown::Fold(start, end) => fold_into(&mut signature, b, *start, *end),
             Shown::Text(text) => signature.push_str(text),
         }
@@ -692,6 +843,18 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
     let mut out = String::with_capacity(end.saturating_sub(start).min(256));
     fold_into(&mut out, b, start, end);
     out
+}
+
+/// [`fold`], borrowing the text of a plain token (the common case) from the file.
+fn fold_cow(b: &[u8], start: usize, end: usize) -> Cow<'_, str> {
+    let span = &b[start.min(end).min(b.len())..end.min(b.len())];
+    if span
+        .iter()
+        .all(|&c| byte_class(c) == ByteClass::Constituent)
+    {
+        return String::from_utf8_lossy(span);
+    }
+    Cow::Owned(fold(b, start, end))
 }
 
 /// [`fold`], appended to `out`.

@@ -74,7 +74,7 @@ fn named_forms(items: &[OutlineItem]) -> Vec<(usize, String)> {
     while let Some(item) = stack.pop() {
         if let Some(form) = &item.form {
             if let Some(name) = &form.name {
-                out.push((item.start_line, name.clone()));
+                out.push((item.start_line, name.to_string()));
             }
             stack.extend(form.children.iter().rev());
         }

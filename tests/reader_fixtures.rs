@@ -230,7 +230,7 @@ fn every_fixture_scans_losslessly() {
 struct FileOutline<'a> {
     path: &'a str,
     #[serde(flatten)]
-    outline: &'a Outline,
+    outline: &'a Outline<'a>,
 }
 
 #[test]

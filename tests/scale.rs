@@ -22,7 +22,8 @@ fn assert_cover(bytes: &[u8], s: &Scan) {
 fn full_pipeline(bytes: &[u8]) -> usize {
     let s = scan(bytes);
     assert_cover(bytes, &s);
-    let outline = outline_bytes(bytes, &Grammar::builtin());
+    let grammar = Grammar::builtin();
+    let outline = outline_bytes(bytes, &grammar);
     let view = render(&Source::new(bytes), Some(&outline), &ViewOptions::default());
     assert!(!view.content.is_empty() || bytes.is_empty());
     s.items.iter().filter(|i| i.kind == ItemKind::Form).count()

@@ -1,20 +1,22 @@
 use super::*;
 
-fn forms(src: &str) -> Vec<Form> {
-    let o = outline_bytes(src.as_bytes(), &Grammar::builtin());
+fn forms(src: &str) -> Vec<Form<'_>> {
+    // The forms borrow the grammar: one for the whole test run.
+    static GRAMMAR: std::sync::LazyLock<Grammar> = std::sync::LazyLock::new(Grammar::builtin);
+    let o = outline_bytes(src.as_bytes(), &GRAMMAR);
     o.items.into_iter().filter_map(|i| i.form).collect()
 }
 
 fn sig(src: &str) -> String {
     let f = forms(src).remove(0);
-    let mut s = f.conditionals.join(" ");
+    let mut s = f.conditionals().join(" ");
     if !s.is_empty() {
         s.push(' ');
     }
-    s.push_str(&f.signature);
-    if let Some(doc) = f.doc {
+    s.push_str(f.signature());
+    if let Some(doc) = f.doc() {
         s.push_str(" ;; ");
-        s.push_str(&doc);
+        s.push_str(doc);
     }
     s
 }
@@ -57,7 +59,7 @@ fn containers_have_children_with_lines() {
     let src = "(eval-when (:compile-toplevel :load-toplevel :execute)\n  (defmacro with-shape ((var shape) &body body)\n    `(let ((,var ,shape)) ,@body)))";
     let f = forms(src).remove(0);
     assert_eq!(
-        f.signature,
+        f.signature(),
         "(eval-when (:compile-toplevel :load-toplevel :execute) ...)"
     );
     assert_eq!(f.children.len(), 1);
@@ -65,7 +67,7 @@ fn containers_have_children_with_lines() {
     assert_eq!(child.start_line, 2);
     assert_eq!(child.end_line, 3);
     assert_eq!(
-        child.form.as_ref().unwrap().signature,
+        child.form.as_ref().unwrap().signature(),
         "(defmacro with-shape ((var shape) &body body) ...)"
     );
     let f = forms("(progn\n  #+sbcl (defun a ())\n  (defvar *b*))").remove(0);
@@ -74,70 +76,50 @@ fn containers_have_children_with_lines() {
         .iter()
         .map(|c| c.form.as_ref().unwrap())
         .collect();
-    assert_eq!(kids[0].conditionals, vec!["#+sbcl"]);
+    assert_eq!(kids[0].conditionals(), vec!["#+sbcl"]);
     assert_eq!(kids[0].name.as_deref(), Some("a"));
-    assert_eq!(kids[1].signature, "(defvar *b*)");
+    assert_eq!(kids[1].signature(), "(defvar *b*)");
 }
 
 #[test]
 fn docstrings_follow_the_standard() {
-    assert_eq!(forms("(defun f () \"just a value\")")[0].doc, None);
+    assert_eq!(forms("(defun f () \"just a value\")")[0].doc(), None);
+    assert_eq!(forms("(defun f () \"doc\" 1)")[0].doc(), Some("doc"));
     assert_eq!(
-        forms("(defun f () \"doc\" 1)")[0].doc.as_deref(),
+        forms("(defun f (x) (declare (ignore x)) \"doc\" 1)")[0].doc(),
         Some("doc")
     );
     assert_eq!(
-        forms("(defun f (x) (declare (ignore x)) \"doc\" 1)")[0]
-            .doc
-            .as_deref(),
-        Some("doc")
-    );
-    assert_eq!(
-        forms("(defun f () \"first line\nsecond\" 1)")[0]
-            .doc
-            .as_deref(),
+        forms("(defun f () \"first line\nsecond\" 1)")[0].doc(),
         Some("first line")
     );
     assert_eq!(
-        forms("(defun f () \"say \\\"hi\\\"\" 1)")[0].doc.as_deref(),
+        forms("(defun f () \"say \\\"hi\\\"\" 1)")[0].doc(),
         Some("say \"hi\"")
     );
     let long = format!("(defun f () \"{}\" 1)", "x".repeat(100));
+    assert_eq!(forms(&long)[0].doc().map(str::len), Some(DOC_CHARS));
     assert_eq!(
-        forms(&long)[0].doc.as_deref().map(str::len),
-        Some(DOC_CHARS)
-    );
-    assert_eq!(
-        forms("(defun f () \"\n  Second line.\" 1)")[0]
-            .doc
-            .as_deref(),
+        forms("(defun f () \"\n  Second line.\" 1)")[0].doc(),
         Some("Second line.")
     );
     assert_eq!(
-        forms("(defsetf middle set-middle \"Set it.\")")[0]
-            .doc
-            .as_deref(),
+        forms("(defsetf middle set-middle \"Set it.\")")[0].doc(),
         Some("Set it.")
     );
     assert_eq!(
-        forms("(defmethod m :before ((a b)) \"doc\" 1)")[0]
-            .doc
-            .as_deref(),
+        forms("(defmethod m :before ((a b)) \"doc\" 1)")[0].doc(),
         Some("doc")
     );
     assert_eq!(
-        forms("(defpackage :p (:documentation \"Pkg doc.\"))")[0]
-            .doc
-            .as_deref(),
+        forms("(defpackage :p (:documentation \"Pkg doc.\"))")[0].doc(),
         Some("Pkg doc.")
     );
     assert_eq!(
-        forms("(defstruct (point (:conc-name p-)) \"A point.\" x (y 0))")[0]
-            .doc
-            .as_deref(),
+        forms("(defstruct (point (:conc-name p-)) \"A point.\" x (y 0))")[0].doc(),
         Some("A point.")
     );
-    assert_eq!(forms("(defvar *x* \"a value, not a doc\")")[0].doc, None);
+    assert_eq!(forms("(defvar *x* \"a value, not a doc\")")[0].doc(), None);
 }
 
 #[test]
@@ -151,22 +133,18 @@ fn names_and_methods() {
     );
     let f = forms("(defstruct (point (:conc-name p-)) x (y 0 :type fixnum))").remove(0);
     assert_eq!(f.name.as_deref(), Some("point"));
-    assert_eq!(f.signature, "(defstruct (point (:conc-name p-)) x y)");
+    assert_eq!(f.signature(), "(defstruct (point (:conc-name p-)) x y)");
     let f = forms("(CL:DEFUN Foo-Bar (X) X)").remove(0);
     assert_eq!(
         (f.operator.as_deref(), f.name.as_deref()),
         (Some("CL:DEFUN"), Some("Foo-Bar"))
     );
-    assert_eq!(f.signature, "(CL:DEFUN Foo-Bar (X) ...)");
+    assert_eq!(f.signature(), "(CL:DEFUN Foo-Bar (X) ...)");
     let f = forms("(alexandria:define-constant +e+ 2.718 :test #'=)").remove(0);
-    assert_eq!(f.signature, "(alexandria:define-constant +e+ 2.718 ...)");
+    assert_eq!(f.signature(), "(alexandria:define-constant +e+ 2.718 ...)");
     let f = forms("(define-widget my-widget (x) body)").remove(0);
     assert_eq!(
-        (
-            f.name.as_deref(),
-            f.signature.as_str(),
-            f.definer.as_deref()
-        ),
+        (f.name.as_deref(), f.signature(), f.definer),
         (
             Some("my-widget"),
             "(define-widget my-widget ...)",
@@ -211,10 +189,10 @@ fn containers_and_in_package_define_no_name() {
 fn unclosed_forms_are_still_classified() {
     let f = forms("(defun broken (x\n(defun ok () 1)");
     assert_eq!(
-        (f[0].name.as_deref(), f[0].definer.as_deref()),
+        (f[0].name.as_deref(), f[0].definer),
         (Some("broken"), Some("defun"))
     );
-    assert_eq!(f[1].signature, "(defun ok () ...)");
+    assert_eq!(f[1].signature(), "(defun ok () ...)");
 }
 
 #[test]
@@ -234,7 +212,7 @@ fn review_fixes() {
     assert_eq!(f.children.len(), 1);
     // Long structure names are abbreviated to the name, never cut inside an option.
     let f = forms("(defstruct (point3 (:include point) (:conc-name p3-) (:constructor make-point3 (x y z))) z)").remove(0);
-    assert_eq!(f.signature, "(defstruct (point3 ...) z)");
+    assert_eq!(f.signature(), "(defstruct (point3 ...) z)");
     assert_eq!(
         sig("(defclass c () (a #+sbcl b))"),
         "(defclass c () (a #+sbcl b))"

@@ -343,7 +343,7 @@ fn run_outline(args: OutlineArgs) -> io::Result<ExitCode> {
 struct FileOutline<'a> {
     path: &'a str,
     #[serde(flatten)]
-    outline: &'a Outline,
+    outline: &'a Outline<'a>,
 }
 
 /// The error object of SPEC §8.4 on one line: `{"path": …, "error": {"code", "message"}}`.
@@ -457,17 +457,17 @@ fn write_item_text(
         Some(form) => {
             line.extend(std::iter::repeat_n(' ', 7usize.saturating_sub(kind.len())));
             line.push(' ');
-            for (k, c) in form.conditionals.iter().enumerate() {
+            for (k, c) in form.conditionals().iter().enumerate() {
                 if k > 0 {
                     line.push(' ');
                 }
                 line.push_str(c);
             }
-            if !form.conditionals.is_empty() {
+            if !form.conditionals().is_empty() {
                 line.push(' ');
             }
-            line.push_str(&form.signature);
-            if let Some(doc) = &form.doc {
+            line.push_str(form.signature());
+            if let Some(doc) = form.doc() {
                 line.push_str(" ;; ");
                 line.push_str(doc);
             }

@@ -255,11 +255,11 @@ impl Context<'_> {
                 *expanded = before + 1;
                 return self.verbatim(item, depth);
             }
-            let head = form
-                .signature
+            let signature = form.signature();
+            let head = signature
                 .strip_suffix(" ...)")
-                .or_else(|| form.signature.strip_suffix(')'))
-                .unwrap_or(&form.signature);
+                .or_else(|| signature.strip_suffix(')'))
+                .unwrap_or(signature);
             let mut text = indent(depth);
             push_with_conditionals(&mut text, form, head);
             let mut lines = vec![Line::numbered(item.start_line, text)];
@@ -274,8 +274,8 @@ impl Context<'_> {
             return self.verbatim(item, depth);
         }
         let mut text = indent(depth);
-        push_with_conditionals(&mut text, form, &form.signature);
-        if let Some(doc) = &form.doc {
+        push_with_conditionals(&mut text, form, form.signature());
+        if let Some(doc) = form.doc() {
             text.push_str(" ;; ");
             text.push_str(doc);
         }
@@ -373,7 +373,7 @@ fn diagnostics_in<'o>(
 
 /// Appends `text` with the form's reader conditionals in front (`#+sbcl (defun ...)`).
 fn push_with_conditionals(out: &mut String, form: &Form, text: &str) {
-    for c in &form.conditionals {
+    for c in form.conditionals() {
         out.push_str(c);
         out.push(' ');
     }

@@ -10,7 +10,8 @@ fn view_of(src: &str, lisp: bool, edit: impl FnOnce(&mut ReadRequest)) -> View {
     edit(&mut request);
     let options = view_options(&request).expect("valid request");
     let source = Source::new(src.as_bytes());
-    let outline = lisp.then(|| outline_bytes(src.as_bytes(), &Grammar::builtin()));
+    let grammar = Grammar::builtin();
+    let outline = lisp.then(|| outline_bytes(src.as_bytes(), &grammar));
     render(&source, outline.as_ref(), &options)
 }
 

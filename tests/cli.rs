@@ -20,17 +20,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The demo file and its collapsed view (SPEC §5.1).
 const DEMO: &str = "fixtures/demo/demo.lisp";
-const DEMO_COLLAPSED: &str = " 2: (defpackage #:demo ...)
- 6: (in-package #:demo)
- 8: (defvar *count* 0 ...) ;; How many shapes exist.
-11: (defclass shape () (name size) ...) ;; A thing with a size.
-16: (defgeneric area (shape) ...) ;; Area of SHAPE.
-19: (defmethod area ((s shape)) ...)
-22: (defmethod area :around ((s shape)) ...)
-25: #+sbcl (defun fast-path (x) ...) ;; Use SBCL internals.
-30: (eval-when (:compile-toplevel :load-toplevel :execute)
-31:   (defmacro with-shape ((var shape) &body body) ...))
-";
+const DEMO_COLLAPSED: &str = include_str!("../fixtures/demo/demo.collapsed.txt");
 
 static COUNTER: AtomicUsize = AtomicUsize::new(0);
 

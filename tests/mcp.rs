@@ -7,7 +7,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientCapabilities, ClientConfig, Implementation,
     ListRootsResult, Root, Tool,
 };
-use rmcp::service::{RequestContext, RunningService};
+use rmcp::service::{Peer, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{json, Map, Value};
@@ -39,13 +39,30 @@ type Client = RunningService<RoleClient, ()>;
 
 /// Starts `lisp-read-file mcp ARGS` in `cwd` and initializes it with rmcp's client.
 async fn start(args: &[&str], cwd: &Path) -> Client {
+    ().serve(server_process(args, cwd))
+        .await
+        .expect("initialize")
+}
+
+/// Starts `lisp-read-file mcp` in `cwd` with a client that offers `roots` as MCP roots.
+async fn start_with_roots(
+    roots: Vec<PathBuf>,
+    cwd: &Path,
+) -> RunningService<RoleClient, RootsClient> {
+    RootsClient { roots }
+        .serve(server_process(&[], cwd))
+        .await
+        .expect("initialize")
+}
+
+fn server_process(args: &[&str], cwd: &Path) -> TokioChildProcess {
     let mut command = tokio::process::Command::new(BIN);
     command.arg("mcp").args(args).current_dir(cwd);
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn the server");
-    ().serve(transport).await.expect("initialize")
+    transport
 }
 
 fn arguments(value: Value) -> Map<String, Value> {
@@ -55,7 +72,7 @@ fn arguments(value: Value) -> Map<String, Value> {
     }
 }
 
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+async fn call(client: &Peer<RoleClient>, tool: &str, args: Value) -> CallToolResult {
     client
         .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(arguments(args)))
         .await
@@ -665,65 +682,25 @@ async fn without_root_the_clients_roots_are_the_allowed_directories() {
     std::fs::write(root.join("inside.lisp"), "(defun inside () 1)\n").unwrap();
     std::fs::write(base.join("outside.lisp"), "(defun outside () 2)\n").unwrap();
     // Started in `base`: without the client's roots, outside.lisp would be readable.
-    let mut command = tokio::process::Command::new(BIN);
-    command.arg("mcp").current_dir(&base);
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let client = RootsClient {
-        roots: vec![root.clone()],
-    }
-    .serve(transport)
-    .await
-    .unwrap();
-    let result = client
-        .call_tool(
-            CallToolRequestParams::new("lisp-read-file")
-                .with_arguments(arguments(json!({"path": "inside.lisp"}))),
-        )
-        .await
-        .unwrap();
+    let client = start_with_roots(vec![root.clone()], &base).await;
+    let result = call(&client, "lisp-read-file", json!({"path": "inside.lisp"})).await;
     assert_eq!(result.is_error, Some(false), "{}", text_of(&result));
     assert!(text_of(&result).contains("(defun inside ()"));
-    let result = client
-        .call_tool(
-            CallToolRequestParams::new("lisp-read-file")
-                .with_arguments(arguments(json!({"path": "../outside.lisp"}))),
-        )
-        .await
-        .unwrap();
+    let result = call(
+        &client,
+        "lisp-read-file",
+        json!({"path": "../outside.lisp"}),
+    )
+    .await;
     assert_eq!(error_code(&result), "ACCESS_DENIED");
-    let result = client
-        .call_tool(
-            CallToolRequestParams::new("lisp-read-file")
-                .with_arguments(arguments(json!({"path": "outside.lisp"}))),
-        )
-        .await
-        .unwrap();
+    let result = call(&client, "lisp-read-file", json!({"path": "outside.lisp"})).await;
     assert_eq!(error_code(&result), "NOT_FOUND");
     client.cancel().await.unwrap();
 
     // A client that offers roots but none usable: refused, not the working directory.
-    let mut command = tokio::process::Command::new(BIN);
-    command.arg("mcp").current_dir(&base);
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let client = RootsClient {
-        roots: vec![base.join("no such dir"), base.join("outside.lisp")],
-    }
-    .serve(transport)
-    .await
-    .unwrap();
-    let result = client
-        .call_tool(
-            CallToolRequestParams::new("lisp-read-file")
-                .with_arguments(arguments(json!({"path": "outside.lisp"}))),
-        )
-        .await
-        .unwrap();
+    let unusable = vec![base.join("no such dir"), base.join("outside.lisp")];
+    let client = start_with_roots(unusable, &base).await;
+    let result = call(&client, "lisp-read-file", json!({"path": "outside.lisp"})).await;
     assert_eq!(error_code(&result), "ACCESS_DENIED");
     assert!(text_of(&result).contains("--root"), "{}", text_of(&result));
     client.cancel().await.unwrap();

@@ -299,23 +299,20 @@ fn call_read_file(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
             }
             success(text, &output)
         }
-        Err(e) => {
-            let mut result = CallToolResult::structured_error(to_value(&e));
-            result.content = vec![ContentBlock::text(format!("{}: {}", e.code, e.message))];
-            result
-        }
+        Err(e) => failure(format!("{}: {}", e.code, e.message), &e),
     }
 }
 
 fn call_read(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
-    let envelope = read_envelope::read(&reader.guard, arguments);
-    let text = vec![ContentBlock::text(envelope.view_text())];
+    envelope_result(&read_envelope::read(&reader.guard, arguments))
+}
+
+/// `Read` answers with its envelope whether it failed or not.
+fn envelope_result(envelope: &read_envelope::Envelope) -> CallToolResult {
     if envelope.is_error() {
-        let mut result = CallToolResult::structured_error(to_value(&envelope));
-        result.content = text;
-        result
+        failure(envelope.view_text(), envelope)
     } else {
-        success(text, &envelope)
+        success(vec![ContentBlock::text(envelope.view_text())], envelope)
     }
 }
 
@@ -327,8 +324,13 @@ fn success(content: Vec<ContentBlock>, structured: &impl serde::Serialize) -> Ca
 
 /// A tool error: the error object as structured content, `CODE: message` as text.
 fn error_result(e: &ToolError) -> CallToolResult {
-    let mut result = CallToolResult::structured_error(to_value(e));
-    result.content = vec![ContentBlock::text(format!("{}: {}", e.code, e.message))];
+    failure(format!("{}: {}", e.code, e.message), e)
+}
+
+/// A tool failure (`isError: true`): `text` for the model, `structured` as the object.
+fn failure(text: String, structured: &impl serde::Serialize) -> CallToolResult {
+    let mut result = CallToolResult::structured_error(to_value(structured));
+    result.content = vec![ContentBlock::text(text)];
     result
 }
 
@@ -551,13 +553,11 @@ impl ServerHandler for Server {
         let arguments = request.arguments.unwrap_or_default();
         let result = match reader.as_ref() {
             Ok(reader) => self.run_tool(tool, reader, &arguments),
-            Err(refusal) if tool == ToolName::Read => {
-                let envelope =
-                    read_envelope::refused(&arguments, refusal.code, refusal.message.clone());
-                let mut result = CallToolResult::structured_error(to_value(&envelope));
-                result.content = vec![ContentBlock::text(envelope.view_text())];
-                result
-            }
+            Err(refusal) if tool == ToolName::Read => envelope_result(&read_envelope::refused(
+                &arguments,
+                refusal.code,
+                refusal.message.clone(),
+            )),
             Err(refusal) => {
                 let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
                 error_result(&ToolError::new(refusal.code, path, refusal.message.clone()))

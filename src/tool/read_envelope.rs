@@ -172,21 +172,8 @@ impl Envelope {
 /// Runs the tool on its JSON arguments; every failure is an envelope with `status: error`.
 pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
     let started = Instant::now();
-    let context = |path_resolved: Option<String>| Context {
-        cwd: ".",
-        params_input: arguments.clone(),
-        path_resolved,
-    };
-    let fail = |code: &'static str, message: String, path_resolved: Option<String>| Envelope {
-        status: Status::Error,
-        data: None,
-        text: format!("Error: {message}"),
-        stats: Stats {
-            time_ms: elapsed_ms(started),
-            read: None,
-        },
-        context: context(path_resolved),
-        error: Some(EnvelopeError { code, message }),
+    let fail = |code: &'static str, message: String, path_resolved: Option<String>| {
+        error_envelope(arguments, code, message, elapsed_ms(started), path_resolved)
     };
     let arguments_checked = path_argument(arguments).and_then(|path| {
         let start_line = integer_argument(arguments, "start_line", 1, 1, usize::MAX)?;
@@ -281,30 +268,42 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
                 },
             }),
         },
-        context: context(Some(shown)),
+        context: Context {
+            cwd: ".",
+            params_input: arguments.clone(),
+            path_resolved: Some(shown),
+        },
         error: None,
     }
 }
 
 /// An error envelope for a call refused before the file was looked at.
 pub fn refused(arguments: &Map<String, Value>, code: ErrorCode, message: String) -> Envelope {
+    error_envelope(arguments, code.as_str(), message, 0, None)
+}
+
+/// The envelope of every failure: no data, the message as text and as `error`.
+fn error_envelope(
+    arguments: &Map<String, Value>,
+    code: &'static str,
+    message: String,
+    time_ms: u64,
+    path_resolved: Option<String>,
+) -> Envelope {
     Envelope {
         status: Status::Error,
         data: None,
         text: format!("Error: {message}"),
         stats: Stats {
-            time_ms: 0,
+            time_ms,
             read: None,
         },
         context: Context {
             cwd: ".",
             params_input: arguments.clone(),
-            path_resolved: None,
+            path_resolved,
         },
-        error: Some(EnvelopeError {
-            code: code.as_str(),
-            message,
-        }),
+        error: Some(EnvelopeError { code, message }),
     }
 }
 

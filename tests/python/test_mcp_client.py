@@ -24,6 +24,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from conftest import LONG_LINES, Project
 from harness import (
     ALL_TOOLS,
+    REPO,
     BIN,
     DEFAULT_TOOLS,
     Roots,
@@ -97,18 +98,7 @@ SEED_001_DEFINITION = json.loads(
 )
 
 # SPEC §5.1: the collapsed view of fixtures/demo/demo.lisp.
-SPEC_DEMO_VIEW = """\
- 2: (defpackage #:demo ...)
- 6: (in-package #:demo)
- 8: (defvar *count* 0 ...) ;; How many shapes exist.
-11: (defclass shape () (name size) ...) ;; A thing with a size.
-16: (defgeneric area (shape) ...) ;; Area of SHAPE.
-19: (defmethod area ((s shape)) ...)
-22: (defmethod area :around ((s shape)) ...)
-25: #+sbcl (defun fast-path (x) ...) ;; Use SBCL internals.
-30: (eval-when (:compile-toplevel :load-toplevel :execute)
-31:   (defmacro with-shape ((var shape) &body body) ...))
-"""
+SPEC_DEMO_VIEW = (REPO / "fixtures/demo/demo.collapsed.txt").read_text()
 
 
 def connect(project: Project, *args: str, **kwargs: Any):

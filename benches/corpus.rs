@@ -12,6 +12,7 @@
 //! ```sh
 //! cargo bench --bench corpus                    # /usr/share/sbcl-source, 5 runs
 //! cargo bench --bench corpus -- --runs 9 --corpus DIR
+//! cargo bench --bench corpus -- --only ours --runs 50   # one contender, for a profiler
 //! ```
 
 mod common;
@@ -100,6 +101,21 @@ fn main() {
         total as f64 / 1e6,
         options.runs
     );
+    if let Some(only) = &options.only {
+        // One contender alone, for `perf record` and friends.
+        let run: Box<dyn Fn() -> usize> = match only.as_str() {
+            "ours" => Box::new(|| ours(&files, &grammar)),
+            "scan" => Box::new(|| scan_only(&files)),
+            "text" => Box::new(|| ours_with_text(&files, &grammar)),
+            "bytes" => Box::new(|| byte_loop(&files)),
+            other => panic!("--only {other}: expected ours, scan, text or bytes"),
+        };
+        let seconds: Vec<f64> = (0..options.runs)
+            .map(|_| time(&run).as_secs_f64())
+            .collect();
+        println!("{only}: median {:.2} ms", median(&seconds) * 1e3);
+        return;
+    }
     // Warm-up: caches, page faults, allocator.
     black_box((ours(&files, &grammar), scan_only(&files), byte_loop(&files)));
     if !options.quick {

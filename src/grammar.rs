@@ -5,7 +5,10 @@
 
 use crate::error::{ErrorCode, ToolError};
 use lexpr::Value;
-use std::collections::HashMap;
+// Operators are short keys looked up once per form: FxHash hashes one in a few
+// instructions where SipHash (the std default, resistant to flooding that a table of our
+// own keys cannot suffer) takes a hundred.
+use rustc_hash::FxHashMap;
 
 /// The embedded default table.
 pub const BUILTIN_DEFINERS: &str = include_str!("../grammar/definers.lisp");
@@ -48,7 +51,7 @@ pub enum Lookup<'g> {
 /// The table of definers.
 #[derive(Clone, Debug)]
 pub struct Grammar {
-    definers: HashMap<String, Definer>,
+    definers: FxHashMap<String, Definer>,
     generic: Definer,
 }
 
@@ -62,7 +65,7 @@ impl Grammar {
     /// The embedded table.
     pub fn builtin() -> Grammar {
         let mut g = Grammar {
-            definers: HashMap::new(),
+            definers: FxHashMap::default(),
             generic: Definer {
                 name: Some(1),
                 ..Definer::default()

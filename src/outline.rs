@@ -838,7 +838,7 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
         .iter()
         .all(|&c| byte_class(c) == ByteClass::Constituent)
     {
-        return String::from_utf8_lossy(span).into_owned();
+        return lossy(span).into_owned();
     }
     let mut out = String::with_capacity(end.saturating_sub(start).min(256));
     fold_into(&mut out, b, start, end);
@@ -852,9 +852,19 @@ fn fold_cow(b: &[u8], start: usize, end: usize) -> Cow<'_, str> {
         .iter()
         .all(|&c| byte_class(c) == ByteClass::Constituent)
     {
-        return String::from_utf8_lossy(span);
+        return lossy(span);
     }
     Cow::Owned(fold(b, start, end))
+}
+
+/// `String::from_utf8_lossy`, with the check for valid UTF-8 (nearly every token) first:
+/// `str::from_utf8` checks ASCII a word at a time, the lossy decoder a chunk at a time.
+#[inline]
+fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
 }
 
 /// [`fold`], appended to `out`.

@@ -12,6 +12,8 @@ pub struct Options {
     pub corpus: PathBuf,
     pub runs: usize,
     pub quick: bool,
+    /// `--only NAME`: time just that contender (for a profiler), e.g. `--only ours`.
+    pub only: Option<String>,
 }
 
 impl Options {
@@ -21,6 +23,7 @@ impl Options {
                 .map_or_else(|| PathBuf::from(DEFAULT_CORPUS), PathBuf::from),
             runs: default_runs,
             quick: false,
+            only: None,
         };
         let mut args = std::env::args().skip(1);
         while let Some(arg) = args.next() {
@@ -34,6 +37,7 @@ impl Options {
                         .expect("--runs N (N >= 1)")
                 }
                 "--quick" => options.quick = true,
+                "--only" => options.only = Some(args.next().expect("--only NAME")),
                 _ => {}
             }
         }

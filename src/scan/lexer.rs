@@ -7,7 +7,7 @@
 //! ASCII, UTF-8 continuation bytes are never ASCII, and byte offsets then point into the
 //! original file even when it is not valid UTF-8.
 
-use super::window::Window;
+use super::window::{Window, WIDTH};
 use memchr::{memchr, memchr2};
 
 /// Syntax types of the standard readtable, for the bytes the scanner must look at.
@@ -255,6 +255,18 @@ pub(crate) fn skip_whitespace(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// [`skip_whitespace`] from `i` (which must be whitespace), also counting the newlines
+/// stepped over.
+#[inline]
+pub(crate) fn skip_whitespace_counting_newlines(b: &[u8], mut i: usize) -> (usize, usize) {
+    let mut newlines = 0;
+    while i < b.len() && is_whitespace(b[i]) {
+        newlines += usize::from(b[i] == b'\n');
+        i += 1;
+    }
+    (i, newlines)
+}
+
 /// `i` at `;`: returns the position of the newline ending the comment (or the end).
 #[inline]
 pub(crate) fn skip_line_comment(b: &[u8], i: usize) -> usize {
@@ -442,19 +454,46 @@ pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
 /// close in it) the depth moves by the difference of two popcounts and the loop goes on
 /// to the next window; otherwise the parentheses are walked in order. The other syntax
 /// bytes are stepped over by [`skip_syntax`] (`memchr` for strings and comments).
-#[inline]
 pub(crate) fn close_list(b: &[u8], open: usize) -> Result<usize, Option<Unterminated>> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has POPCNT, just checked (std caches the answer).
+        return unsafe { close_list_popcnt(b, open) };
+    }
+    close_list_portable(b, open)
+}
+
+/// [`close_list_portable`] compiled with the POPCNT instruction, which x86_64's base
+/// instruction set lacks (every x86_64 CPU since about 2008 has it): the loop counts the
+/// parentheses of each window with two popcounts, else about a dozen instructions each.
+/// Only the instruction is new; the byte loop the benchmarks compare against has no
+/// population counts, so this is not a wider vector unit that it is denied.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+fn close_list_popcnt(b: &[u8], open: usize) -> Result<usize, Option<Unterminated>> {
+    close_list_portable(b, open)
+}
+
+#[inline(always)]
+fn close_list_portable(b: &[u8], open: usize) -> Result<usize, Option<Unterminated>> {
     let n = b.len();
     let mut depth = 1usize;
-    let mut i = open + 1;
     let mut datum_start = usize::MAX;
-    while i < n {
-        let w = Window::at(b, i);
-        // Parentheses before the first other syntax byte.
-        let plain = if w.other == 0 {
-            u64::MAX
+    // The window starts at `base`; its bits below `from` are already dealt with.
+    let mut base = open + 1;
+    let mut from = 0;
+    if base >= n {
+        return Err(None);
+    }
+    let mut w = Window::at(b, base);
+    loop {
+        let live = u64::MAX << from;
+        let other = w.other & live;
+        // Parentheses from `from` up to the first other syntax byte.
+        let plain = if other == 0 {
+            live
         } else {
-            (1u64 << w.other.trailing_zeros()) - 1
+            live & ((1u64 << other.trailing_zeros()) - 1)
         };
         let (opens, closes) = (w.open & plain, w.close & plain);
         let close_count = closes.count_ones() as usize;
@@ -467,7 +506,7 @@ pub(crate) fn close_list(b: &[u8], open: usize) -> Result<usize, Option<Untermin
                 if closes & (1 << k) != 0 {
                     depth -= 1;
                     if depth == 0 {
-                        return Ok(i + k as usize);
+                        return Ok(base + k as usize);
                     }
                 } else {
                     depth += 1;
@@ -475,14 +514,25 @@ pub(crate) fn close_list(b: &[u8], open: usize) -> Result<usize, Option<Untermin
                 parens &= parens - 1;
             }
         }
-        if w.other == 0 {
-            i += w.len;
+        let next = if other == 0 {
+            base + w.len
         } else {
-            let at = i + w.other.trailing_zeros() as usize;
-            i = skip_syntax(b, at, &mut datum_start).map_err(Some)?;
+            let at = base + other.trailing_zeros() as usize;
+            skip_syntax(b, at, &mut datum_start).map_err(Some)?
+        };
+        if next >= n {
+            return Err(None);
+        }
+        if next < base + WIDTH {
+            // Most constructs stepped over are short (`#'`, `#+`, a string or a comment
+            // line): go on in the same window rather than computing a new one.
+            from = (next - base) as u32;
+        } else {
+            base = next;
+            from = 0;
+            w = Window::at(b, base);
         }
     }
-    Err(None)
 }
 
 #[cfg(test)]

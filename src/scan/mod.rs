@@ -178,13 +178,17 @@ impl Scanner<'_> {
         }
         while i < n {
             i = match class(b[i]) {
+                // Most items are blank space and comment lines: their lines are counted
+                // while they are read, not in a second pass over their bytes.
                 Class::Whitespace => {
-                    let end = skip_whitespace(b, i);
-                    self.push(ItemKind::Whitespace, i, end)
+                    let (end, newlines) = lexer::skip_whitespace_counting_newlines(b, i);
+                    let inside = newlines - usize::from(b[end - 1] == b'\n');
+                    self.push_counted(ItemKind::Whitespace, i, end, inside)
                 }
                 Class::Semicolon => {
+                    // A comment line stops before its newline.
                     let end = skip_line_comment(b, i);
-                    self.push(ItemKind::Comment, i, end)
+                    self.push_counted(ItemKind::Comment, i, end, 0)
                 }
                 Class::Hash if lexer::is_block_comment_start(b, i) => {
                     let (end, closed) = skip_block_comment(b, i);
@@ -281,6 +285,24 @@ impl Scanner<'_> {
         end
     }
 
+    /// [`Scanner::push`] for an item `[start, end)` holding `inside` newlines before its
+    /// last byte, as counted by the caller.
+    fn push_counted(&mut self, kind: ItemKind, start: usize, end: usize, inside: usize) -> usize {
+        let start_line = self.lines.line_of(self.b, start);
+        let end_line = self.lines.advance(end - 1, inside);
+        self.items.push(Item {
+            kind,
+            span: Span::new(start, end),
+            start_line,
+            end_line,
+            core: start,
+            core_is_list: false,
+            quoted: false,
+            conditionals: Vec::new(),
+        });
+        end
+    }
+
     /// Attaches a diagnostic at byte `at` to the last item pushed.
     fn diagnose(&mut self, kind: DiagnosticKind, at: usize, recovered_at: Option<usize>) {
         let item_index = self.items.len() - 1;
@@ -364,6 +386,16 @@ impl LineCounter {
     /// A counter that knows byte `pos` is on line `line`.
     pub(crate) fn starting_at(pos: usize, line: usize) -> Self {
         LineCounter { pos, line }
+    }
+
+    /// Moves on to `offset`, known to lie `newlines` newlines after the current position
+    /// (at or before it); returns its line.
+    #[inline]
+    pub(crate) fn advance(&mut self, offset: usize, newlines: usize) -> usize {
+        debug_assert!(offset >= self.pos);
+        self.pos = offset;
+        self.line += newlines;
+        self.line
     }
 
     pub(crate) fn line_of(&mut self, b: &[u8], offset: usize) -> usize {

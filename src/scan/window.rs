@@ -26,7 +26,7 @@ pub(crate) const WIDTH: usize = 64;
 
 impl Window {
     /// The window of the bytes from `at` (which must be at most `b.len()`).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn at(b: &[u8], at: usize) -> Window {
         let rest = &b[at..];
         match rest.first_chunk::<WIDTH>() {

@@ -10,6 +10,18 @@ use lexpr::Value;
 // own keys cannot suffer) takes a hundred.
 use rustc_hash::FxHashMap;
 
+/// Bytes that `symbol_key` leaves as they are: ASCII but upper case, `:`, `|` and `\\`.
+/// A table, because every form's operator is checked byte by byte.
+static KEY_BYTE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 128 {
+        t[c] = !(c as u8).is_ascii_uppercase() && !matches!(c as u8, b':' | b'|' | b'\\');
+        c += 1;
+    }
+    t
+};
+
 /// The embedded default table.
 pub const BUILTIN_DEFINERS: &str = include_str!("../grammar/definers.lisp");
 
@@ -105,9 +117,7 @@ impl Grammar {
     /// Looks an operator up by its text as written (`cl:defun`, `DEFUN`, `|defun|`).
     pub fn lookup(&self, operator: &str) -> Lookup<'_> {
         // Most operators are written in lower case without a package: already the key.
-        let plain = operator
-            .bytes()
-            .all(|c| c.is_ascii() && !c.is_ascii_uppercase() && !matches!(c, b':' | b'|' | b'\\'));
+        let plain = operator.bytes().all(|c| KEY_BYTE[c as usize]);
         let owned;
         let key = if plain {
             operator

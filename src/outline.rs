@@ -832,12 +832,8 @@ fn is_symbol_start(b: &[u8], at: usize) -> bool {
 /// Source text of `[start, end)` on one line: whitespace runs become one space, comments
 /// are dropped, strings, characters and `|escapes|` are kept as written.
 pub fn fold(b: &[u8], start: usize, end: usize) -> String {
-    // A plain token (`defun`, `foo-bar`, `sb-impl::x`), the common case: its own text.
     let span = &b[start.min(end).min(b.len())..end.min(b.len())];
-    if span
-        .iter()
-        .all(|&c| byte_class(c) == ByteClass::Constituent)
-    {
+    if folds_to_itself(span) {
         return lossy(span).into_owned();
     }
     let mut out = String::with_capacity(end.saturating_sub(start).min(256));
@@ -848,19 +844,35 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
 /// [`fold`], borrowing the text of a plain token (the common case) from the file.
 fn fold_cow(b: &[u8], start: usize, end: usize) -> Cow<'_, str> {
     let span = &b[start.min(end).min(b.len())..end.min(b.len())];
-    if span
-        .iter()
-        .all(|&c| byte_class(c) == ByteClass::Constituent)
-    {
+    if folds_to_itself(span) {
         return lossy(span);
     }
     Cow::Owned(fold(b, start, end))
 }
 
-/// `String::from_utf8_lossy`, with the check for valid UTF-8 (nearly every token) first:
-/// `str::from_utf8` checks ASCII a word at a time, the lossy decoder a chunk at a time.
+/// Whether [`fold`] leaves `span` as it is: it changes only whitespace (folded, or turned
+/// into spaces inside strings) and comments (dropped), and a comment needs `;` or `#|`.
+/// So a span without whitespace, `;` and `|` is its own text: a token (`defun`,
+/// `sb-impl::x`, `#:foo`) or a string without blanks, the common names.
+#[inline]
+fn folds_to_itself(span: &[u8]) -> bool {
+    span.iter().all(|&c| {
+        !matches!(
+            byte_class(c),
+            ByteClass::Whitespace | ByteClass::Semicolon | ByteClass::Bar
+        )
+    })
+}
+
+/// `String::from_utf8_lossy`, with the checks for ASCII and for valid UTF-8 (nearly every
+/// token) first: for a short token `is_ascii` is a few instructions, `str::from_utf8` a
+/// hundred, the lossy decoder more.
 #[inline]
 fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8.
+        return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
     match std::str::from_utf8(bytes) {
         Ok(text) => Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(bytes),

@@ -54,6 +54,18 @@ const fn class_table() -> [Class; 256] {
 
 pub(crate) static CLASS: [Class; 256] = class_table();
 
+/// Bytes that simply continue a token: constituents and `#` (non-terminating).
+static TOKEN_BYTE: [bool; 256] = {
+    let table = class_table();
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = matches!(table[c], Class::Constituent | Class::Hash);
+        c += 1;
+    }
+    t
+};
+
 #[inline]
 pub(crate) fn class(b: u8) -> Class {
     CLASS[b as usize]
@@ -333,8 +345,14 @@ pub(crate) fn skip_block_comment(b: &[u8], i: usize) -> (usize, bool) {
 /// and whether every multiple escape was closed.
 pub(crate) fn skip_token(b: &[u8], mut i: usize) -> (usize, bool) {
     while i < b.len() {
+        // Runs of constituents (names are long: `define-source-transform`) in a tight loop.
+        while i < b.len() && TOKEN_BYTE[b[i] as usize] {
+            i += 1;
+        }
+        if i == b.len() {
+            break;
+        }
         match class(b[i]) {
-            Class::Constituent | Class::Hash => i += 1,
             Class::Backslash => i = (i + 2).min(b.len()),
             Class::Bar => {
                 let (end, closed) = skip_multiple_escape(b, i);
@@ -387,9 +405,18 @@ pub(crate) enum Paren {
 /// object or a dispatch prefix. Returns where the search for parentheses goes on, or the
 /// construct that runs to the end of input. `datum_start` is where the datum after the
 /// last dispatch prefix (`#+`, `#'` ...) starts: a token starts there.
-#[inline]
+#[inline(always)]
 fn skip_syntax(b: &[u8], i: usize, datum_start: &mut usize) -> Result<usize, Unterminated> {
     match class(b[i]) {
+        // `#'f`, `#+f`, `#-f`: nearly every `#` in code, so classified here at once. Each
+        // is a prefix, and a new datum starts after it (what `hash_start` would say).
+        Class::Hash
+            if matches!(b.get(i + 1), Some(b'\'' | b'+' | b'-'))
+                && (i == *datum_start || hash_starts_token(b, i)) =>
+        {
+            *datum_start = i + 2;
+            Ok(i + 2)
+        }
         Class::DoubleQuote => match skip_string(b, i) {
             (end, true) => Ok(end),
             (_, false) => Err(Unterminated::String(i)),

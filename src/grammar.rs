@@ -22,6 +22,14 @@ static KEY_BYTE: [bool; 256] = {
     t
 };
 
+/// Whether a symbol as written is already its own lookup key (`symbol_key` would return
+/// it unchanged): lower-case ASCII without package marker or escapes, as nearly every
+/// operator is written.
+#[inline]
+pub(crate) fn is_key(symbol: &[u8]) -> bool {
+    symbol.iter().all(|&c| KEY_BYTE[c as usize])
+}
+
 /// The embedded default table.
 pub const BUILTIN_DEFINERS: &str = include_str!("../grammar/definers.lisp");
 
@@ -117,14 +125,15 @@ impl Grammar {
     /// Looks an operator up by its text as written (`cl:defun`, `DEFUN`, `|defun|`).
     pub fn lookup(&self, operator: &str) -> Lookup<'_> {
         // Most operators are written in lower case without a package: already the key.
-        let plain = operator.bytes().all(|c| KEY_BYTE[c as usize]);
-        let owned;
-        let key = if plain {
-            operator
+        if is_key(operator.as_bytes()) {
+            self.lookup_key(operator)
         } else {
-            owned = symbol_key(operator);
-            owned.as_str()
-        };
+            self.lookup_key(&symbol_key(operator))
+        }
+    }
+
+    /// [`Grammar::lookup`] of a symbol already in key form (see [`is_key`]).
+    pub(crate) fn lookup_key(&self, key: &str) -> Lookup<'_> {
         if let Some(d) = self.definers.get(key) {
             Lookup::Definer(d)
         } else if key.starts_with("def") {

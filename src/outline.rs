@@ -11,7 +11,7 @@
 //! first asked for ([`Form::signature`] ...), once per form. A view that shows a few forms,
 //! or a caller that needs only names, never pays for the text of the others.
 
-use crate::grammar::{symbol_key, Definer, Grammar, Lookup};
+use crate::grammar::{is_key, symbol_key, Definer, Grammar, Lookup};
 use crate::scan::{
     self, block_comment_end, byte_class, character_end, hash_start, hash_starts_token,
     multiple_escape_end, skip_blank, string_end, ByteClass, Datum, Diagnostic, Elements, HashStart,
@@ -337,8 +337,13 @@ fn classify<'a>(
         return form;
     }
     let mut parts = Parts::new(b, &form.datum, scratch);
-    if let Some(operator) = operator(&mut parts) {
-        let definer = match grammar.lookup(&operator) {
+    if let Some((operator, is_key)) = operator(&mut parts) {
+        let found = if is_key {
+            grammar.lookup_key(&operator)
+        } else {
+            grammar.lookup(&operator)
+        };
+        let definer = match found {
             Lookup::Definer(d) => Some((d, d.operator.as_str())),
             Lookup::GenericDefiner => Some((grammar.generic(), "def")),
             Lookup::Plain => None,
@@ -358,12 +363,23 @@ fn classify<'a>(
     form
 }
 
-/// The operator of a list: its first element, when that is a symbol.
-fn operator<'a>(parts: &mut Parts<'a>) -> Option<Cow<'a, str>> {
+/// The operator of a list: its first element, when that is a symbol; and whether it is
+/// written as its own grammar key (then it is looked up without being normalised).
+fn operator<'a>(parts: &mut Parts<'a>) -> Option<(Cow<'a, str>, bool)> {
     let b = parts.b;
     let op = parts.get(0)?;
-    (is_symbol_start(b, op.start) && !op.quoted && !is_number(&b[op.start..op.end]))
-        .then(|| fold_cow(b, op.start, op.end))
+    let token = &b[op.start..op.end];
+    if !is_symbol_start(b, op.start) || op.quoted || is_number(token) {
+        return None;
+    }
+    if is_key(token) {
+        // SAFETY: key bytes are ASCII.
+        return Some((
+            Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(token) }),
+            true,
+        ));
+    }
+    Some((fold_cow(b, op.start, op.end), false))
 }
 
 /// The name a definition defines, as written; `(point (:conc-name p-))` names `point`.
@@ -834,7 +850,7 @@ fn is_symbol_start(b: &[u8], at: usize) -> bool {
 pub fn fold(b: &[u8], start: usize, end: usize) -> String {
     let span = &b[start.min(end).min(b.len())..end.min(b.len())];
     if folds_to_itself(span) {
-        return lossy(span).into_owned();
+        return unfolded(span).into_owned();
     }
     let mut out = String::with_capacity(end.saturating_sub(start).min(256));
     fold_into(&mut out, b, start, end);
@@ -845,7 +861,7 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
 fn fold_cow(b: &[u8], start: usize, end: usize) -> Cow<'_, str> {
     let span = &b[start.min(end).min(b.len())..end.min(b.len())];
     if folds_to_itself(span) {
-        return lossy(span);
+        return unfolded(span);
     }
     Cow::Owned(fold(b, start, end))
 }
@@ -856,12 +872,44 @@ fn fold_cow(b: &[u8], start: usize, end: usize) -> Cow<'_, str> {
 /// `sb-impl::x`, `#:foo`) or a string without blanks, the common names.
 #[inline]
 fn folds_to_itself(span: &[u8]) -> bool {
-    span.iter().all(|&c| {
-        !matches!(
-            byte_class(c),
-            ByteClass::Whitespace | ByteClass::Semicolon | ByteClass::Bar
-        )
-    })
+    span.iter()
+        .all(|&c| !matches!(FOLD_BYTE[c as usize], Fold::Changes))
+}
+
+/// What [`fold`] does with a byte, for the checks above: a table, since every name
+/// goes through them byte by byte.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fold {
+    /// Whitespace, `;`, `|`: folding may change the text.
+    Changes,
+    /// Kept as is, and ASCII.
+    Ascii,
+    /// Kept as is, but part of a multibyte (or invalid) character.
+    Other,
+}
+
+static FOLD_BYTE: [Fold; 256] = {
+    let classes = crate::scan::class_table();
+    let mut t = [Fold::Other; 256];
+    let mut c = 0;
+    while c < 128 {
+        t[c] = match classes[c] {
+            ByteClass::Whitespace | ByteClass::Semicolon | ByteClass::Bar => Fold::Changes,
+            _ => Fold::Ascii,
+        };
+        c += 1;
+    }
+    t
+};
+
+/// The text of a span [`folds_to_itself`] says is its own fold.
+#[inline]
+fn unfolded(span: &[u8]) -> Cow<'_, str> {
+    if span.iter().all(|&c| FOLD_BYTE[c as usize] == Fold::Ascii) {
+        // SAFETY: ASCII is valid UTF-8.
+        return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(span) });
+    }
+    lossy(span)
 }
 
 /// `String::from_utf8_lossy`, with the checks for ASCII and for valid UTF-8 (nearly every

@@ -400,6 +400,22 @@ impl Iterator for Elements<'_> {
             return None;
         }
         let start = self.i;
+        if class(b[start]) == Class::Constituent {
+            // A plain token (most elements the outline reads: operators, names), read
+            // without the general reader's state: what `read_datum` would return.
+            let (end, closed) = skip_token(b, start);
+            let package_list =
+                b.get(end) == Some(&b'(') && super::lexer::ends_with_package_marker(b, start, end);
+            if closed && !package_list {
+                self.i = end;
+                return Some(Datum {
+                    start,
+                    end,
+                    core: start,
+                    ..Datum::default()
+                });
+            }
+        }
         let mut datum = read_datum(b, start, &mut DepthCounter);
         // Tolerance inside a list: a prefix right before `)` yields no element.
         if datum.end <= start {

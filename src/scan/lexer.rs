@@ -32,7 +32,7 @@ pub(crate) enum Class {
     Hash,
 }
 
-const fn class_table() -> [Class; 256] {
+pub(crate) const fn class_table() -> [Class; 256] {
     let mut t = [Class::Constituent; 256];
     t[b'\t' as usize] = Class::Whitespace;
     t[b'\n' as usize] = Class::Whitespace;

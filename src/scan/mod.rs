@@ -13,9 +13,10 @@ mod window;
 
 pub(crate) use datum::{skip_blank, Datum, Elements};
 pub(crate) use lexer::{
-    class as byte_class, hash_start, hash_starts_token, skip_block_comment as block_comment_end,
-    skip_character as character_end, skip_multiple_escape as multiple_escape_end,
-    skip_string as string_end, Class as ByteClass, HashStart,
+    class as byte_class, class_table, hash_start, hash_starts_token,
+    skip_block_comment as block_comment_end, skip_character as character_end,
+    skip_multiple_escape as multiple_escape_end, skip_string as string_end, Class as ByteClass,
+    HashStart,
 };
 
 use datum::{read_datum, DatumProblem, DepthCounter};

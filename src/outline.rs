@@ -84,6 +84,20 @@ struct FormText {
 }
 
 impl<'a> Form<'a> {
+    /// A form not classified yet: no operator, name, definer or children.
+    fn unclassified(bytes: &'a [u8], datum: Datum) -> Self {
+        Form {
+            operator: None,
+            name: None,
+            definer: None,
+            children: Vec::new(),
+            bytes,
+            entry: None,
+            datum,
+            text: OnceCell::new(),
+        }
+    }
+
     fn text(&self) -> &FormText {
         self.text.get_or_init(|| {
             let head = self.operator.as_deref().map(|op| (op, self.entry));
@@ -190,7 +204,17 @@ pub fn outline<'a>(bytes: &'a [u8], scan: &Scan, grammar: &'a Grammar) -> Outlin
         if item.kind == ItemKind::Whitespace {
             continue;
         }
-        let form = (item.kind == ItemKind::Form).then(|| {
+        // The item goes into the vector first and its form is classified in place: a
+        // form is a few hundred bytes, and moving it around cost more than classifying.
+        items.push(OutlineItem {
+            kind: item.kind,
+            start: item.span.start,
+            end: item.span.end,
+            start_line: item.start_line,
+            end_line: item.end_line,
+            form: None,
+        });
+        if item.kind == ItemKind::Form {
             let datum = Datum {
                 start: item.span.start,
                 end: item.span.end,
@@ -200,16 +224,10 @@ pub fn outline<'a>(bytes: &'a [u8], scan: &Scan, grammar: &'a Grammar) -> Outlin
                 quoted: item.quoted,
                 problem: None,
             };
-            classify(bytes, datum, grammar, item.start_line, 0, &mut scratch)
-        });
-        items.push(OutlineItem {
-            kind: item.kind,
-            start: item.span.start,
-            end: item.span.end,
-            start_line: item.start_line,
-            end_line: item.end_line,
-            form,
-        });
+            let slot = &mut items.last_mut().expect("just pushed").form;
+            let form = slot.insert(Form::unclassified(bytes, datum));
+            classify(form, grammar, item.start_line, 0, &mut scratch);
+        }
     }
     Outline {
         byte_length: bytes.len(),
@@ -316,25 +334,15 @@ impl<'a> Parts<'a> {
 /// Classifies a form with the grammar: its operator, name, definer and children. Its text
 /// is made on first use ([`form_text`]).
 fn classify<'a>(
-    b: &'a [u8],
-    datum: Datum,
+    form: &mut Form<'a>,
     grammar: &'a Grammar,
     start_line: usize,
     depth: usize,
     scratch: &mut Scratch,
-) -> Form<'a> {
-    let mut form = Form {
-        operator: None,
-        name: None,
-        definer: None,
-        children: Vec::new(),
-        bytes: b,
-        entry: None,
-        datum,
-        text: OnceCell::new(),
-    };
+) {
+    let b = form.bytes;
     if !form.datum.core_is_list || form.datum.quoted {
-        return form;
+        return;
     }
     let mut parts = Parts::new(b, &form.datum, scratch);
     if let Some((operator, is_key)) = operator(&mut parts) {
@@ -360,7 +368,6 @@ fn classify<'a>(
         form.operator = Some(operator);
     }
     parts.finish(scratch);
-    form
 }
 
 /// The operator of a list: its first element, when that is a symbol; and whether it is
@@ -420,16 +427,17 @@ fn children<'a>(
             lines.line_of(b, child.start),
             lines.line_of(b, child.end - 1),
         );
-        let (start, end) = (child.start, child.end);
-        let form = classify(b, child, grammar, start_line, depth + 1, scratch);
         children.push(OutlineItem {
             kind: ItemKind::Form,
-            start,
-            end,
+            start: child.start,
+            end: child.end,
             start_line,
             end_line,
-            form: Some(form),
+            form: None,
         });
+        let slot = &mut children.last_mut().expect("just pushed").form;
+        let form = slot.insert(Form::unclassified(b, child));
+        classify(form, grammar, start_line, depth + 1, scratch);
     }
     children
 }

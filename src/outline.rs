@@ -222,6 +222,7 @@ pub fn outline<'a>(bytes: &'a [u8], scan: &Scan, grammar: &'a Grammar) -> Outlin
                 core_is_list: item.core_is_list,
                 conditionals: item.conditionals.clone(),
                 quoted: item.quoted,
+                core_newlines: None,
                 problem: None,
             };
             let slot = &mut items.last_mut().expect("just pushed").form;

@@ -12,8 +12,9 @@ use super::Span;
 /// How the list opened at some `(` ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ListEnd {
-    /// Closed; the position just after the `)`.
-    Closed(usize),
+    /// Closed: the position just after the `)`, and the newlines between the `(` and the
+    /// `)` when the closer counted them.
+    Closed(usize, Option<usize>),
     /// Runs to the end of the input; `cut` is where recovery ends the form, if anywhere.
     Unclosed {
         open: usize,
@@ -27,14 +28,14 @@ pub(crate) trait ListCloser {
     fn close(&mut self, b: &[u8], open: usize) -> ListEnd;
 }
 
-/// The fast path: count depth until it returns to zero.
-pub(crate) struct DepthCounter;
+/// The fast path: count depth until it returns to zero; `LINES`: count newlines too.
+pub(crate) struct DepthCounter<const LINES: bool>;
 
-impl ListCloser for DepthCounter {
+impl<const LINES: bool> ListCloser for DepthCounter<LINES> {
     #[inline]
     fn close(&mut self, b: &[u8], open: usize) -> ListEnd {
-        match super::lexer::close_list(b, open) {
-            Ok(close) => ListEnd::Closed(close + 1),
+        match super::lexer::close_list::<LINES>(b, open) {
+            Ok(closed) => ListEnd::Closed(closed.at + 1, LINES.then_some(closed.newlines)),
             Err(unterminated) => ListEnd::Unclosed {
                 open,
                 cut: None,
@@ -48,7 +49,7 @@ impl ListCloser for &MatchTable {
     #[inline]
     fn close(&mut self, _b: &[u8], open: usize) -> ListEnd {
         match self.close_of(open) {
-            Some(close) => ListEnd::Closed(close + 1),
+            Some(close) => ListEnd::Closed(close + 1, None),
             None => ListEnd::Unclosed {
                 open,
                 cut: self.column_zero_after(open),
@@ -90,6 +91,9 @@ pub(crate) struct Datum {
     pub conditionals: Vec<Span>,
     /// Whether a prefix other than a reader conditional applies to the core (`'`, `#.` ...).
     pub quoted: bool,
+    /// For a core that is a list or vector: the newlines between `core` and the closing
+    /// `)` (at `end - 1`), when the list closer counted them.
+    pub core_newlines: Option<usize>,
     pub problem: Option<DatumProblem>,
 }
 
@@ -121,9 +125,9 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
             return datum;
         }
         // Either a prefix (continue) or a complete datum [i, end).
-        let (item_start, item_end, is_list) = match class(b[i]) {
+        let (item_start, item_end, is_list, newlines) = match class(b[i]) {
             Class::Open => match closer.close(b, i) {
-                ListEnd::Closed(end) => (i, end, true),
+                ListEnd::Closed(end, newlines) => (i, end, true, newlines),
                 ListEnd::Unclosed {
                     open,
                     cut,
@@ -137,7 +141,7 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
                     datum.problem = Some(DatumProblem::Unterminated(Unterminated::String(i)));
                     return datum;
                 }
-                (i, end, false)
+                (i, end, false, None)
             }
             Class::Prefix => {
                 let len = if b[i] == b',' && matches!(b.get(i + 1), Some(b'@' | b'.')) {
@@ -166,7 +170,7 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
                     continue;
                 }
                 Dispatch::Open(paren) => match closer.close(b, paren) {
-                    ListEnd::Closed(end) => (i, end, false),
+                    ListEnd::Closed(end, newlines) => (i, end, false, newlines),
                     ListEnd::Unclosed {
                         open,
                         cut,
@@ -181,7 +185,7 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
                             return datum;
                         }
                     }
-                    (i, end, false)
+                    (i, end, false, None)
                 }
             },
             // A token; `pkg::(...)` (SBCL's extended package prefix) continues into a list.
@@ -196,7 +200,7 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
                 }
                 if b.get(end) == Some(&b'(') && super::lexer::ends_with_package_marker(b, i, end) {
                     match closer.close(b, end) {
-                        ListEnd::Closed(list_end) => (end, list_end, true),
+                        ListEnd::Closed(list_end, newlines) => (end, list_end, true, newlines),
                         ListEnd::Unclosed {
                             open,
                             cut,
@@ -204,7 +208,7 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
                         } => return unclosed(datum, needed, true, open, cut, unterminated, n),
                     }
                 } else {
-                    (i, end, false)
+                    (i, end, false, None)
                 }
             }
         };
@@ -214,6 +218,7 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
         if needed == 0 {
             datum.core = item_start;
             datum.core_is_list = is_list;
+            datum.core_newlines = newlines;
             return datum;
         }
         if let Some(&(cond_start, level)) = open_conditionals.last() {
@@ -416,7 +421,7 @@ impl Iterator for Elements<'_> {
                 });
             }
         }
-        let mut datum = read_datum(b, start, &mut DepthCounter);
+        let mut datum = read_datum(b, start, &mut DepthCounter::<false>);
         // Tolerance inside a list: a prefix right before `)` yields no element.
         if datum.end <= start {
             self.i = b.len();

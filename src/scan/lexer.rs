@@ -452,7 +452,7 @@ pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
     let n = b.len();
     let mut datum_start = usize::MAX;
     while i < n {
-        let w = Window::at(b, i);
+        let w = Window::at::<false>(b, i);
         let syntax = w.open | w.close | w.other;
         if syntax == 0 {
             i += w.len;
@@ -471,9 +471,20 @@ pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
     (Paren::End(None), n)
 }
 
+/// Where a list closes: its `)`, and (when counted) how many newlines lie between its
+/// `(` and that `)`, so the scanner knows the line of the end without reading the bytes
+/// again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Closed {
+    pub at: usize,
+    /// Counted by `close_list::<true>`; 0 from `close_list::<false>`.
+    pub newlines: usize,
+}
+
 /// Finds the `)` that closes the list whose `(` is at `open`: `Ok` with its position, or
 /// `Err` when the list runs to the end of input (with the construct that swallowed the
-/// end, if any).
+/// end, if any). `LINES`: also count the newlines on the way (the scanner's top-level
+/// forms; the outline, which reads elements again, does not need them).
 ///
 /// This is the scanner's hot loop. It takes the input 64 bytes at a time ([`Window`]):
 /// up to the first byte that is neither ordinary nor a parenthesis, the parentheses only
@@ -481,13 +492,16 @@ pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
 /// close in it) the depth moves by the difference of two popcounts and the loop goes on
 /// to the next window; otherwise the parentheses are walked in order. The other syntax
 /// bytes are stepped over by [`skip_syntax`] (`memchr` for strings and comments).
-pub(crate) fn close_list(b: &[u8], open: usize) -> Result<usize, Option<Unterminated>> {
+pub(crate) fn close_list<const LINES: bool>(
+    b: &[u8],
+    open: usize,
+) -> Result<Closed, Option<Unterminated>> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU has POPCNT, just checked (std caches the answer).
-        return unsafe { close_list_popcnt(b, open) };
+        return unsafe { close_list_popcnt::<LINES>(b, open) };
     }
-    close_list_portable(b, open)
+    close_list_portable::<LINES>(b, open)
 }
 
 /// [`close_list_portable`] compiled with the POPCNT instruction, which x86_64's base
@@ -497,22 +511,30 @@ pub(crate) fn close_list(b: &[u8], open: usize) -> Result<usize, Option<Untermin
 /// population counts, so this is not a wider vector unit that it is denied.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-fn close_list_popcnt(b: &[u8], open: usize) -> Result<usize, Option<Unterminated>> {
-    close_list_portable(b, open)
+fn close_list_popcnt<const LINES: bool>(
+    b: &[u8],
+    open: usize,
+) -> Result<Closed, Option<Unterminated>> {
+    close_list_portable::<LINES>(b, open)
 }
 
 #[inline(always)]
-fn close_list_portable(b: &[u8], open: usize) -> Result<usize, Option<Unterminated>> {
+fn close_list_portable<const LINES: bool>(
+    b: &[u8],
+    open: usize,
+) -> Result<Closed, Option<Unterminated>> {
     let n = b.len();
     let mut depth = 1usize;
     let mut datum_start = usize::MAX;
+    // Newlines in the windows left behind (when `LINES`).
+    let mut newlines = 0usize;
     // The window starts at `base`; its bits below `from` are already dealt with.
     let mut base = open + 1;
     let mut from = 0;
     if base >= n {
         return Err(None);
     }
-    let mut w = Window::at(b, base);
+    let mut w = Window::at::<LINES>(b, base);
     loop {
         let live = u64::MAX << from;
         let other = w.other & live;
@@ -533,7 +555,11 @@ fn close_list_portable(b: &[u8], open: usize) -> Result<usize, Option<Unterminat
                 if closes & (1 << k) != 0 {
                     depth -= 1;
                     if depth == 0 {
-                        return Ok(base + k as usize);
+                        let before = w.newline & ((1u64 << k) - 1);
+                        return Ok(Closed {
+                            at: base + k as usize,
+                            newlines: newlines + before.count_ones() as usize,
+                        });
                     }
                 } else {
                     depth += 1;
@@ -555,10 +581,27 @@ fn close_list_portable(b: &[u8], open: usize) -> Result<usize, Option<Unterminat
             // line): go on in the same window rather than computing a new one.
             from = (next - base) as u32;
         } else {
+            if LINES {
+                // Leaving a whole window (only the last can be shorter, and it ends the
+                // input), and whatever a long string or comment skipped past it.
+                newlines += w.newline.count_ones() as usize;
+                newlines += count_newlines(&b[base + WIDTH..next]);
+            }
             base = next;
             from = 0;
-            w = Window::at(b, base);
+            w = Window::at::<LINES>(b, base);
         }
+    }
+}
+
+/// Newlines in `bytes`. Most gaps the scanner counts are a few bytes (a blank line
+/// between two forms): a plain loop then beats `memchr`'s setup.
+#[inline]
+pub(crate) fn count_newlines(bytes: &[u8]) -> usize {
+    if bytes.len() < 64 {
+        bytes.iter().filter(|&&c| c == b'\n').count()
+    } else {
+        memchr::memchr_iter(b'\n', bytes).count()
     }
 }
 
@@ -702,8 +745,16 @@ mod close_list_tests {
         for seed in 0..3000 {
             let b = sample(seed, 20 + (seed as usize * 7) % 400);
             for open in (0..b.len()).filter(|&k| b[k] == b'(').take(8) {
+                let counted = close_list::<true>(&b, open);
+                if let Ok(c) = counted {
+                    assert_eq!(c.newlines, count_newlines(&b[open..c.at]), "seed {seed}");
+                }
                 assert_eq!(
-                    close_list(&b, open),
+                    counted.map(|c| c.at),
+                    close_list::<false>(&b, open).map(|c| c.at)
+                );
+                assert_eq!(
+                    counted.map(|c| c.at),
                     reference(&b, open),
                     "seed {seed} open {open}: {:?}",
                     String::from_utf8_lossy(&b)
@@ -713,7 +764,28 @@ mod close_list_tests {
         // Deep and long: the popcount path, windows crossed many times.
         let mut deep = b"(".repeat(10_000);
         deep.extend_from_slice(&b") x ".repeat(10_000));
-        assert_eq!(close_list(&deep, 0), reference(&deep, 0));
-        assert_eq!(close_list(&deep, 0), Ok(deep.len() - 4));
+        assert_eq!(
+            close_list::<false>(&deep, 0).map(|c| c.at),
+            reference(&deep, 0)
+        );
+        assert_eq!(
+            close_list::<true>(&deep, 0).map(|c| c.at),
+            Ok(deep.len() - 4)
+        );
+        // Newlines in every lane, and in strings and comments that cross windows.
+        let mut lines = b"(".to_vec();
+        for k in 0..2000 {
+            lines.extend_from_slice(match k % 5 {
+                0 => b"(a\nb)\n".as_slice(),
+                1 => b"\"a long string\n that runs past a window of sixty-four bytes\n!\" ",
+                2 => b";; a comment line that is long enough to cross the window edge\n",
+                3 => b"#| block\n comment |# x",
+                _ => b"\n\n\n",
+            });
+        }
+        lines.push(b')');
+        let c = close_list::<true>(&lines, 0).unwrap();
+        assert_eq!(c.at, lines.len() - 1);
+        assert_eq!(c.newlines, count_newlines(&lines));
     }
 }

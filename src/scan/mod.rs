@@ -20,6 +20,7 @@ pub(crate) use lexer::{
 };
 
 use datum::{read_datum, DatumProblem, DepthCounter};
+use lexer::count_newlines;
 use lexer::{class, skip_block_comment, skip_line_comment, skip_whitespace, Class, Unterminated};
 use recovery::MatchTable;
 use serde::{Deserialize, Serialize};
@@ -213,7 +214,7 @@ impl Scanner<'_> {
     fn form(&mut self, i: usize) -> usize {
         let b = self.b;
         let mut datum = match &self.table {
-            None => read_datum(b, i, &mut DepthCounter),
+            None => read_datum(b, i, &mut DepthCounter::<true>),
             Some(table) => read_datum(b, i, &mut &*table),
         };
         if matches!(datum.problem, Some(DatumProblem::Unclosed { .. })) && self.table.is_none() {
@@ -227,7 +228,12 @@ impl Scanner<'_> {
             datum.end = lexer::content_end(b, i, cut);
         }
         let end = datum.end.max(i + 1).min(b.len());
-        let next = self.push(ItemKind::Form, i, end);
+        // A list whose newlines the closer counted: its last line without a second look.
+        let known = match (&datum.problem, datum.core_newlines) {
+            (None, Some(newlines)) if end == datum.end => Some((datum.core, newlines)),
+            _ => None,
+        };
+        let next = self.push_lines(ItemKind::Form, i, end, known);
         let item = self.items.last_mut().expect("just pushed");
         item.core = datum.core;
         item.core_is_list = datum.core_is_list;
@@ -271,26 +277,32 @@ impl Scanner<'_> {
 
     /// Pushes an item `[start, end)`; returns `end`.
     fn push(&mut self, kind: ItemKind, start: usize, end: usize) -> usize {
-        let start_line = self.lines.line_of(self.b, start);
-        let end_line = self.lines.line_of(self.b, end.saturating_sub(1).max(start));
-        self.items.push(Item {
-            kind,
-            span: Span::new(start, end),
-            start_line,
-            end_line,
-            core: start,
-            core_is_list: false,
-            quoted: false,
-            conditionals: Vec::new(),
-        });
-        end
+        self.push_lines(kind, start, end, None)
     }
 
     /// [`Scanner::push`] for an item `[start, end)` holding `inside` newlines before its
     /// last byte, as counted by the caller.
     fn push_counted(&mut self, kind: ItemKind, start: usize, end: usize, inside: usize) -> usize {
+        self.push_lines(kind, start, end, Some((start, inside)))
+    }
+
+    /// Pushes an item `[start, end)`; `known`: a position in it and the number of newlines
+    /// from there to its last byte, when the caller counted them.
+    fn push_lines(
+        &mut self,
+        kind: ItemKind,
+        start: usize,
+        end: usize,
+        known: Option<(usize, usize)>,
+    ) -> usize {
         let start_line = self.lines.line_of(self.b, start);
-        let end_line = self.lines.advance(end - 1, inside);
+        let end_line = match known {
+            Some((from, newlines)) => {
+                self.lines.line_of(self.b, from);
+                self.lines.advance(end - 1, newlines)
+            }
+            None => self.lines.line_of(self.b, end.saturating_sub(1).max(start)),
+        };
         self.items.push(Item {
             kind,
             span: Span::new(start, end),
@@ -408,17 +420,6 @@ impl LineCounter {
         } else {
             self.line - count_newlines(&b[offset..self.pos])
         }
-    }
-}
-
-/// Newlines in `bytes`. Most gaps between the offsets asked are a few bytes (a blank
-/// line between two forms): a plain loop then beats `memchr`'s setup.
-#[inline]
-fn count_newlines(bytes: &[u8]) -> usize {
-    if bytes.len() < 64 {
-        bytes.iter().filter(|&&c| c == b'\n').count()
-    } else {
-        memchr::memchr_iter(b'\n', bytes).count()
     }
 }
 

@@ -17,6 +17,9 @@ pub(crate) struct Window {
     pub close: u64,
     /// `"` `#` `;` `\` `|`
     pub other: u64,
+    /// `\n`, when asked for (`Window::at::<true>`), else 0: the scanner counts the lines
+    /// of top-level forms as it closes them, instead of reading their bytes again.
+    pub newline: u64,
     /// How many bytes the window covers: 64, fewer at the end of the input.
     pub len: usize,
 }
@@ -27,31 +30,31 @@ pub(crate) const WIDTH: usize = 64;
 impl Window {
     /// The window of the bytes from `at` (which must be at most `b.len()`).
     #[inline(always)]
-    pub(crate) fn at(b: &[u8], at: usize) -> Window {
+    pub(crate) fn at<const LINES: bool>(b: &[u8], at: usize) -> Window {
         let rest = &b[at..];
         match rest.first_chunk::<WIDTH>() {
-            Some(chunk) => masks(chunk, WIDTH),
+            Some(chunk) => masks::<LINES>(chunk, WIDTH),
             None => {
                 // The last bytes: NUL is an ordinary byte, so padding sets no bit.
                 let mut chunk = [0u8; WIDTH];
                 chunk[..rest.len()].copy_from_slice(rest);
-                masks(&chunk, rest.len())
+                masks::<LINES>(&chunk, rest.len())
             }
         }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
-#[inline]
-fn masks(chunk: &[u8; WIDTH], len: usize) -> Window {
+#[inline(always)]
+fn masks<const LINES: bool>(chunk: &[u8; WIDTH], len: usize) -> Window {
     // SAFETY: SSE2 is part of the x86_64 base instruction set, present on every CPU.
-    unsafe { masks_sse2(chunk, len) }
+    unsafe { masks_sse2::<LINES>(chunk, len) }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
 #[inline]
-fn masks_sse2(chunk: &[u8; WIDTH], len: usize) -> Window {
+fn masks_sse2<const LINES: bool>(chunk: &[u8; WIDTH], len: usize) -> Window {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
@@ -61,6 +64,7 @@ fn masks_sse2(chunk: &[u8; WIDTH], len: usize) -> Window {
         open: 0,
         close: 0,
         other: 0,
+        newline: 0,
         len,
     };
     for k in 0..WIDTH / 16 {
@@ -75,14 +79,21 @@ fn masks_sse2(chunk: &[u8; WIDTH], len: usize) -> Window {
         w.open |= bits(_mm_cmpeq_epi8(v, splat(b'('))) << (16 * k);
         w.close |= bits(_mm_cmpeq_epi8(v, splat(b')'))) << (16 * k);
         w.other |= bits(other) << (16 * k);
+        if LINES {
+            w.newline |= bits(_mm_cmpeq_epi8(v, splat(b'\n'))) << (16 * k);
+        }
     }
     w
 }
 
 #[cfg(not(target_arch = "x86_64"))]
 #[inline]
-fn masks(chunk: &[u8; WIDTH], len: usize) -> Window {
-    masks_portable(chunk, len)
+fn masks<const LINES: bool>(chunk: &[u8; WIDTH], len: usize) -> Window {
+    let mut w = masks_portable(chunk, len);
+    if !LINES {
+        w.newline = 0;
+    }
+    w
 }
 
 /// The same masks, one byte at a time (other targets, and the tests' reference).
@@ -92,12 +103,14 @@ fn masks_portable(chunk: &[u8; WIDTH], len: usize) -> Window {
         open: 0,
         close: 0,
         other: 0,
+        newline: 0,
         len,
     };
     for (k, &c) in chunk.iter().enumerate() {
         w.open |= u64::from(c == b'(') << k;
         w.close |= u64::from(c == b')') << k;
         w.other |= u64::from(matches!(c, b'"' | b'#' | b';' | b'\\' | b'|')) << k;
+        w.newline |= u64::from(c == b'\n') << k;
     }
     w
 }
@@ -113,20 +126,22 @@ mod tests {
                 let mut chunk = [b'a'; WIDTH];
                 chunk[k] = c;
                 assert_eq!(
-                    masks(&chunk, WIDTH),
+                    masks::<true>(&chunk, WIDTH),
                     masks_portable(&chunk, WIDTH),
                     "{c:#x}"
                 );
             }
         }
-        let w = Window::at(b"(a \"b\" ;c\n #\\) |d|)", 0);
+        assert_eq!(masks::<false>(&[b'\n'; WIDTH], WIDTH).newline, 0);
+        let w = Window::at::<true>(b"(a \"b\" ;c\n #\\) |d|)", 0);
         assert_eq!(w.len, 19);
+        assert_eq!(w.newline, 1 << 9);
         assert_eq!(w.open, 1);
         assert_eq!(w.close, (1 << 13) | (1 << 18));
         assert_eq!(
             w.other,
             (1 << 3) | (1 << 5) | (1 << 7) | (1 << 11) | (1 << 12) | (1 << 15) | (1 << 17)
         );
-        assert_eq!(Window::at(b"ab", 2).len, 0);
+        assert_eq!(Window::at::<false>(b"ab", 2).len, 0);
     }
 }

@@ -490,7 +490,7 @@ pub(crate) struct Closed {
 /// up to the first byte that is neither ordinary nor a parenthesis, the parentheses only
 /// change the depth, so when the window holds fewer `)` than the depth (the list cannot
 /// close in it) the depth moves by the difference of two popcounts and the loop goes on
-/// to the next window; otherwise the parentheses are walked in order. The other syntax
+/// to the next window; otherwise its `)` are visited in order. The other syntax
 /// bytes are stepped over by [`skip_syntax`] (`memchr` for strings and comments).
 pub(crate) fn close_list<const LINES: bool>(
     b: &[u8],
@@ -546,32 +546,38 @@ fn close_list_portable<const LINES: bool>(
         };
         let (opens, closes) = (w.open & plain, w.close & plain);
         let close_count = closes.count_ones() as usize;
-        if close_count < depth {
-            depth = depth + opens.count_ones() as usize - close_count;
-        } else {
-            let mut parens = opens | closes;
-            while parens != 0 {
-                let k = parens.trailing_zeros();
-                if closes & (1 << k) != 0 {
-                    depth -= 1;
-                    if depth == 0 {
-                        let before = w.newline & ((1u64 << k) - 1);
-                        return Ok(Closed {
-                            at: base + k as usize,
-                            newlines: newlines + before.count_ones() as usize,
-                        });
-                    }
-                } else {
-                    depth += 1;
+        if close_count >= depth {
+            // The list may close here: at the first `)` where the closes so far
+            // outnumber the opens before it by the depth. Only the closes are visited,
+            // with a popcount each, so there is no branch on open-or-close to mispredict.
+            let mut remaining = closes;
+            let mut seen = 0;
+            while remaining != 0 {
+                let k = remaining.trailing_zeros();
+                let below = (1u64 << k) - 1;
+                seen += 1;
+                if seen == depth + (opens & below).count_ones() as usize {
+                    return Ok(Closed {
+                        at: base + k as usize,
+                        newlines: newlines + (w.newline & below).count_ones() as usize,
+                    });
                 }
-                parens &= parens - 1;
+                remaining &= remaining - 1;
             }
         }
+        depth = depth + opens.count_ones() as usize - close_count;
         let next = if other == 0 {
             base + w.len
         } else {
-            let at = base + other.trailing_zeros() as usize;
-            skip_syntax(b, at, &mut datum_start).map_err(Some)?
+            let k = other.trailing_zeros();
+            let at = base + k as usize;
+            // A comment line ending in this window: its newline is in the mask already.
+            let line_end = w.newline & !((2u64 << k) - 1);
+            if LINES && b[at] == b';' && line_end != 0 && k < 63 {
+                base + line_end.trailing_zeros() as usize
+            } else {
+                skip_syntax(b, at, &mut datum_start).map_err(Some)?
+            }
         };
         if next >= n {
             return Err(None);

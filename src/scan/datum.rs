@@ -432,3 +432,82 @@ impl Iterator for Elements<'_> {
         Some(datum)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `Elements` without its plain-token shortcut: every element through `read_datum`.
+    fn elements_by_the_reader(b: &[u8], open: usize, limit: usize) -> Vec<Datum> {
+        let b = &b[..limit];
+        let mut i = open + 1;
+        let mut out = Vec::new();
+        loop {
+            let mut scratch = Datum::default();
+            i = skip_atmosphere(b, i, &mut scratch);
+            if scratch.problem.is_some() || i >= b.len() || b[i] == b')' {
+                return out;
+            }
+            let mut datum = read_datum(b, i, &mut DepthCounter::<false>);
+            if datum.end <= i {
+                return out;
+            }
+            i = datum.end;
+            datum.problem = None;
+            out.push(datum);
+        }
+    }
+
+    #[test]
+    fn the_token_shortcut_reads_what_the_reader_reads() {
+        const PIECES: &[&[u8]] = &[
+            b"foo",
+            b"pkg::(a b)",
+            b"pkg::x",
+            b"a|b c|d",
+            b"a\\ b",
+            b"|open",
+            b"x#y",
+            b"#:g",
+            b"#'f",
+            b"#+sbcl",
+            b"'q",
+            b"1.5",
+            b"\"s\"",
+            b"(l)",
+            b";c\n",
+            b"#|c|#",
+            b"\xce\xbb",
+            b"cl:defun",
+            b" ",
+            b"\n",
+            b"#\\(",
+            b"`(a ,b)",
+            b"a.b",
+            b"-",
+        ];
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..5000 {
+            let mut src = b"(".to_vec();
+            for _ in 0..(x % 7) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                src.extend_from_slice(PIECES[(x % PIECES.len() as u64) as usize]);
+                if x % 3 == 0 {
+                    src.push(b' ');
+                }
+            }
+            if x % 5 != 0 {
+                src.push(b')');
+            }
+            let fast: Vec<Datum> = Elements::new(&src, 0, src.len()).collect();
+            assert_eq!(
+                fast,
+                elements_by_the_reader(&src, 0, src.len()),
+                "{:?}",
+                String::from_utf8_lossy(&src)
+            );
+        }
+    }
+}

@@ -494,11 +494,11 @@ mod tests {
                 x ^= x >> 7;
                 x ^= x << 17;
                 src.extend_from_slice(PIECES[(x % PIECES.len() as u64) as usize]);
-                if x % 3 == 0 {
+                if x.is_multiple_of(3) {
                     src.push(b' ');
                 }
             }
-            if x % 5 != 0 {
+            if !x.is_multiple_of(5) {
                 src.push(b')');
             }
             let fast: Vec<Datum> = Elements::new(&src, 0, src.len()).collect();

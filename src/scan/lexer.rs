@@ -572,8 +572,8 @@ fn close_list_portable<const LINES: bool>(
             let k = other.trailing_zeros();
             let at = base + k as usize;
             // A comment line ending in this window: its newline is in the mask already.
-            let line_end = w.newline & !((2u64 << k) - 1);
-            if LINES && b[at] == b';' && line_end != 0 && k < 63 {
+            let line_end = w.newline & u64::MAX.checked_shl(k + 1).unwrap_or(0);
+            if LINES && b[at] == b';' && line_end != 0 {
                 base + line_end.trailing_zeros() as usize
             } else {
                 skip_syntax(b, at, &mut datum_start).map_err(Some)?
@@ -793,5 +793,17 @@ mod close_list_tests {
         let c = close_list::<true>(&lines, 0).unwrap();
         assert_eq!(c.at, lines.len() - 1);
         assert_eq!(c.newlines, count_newlines(&lines));
+        // Syntax bytes in the last lane of a window (bit 63), for every kind of them.
+        for syntax in [b';', b'"', b'#', b'|', b'\\', b'(', b')'] {
+            let mut edge = b"(".to_vec();
+            edge.extend_from_slice(&[b'a'; 63]);
+            edge.push(syntax);
+            edge.extend_from_slice(b"x\"|\n)) ;\n)\n");
+            let counted = close_list::<true>(&edge, 0);
+            assert_eq!(counted.map(|c| c.at), reference(&edge, 0), "{syntax}");
+            if let Ok(c) = counted {
+                assert_eq!(c.newlines, count_newlines(&edge[..c.at]), "{syntax}");
+            }
+        }
     }
 }

@@ -321,11 +321,6 @@ impl<'a> Parts<'a> {
         self.start(index).and_then(|at| self.b.get(at).copied())
     }
 
-    fn text(&mut self, index: usize) -> Option<String> {
-        let b = self.b;
-        self.get(index).map(|d| fold(b, d.start, d.end))
-    }
-
     /// The whole list, folded (for `in-package`).
     fn read_whole(&self) -> String {
         fold(self.b, self.list.0, self.list.1)
@@ -463,7 +458,8 @@ fn form_text(
         .last()
         .map_or(datum.start, |c| skip_blank(b, c.end));
     let as_written = || {
-        let text = abbreviate(fold(b, shown_start, datum.end).trim_end(), SHORT_PART_CHARS);
+        let text = fold_short(b, shown_start, datum.end, SHORT_PART_CHARS);
+        let text = abbreviate(text.trim_end(), SHORT_PART_CHARS);
         if text.is_empty() {
             fold(b, datum.start, datum.end)
         } else {
@@ -561,7 +557,7 @@ fn definition(
     if let Some(n) = d.name {
         if let Some(e) = parts.get(n).cloned() {
             if d.name_in_list && e.core_is_list {
-                let text = fold(b, e.start, e.end);
+                let text = fold_short(b, e.start, e.end, SHORT_PART_CHARS);
                 let text = if text.chars().count() > SHORT_PART_CHARS {
                     format!("({} ...)", name.unwrap_or_default())
                 } else {
@@ -619,8 +615,12 @@ fn definition(
     }
     if let Some(n) = d.value {
         if let Some(e) = parts.get(n).cloned() {
-            let text = fold(b, e.start, e.end);
             let one_line = !b[e.start..e.end].contains(&b'\n');
+            let text = if one_line {
+                fold_short(b, e.start, e.end, SHORT_PART_CHARS)
+            } else {
+                String::new()
+            };
             if one_line && text.chars().count() <= SHORT_PART_CHARS {
                 shown.push((n, Shown::Text(text)));
             } else {
@@ -630,7 +630,7 @@ fn definition(
     }
     for &n in &d.shown {
         if let Some(e) = parts.get(n).cloned() {
-            let text = fold(b, e.start, e.end);
+            let text = fold_short(b, e.start, e.end, SHORT_PART_CHARS);
             let text = if text.chars().count() > SHORT_PART_CHARS && e.core_is_list {
                 "(...)".to_string()
             } else {
@@ -643,18 +643,23 @@ fn definition(
         let first = d.name.unwrap_or(0) + 1;
         let mut i = first;
         while let Some(e) = parts.get(i).cloned() {
+            i += 1;
+            // Only a keyword can match (the table's keys all start with `:`): the other
+            // elements, often the whole body, are not folded to find that out.
+            if b[e.start] != b':' {
+                continue;
+            }
             let written = fold(b, e.start, e.end);
             let key = written.to_lowercase();
             if d.keywords.contains(&key) {
-                if let Some(value) = parts.text(i + 1) {
-                    shown.push((i, Shown::Text(written)));
-                    shown.push((i + 1, Shown::Text(abbreviate(&value, 200))));
+                if let Some(value) = parts.get(i).map(|v| fold_short(b, v.start, v.end, 200)) {
+                    shown.push((i - 1, Shown::Text(written)));
+                    shown.push((i, Shown::Text(abbreviate(&value, 200))));
                 }
             }
             if d.doc_keyword.as_deref() == Some(key.as_str()) {
-                form.doc = parts.get(i + 1).and_then(|v| doc_line(b, v));
+                form.doc = parts.get(i).and_then(|v| doc_line(b, v));
             }
-            i += 1;
         }
     }
     if let Some(n) = d.doc {
@@ -866,6 +871,26 @@ pub fn fold(b: &[u8], start: usize, end: usize) -> String {
     out
 }
 
+/// The start of [`fold`]'s text, enough to abbreviate it to `max_chars` or to tell it is
+/// longer: a part that is shown only when short (a value, an option) is often a long
+/// form, and folding all of it to throw it away was most of the cost of some signatures.
+fn fold_short(b: &[u8], start: usize, end: usize, max_chars: usize) -> String {
+    let span = &b[start.min(end).min(b.len())..end.min(b.len())];
+    if folds_to_itself(span) {
+        return unfolded(span).into_owned();
+    }
+    let mut out = String::with_capacity(end.saturating_sub(start).min(256));
+    fold_into_capped(&mut out, b, start, end, short_cap(max_chars));
+    out
+}
+
+/// Bytes of fold output that hold more than `max_chars + 1` characters (4 bytes at most
+/// each): then the text is longer than `max_chars` even after `trim_end` (a chunk ends in
+/// at most one blank, `\ `), and its first `max_chars` characters are those of the fold.
+fn short_cap(max_chars: usize) -> usize {
+    4 * (max_chars + 2)
+}
+
 /// [`fold`], borrowing the text of a plain token (the common case) from the file.
 fn fold_cow(b: &[u8], start: usize, end: usize) -> Cow<'_, str> {
     let span = &b[start.min(end).min(b.len())..end.min(b.len())];
@@ -938,9 +963,14 @@ fn lossy(bytes: &[u8]) -> Cow<'_, str> {
 
 /// [`fold`], appended to `out`.
 fn fold_into(out: &mut String, b: &[u8], start: usize, end: usize) {
+    fold_into_capped(out, b, start, end, usize::MAX);
+}
+
+/// [`fold_into`], stopping after more than `cap` bytes (see [`fold_bytes`]).
+fn fold_into_capped(out: &mut String, b: &[u8], start: usize, end: usize, cap: usize) {
     let mut bytes = std::mem::take(out).into_bytes();
     let from = bytes.len();
-    fold_bytes(&mut bytes, b, start, end);
+    fold_bytes(&mut bytes, b, start, end, cap);
     *out = if std::str::from_utf8(&bytes[from..]).is_ok() {
         // SAFETY: `bytes[..from]` was a `String` and `bytes[from..]` was just checked; two
         // valid UTF-8 sequences concatenated are valid UTF-8. (Checking only the new part
@@ -960,7 +990,7 @@ fn fold_into(out: &mut String, b: &[u8], start: usize, end: usize) {
 /// [`fold`] abbreviated to `SHORT_PART_CHARS`, appended to `out`.
 fn push_short(out: &mut String, b: &[u8], start: usize, end: usize) {
     let from = out.len();
-    fold_into(out, b, start, end);
+    fold_into_capped(out, b, start, end, short_cap(SHORT_PART_CHARS));
     if out[from..].chars().count() > SHORT_PART_CHARS {
         let text = abbreviate(&out[from..], SHORT_PART_CHARS);
         out.truncate(from);
@@ -968,8 +998,9 @@ fn push_short(out: &mut String, b: &[u8], start: usize, end: usize) {
     }
 }
 
-/// The bytes of [`fold`], appended to `out`.
-fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize) {
+/// The bytes of [`fold`], appended to `out`; stops once more than `cap` bytes have been
+/// appended (between two chunks, so what was appended is exactly the start of the fold).
+fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, cap: usize) {
     let b = &b[..end.min(b.len())];
     let from = out.len();
     let mut pending_space = false;
@@ -980,7 +1011,7 @@ fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize) {
     // Whether the last chunk was a character object: `#\( )` keeps its space.
     let mut last_character = false;
     let mut i = start;
-    while i < b.len() {
+    while i < b.len() && out.len() - from <= cap {
         let c = b[i];
         let class_here = byte_class(c);
         let next = match class_here {

@@ -91,6 +91,9 @@ fn corpus_prefix(text: &[u8], size: usize) -> Vec<u8> {
     out
 }
 
+/// Makes about `total` bytes of forms nested `depth` deep.
+type Generator = fn(usize, usize) -> Vec<u8>;
+
 /// About `total` bytes of forms nested `depth` deep (one form if one is bigger).
 fn nested_defuns(depth: usize, total: usize) -> Vec<u8> {
     let mut out = Vec::with_capacity(total + 4 * depth + 64);
@@ -161,26 +164,21 @@ fn main() {
     } else {
         &[10, 100, 1_000, 10_000, 100_000, 1_000_000]
     };
-    println!();
-    println!("depth: ~4 MB of (defun fN (x) (a (a ... x))) nested DEPTH deep");
-    header("depth");
-    for &depth in depths {
-        let bytes = nested_defuns(depth, total);
-        let o = measure(options.runs, bytes.len(), || outline_only(&bytes, &grammar));
-        let v = measure(options.runs, bytes.len(), || {
-            collapsed_view(&bytes, &grammar)
-        });
-        row(&depth.to_string(), bytes.len(), o, v);
-    }
-    println!();
-    println!("depth: ~4 MB of (progn (progn ... (defun f ()))) nested DEPTH deep");
-    header("depth");
-    for &depth in depths {
-        let bytes = nested_containers(depth, total);
-        let o = measure(options.runs, bytes.len(), || outline_only(&bytes, &grammar));
-        let v = measure(options.runs, bytes.len(), || {
-            collapsed_view(&bytes, &grammar)
-        });
-        row(&depth.to_string(), bytes.len(), o, v);
+    let shapes: [(&str, Generator); 2] = [
+        ("(defun fN (x) (a (a ... x)))", nested_defuns),
+        ("(progn (progn ... (defun f ())))", nested_containers),
+    ];
+    for (shape, make) in shapes {
+        println!();
+        println!("depth: ~4 MB of {shape} nested DEPTH deep");
+        header("depth");
+        for &depth in depths {
+            let bytes = make(depth, total);
+            let o = measure(options.runs, bytes.len(), || outline_only(&bytes, &grammar));
+            let v = measure(options.runs, bytes.len(), || {
+                collapsed_view(&bytes, &grammar)
+            });
+            row(&depth.to_string(), bytes.len(), o, v);
+        }
     }
 }

@@ -133,7 +133,7 @@ impl Grammar {
     }
 
     /// [`Grammar::lookup`] of a symbol already in key form (see [`is_key`]).
-    pub(crate) fn lookup_key(&self, key: &str) -> Lookup<'_> {
+    fn lookup_key(&self, key: &str) -> Lookup<'_> {
         if let Some(d) = self.definers.get(key) {
             Lookup::Definer(d)
         } else if key.starts_with("def") {

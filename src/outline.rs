@@ -341,13 +341,8 @@ fn classify<'a>(
         return;
     }
     let mut parts = Parts::new(b, &form.datum, scratch);
-    if let Some((operator, is_key)) = operator(&mut parts) {
-        let found = if is_key {
-            grammar.lookup_key(&operator)
-        } else {
-            grammar.lookup(&operator)
-        };
-        let definer = match found {
+    if let Some(operator) = operator(&mut parts) {
+        let definer = match grammar.lookup(&operator) {
             Lookup::Definer(d) => Some((d, d.operator.as_str())),
             Lookup::GenericDefiner => Some((grammar.generic(), "def")),
             Lookup::Plain => None,
@@ -366,9 +361,8 @@ fn classify<'a>(
     parts.finish(scratch);
 }
 
-/// The operator of a list: its first element, when that is a symbol; and whether it is
-/// written as its own grammar key (then it is looked up without being normalised).
-fn operator<'a>(parts: &mut Parts<'a>) -> Option<(Cow<'a, str>, bool)> {
+/// The operator of a list: its first element, when that is a symbol.
+fn operator<'a>(parts: &mut Parts<'a>) -> Option<Cow<'a, str>> {
     let b = parts.b;
     let op = parts.get(0)?;
     let token = &b[op.start..op.end];
@@ -377,12 +371,11 @@ fn operator<'a>(parts: &mut Parts<'a>) -> Option<(Cow<'a, str>, bool)> {
     }
     if is_key(token) {
         // SAFETY: key bytes are ASCII.
-        return Some((
-            Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(token) }),
-            true,
-        ));
+        return Some(Cow::Borrowed(unsafe {
+            std::str::from_utf8_unchecked(token)
+        }));
     }
-    Some((fold_cow(b, op.start, op.end), false))
+    Some(fold_cow(b, op.start, op.end))
 }
 
 /// The name a definition defines, as written; `(point (:conc-name p-))` names `point`.
@@ -862,25 +855,24 @@ fn is_symbol_start(b: &[u8], at: usize) -> bool {
 /// Source text of `[start, end)` on one line: whitespace runs become one space, comments
 /// are dropped, strings, characters and `|escapes|` are kept as written.
 pub fn fold(b: &[u8], start: usize, end: usize) -> String {
-    let span = &b[start.min(end).min(b.len())..end.min(b.len())];
-    if folds_to_itself(span) {
-        return unfolded(span).into_owned();
-    }
-    let mut out = String::with_capacity(end.saturating_sub(start).min(256));
-    fold_into(&mut out, b, start, end);
-    out
+    fold_capped(b, start, end, usize::MAX)
 }
 
 /// The start of [`fold`]'s text, enough to abbreviate it to `max_chars` or to tell it is
 /// longer: a part that is shown only when short (a value, an option) is often a long
 /// form, and folding all of it to throw it away was most of the cost of some signatures.
 fn fold_short(b: &[u8], start: usize, end: usize, max_chars: usize) -> String {
+    fold_capped(b, start, end, short_cap(max_chars))
+}
+
+/// [`fold`], stopping after more than `cap` bytes of text (see [`fold_bytes`]).
+fn fold_capped(b: &[u8], start: usize, end: usize, cap: usize) -> String {
     let span = &b[start.min(end).min(b.len())..end.min(b.len())];
     if folds_to_itself(span) {
-        return unfolded(span).into_owned();
+        return lossy(span).into_owned();
     }
     let mut out = String::with_capacity(end.saturating_sub(start).min(256));
-    fold_into_capped(&mut out, b, start, end, short_cap(max_chars));
+    fold_into_capped(&mut out, b, start, end, cap);
     out
 }
 
@@ -895,7 +887,7 @@ fn short_cap(max_chars: usize) -> usize {
 fn fold_cow(b: &[u8], start: usize, end: usize) -> Cow<'_, str> {
     let span = &b[start.min(end).min(b.len())..end.min(b.len())];
     if folds_to_itself(span) {
-        return unfolded(span);
+        return lossy(span);
     }
     Cow::Owned(fold(b, start, end))
 }
@@ -906,45 +898,23 @@ fn fold_cow(b: &[u8], start: usize, end: usize) -> Cow<'_, str> {
 /// `sb-impl::x`, `#:foo`) or a string without blanks, the common names.
 #[inline]
 fn folds_to_itself(span: &[u8]) -> bool {
-    span.iter()
-        .all(|&c| !matches!(FOLD_BYTE[c as usize], Fold::Changes))
+    !span.iter().any(|&c| FOLD_CHANGES[c as usize])
 }
 
-/// What [`fold`] does with a byte, for the checks above: a table, since every name
-/// goes through them byte by byte.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Fold {
-    /// Whitespace, `;`, `|`: folding may change the text.
-    Changes,
-    /// Kept as is, and ASCII.
-    Ascii,
-    /// Kept as is, but part of a multibyte (or invalid) character.
-    Other,
-}
-
-static FOLD_BYTE: [Fold; 256] = {
+/// The bytes [`folds_to_itself`] looks for: a table, since every name goes through it.
+static FOLD_CHANGES: [bool; 256] = {
     let classes = crate::scan::class_table();
-    let mut t = [Fold::Other; 256];
+    let mut t = [false; 256];
     let mut c = 0;
-    while c < 128 {
-        t[c] = match classes[c] {
-            ByteClass::Whitespace | ByteClass::Semicolon | ByteClass::Bar => Fold::Changes,
-            _ => Fold::Ascii,
-        };
+    while c < 256 {
+        t[c] = matches!(
+            classes[c],
+            ByteClass::Whitespace | ByteClass::Semicolon | ByteClass::Bar
+        );
         c += 1;
     }
     t
 };
-
-/// The text of a span [`folds_to_itself`] says is its own fold.
-#[inline]
-fn unfolded(span: &[u8]) -> Cow<'_, str> {
-    if span.iter().all(|&c| FOLD_BYTE[c as usize] == Fold::Ascii) {
-        // SAFETY: ASCII is valid UTF-8.
-        return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(span) });
-    }
-    lossy(span)
-}
 
 /// `String::from_utf8_lossy`, with the checks for ASCII and for valid UTF-8 (nearly every
 /// token) first: for a short token `is_ascii` is a few instructions, `str::from_utf8` a

@@ -213,6 +213,14 @@ pub(crate) enum HashStart {
 /// Classifies the `#` at `i` (which must start a token). Every lexer uses this one rule.
 #[inline]
 pub(crate) fn hash_start(b: &[u8], i: usize) -> HashStart {
+    // `#'f`, `#+f`, `#-f`: nearly every `#` in code, so answered at once (what the general
+    // rule below says of them).
+    if let Some(b'\'' | b'+' | b'-') = b.get(i + 1) {
+        return HashStart::Other {
+            after: i + 2,
+            prefix: true,
+        };
+    }
     let mut j = i + 1;
     while j < b.len() && b[j].is_ascii_digit() {
         j += 1;
@@ -265,18 +273,6 @@ pub(crate) fn skip_whitespace(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
-}
-
-/// [`skip_whitespace`] from `i` (which must be whitespace), also counting the newlines
-/// stepped over.
-#[inline]
-pub(crate) fn skip_whitespace_counting_newlines(b: &[u8], mut i: usize) -> (usize, usize) {
-    let mut newlines = 0;
-    while i < b.len() && is_whitespace(b[i]) {
-        newlines += usize::from(b[i] == b'\n');
-        i += 1;
-    }
-    (i, newlines)
 }
 
 /// `i` at `;`: returns the position of the newline ending the comment (or the end).
@@ -408,15 +404,6 @@ pub(crate) enum Paren {
 #[inline(always)]
 fn skip_syntax(b: &[u8], i: usize, datum_start: &mut usize) -> Result<usize, Unterminated> {
     match class(b[i]) {
-        // `#'f`, `#+f`, `#-f`: nearly every `#` in code, so classified here at once. Each
-        // is a prefix, and a new datum starts after it (what `hash_start` would say).
-        Class::Hash
-            if matches!(b.get(i + 1), Some(b'\'' | b'+' | b'-'))
-                && (i == *datum_start || hash_starts_token(b, i)) =>
-        {
-            *datum_start = i + 2;
-            Ok(i + 2)
-        }
         Class::DoubleQuote => match skip_string(b, i) {
             (end, true) => Ok(end),
             (_, false) => Err(Unterminated::String(i)),

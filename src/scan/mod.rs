@@ -20,8 +20,10 @@ pub(crate) use lexer::{
 };
 
 use datum::{read_datum, DatumProblem, DepthCounter};
-use lexer::count_newlines;
-use lexer::{class, skip_block_comment, skip_line_comment, skip_whitespace, Class, Unterminated};
+use lexer::{
+    class, count_newlines, skip_block_comment, skip_line_comment, skip_whitespace, Class,
+    Unterminated,
+};
 use recovery::MatchTable;
 use serde::{Deserialize, Serialize};
 
@@ -180,11 +182,11 @@ impl Scanner<'_> {
         }
         while i < n {
             i = match class(b[i]) {
-                // Most items are blank space and comment lines: their lines are counted
-                // while they are read, not in a second pass over their bytes.
+                // Most items are blank space and comment lines: their newlines are counted
+                // here (a comment line has none), not from the line counter's position.
                 Class::Whitespace => {
-                    let (end, newlines) = lexer::skip_whitespace_counting_newlines(b, i);
-                    let inside = newlines - usize::from(b[end - 1] == b'\n');
+                    let end = skip_whitespace(b, i);
+                    let inside = count_newlines(&b[i..end - 1]);
                     self.push_counted(ItemKind::Whitespace, i, end, inside)
                 }
                 Class::Semicolon => {

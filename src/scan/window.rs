@@ -9,7 +9,7 @@
 //! instruction set, so no feature detection), elsewhere from a plain loop.
 
 /// Bit `k` of each mask is set when byte `at + k` of the input is such a byte.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub(crate) struct Window {
     /// `(`
     pub open: u64,
@@ -61,11 +61,8 @@ fn masks_sse2<const LINES: bool>(chunk: &[u8; WIDTH], len: usize) -> Window {
     let bits = |v: __m128i| _mm_movemask_epi8(v) as u16 as u64;
     let splat = |c: u8| _mm_set1_epi8(c as i8);
     let mut w = Window {
-        open: 0,
-        close: 0,
-        other: 0,
-        newline: 0,
         len,
+        ..Window::default()
     };
     for k in 0..WIDTH / 16 {
         // SAFETY: the 16 bytes at 16*k lie inside `chunk`; `loadu` needs no alignment.
@@ -100,11 +97,8 @@ fn masks<const LINES: bool>(chunk: &[u8; WIDTH], len: usize) -> Window {
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
 fn masks_portable(chunk: &[u8; WIDTH], len: usize) -> Window {
     let mut w = Window {
-        open: 0,
-        close: 0,
-        other: 0,
-        newline: 0,
         len,
+        ..Window::default()
     };
     for (k, &c) in chunk.iter().enumerate() {
         w.open |= u64::from(c == b'(') << k;

@@ -672,10 +672,16 @@ fn root_flag_is_repeatable() {
     // Relative paths resolve against the first root.
     assert_eq!(args("a.lisp").json()["path"], "a.lisp");
     assert_eq!(args("b.lisp").json()["error"]["code"], "NOT_FOUND");
-    // An absolute path inside the second root is allowed, shown relative to it.
+    // An absolute path inside the second root is allowed, shown absolute (the form that
+    // reads back: a relative path names the first root), and it reads back.
     let v = args(&b).json();
-    assert_eq!(v["path"], "b.lisp");
+    let shown = v["path"].as_str().unwrap().to_string();
+    assert!(
+        shown.starts_with('/') && shown.ends_with("two/b.lisp"),
+        "{shown}"
+    );
     assert!(v["content"].as_str().unwrap().contains("in-two"));
+    assert_eq!(args(&shown).json()["content"], v["content"]);
     // Inside neither root.
     let c = s.str("three/c.lisp");
     assert_eq!(args(&c).json()["error"]["code"], "ACCESS_DENIED");

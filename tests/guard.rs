@@ -345,25 +345,46 @@ fn size_cap_exact_and_one_over() {
 fn binary_sniff_window() {
     let t = Scratch::new("binary");
     let g = t.guard();
+    // Not UTF-8, with a NUL early: binary.
     let mut early = vec![b'x'; 20_000];
     early[100] = 0;
+    early[200] = 0xff;
     t.write("root/early.bin", &early);
     let e = assert_err(g.read("early.bin"), ErrorCode::BinaryFile, &t.root());
     assert_eq!(e.path, "early.bin");
 
     let mut edge = vec![b'x'; 20_000];
     edge[BINARY_SNIFF_BYTES - 1] = 0;
+    edge[0] = 0xfe;
     t.write("root/edge.bin", &edge);
     assert_err(g.read("edge.bin"), ErrorCode::BinaryFile, &t.root());
 
     let mut late = vec![b'x'; 20_000];
     late[BINARY_SNIFF_BYTES] = 0;
+    late[0] = 0xfe;
     t.write("root/late.txt", &late);
     let f = g.read("late.txt").unwrap();
     assert_eq!(f.bytes, late);
 
     t.write("root/nul.bin", b"\0");
     assert_err(g.read("nul.bin"), ErrorCode::BinaryFile, &t.root());
+}
+
+/// Real Lisp sources hold literal NUL characters in strings (McCLIM's
+/// `standard-keys.lisp`, a postmodern test file); SBCL reads them, so do we. Valid UTF-8
+/// with NULs everywhere (UTF-16 text) is still binary.
+#[test]
+fn utf8_sources_with_a_few_nul_characters_are_text() {
+    let t = Scratch::new("nul-text");
+    let g = t.guard();
+    let mut src = b"(in-package :clim-internals)\n(define-keysym \"".to_vec();
+    src.push(0);
+    src.extend_from_slice("\" :nul) ; \u{2014} \n(defun f () 1)\n".as_bytes());
+    t.write("root/keys.lisp", &src);
+    assert_eq!(g.read("keys.lisp").unwrap().bytes, src);
+    let utf16: Vec<u8> = "(defun f () 1)\n".bytes().flat_map(|b| [b, 0]).collect();
+    t.write("root/utf16.lisp", &utf16);
+    assert_err(g.read("utf16.lisp"), ErrorCode::BinaryFile, &t.root());
 }
 
 #[test]
@@ -457,36 +478,41 @@ fn unconfined_keeps_the_path_as_given() {
     assert!(!f.bytes.is_empty());
 }
 
+/// A path below the first root is shown relative to it; below another root it is shown
+/// absolute, the only form that reads back (a relative path names the first root).
 #[test]
 fn multiple_roots() {
     let t = Scratch::new("multi");
     t.write("second/lib/b.lisp", b"(defun b () 2)\n");
     let g = Guard::confined(&[t.root(), t.path("second")], DEFAULT_MAX_FILE_BYTES).unwrap();
     assert_eq!(g.roots().len(), 2);
-    assert_eq!(g.roots()[1], fs::canonicalize(t.path("second")).unwrap());
-    // Absolute inside the second root: allowed, shown relative to that root.
+    let second = fs::canonicalize(t.path("second")).unwrap();
+    assert_eq!(g.roots()[1], second);
+    let b_abs = s(&second.join("lib/b.lisp"));
+    // Absolute inside the second root: allowed, shown absolute, and that reads back.
     let f = g.read(&s(&t.path("second/lib/b.lisp"))).unwrap();
-    assert_eq!(f.display_path, "lib/b.lisp");
+    assert_eq!(f.display_path, b_abs);
     assert_eq!(f.bytes, b"(defun b () 2)\n");
+    assert_eq!(g.read(&f.display_path).unwrap().bytes, f.bytes);
     // Relative paths resolve against the first root only.
     let e = assert_err(g.read("lib/b.lisp"), ErrorCode::NotFound, &t.root());
     assert_eq!(e.path, "lib/b.lisp");
     // Relative paths may walk from the first root into the second.
     let f = g.read("../second/lib/b.lisp").unwrap();
-    assert_eq!(f.display_path, "lib/b.lisp");
+    assert_eq!(f.display_path, b_abs);
     // Still nothing outside both.
     assert_err(
         g.read(&s(&t.path("outside/secret.lisp"))),
         ErrorCode::AccessDenied,
         &t.path("second"),
     );
-    // Missing, absolute in the second root: NOT_FOUND relative to it, no root leaked.
-    let e = assert_err(
-        g.read(&s(&t.path("second/lib/nope.lisp"))),
-        ErrorCode::NotFound,
-        &t.path("second"),
-    );
-    assert_eq!(e.path, "lib/nope.lisp");
+    // Missing, absolute in the second root: NOT_FOUND, shown where it would be.
+    let e = g.read(&s(&t.path("second/lib/nope.lisp"))).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+    assert_eq!(e.path, s(&second.join("lib/nope.lisp")));
+    // A file below the first root is shown relative even when given absolute.
+    let f = g.read(&s(&t.path("root/sub/a.lisp"))).unwrap();
+    assert_eq!(f.display_path, "sub/a.lisp");
 }
 
 #[test]

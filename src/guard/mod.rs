@@ -6,13 +6,13 @@
 //! 1. **Resolve and open.** Confined: the path is walked one component at a time through
 //!    directory handles, symlinks followed by us, and "inside a root" decided by the device
 //!    and inode of the directories on the way, never by comparing path strings
-//!    ([`resolve`]). Unconfined: the path is opened as given.
+//!    (`resolve.rs`). Unconfined: the path is opened as given.
 //! 2. **Check the opened handle** (fstat): only a regular file, at most the size cap. What
 //!    we check is what we read. Opening never blocks (`O_NONBLOCK`: a FIFO) and never takes
 //!    a terminal (`O_NOCTTY`).
 //! 3. **Read** at most `max_file_bytes + 1` bytes: a file that grows after the fstat is
 //!    still caught.
-//! 4. **Refuse binary files** by the text rule of [`content`].
+//! 4. **Refuse binary files** by the text rule of `content.rs` ([`is_binary`]).
 //!
 //! Messages name the path as the user gave it, or relative to the first root; a path below
 //! another root is shown absolute, the only form that reads back.

@@ -3,7 +3,7 @@
 //! The items cover the input losslessly (their spans tile it, in order), every problem is
 //! a [`Diagnostic`] rather than an error, nothing recurses on nesting depth, and time is
 //! linear in the input. Balanced input takes one pass that only counts parentheses; the
-//! first unclosed form switches the rest of the file to the match table of [`recovery`].
+//! first unclosed form switches the rest of the file to the match table of `recovery.rs`.
 //! The lexical grammar is written down in `grammar/reader.ebnf`.
 
 mod datum;

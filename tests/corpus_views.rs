@@ -1,6 +1,6 @@
 //! The collapsed view over a real corpus: every `*.lisp` file of the SBCL sources that
 //! Debian packages as `sbcl-source` (installed at `/usr/share/sbcl-source`; CI installs
-//! it, and this test fails when it is missing rather than passing vacuously).
+//! it; under `CI=true` a missing corpus fails the test, elsewhere it is skipped with a notice).
 //!
 //! For every file, through the library (`tool::read`, unconfined, no size cap in the way,
 //! no line limit): no panic, no error, mode `lisp-collapsed`, nothing cut, and every
@@ -19,6 +19,8 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+mod common;
 
 const CORPUS: &str = "/usr/share/sbcl-source";
 /// Far above any file of the corpus: nothing is refused for size.
@@ -120,12 +122,10 @@ fn abbreviate(text: &str, max: usize) -> String {
 #[test]
 fn collapsed_view_of_the_sbcl_sources_names_every_definition() {
     let corpus = Path::new(CORPUS);
-    assert!(
-        corpus.is_dir(),
-        "the SBCL sources are missing: {CORPUS} is not a directory. Install them with \
-         `apt-get install sbcl-source` (CI installs the package; this test must not pass \
-         without its corpus)"
-    );
+    let how = "this corpus test needs them; `apt-get install sbcl-source`";
+    if !common::tool_available(corpus.is_dir(), &format!("SBCL's sources ({CORPUS})"), how) {
+        return;
+    }
     let files = lisp_files(corpus);
     assert!(!files.is_empty(), "no *.lisp files under {CORPUS}");
 

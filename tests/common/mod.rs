@@ -21,7 +21,10 @@ pub fn tool_available(present: bool, what: &str, how: &str) -> bool {
     if in_ci() {
         panic!("{message}; CI=true, so this is a failure, not a skip");
     }
-    eprintln!("SKIPPED: {message}");
+    // Written to the process's stderr itself, not through `eprintln!`, which the test
+    // harness captures and shows only for failures: the contributor must see this.
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED: {message}");
     false
 }
 

@@ -214,9 +214,41 @@ fn too_costly(options: &ViewOptions, display_path: &str) -> Option<ToolError> {
         ErrorCode::InvalidArgument,
         display_path,
         format!(
-            "{name} {} is too costly to match on {}; simplify it (fewer nested or counted repetitions) or narrow the window with offset and limit",
+            "{name} {} is too costly to match on {}; simplify it (fewer or smaller counted repetitions, less nesting), or read the file without it",
             pattern.quoted(),
             quote_prefix(display_path, 80)
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refusal_names_the_path_and_what_to_do() {
+        let refused = |edit: fn(&mut ReadRequest)| {
+            let mut request = ReadRequest::new("dir/a.lisp");
+            edit(&mut request);
+            let e = view_options(&request).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArgument);
+            assert_eq!(e.path, "dir/a.lisp");
+            e.message
+        };
+        for message in [
+            refused(|r| r.limit = 0),
+            refused(|r| r.name_pattern = Some("(".into())),
+            refused(|r| r.content_pattern = Some("x".repeat(MAX_PATTERN_BYTES + 1))),
+            refused(|r| r.content_pattern = Some(r"\w{5000}".into())),
+        ] {
+            assert!(message.contains("(reading \"dir/a.lisp\")"), "{message}");
+            assert!(message.contains("; "), "says what to do next: {message}");
+            assert!(message.len() < 1000, "{message}");
+        }
+        // A path of megabytes is not echoed whole.
+        let mut request = ReadRequest::new("p".repeat(1 << 20));
+        request.limit = 0;
+        let e = view_options(&request).unwrap_err();
+        assert!(e.path.len() < 5000 && e.message.len() < 1000);
+    }
 }

@@ -83,7 +83,7 @@ impl Pattern {
             )
             .build(text)
             .map_err(|e| invalid(&e))?;
-        let dfa = lazy_dfa(&nfa).map_err(|e| invalid(&e))?;
+        let dfa = lazy_dfa(&nfa)?;
         let cache = Mutex::new(dfa.create_cache());
         Ok(Pattern {
             text: text.to_string(),
@@ -132,7 +132,17 @@ impl Pattern {
     }
 }
 
-fn lazy_dfa(nfa: &NFA) -> Result<DFA, regex_automata::hybrid::BuildError> {
+/// A compiler's message on one line, cut (it may quote the whole pattern).
+fn invalid(e: &dyn std::fmt::Display) -> PatternError {
+    let message = e
+        .to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    PatternError::Invalid(quote_prefix(&message, 4 * QUOTED_CHARS))
+}
+
+fn lazy_dfa(nfa: &NFA) -> Result<DFA, PatternError> {
     DFA::builder()
         .configure(
             DFA::config()
@@ -142,6 +152,7 @@ fn lazy_dfa(nfa: &NFA) -> Result<DFA, regex_automata::hybrid::BuildError> {
                 .unicode_word_boundary(true),
         )
         .build_from_nfa(nfa.clone())
+        .map_err(|e| invalid(&e))
 }
 
 impl Clone for Pattern {

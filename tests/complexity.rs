@@ -95,10 +95,12 @@ fn needs_scan_fix() -> Vec<(&'static str, Family)> {
     ]
 }
 
-/// A view of a file: a name and how to run it on the bytes.
-type View = (&'static str, Box<dyn Fn(&[u8])>);
+/// How to run a view on a file's bytes.
+type Run = Box<dyn Fn(&[u8])>;
+/// A view of a file: a name and how to run it.
+type View = (&'static str, Run);
 
-fn collapsed(edit: fn(&mut ReadRequest)) -> Box<dyn Fn(&[u8])> {
+fn collapsed(edit: fn(&mut ReadRequest)) -> Run {
     Box::new(move |bytes| {
         let file = Guard::unconfined(u64::MAX)
             .check_bytes("f.lisp", bytes.to_vec())

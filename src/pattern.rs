@@ -7,13 +7,14 @@
 //! - matching runs a lazy DFA (linear in the text) whose cache may be rebuilt only
 //!   [`MAX_CACHE_CLEARS`] times per request. When it gives up (a pattern whose DFA keeps
 //!   exploding, or a Unicode word boundary next to a non-ASCII byte), the search falls back
-//!   to the `regex` crate, whose worst case is (program states) x (text bytes); that work
+//!   to the `regex` crate's other engines (PikeVM, bounded backtracker), whose worst case
+//!   is (program states) x (text bytes); that work
 //!   is charged to a per-request budget of [`FALLBACK_BUDGET`] state-bytes. Once the
 //!   budget is spent the pattern is marked too costly and the tool reports an error
 //!   instead of a result.
 
-use regex::{Regex, RegexBuilder};
 use regex_automata::hybrid::dfa::{Cache, DFA};
+use regex_automata::meta::{self, Regex};
 use regex_automata::nfa::thompson::{self, WhichCaptures, NFA};
 use regex_automata::util::syntax;
 use regex_automata::Input;
@@ -22,9 +23,9 @@ use std::sync::Mutex;
 
 /// Longest pattern text accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 4096;
-/// Largest compiled program (the `regex` crate's `size_limit`, and the NFA's).
+/// Largest compiled program (the NFA's size limit, as the `regex` crate's `size_limit`).
 pub const COMPILED_SIZE_LIMIT: usize = 1 << 20;
-/// Memory of a lazy DFA's cache (the `regex` crate's `dfa_size_limit`, and ours).
+/// Memory of the lazy DFA's cache (as the `regex` crate's `dfa_size_limit`).
 const DFA_CACHE_BYTES: usize = 1 << 21;
 /// Times the lazy DFA may rebuild its full cache in one request before it gives up.
 const MAX_CACHE_CLEARS: usize = 8;
@@ -60,20 +61,21 @@ impl Pattern {
         if text.len() > MAX_PATTERN_BYTES {
             return Err(PatternError::TooLong(text.len()));
         }
-        let invalid = |e: &dyn std::fmt::Display| {
-            let message = e
-                .to_string()
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ");
-            PatternError::Invalid(quote_prefix(&message, 4 * QUOTED_CHARS))
-        };
-        let regex = RegexBuilder::new(text)
-            .case_insensitive(case_insensitive)
-            .size_limit(COMPILED_SIZE_LIMIT)
-            .dfa_size_limit(DFA_CACHE_BYTES)
-            .build()
-            .map_err(|e| invalid(&e))?;
+        // The fallback: the regex crate's engines without its lazy DFA (ours gave up
+        // already), so that its cost is at most (states) x (bytes), as charged.
+        let regex = Regex::builder()
+            .syntax(syntax::Config::new().case_insensitive(case_insensitive))
+            .configure(
+                meta::Config::new()
+                    .nfa_size_limit(Some(COMPILED_SIZE_LIMIT))
+                    .hybrid(false)
+                    .dfa(false),
+            )
+            .build(text)
+            .map_err(|e| match e.syntax_error() {
+                Some(syntax) => invalid(syntax),
+                None => invalid(&e),
+            })?;
         let nfa = thompson::Compiler::new()
             .syntax(syntax::Config::new().case_insensitive(case_insensitive))
             .configure(
@@ -132,14 +134,18 @@ impl Pattern {
     }
 }
 
-/// A compiler's message on one line, cut (it may quote the whole pattern).
+/// A compiler's message on one line, cut. A syntax error's message quotes the whole
+/// pattern before the reason: only the reason is kept.
 fn invalid(e: &dyn std::fmt::Display) -> PatternError {
-    let message = e
-        .to_string()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    PatternError::Invalid(quote_prefix(&message, 4 * QUOTED_CHARS))
+    let message = e.to_string();
+    let reason = message
+        .rfind("error: ")
+        .map_or(message.as_str(), |at| &message[at + "error: ".len()..]);
+    let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    PatternError::Invalid(match reason.char_indices().nth(4 * QUOTED_CHARS) {
+        None => reason,
+        Some((cut, _)) => format!("{}…", &reason[..cut]),
+    })
 }
 
 fn lazy_dfa(nfa: &NFA) -> Result<DFA, PatternError> {
@@ -260,7 +266,7 @@ mod tests {
         }
         let unclosed = format!("({}", "a".repeat(4000));
         match Pattern::new(&unclosed, false).unwrap_err() {
-            PatternError::Invalid(m) => assert!(m.chars().count() < 400, "{m}"),
+            PatternError::Invalid(m) => assert_eq!(m, "unclosed group"),
             e => panic!("{e:?}"),
         }
     }

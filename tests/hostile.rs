@@ -72,12 +72,33 @@ fn run(dir: &Path, args: &[&str], stdin: Option<Vec<u8>>) -> Output {
     child.wait_with_output().unwrap()
 }
 
-/// One MCP session: initialize, the calls, end of input. The responses by id.
+/// One MCP session: initialize, the calls, then end of input once every call is
+/// answered (the server may drop calls still running when its input ends). The
+/// responses, in the order of the calls.
 fn mcp(dir: &Path, tools: &str, calls: &[(&str, Value)]) -> Vec<Value> {
-    let mut input = Vec::new();
+    let root = dir.to_string_lossy().into_owned();
+    let mut child = Command::new(BIN)
+        .args(["mcp", "--root", &root, "--tools", tools])
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
     let mut send = |v: Value| {
-        input.extend(serde_json::to_vec(&v).unwrap());
-        input.push(b'\n');
+        let mut line = serde_json::to_vec(&v).unwrap();
+        line.push(b'\n');
+        stdin.write_all(&line).unwrap();
     };
     send(
         json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
@@ -91,21 +112,23 @@ fn mcp(dir: &Path, tools: &str, calls: &[(&str, Value)]) -> Vec<Value> {
                     "params": {"name": tool, "arguments": arguments}}),
         );
     }
-    let root = dir.to_string_lossy().into_owned();
-    let out = run(
-        dir,
-        &["mcp", "--root", &root, "--tools", tools],
-        Some(input),
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!stderr.contains("panicked"), "{stderr}");
     let mut responses = vec![Value::Null; calls.len()];
-    for line in BufReader::new(&out.stdout[..]).lines() {
-        let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+    let mut missing = calls.len();
+    while missing > 0 {
+        let line = rx.recv_timeout(HANG).unwrap_or_else(|_| {
+            let _ = child.kill();
+            panic!("no answer within {HANG:?}")
+        });
+        let message: Value = serde_json::from_str(&line).unwrap();
         if let Some(id) = message["id"].as_u64().filter(|&id| id > 0) {
             responses[id as usize - 1] = message;
+            missing -= 1;
         }
     }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
     responses
 }
 
@@ -146,7 +169,7 @@ fn a_megabyte_pattern_is_refused_at_once_without_echo() {
     );
     for response in &responses {
         let (text, is_error) = text_of(response);
-        assert!(is_error, "{text:.300}");
+        assert!(is_error, "{text:.300} {response:.300}");
         assert!(text.contains("INVALID_ARGUMENT"), "{text:.300}");
         assert!(text.contains("a.lisp"), "names the path: {text:.300}");
         assert!(response.to_string().len() < 4096, "{text:.300}");

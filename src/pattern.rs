@@ -8,10 +8,13 @@
 //!   [`MAX_CACHE_CLEARS`] times per request. When it gives up (a pattern whose DFA keeps
 //!   exploding, or a Unicode word boundary next to a non-ASCII byte), the search falls back
 //!   to the `regex` crate's other engines (PikeVM, bounded backtracker), whose worst case
-//!   is (program states) x (text bytes); that work
-//!   is charged to a per-request budget of [`FALLBACK_BUDGET`] state-bytes. Once the
-//!   budget is spent the pattern is marked too costly and the tool reports an error
-//!   instead of a result.
+//!   is (program states) x (text bytes); that work is charged to a per-request budget of
+//!   [`FALLBACK_BUDGET`] state-bytes. Once the budget is spent the pattern is marked too
+//!   costly and the tool reports an error instead of a result.
+//!
+//! So the work of one request is at most a constant (the DFA's cache rebuilds and the
+//! budget) plus a constant times the text searched; the views search each form or line a
+//! bounded number of times, so that is linear in the file.
 
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::meta::{self, Regex};

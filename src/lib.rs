@@ -16,6 +16,7 @@ pub mod error;
 pub mod grammar;
 pub mod guard;
 pub mod outline;
+pub mod pattern;
 pub mod scan;
 pub mod source;
 pub mod surfaces;

@@ -10,10 +10,10 @@ use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
 use crate::guard::{Guard, LoadedFile};
 use crate::outline::outline_bytes;
+use crate::pattern::{quote_prefix, PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
 use crate::scan::Diagnostic;
 use crate::source::Source;
 use crate::view::{self, Comments, Mode, Pattern, ViewOptions};
-use regex::RegexBuilder;
 use serde::{Deserialize, Serialize};
 
 /// Default `limit`: lines of any view.
@@ -114,7 +114,7 @@ pub fn read(
 ) -> Result<ReadResult, ToolError> {
     let options = view_options(request)?;
     let file = guard.read(&request.path)?;
-    Ok(render_file(file, grammar, &options, None))
+    render_file(file, grammar, &options, None)
 }
 
 /// Renders a file already loaded (e.g. stdin). `lisp` overrides the extension check.
@@ -125,7 +125,7 @@ pub fn read_loaded(
     lisp: Option<bool>,
 ) -> Result<ReadResult, ToolError> {
     let options = view_options(request)?;
-    Ok(render_file(file, grammar, &options, lisp))
+    render_file(file, grammar, &options, lisp)
 }
 
 fn render_file(
@@ -133,12 +133,15 @@ fn render_file(
     grammar: &Grammar,
     options: &ViewOptions,
     lisp: Option<bool>,
-) -> ReadResult {
+) -> Result<ReadResult, ToolError> {
     let source = Source::new(&file.bytes);
     let is_lisp = lisp.unwrap_or_else(|| view::is_lisp_path(&file.display_path));
     let outline = is_lisp.then(|| outline_bytes(&file.bytes, grammar));
     let view = view::render(&source, outline.as_ref(), options);
-    ReadResult {
+    if let Some(e) = too_costly(options, &file.display_path) {
+        return Err(e);
+    }
+    Ok(ReadResult {
         path: file.display_path.clone(),
         mode: view.mode,
         content: view.content,
@@ -153,39 +156,39 @@ fn render_file(
             diagnostics: outline.map(|o| o.diagnostics).unwrap_or_default(),
             fallback_encoding: (!source.is_valid_utf8()).then(|| "replace".to_string()),
         },
-    }
+    })
 }
 
-/// Checks the request's values and compiles its patterns.
+/// Checks the request's values and compiles its patterns. Every message names the path
+/// (a short prefix of it: user input is never echoed whole) and says what to do next.
 pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
+    let path = compat::shown_path(&request.path);
     let invalid =
-        |message: String| ToolError::new(ErrorCode::InvalidArgument, request.path.clone(), message);
+        |message: String| ToolError::new(ErrorCode::InvalidArgument, path.clone(), message);
     if request.path.is_empty() {
         return Err(invalid(
             "empty path; pass the path of a file to read".into(),
         ));
     }
+    let reading = quote_prefix(&request.path, 80);
     if request.limit == 0 {
-        return Err(invalid(
-            "limit must be at least 1; omit it for the default of 2000 lines".into(),
-        ));
+        return Err(invalid(format!(
+            "limit must be at least 1 (reading {reading}); omit it for the default of {DEFAULT_LIMIT} lines"
+        )));
     }
-    let compile = |name: &str,
-                   text: &Option<String>,
-                   case_insensitive: bool|
-     -> Result<Option<Pattern>, ToolError> {
+    let compile = |name: &str, text: &Option<String>, case_insensitive: bool| {
         let Some(text) = text else { return Ok(None) };
-        RegexBuilder::new(text)
-            .case_insensitive(case_insensitive)
-            .size_limit(1 << 22)
-            .build()
-            .map(|regex| Some(Pattern { text: text.clone(), regex }))
-            .map_err(|e| {
-                invalid(format!(
-                    "invalid {name} {text:?}: {}; patterns use Rust regex syntax (no backreferences or lookaround)",
-                    e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
-                ))
-            })
+        Pattern::new(text, case_insensitive)
+            .map(Some)
+            .map_err(|e| invalid(match e {
+                PatternError::TooLong(n) => format!(
+                    "{name} is {n} bytes, over the limit of {MAX_PATTERN_BYTES} (reading {reading}); use a shorter pattern"
+                ),
+                PatternError::Invalid(why) => format!(
+                    "invalid {name} {} (reading {reading}): {why}; patterns use Rust regex syntax (no backreferences or lookaround) and must compile to at most {COMPILED_SIZE_LIMIT} bytes",
+                    quote_prefix(text, 80)
+                ),
+            }))
     };
     Ok(ViewOptions {
         collapsed: request.collapsed,
@@ -197,4 +200,55 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         context_lines: request.context_lines,
         line_numbers: request.line_numbers,
     })
+}
+
+/// The error when a pattern spent its matching budget on this file.
+fn too_costly(options: &ViewOptions, display_path: &str) -> Option<ToolError> {
+    let (name, pattern) = [
+        ("name_pattern", &options.name_pattern),
+        ("content_pattern", &options.content_pattern),
+    ]
+    .into_iter()
+    .find_map(|(name, p)| p.as_ref().filter(|p| p.too_costly()).map(|p| (name, p)))?;
+    Some(ToolError::new(
+        ErrorCode::InvalidArgument,
+        display_path,
+        format!(
+            "{name} {} is too costly to match on {}; simplify it (fewer or smaller counted repetitions, less nesting), or read the file without it",
+            pattern.quoted(),
+            quote_prefix(display_path, 80)
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_refusal_names_the_path_and_what_to_do() {
+        let refused = |edit: fn(&mut ReadRequest)| {
+            let mut request = ReadRequest::new("dir/a.lisp");
+            edit(&mut request);
+            let e = view_options(&request).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidArgument);
+            assert_eq!(e.path, "dir/a.lisp");
+            e.message
+        };
+        for message in [
+            refused(|r| r.limit = 0),
+            refused(|r| r.name_pattern = Some("(".into())),
+            refused(|r| r.content_pattern = Some("x".repeat(MAX_PATTERN_BYTES + 1))),
+            refused(|r| r.content_pattern = Some(r"\w{5000}".into())),
+        ] {
+            assert!(message.contains("(reading \"dir/a.lisp\")"), "{message}");
+            assert!(message.contains("; "), "says what to do next: {message}");
+            assert!(message.len() < 1000, "{message}");
+        }
+        // A path of megabytes is not echoed whole.
+        let mut request = ReadRequest::new("p".repeat(1 << 20));
+        request.limit = 0;
+        let e = view_options(&request).unwrap_err();
+        assert!(e.path.len() < 5000 && e.message.len() < 1000);
+    }
 }

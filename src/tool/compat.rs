@@ -3,6 +3,7 @@
 //! reading of their integer arguments, and their error object. Only the formatting of the
 //! lines, the bounds and the error names differ between the tools.
 
+use crate::pattern::quote_prefix;
 use crate::source::Source;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -29,11 +30,51 @@ pub(crate) fn path_argument(arguments: &Map<String, Value>) -> Result<String, St
     }
 }
 
+/// Longest path (in bytes) quoted whole in a message; the guard refuses longer ones.
+const MAX_SHOWN_PATH: usize = 4096;
+
+/// A path as a message quotes it: whole when of a sane length, else its start (a request
+/// can carry megabytes; a reply never echoes them).
+pub(crate) fn shown_path(path: &str) -> String {
+    if path.len() <= MAX_SHOWN_PATH {
+        return path.to_string();
+    }
+    let mut cut = MAX_SHOWN_PATH;
+    while !path.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…[+{} bytes]", &path[..cut], path.len() - cut)
+}
+
+/// The arguments as a reply echoes them: long strings cut to their start, large arrays
+/// and objects replaced by a note of their size.
+pub(crate) fn echoed_arguments(arguments: &Map<String, Value>) -> Map<String, Value> {
+    arguments
+        .iter()
+        .map(|(k, v)| {
+            let v = match v {
+                Value::String(s) => Value::String(shown_path(s)),
+                Value::Array(_) | Value::Object(_) => {
+                    let size = v.to_string().len();
+                    if size <= MAX_SHOWN_PATH {
+                        v.clone()
+                    } else {
+                        Value::String(format!("[{} of {size} bytes, not echoed]", json_type(v)))
+                    }
+                }
+                other => other.clone(),
+            };
+            (shown_path(k), v)
+        })
+        .collect()
+}
+
 /// The integer argument `name` in `min..=max`, `default` when absent or null. A JSON
 /// number with a zero fraction (`3.0`) counts as an integer (the seeds' schemas say
-/// `number`).
+/// `number`). The message names `path`, the file being read.
 pub(crate) fn integer_argument(
     arguments: &Map<String, Value>,
+    path: &str,
     name: &str,
     default: usize,
     min: usize,
@@ -61,8 +102,10 @@ pub(crate) fn integer_argument(
     match number {
         Some(n) if n >= min as f64 && n <= max as f64 => Ok(n as usize),
         _ => Err(format!(
-            "{name} must be {}, not {value}; omit it for the default of {default}",
-            range()
+            "{name} must be {}, not {} (reading '{}'); omit it for the default of {default}",
+            range(),
+            quote_prefix(&value.to_string(), 80),
+            shown_path(path)
         )),
     }
 }
@@ -146,15 +189,31 @@ mod tests {
             r#"{"a": 3, "b": 3.0, "c": 2.5, "d": "3", "e": -1, "f": null, "g": 1e300}"#,
         )
         .unwrap();
-        assert_eq!(integer_argument(&args, "a", 1, 1, 500), Ok(3));
-        assert_eq!(integer_argument(&args, "b", 1, 1, 500), Ok(3));
-        assert_eq!(integer_argument(&args, "f", 7, 1, 500), Ok(7));
-        assert_eq!(integer_argument(&args, "absent", 7, 1, 500), Ok(7));
+        assert_eq!(integer_argument(&args, "p.lisp", "a", 1, 1, 500), Ok(3));
+        assert_eq!(integer_argument(&args, "p.lisp", "b", 1, 1, 500), Ok(3));
+        assert_eq!(integer_argument(&args, "p.lisp", "f", 7, 1, 500), Ok(7));
+        assert_eq!(
+            integer_argument(&args, "p.lisp", "absent", 7, 1, 500),
+            Ok(7)
+        );
         for bad in ["c", "d", "e", "g"] {
-            let e = integer_argument(&args, bad, 1, 1, 500).unwrap_err();
+            let e = integer_argument(&args, "p.lisp", bad, 1, 1, 500).unwrap_err();
             assert!(e.contains("an integer from 1 to 500"), "{e}");
+            assert!(e.contains("(reading 'p.lisp')"), "{e}");
         }
-        assert!(integer_argument(&args, "a", 1, 4, 500).is_err());
+        assert!(integer_argument(&args, "p.lisp", "a", 1, 4, 500).is_err());
+    }
+
+    #[test]
+    fn long_input_is_not_echoed() {
+        let long = "p".repeat(1 << 20);
+        let args: Map<String, Value> =
+            serde_json::from_value(serde_json::json!({"start_line": long, "path": long})).unwrap();
+        let e = integer_argument(&args, &long, "start_line", 1, 1, 9).unwrap_err();
+        assert!(e.len() < 2 * MAX_SHOWN_PATH, "{}", e.len());
+        let echoed = serde_json::to_string(&echoed_arguments(&args)).unwrap();
+        assert!(echoed.len() < 3 * MAX_SHOWN_PATH, "{}", echoed.len());
+        assert_eq!(shown_path("a.lisp"), "a.lisp");
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! (`status`, `data`, `text`, `stats`, `context`, and `error` when `status` is `error`),
 //! lines formatted `"%4d | %s\n"`, over the one guard and line window.
 
-use super::compat::{integer_argument, path_argument, LineWindow};
+use super::compat::{echoed_arguments, integer_argument, path_argument, shown_path, LineWindow};
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
 use crate::source::Source;
@@ -176,8 +176,8 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
         error_envelope(arguments, code, message, elapsed_ms(started), path_resolved)
     };
     let arguments_checked = path_argument(arguments).and_then(|path| {
-        let start_line = integer_argument(arguments, "start_line", 1, 1, usize::MAX)?;
-        let limit = integer_argument(arguments, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
+        let start_line = integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)?;
+        let limit = integer_argument(arguments, &path, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
         Ok((path, start_line, limit))
     });
     let (path, start_line, limit) = match arguments_checked {
@@ -270,7 +270,7 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
         },
         context: Context {
             cwd: ".",
-            params_input: arguments.clone(),
+            params_input: echoed_arguments(arguments),
             path_resolved: Some(shown),
         },
         error: None,
@@ -300,7 +300,7 @@ fn error_envelope(
         },
         context: Context {
             cwd: ".",
-            params_input: arguments.clone(),
+            params_input: echoed_arguments(arguments),
             path_resolved,
         },
         error: Some(EnvelopeError { code, message }),
@@ -313,6 +313,7 @@ fn elapsed_ms(started: Instant) -> u64 {
 
 /// The seed's codes and messages (its §4); the guard's message says what to do next.
 fn seed_error(path: &str, e: ToolError) -> (&'static str, String) {
+    let path = shown_path(path);
     let lead = match e.code {
         ErrorCode::NotFound => format!("File '{path}' does not exist."),
         ErrorCode::AccessDenied => "Access denied. Path must be within project root.".to_string(),

@@ -3,7 +3,7 @@
 //! error names — over the one guard and line window.
 
 use super::compat::{
-    ends_without_newline, integer_argument, path_argument, CompatError, LineWindow,
+    ends_without_newline, integer_argument, path_argument, shown_path, CompatError, LineWindow,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
@@ -78,7 +78,7 @@ impl ReadFileRequest {
     /// Reads the tool's JSON arguments; out-of-range numbers are `INVALID_ARGUMENT`.
     pub fn from_arguments(arguments: &Map<String, Value>) -> Result<ReadFileRequest, CompatError> {
         let shown = match arguments.get("path") {
-            Some(Value::String(path)) => path.clone(),
+            Some(Value::String(path)) => shown_path(path),
             _ => String::new(),
         };
         let invalid = |message: String| CompatError {
@@ -86,18 +86,20 @@ impl ReadFileRequest {
             path: shown.clone(),
             message,
         };
+        let path = path_argument(arguments).map_err(invalid)?;
         Ok(ReadFileRequest {
-            path: path_argument(arguments).map_err(invalid)?,
-            start_line: integer_argument(arguments, "start_line", 1, 1, usize::MAX)
+            start_line: integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)
                 .map_err(invalid)?,
             max_lines: integer_argument(
                 arguments,
+                &path,
                 "max_lines",
                 DEFAULT_MAX_LINES,
                 1,
                 MAX_MAX_LINES,
             )
             .map_err(invalid)?,
+            path,
         })
     }
 }

@@ -41,8 +41,8 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
                     "form"
                 };
                 lines.push(Line::Note(format!(
-                    "[No {what} matched {name} {:?}.]",
-                    p.text
+                    "[No {what} matched {name} {}.]",
+                    p.quoted()
                 )));
             }
         }
@@ -57,10 +57,11 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
         next_offset: None,
     };
     // Moved, not cloned: every shown line is built once.
-    let mut visible: Vec<Entry> = entries
+    let visible: Vec<Entry> = entries
         .into_iter()
         .filter(|e| e.line >= options.offset)
         .collect();
+    let mut visible = visible;
     if visible.is_empty() && options.offset > 0 {
         let total = source.line_count();
         lines.push(Line::Note(if options.offset >= total {
@@ -75,63 +76,101 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
             )
         }));
     }
-    let mut used = 0usize;
-    for k in 0..visible.len() {
-        let entry = &visible[k];
-        let cost = entry
-            .lines
-            .iter()
-            .filter(|l| !matches!(l, Line::Note(_)))
-            .count();
-        if used + cost > options.limit {
-            view.truncated = true;
-            if used == 0 {
-                // One entry larger than the whole budget: show its start, continue after it.
-                view.expanded_forms += entry.expanded;
-                let mut budget = options.limit;
-                for line in &entry.lines {
-                    if !matches!(line, Line::Note(_)) {
-                        if budget == 0 {
-                            break;
-                        }
-                        budget -= 1;
-                    }
-                    lines.push(line.clone());
-                }
-                let next = visible.get(k + 1).map(|e| e.line);
-                view.next_offset = next;
-                lines.push(Line::Note(match next {
-                    Some(n) => format!(
-                        "[Form at line {} cut after {} lines. Read it whole with collapsed=false offset={} limit=..., or use offset={n} to continue.]",
-                        entry.line + 1,
-                        options.limit,
-                        entry.line
-                    ),
-                    None => format!(
-                        "[Form at line {} cut after {} lines. Read it whole with collapsed=false offset={} limit=....]",
-                        entry.line + 1,
-                        options.limit,
-                        entry.line
-                    ),
-                }));
-            } else {
-                view.next_offset = Some(entry.line);
-                let first = visible[0].line + 1;
-                lines.push(Line::Note(format!(
-                    "[Showing forms from line {first} to line {} of {}. Use offset={} to continue.]",
-                    entry.line,
-                    source.line_count(),
-                    entry.line
-                )));
-            }
-            break;
-        }
-        used += cost;
-        view.expanded_forms += entry.expanded;
-        lines.append(&mut visible[k].lines);
-    }
+    page(
+        &mut visible,
+        options.limit,
+        source.line_count(),
+        &mut lines,
+        &mut view,
+    );
     view.content = join(&lines, number_width(source.line_count()));
     view
+}
+
+/// Fills a page from `visible` (entries from the offset on). Entries starting on the same
+/// source line are one group, never split across pages, so every page makes progress and
+/// `next_offset` (a line) reaches every entry. A group that does not fit in what is left
+/// of the page ends the page; one that does not fit in a whole page is shown cut: its
+/// lines up to `limit`, plus the first line of each further entry of the group.
+fn page(
+    visible: &mut [Entry],
+    limit: usize,
+    total_lines: usize,
+    lines: &mut Vec<Line>,
+    view: &mut View,
+) {
+    let mut used = 0usize;
+    let mut k = 0;
+    while k < visible.len() {
+        let line = visible[k].line;
+        let end = k + visible[k..].iter().take_while(|e| e.line == line).count();
+        let next = visible.get(end).map(|e| e.line);
+        let first_line = visible[0].line;
+        let group = &mut visible[k..end];
+        let cost: usize = group.iter().map(Entry::cost).sum();
+        if used.saturating_add(cost) <= limit {
+            used += cost;
+            for entry in group {
+                view.expanded_forms += entry.expanded;
+                lines.append(&mut entry.lines);
+            }
+            k = end;
+            continue;
+        }
+        view.truncated = true;
+        if used > 0 {
+            view.next_offset = Some(line);
+            lines.push(Line::Note(format!(
+                "[Showing forms from line {} to line {line} of {total_lines}. Use offset={line} to continue.]",
+                first_line + 1,
+            )));
+            return;
+        }
+        view.next_offset = next;
+        let several = group.len() > 1;
+        let mut budget = limit;
+        for entry in group {
+            view.expanded_forms += entry.expanded;
+            cut_entry(entry, &mut budget, lines);
+        }
+        let what = if several { "Forms" } else { "Form" };
+        let it = if several { "them" } else { "it" };
+        let read = format!(
+            "[{what} at line {} cut after {limit} lines. Read {it} whole with collapsed=false offset={line} limit=...",
+            line + 1
+        );
+        lines.push(Line::Note(match next {
+            Some(n) => format!("{read}, or use offset={n} to continue.]"),
+            None => format!("{read}.]"),
+        }));
+        return;
+    }
+}
+
+/// Appends an entry's lines while `budget` lasts; its first shown line always (so every
+/// entry of a group cut by the page still shows where it is).
+fn cut_entry(entry: &Entry, budget: &mut usize, lines: &mut Vec<Line>) {
+    let mut first = true;
+    for line in &entry.lines {
+        if !matches!(line, Line::Note(_)) {
+            if *budget == 0 && !first {
+                break;
+            }
+            first = false;
+            *budget = budget.saturating_sub(1);
+        }
+        lines.push(line.clone());
+    }
+}
+
+impl Entry {
+    /// Lines the entry takes from the page's `limit` (notes are free).
+    fn cost(&self) -> usize {
+        self.lines
+            .iter()
+            .filter(|l| !matches!(l, Line::Note(_)))
+            .count()
+    }
 }
 
 struct Context<'a> {
@@ -142,6 +181,7 @@ struct Context<'a> {
 impl Context<'_> {
     fn entries(&self, outline: &Outline) -> Vec<Entry> {
         let comments = self.options.comments;
+        let diagnostics = Diagnostics::new(outline);
         let mut entries: Vec<Entry> = Vec::new();
         // The own-line `;` comment block just seen: (first item index, last item index).
         let mut block: Option<(usize, usize)> = None;
@@ -183,7 +223,8 @@ impl Context<'_> {
                     };
                     // An unterminated `#|` hides the rest of the file: always say so.
                     lines.extend(
-                        diagnostics_in(outline, item)
+                        diagnostics
+                            .within(item)
                             .map(|d| Line::Note(format!("[{}]", d.message))),
                     );
                     if !lines.is_empty() {
@@ -208,7 +249,7 @@ impl Context<'_> {
                     block = None;
                     let mut expanded = 0;
                     lines.extend(self.form_lines(item, 0, &mut expanded));
-                    for d in diagnostics_in(outline, item) {
+                    for d in diagnostics.within(item) {
                         lines.push(Line::Note(format!("[{}]", d.message)));
                     }
                     entries.push(Entry {
@@ -224,7 +265,8 @@ impl Context<'_> {
                 }),
                 ItemKind::Stray => {
                     block = None;
-                    let lines = diagnostics_in(outline, item)
+                    let lines = diagnostics
+                        .within(item)
                         .map(|d| Line::Note(format!("[{}]", d.message)))
                         .collect();
                     entries.push(Entry {
@@ -286,15 +328,15 @@ impl Context<'_> {
         let Some(p) = &self.options.name_pattern else {
             return false;
         };
-        form.name.as_deref().is_some_and(|n| p.regex.is_match(n))
-            || form.method_key().is_some_and(|k| p.regex.is_match(&k))
+        form.name.as_deref().is_some_and(|n| p.is_match(n))
+            || form.method_key().is_some_and(|k| p.is_match(&k))
     }
 
     fn content_matches(&self, item: &OutlineItem) -> bool {
         let Some(p) = &self.options.content_pattern else {
             return false;
         };
-        p.regex.is_match(&self.source.text(item.start, item.end))
+        p.is_match(&self.source.text(item.start, item.end))
     }
 
     /// Whether any form (or child) matches the name (or content) pattern.
@@ -316,11 +358,7 @@ impl Context<'_> {
     /// before the item when that is only indentation, else gets the view's indentation.
     fn verbatim(&self, item: &OutlineItem, depth: usize) -> Vec<Line> {
         let bytes = self.source.bytes();
-        let line_start = bytes[..item.start]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |p| p + 1);
-        let lead = &bytes[line_start..item.start];
+        let lead = &bytes[self.line_start(item.start)..item.start];
         let prefix = if lead.iter().all(|c| *c == b' ' || *c == b'\t') {
             String::from_utf8_lossy(lead).into_owned()
         } else {
@@ -351,24 +389,41 @@ impl Context<'_> {
     }
 
     fn starts_line(&self, at: usize) -> bool {
-        let bytes = self.source.bytes();
-        bytes[..at]
+        self.source.bytes()[self.line_start(at)..at]
             .iter()
-            .rev()
-            .take_while(|&&c| c != b'\n')
             .all(|&c| c == b' ' || c == b'\t' || c == 0xBF || c == 0xBB || c == 0xEF)
+    }
+
+    /// The byte after the last newline before `at` (0 on the first line, BOM included).
+    /// From the line table, not a scan back: many items on one long line stay linear.
+    fn line_start(&self, at: usize) -> usize {
+        match self.source.line_of(at) {
+            0 => 0,
+            line => self.source.line_start(line),
+        }
     }
 }
 
-fn diagnostics_in<'o>(
-    outline: &'o Outline,
-    item: &OutlineItem,
-) -> impl Iterator<Item = &'o Diagnostic> {
-    let (start, end) = (item.start, item.end);
-    outline
-        .diagnostics
-        .iter()
-        .filter(move |d| d.offset >= start && d.offset < end)
+/// The outline's diagnostics by offset, so that those of an item are found by binary
+/// search (a scan of all of them per item is quadratic on a file of many broken forms).
+struct Diagnostics<'o> {
+    by_offset: Vec<&'o Diagnostic>,
+}
+
+impl<'o> Diagnostics<'o> {
+    fn new(outline: &'o Outline) -> Diagnostics<'o> {
+        let mut by_offset: Vec<&Diagnostic> = outline.diagnostics.iter().collect();
+        // Stable: diagnostics at one offset keep their order.
+        by_offset.sort_by_key(|d| d.offset);
+        Diagnostics { by_offset }
+    }
+
+    /// Those at an offset inside the item, in order.
+    fn within(&self, item: &OutlineItem) -> impl Iterator<Item = &'o Diagnostic> + '_ {
+        let from = self.by_offset.partition_point(|d| d.offset < item.start);
+        let to = from + self.by_offset[from..].partition_point(|d| d.offset < item.end);
+        self.by_offset[from..to].iter().copied()
+    }
 }
 
 /// Appends `text` with the form's reader conditionals in front (`#+sbcl (defun ...)`).

@@ -12,8 +12,8 @@ mod raw;
 mod text_filtered;
 
 use crate::outline::Outline;
+pub use crate::pattern::Pattern;
 use crate::source::Source;
-use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 pub use lines::MAX_LINE_CHARS;
@@ -52,13 +52,6 @@ pub enum Comments {
     Preceding,
     /// Every top-level comment.
     All,
-}
-
-/// A compiled pattern and its source text (for notes).
-#[derive(Clone, Debug)]
-pub struct Pattern {
-    pub text: String,
-    pub regex: Regex,
 }
 
 /// What to render.

@@ -13,7 +13,7 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
         .collect();
     let is_match = |i: usize| {
         let line = source.line(i);
-        patterns.iter().any(|p| p.regex.is_match(&line))
+        patterns.iter().any(|p| p.is_match(&line))
     };
     let mut view = View {
         mode: Mode::TextFiltered,
@@ -39,11 +39,11 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
         let from = last_printed.map_or(from, |p| from.max(p + 1));
         let separated = last_printed.is_some_and(|p| from > p + 1);
         // Extend the block while matches keep coming within the context window.
-        let mut to = (i + options.context_lines).min(total - 1);
+        let mut to = i.saturating_add(options.context_lines).min(total - 1);
         let mut j = i + 1;
         while j <= to {
             if is_match(j) {
-                to = (j + options.context_lines).min(total - 1);
+                to = j.saturating_add(options.context_lines).min(total - 1);
             }
             j += 1;
         }
@@ -87,10 +87,10 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
             ("name_pattern", &options.name_pattern),
         ]
         .into_iter()
-        .filter_map(|(k, p)| p.as_ref().map(|p| format!("{k} {:?}", p.text)))
+        .filter_map(|(k, p)| p.as_ref().map(|p| format!("{k} {}", p.quoted())))
         .collect();
         let from = if options.offset > 0 {
-            format!(" from line {}", options.offset + 1)
+            format!(" from line {}", options.offset.saturating_add(1))
         } else {
             String::new()
         };

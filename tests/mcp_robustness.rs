@@ -408,3 +408,142 @@ fn usage_errors_exit_2_and_write_nothing_on_stdout() {
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("INVALID_ARGUMENT"));
 }
+
+/// A directory holding `big.lisp`, about 7 MB of small definitions: collapsing it takes
+/// seconds in a debug build, a slow but legitimate request.
+fn slow_root() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lrf-mcp-slow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.lisp");
+    if !path.exists() {
+        let mut text = String::new();
+        for i in 0..120_000 {
+            text.push_str(&format!(
+                "(defun f{i} (x y) \"doc\" (let ((z (+ x y))) (list z)))\n"
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+    }
+    dir
+}
+
+fn start_slow() -> RawServer {
+    let root = slow_root();
+    RawServer::start(&[
+        "--root",
+        root.to_str().unwrap(),
+        "--max-file-bytes",
+        "100000000",
+    ])
+}
+
+fn send_slow_call(server: &mut RawServer, id: u64) {
+    server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "lisp-read-file", "arguments": {"path": "big.lisp"}}}));
+}
+
+#[test]
+fn slow_calls_leave_ping_answered_and_a_cancelled_call_unanswered() {
+    let mut server = start_slow();
+    for id in [10, 11, 12] {
+        send_slow_call(&mut server, id);
+    }
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 10, "reason": "test"}}),
+    );
+    server.send(&json!({"jsonrpc": "2.0", "id": 20, "method": "ping"}));
+    // The ping is answered while the three calls still compute.
+    let first = server.next_message();
+    assert_eq!(first["id"], 20, "ping waited for a slow call: {first:.300}");
+    let mut answered = Vec::new();
+    while answered.len() < 2 {
+        let message = server.next_message();
+        assert_ne!(message["id"], 10, "a cancelled request was answered");
+        assert_eq!(message["result"]["isError"], false, "{message:.300}");
+        answered.push(message["id"].as_u64().unwrap());
+    }
+    answered.sort();
+    assert_eq!(answered, [11, 12]);
+    let ping = server.request(21, "ping", json!({}));
+    assert!(ping["result"].is_object(), "{ping}");
+    assert!(server.finish().iter().all(|m| m["id"] != 10));
+}
+
+#[test]
+fn closing_stdin_while_calls_compute_ends_the_process_at_once() {
+    // How long one slow call takes here, to compare the exit with.
+    let mut server = start_slow();
+    let started = Instant::now();
+    send_slow_call(&mut server, 1);
+    let answer = server.response(1);
+    assert_eq!(answer["result"]["isError"], false, "{answer:.300}");
+    let one_call = started.elapsed();
+    for id in [2, 3] {
+        send_slow_call(&mut server, id);
+    }
+    std::thread::sleep(one_call / 10);
+    let closed = Instant::now();
+    drop(server.stdin.take());
+    while server.child.try_wait().unwrap().is_none() && closed.elapsed() < TIMEOUT {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let exit = closed.elapsed();
+    server.finish();
+    // Waiting for the computations would take most of one call; exiting takes little.
+    assert!(
+        exit < one_call / 3,
+        "exit took {exit:?} after stdin closed; one call takes {one_call:?}"
+    );
+}
+
+#[test]
+fn a_request_id_already_in_flight_gets_an_error_and_the_first_its_answer() {
+    let mut server = start_slow();
+    send_slow_call(&mut server, 7);
+    send_slow_call(&mut server, 7);
+    let first = server.response(7);
+    assert_eq!(first["error"]["code"], -32600, "{first:.300}");
+    let message = first["error"]["message"].as_str().unwrap();
+    assert!(message.contains("duplicate request id"), "{message}");
+    let second = server.response(7);
+    assert_eq!(second["result"]["isError"], false, "{second:.300}");
+    // Once answered, the id may be used again.
+    send_slow_call(&mut server, 7);
+    let again = server.response(7);
+    assert_eq!(again["result"]["isError"], false, "{again:.300}");
+    server.finish();
+}
+
+#[test]
+fn malformed_tools_call_params_are_invalid_params() {
+    let mut server = RawServer::start(&[]);
+    let cases = [
+        (json!(null), "needs params"),
+        (json!([1]), "must be an object"),
+        (json!({"arguments": {}}), "\"name\""),
+        (json!({"name": 3}), "\"name\""),
+        (
+            json!({"name": "lisp-read-file", "arguments": [1]}),
+            "\"arguments\"",
+        ),
+        (
+            json!({"name": "lisp-read-file", "arguments": "x"}),
+            "\"arguments\"",
+        ),
+    ];
+    for (i, (params, why)) in cases.into_iter().enumerate() {
+        let id = 100 + i as u64;
+        let mut request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"});
+        if !params.is_null() {
+            request["params"] = params;
+        }
+        server.send(&request);
+        let response = server.response(id);
+        assert_eq!(response["error"]["code"], -32602, "{request}: {response}");
+        let message = response["error"]["message"].as_str().unwrap();
+        assert!(message.contains(why), "{request}: {message}");
+    }
+    server.assert_alive(200);
+    server.finish();
+}

@@ -114,6 +114,9 @@ const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
 const ROOTS_RETRY_FIRST: Duration = Duration::from_secs(1);
 const ROOTS_RETRY_MAX: Duration = Duration::from_secs(60);
 
+/// After stdin ends, how long answers still being computed or written are waited for.
+const EXIT_GRACE: Duration = Duration::from_millis(300);
+
 /// Tool computations that may run at once; more wait (cancellable) for a free slot. An
 /// abandoned computation (cancelled request, closed stdin) keeps its slot until it ends,
 /// so a client cannot pile up threads by cancelling.
@@ -678,12 +681,22 @@ pub fn serve_stdio(options: ServerOptions) -> Result<(), String> {
         let (stdin, stdout) = rmcp::transport::stdio_pipes();
         let transport =
             LineTransport::new(tokio::io::BufReader::with_capacity(1 << 16, stdin), stdout);
+        let stopper = transport.stopper();
         let service = server
             .serve(transport)
             .await
             .map_err(|e| format!("MCP initialization failed: {e}"))?;
-        let quit = service.waiting().await;
-        tracing::info!("stopped: {quit:?}");
+        // rmcp waits up to 5 s for running handlers after stdin ends; a client that
+        // closed stdin is shutting the server down, so answers not ready soon are dropped.
+        let abandon = async {
+            stopper.input_ended.notified().await;
+            tokio::time::sleep(EXIT_GRACE).await;
+        };
+        tokio::select! {
+            quit = service.waiting() => tracing::info!("stopped: {quit:?}"),
+            _ = abandon => tracing::info!("stdin closed: calls still computing are abandoned"),
+        }
+        stopper.silence(EXIT_GRACE).await;
         Ok(())
     });
     // Computations still running (a cancelled or abandoned request) must not delay the

@@ -30,7 +30,7 @@ use std::future::Future;
 use std::io;
 use std::sync::{Arc, Mutex as SyncMutex};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::{Mutex, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore};
 
 /// Longest request line accepted (rmcp's own default).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -57,6 +57,24 @@ pub struct LineTransport<R, W> {
     /// The slot taken for the next message, kept across a dropped `receive`.
     slot: Option<OwnedSemaphorePermit>,
     in_flight: InFlight,
+    /// Told when stdin ends, so that the server can stop without waiting for computations.
+    input_ended: Arc<Notify>,
+}
+
+/// What the server needs to stop promptly once stdin ends (see [`LineTransport::stopper`]).
+pub struct Stopper<W> {
+    pub input_ended: Arc<Notify>,
+    writer: Arc<Mutex<W>>,
+}
+
+impl<W: Send + 'static> Stopper<W> {
+    /// Waits (at most `within`) for the line being written to be complete, then keeps
+    /// stdout locked for good, so that the process can exit without a half-written line.
+    pub async fn silence(&self, within: std::time::Duration) {
+        if let Ok(guard) = tokio::time::timeout(within, self.writer.clone().lock_owned()).await {
+            std::mem::forget(guard);
+        }
+    }
 }
 
 impl<R, W> LineTransport<R, W>
@@ -73,6 +91,14 @@ where
             slots: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
             slot: None,
             in_flight: InFlight::default(),
+            input_ended: Arc::new(Notify::new()),
+        }
+    }
+
+    pub fn stopper(&self) -> Stopper<W> {
+        Stopper {
+            input_ended: self.input_ended.clone(),
+            writer: self.writer.clone(),
         }
     }
 
@@ -279,9 +305,13 @@ where
                     self.reply_error(error, None);
                     continue;
                 }
-                Ok(LineRead::End) => return None,
+                Ok(LineRead::End) => {
+                    self.input_ended.notify_one();
+                    return None;
+                }
                 Err(e) => {
                     tracing::error!("cannot read stdin: {e}");
+                    self.input_ended.notify_one();
                     return None;
                 }
             }

@@ -503,6 +503,15 @@ fn schema(text: &str) -> Arc<JsonObject> {
     }
 }
 
+/// `{"required": names, "properties": {name: its schema, ...}}`.
+fn required_branch(names: &[&str], properties: &Map<String, Value>) -> Value {
+    let defined: Map<String, Value> = names
+        .iter()
+        .filter_map(|&name| Some((name.to_string(), properties.get(name)?.clone())))
+        .collect();
+    serde_json::json!({"required": names, "properties": defined})
+}
+
 /// The definition `tools/list` gives for `tool`.
 pub fn definition(tool: ToolName) -> Tool {
     let (title, description, input, output) = match tool {
@@ -553,7 +562,10 @@ pub fn definition(tool: ToolName) -> Tool {
     if let (false, Value::Object(object)) = (error_codes.is_empty(), &mut output) {
         // One object schema for both shapes (clients read `properties` at the top): the
         // error's members join the result's, and `anyOf` says which set is required.
-        let result_required = object.remove("required").unwrap_or(Value::Null);
+        let result_required: Vec<String> = object
+            .remove("required")
+            .and_then(|r| serde_json::from_value(r).ok())
+            .unwrap_or_default();
         if let Some(Value::Object(properties)) = object.get_mut("properties") {
             properties.insert(
                 "code".into(),
@@ -567,13 +579,20 @@ pub fn definition(tool: ToolName) -> Tool {
             );
         }
         object.insert("required".into(), serde_json::json!(["path"]));
+        let properties = match object.get("properties") {
+            Some(Value::Object(properties)) => properties.clone(),
+            _ => Map::new(),
+        };
+        // Each branch names its own `properties`: strict validators (Ajv's strictRequired)
+        // refuse a `required` name that its schema object does not define.
+        let branch = |required: &[&str]| required_branch(required, &properties);
+        let result_required: Vec<&str> = result_required.iter().map(String::as_str).collect();
+        let mut error_branch = branch(&["code", "path", "message"]);
+        error_branch["not"] =
+            serde_json::json!({"anyOf": [branch(&["content"]), branch(&["meta"])]});
         object.insert(
             "anyOf".into(),
-            serde_json::json!([
-                {"required": result_required},
-                {"required": ["code", "path", "message"],
-                 "not": {"anyOf": [{"required": ["content"]}, {"required": ["meta"]}]}}
-            ]),
+            Value::Array(vec![branch(&result_required), error_branch]),
         );
     }
     let mut definition = Tool::new(tool.as_str(), description, schema(input));
@@ -738,6 +757,58 @@ mod tests {
             assert!(properties.contains_key(field));
         }
         assert_eq!(properties.len(), defaults.as_object().unwrap().len() + 2);
+    }
+
+    /// Every `required` name is defined in the `properties` of the same schema object,
+    /// as strict validators (Ajv's strictRequired) demand; returns the offenders.
+    fn undefined_required(schema: &Value, at: &str, out: &mut Vec<String>) {
+        match schema {
+            Value::Object(object) => {
+                if let Some(Value::Array(required)) = object.get("required") {
+                    let properties = object.get("properties").and_then(Value::as_object);
+                    for name in required.iter().filter_map(Value::as_str) {
+                        if !properties.is_some_and(|p| p.contains_key(name)) {
+                            out.push(format!("{at}: {name}"));
+                        }
+                    }
+                }
+                for (key, value) in object {
+                    undefined_required(value, &format!("{at}/{key}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    undefined_required(item, &format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn schemas_define_every_required_name_where_it_is_required() {
+        for tool in ToolName::ALL {
+            let d = definition(tool);
+            let mut offenders = Vec::new();
+            let input = Value::Object((*d.input_schema).clone());
+            undefined_required(&input, "input", &mut offenders);
+            let output = Value::Object((*d.output_schema.unwrap()).clone());
+            undefined_required(&output, "output", &mut offenders);
+            assert!(offenders.is_empty(), "{}: {offenders:?}", tool.as_str());
+        }
+    }
+
+    #[test]
+    fn output_schemas_still_tell_results_from_errors() {
+        let d = definition(ToolName::LispReadFile);
+        let output = Value::Object((*d.output_schema.unwrap()).clone());
+        let validator = jsonschema::validator_for(&output).unwrap();
+        let error = serde_json::json!({"code": "NOT_FOUND", "path": "a", "message": "m"});
+        assert!(validator.is_valid(&error));
+        let mut mixed = error.clone();
+        mixed["content"] = "x".into();
+        assert!(!validator.is_valid(&mixed));
+        assert!(!validator.is_valid(&serde_json::json!({"path": "a"})));
     }
 
     #[test]

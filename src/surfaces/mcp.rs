@@ -323,7 +323,11 @@ fn current_dir() -> Result<PathBuf, ToolError> {
 
 fn load_reader(roots: &[PathBuf], options: &ServerOptions) -> Result<Reader, ToolError> {
     let guard = Guard::confined(roots, options.max_file_bytes)?;
-    let grammar = super::project_grammar(&guard, options.definers.as_deref())?;
+    let (grammar, warnings) =
+        super::project_grammar(&guard, options.definers.as_deref(), options.max_file_bytes)?;
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
     Ok(Reader { guard, grammar })
 }
 

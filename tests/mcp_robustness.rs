@@ -27,6 +27,11 @@ struct RawServer {
 
 impl RawServer {
     fn start(args: &[&str]) -> RawServer {
+        RawServer::start_with(args, json!({}))
+    }
+
+    /// Starts the server and initializes it as a client with `capabilities`.
+    fn start_with(args: &[&str], capabilities: Value) -> RawServer {
         let mut child = Command::new(BIN)
             .arg("mcp")
             .args(args)
@@ -65,7 +70,7 @@ impl RawServer {
         };
         server.send(
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
+            "protocolVersion": "2025-06-18", "capabilities": capabilities,
             "clientInfo": {"name": "raw", "version": "1"}}}),
         );
         let init = server.next_message();
@@ -545,5 +550,55 @@ fn malformed_tools_call_params_are_invalid_params() {
         assert!(message.contains(why), "{request}: {message}");
     }
     server.assert_alive(200);
+    server.finish();
+}
+
+/// Calls lisp-read-file on the demo file; when the server asks for the client's roots
+/// first, answers with `roots` (an error when `None`). Returns the call's answer and
+/// whether the server asked.
+fn call_answering_roots(server: &mut RawServer, id: u64, roots: Option<Value>) -> (Value, bool) {
+    server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "lisp-read-file", "arguments": {"path": "fixtures/demo/demo.lisp"}}}));
+    let mut asked = false;
+    loop {
+        let message = server.next_message();
+        if message["method"] == "roots/list" {
+            asked = true;
+            let answer = match &roots {
+                Some(roots) => {
+                    json!({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": roots}})
+                }
+                None => json!({"jsonrpc": "2.0", "id": message["id"],
+                    "error": {"code": -32603, "message": "not now"}}),
+            };
+            server.send(&answer);
+        } else if message["id"] == id {
+            return (message, asked);
+        }
+    }
+}
+
+#[test]
+fn a_failed_roots_list_is_asked_again_later_not_on_every_call() {
+    let mut server = RawServer::start_with(&[], json!({"roots": {"listChanged": true}}));
+    let (answer, asked) = call_answering_roots(&mut server, 1, None);
+    assert!(asked);
+    assert_eq!(
+        answer["result"]["structuredContent"]["code"], "ACCESS_DENIED",
+        "{answer}"
+    );
+    // At once: still refused, without asking again.
+    let (answer, asked) = call_answering_roots(&mut server, 2, None);
+    assert!(!asked, "asked again at once");
+    assert_eq!(
+        answer["result"]["structuredContent"]["code"], "ACCESS_DENIED",
+        "{answer}"
+    );
+    // After the first back-off (1 s), the client is asked again, and now answers.
+    std::thread::sleep(Duration::from_millis(1500));
+    let root = format!("file://{}", repo().display());
+    let (answer, asked) = call_answering_roots(&mut server, 3, Some(json!([{"uri": root}])));
+    assert!(asked, "a failed roots/list was never asked again");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
     server.finish();
 }

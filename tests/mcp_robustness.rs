@@ -602,3 +602,53 @@ fn a_failed_roots_list_is_asked_again_later_not_on_every_call() {
     assert_eq!(answer["result"]["isError"], false, "{answer}");
     server.finish();
 }
+
+/// The server's peak resident memory in kB (`VmHWM` of /proc/PID/status).
+fn peak_rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_client_that_never_reads_stdout_cannot_grow_the_server() {
+    // Each answer holds about 0.8 MB (400 lines of 500 bytes, as text and as structure).
+    let dir = std::env::temp_dir().join(format!("lrf-mcp-backpressure-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = format!("{}\n", "x".repeat(499));
+    std::fs::write(dir.join("wide.txt"), line.repeat(400)).unwrap();
+    let mut server = RawServer::start(&["--root", dir.to_str().unwrap()]);
+    const REQUESTS: u64 = 600;
+    let mut requests = Vec::new();
+    for id in 1..=REQUESTS {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "lisp-read-file", "arguments": {"path": "wide.txt"}}});
+        requests.extend(serde_json::to_vec(&message).unwrap());
+        requests.push(b'\n');
+    }
+    // Written by another thread: with backpressure, the write blocks while nobody reads.
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&requests).unwrap();
+        stdin
+    });
+    // Time enough for a server without backpressure to read and answer most requests
+    // (600 answers held would be near 500 MB); nothing asserts on this time.
+    std::thread::sleep(Duration::from_secs(8));
+    let peak_mb = peak_rss_kb(server.child.id()) / 1024;
+    assert!(
+        peak_mb < 120,
+        "the server held {peak_mb} MB while stdout was not read"
+    );
+    // Now the client reads: every answer arrives.
+    let mut answered = std::collections::BTreeSet::new();
+    while answered.len() < REQUESTS as usize {
+        let message = server.next_message();
+        assert_eq!(message["result"]["isError"], false, "{message:.300}");
+        answered.insert(message["id"].as_u64().unwrap());
+    }
+    assert_eq!(answered.len() as u64, REQUESTS);
+    server.stdin = Some(writer.join().unwrap());
+    eprintln!("peak RSS while stdout was not read: {peak_mb} MB");
+    server.finish();
+}

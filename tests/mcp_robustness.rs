@@ -376,7 +376,7 @@ fn a_thousand_sequential_calls_and_eight_concurrent_ones_over_the_pipe() {
     while seen.len() < 8 {
         let message = server.next_message();
         let id = message["id"].as_u64().expect("a response");
-        assert_eq!(message["result"]["isError"], false, "{message:.300}");
+        assert_eq!(message["result"]["isError"], false, "{}", short(&message));
         let structured = &message["result"]["structuredContent"];
         match tools[(id - 2000) as usize % 4] {
             "Read" => assert_eq!(structured["context"]["path_resolved"], "README.md"),
@@ -453,6 +453,8 @@ fn slow_calls_leave_ping_answered_and_a_cancelled_call_unanswered() {
     for id in [10, 11, 12] {
         send_slow_call(&mut server, id);
     }
+    // Let the calls start computing (each takes seconds), so that the ping comes after.
+    std::thread::sleep(Duration::from_millis(300));
     server.send(
         &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 10, "reason": "test"}}),
@@ -460,12 +462,17 @@ fn slow_calls_leave_ping_answered_and_a_cancelled_call_unanswered() {
     server.send(&json!({"jsonrpc": "2.0", "id": 20, "method": "ping"}));
     // The ping is answered while the three calls still compute.
     let first = server.next_message();
-    assert_eq!(first["id"], 20, "ping waited for a slow call: {first:.300}");
+    assert_eq!(
+        first["id"],
+        20,
+        "ping waited for a slow call: {}",
+        short(&first)
+    );
     let mut answered = Vec::new();
     while answered.len() < 2 {
         let message = server.next_message();
         assert_ne!(message["id"], 10, "a cancelled request was answered");
-        assert_eq!(message["result"]["isError"], false, "{message:.300}");
+        assert_eq!(message["result"]["isError"], false, "{}", short(&message));
         answered.push(message["id"].as_u64().unwrap());
     }
     answered.sort();
@@ -482,7 +489,7 @@ fn closing_stdin_while_calls_compute_ends_the_process_at_once() {
     let started = Instant::now();
     send_slow_call(&mut server, 1);
     let answer = server.response(1);
-    assert_eq!(answer["result"]["isError"], false, "{answer:.300}");
+    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
     let one_call = started.elapsed();
     for id in [2, 3] {
         send_slow_call(&mut server, id);
@@ -508,15 +515,15 @@ fn a_request_id_already_in_flight_gets_an_error_and_the_first_its_answer() {
     send_slow_call(&mut server, 7);
     send_slow_call(&mut server, 7);
     let first = server.response(7);
-    assert_eq!(first["error"]["code"], -32600, "{first:.300}");
+    assert_eq!(first["error"]["code"], -32600, "{}", short(&first));
     let message = first["error"]["message"].as_str().unwrap();
     assert!(message.contains("duplicate request id"), "{message}");
     let second = server.response(7);
-    assert_eq!(second["result"]["isError"], false, "{second:.300}");
+    assert_eq!(second["result"]["isError"], false, "{}", short(&second));
     // Once answered, the id may be used again.
     send_slow_call(&mut server, 7);
     let again = server.response(7);
-    assert_eq!(again["result"]["isError"], false, "{again:.300}");
+    assert_eq!(again["result"]["isError"], false, "{}", short(&again));
     server.finish();
 }
 
@@ -644,11 +651,16 @@ fn a_client_that_never_reads_stdout_cannot_grow_the_server() {
     let mut answered = std::collections::BTreeSet::new();
     while answered.len() < REQUESTS as usize {
         let message = server.next_message();
-        assert_eq!(message["result"]["isError"], false, "{message:.300}");
+        assert_eq!(message["result"]["isError"], false, "{}", short(&message));
         answered.insert(message["id"].as_u64().unwrap());
     }
     assert_eq!(answered.len() as u64, REQUESTS);
     server.stdin = Some(writer.join().unwrap());
     eprintln!("peak RSS while stdout was not read: {peak_mb} MB");
     server.finish();
+}
+
+/// A message cut to 300 characters, for assertion messages.
+fn short(message: &Value) -> String {
+    message.to_string().chars().take(300).collect()
 }

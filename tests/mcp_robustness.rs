@@ -664,3 +664,20 @@ fn a_client_that_never_reads_stdout_cannot_grow_the_server() {
 fn short(message: &Value) -> String {
     message.to_string().chars().take(300).collect()
 }
+
+#[test]
+fn a_request_line_split_around_another_answer_is_read_whole() {
+    let mut server = start_slow();
+    send_slow_call(&mut server, 1);
+    // Half a line, then the slow answer goes out while the reader waits for the rest.
+    let ping = br#"{"jsonrpc": "2.0", "id": 2, "method": "ping"}"#;
+    server.send_raw(&ping[..20]);
+    let answer = server.response(1);
+    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
+    server.send_raw(&ping[20..]);
+    server.send_raw(b"\n");
+    let pong = server.next_message();
+    assert_eq!(pong["id"], 2, "the first half of the line was lost: {pong}");
+    assert!(pong["result"].is_object(), "{pong}");
+    server.finish();
+}

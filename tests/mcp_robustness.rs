@@ -13,6 +13,15 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Tests that keep the CPU busy for seconds run one at a time: on a small machine, two
+/// at once would make each other look hung.
+fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    HEAVY
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -287,6 +296,7 @@ fn wrong_argument_types_are_tool_errors() {
 
 #[test]
 fn a_ten_megabyte_request_line_is_answered_and_a_huge_one_is_refused() {
+    let _heavy = heavy();
     let mut server = RawServer::start(&[]);
     // 10 MB of path: a real request, answered with a tool error (the name is too long).
     let path = "a/".repeat(5 * 1024 * 1024);
@@ -348,6 +358,7 @@ fn a_client_that_closes_stdin_mid_call_gets_a_clean_exit() {
 
 #[test]
 fn a_thousand_sequential_calls_and_eight_concurrent_ones_over_the_pipe() {
+    let _heavy = heavy();
     let mut server = RawServer::start(&["--tools", "lisp-read-file,read_file,Read"]);
     let first = server.call(
         1,
@@ -449,6 +460,7 @@ fn send_slow_call(server: &mut RawServer, id: u64) {
 
 #[test]
 fn slow_calls_leave_ping_answered_and_a_cancelled_call_unanswered() {
+    let _heavy = heavy();
     let mut server = start_slow();
     for id in [10, 11, 12] {
         send_slow_call(&mut server, id);
@@ -484,6 +496,7 @@ fn slow_calls_leave_ping_answered_and_a_cancelled_call_unanswered() {
 
 #[test]
 fn closing_stdin_while_calls_compute_ends_the_process_at_once() {
+    let _heavy = heavy();
     // How long one slow call takes here, to compare the exit with.
     let mut server = start_slow();
     let started = Instant::now();
@@ -511,6 +524,7 @@ fn closing_stdin_while_calls_compute_ends_the_process_at_once() {
 
 #[test]
 fn a_request_id_already_in_flight_gets_an_error_and_the_first_its_answer() {
+    let _heavy = heavy();
     let mut server = start_slow();
     send_slow_call(&mut server, 7);
     send_slow_call(&mut server, 7);
@@ -619,6 +633,7 @@ fn peak_rss_kb(pid: u32) -> u64 {
 
 #[test]
 fn a_client_that_never_reads_stdout_cannot_grow_the_server() {
+    let _heavy = heavy();
     // Each answer holds about 0.8 MB (400 lines of 500 bytes, as text and as structure).
     let dir = std::env::temp_dir().join(format!("lrf-mcp-backpressure-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -667,6 +682,7 @@ fn short(message: &Value) -> String {
 
 #[test]
 fn a_request_line_split_around_another_answer_is_read_whole() {
+    let _heavy = heavy();
     let mut server = start_slow();
     send_slow_call(&mut server, 1);
     // Half a line, then the slow answer goes out while the reader waits for the rest.

@@ -277,13 +277,12 @@ where
             JsonRpcMessage::Error(error) => error.id.clone(),
             _ => None,
         };
-        let in_flight = self.in_flight.clone();
+        // The id is free again before the answer goes out (a client may reuse it as soon
+        // as it reads the answer), but the slot is held until the answer is written.
+        let slot = answered.and_then(|id| lock(&self.in_flight).remove(&id));
         async move {
             let written = write_message(&writer, &item).await;
-            // The slot is freed once the answer is out of the process, not before.
-            if let Some(id) = answered {
-                lock(&in_flight).remove(&id);
-            }
+            drop(slot);
             written
         }
     }

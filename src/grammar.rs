@@ -110,13 +110,17 @@ impl Grammar {
             .with_nil_symbol(lexpr::parse::NilSymbol::EmptyList)
             .with_t_symbol(lexpr::parse::TSymbol::True);
         let mut parser = lexpr::Parser::from_str_custom(text, options);
+        // All or nothing: a table that fails half-way adds none of its entries.
+        let mut entries = Vec::new();
         loop {
             let value = match parser.next_value() {
                 Ok(Some(v)) => v,
                 Ok(None) => break,
                 Err(e) => return Err(bad(format!("cannot read the table ({e})"))),
             };
-            let definer = parse_entry(&value).map_err(|m| bad(format!("{m} in entry {value}")))?;
+            entries.push(parse_entry(&value).map_err(|m| bad(format!("{m} in entry {value}")))?);
+        }
+        for definer in entries {
             self.definers.insert(definer.operator.clone(), definer);
         }
         Ok(())
@@ -356,6 +360,18 @@ mod tests {
             panic!()
         };
         assert_eq!(f.lambda_list, None);
+    }
+
+    #[test]
+    fn a_table_that_fails_half_way_adds_nothing() {
+        let mut g = Grammar::builtin();
+        let before = g.len();
+        let text = "(define-route :name 1 :lambda-list 2)\n(defun :bogus 1)";
+        assert!(g.extend_from_str(text, "x.lisp").is_err());
+        assert_eq!(g.len(), before);
+        assert!(
+            !matches!(g.lookup("define-route"), Lookup::Definer(d) if d.lambda_list == Some(2))
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! * [`grammar`]: the definer table (`grammar/definers.lisp`), read with `lexpr`.
 //! * [`outline`]: classifies each form with the definer table.
 
+pub mod cancel;
 pub mod error;
 pub mod grammar;
 pub mod guard;

@@ -757,7 +757,8 @@ fn project_definers_file_at_a_root_is_picked_up() {
         s.run(&["--root", "other", "routes.lisp"]).ok(),
         ROUTE_GENERIC
     );
-    // --definers overrides the project's table.
+    // --definers overrides the project's table; it is the operator's argument, so a
+    // relative name is relative to the working directory, not to the root.
     s.write(
         "project/override.lisp",
         "(define-route :name 1 :lambda-list 2)\n",
@@ -767,7 +768,7 @@ fn project_definers_file_at_a_root_is_picked_up() {
             "--root",
             "project",
             "--definers",
-            "override.lisp",
+            "project/override.lisp",
             "routes.lisp"
         ])
         .ok(),

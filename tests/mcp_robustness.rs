@@ -13,6 +13,15 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Tests that keep the CPU busy for seconds run one at a time: on a small machine, two
+/// at once would make each other look hung.
+fn heavy() -> std::sync::MutexGuard<'static, ()> {
+    static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    HEAVY
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -27,6 +36,11 @@ struct RawServer {
 
 impl RawServer {
     fn start(args: &[&str]) -> RawServer {
+        RawServer::start_with(args, json!({}))
+    }
+
+    /// Starts the server and initializes it as a client with `capabilities`.
+    fn start_with(args: &[&str], capabilities: Value) -> RawServer {
         let mut child = Command::new(BIN)
             .arg("mcp")
             .args(args)
@@ -65,7 +79,7 @@ impl RawServer {
         };
         server.send(
             &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
+            "protocolVersion": "2025-06-18", "capabilities": capabilities,
             "clientInfo": {"name": "raw", "version": "1"}}}),
         );
         let init = server.next_message();
@@ -282,6 +296,7 @@ fn wrong_argument_types_are_tool_errors() {
 
 #[test]
 fn a_ten_megabyte_request_line_is_answered_and_a_huge_one_is_refused() {
+    let _heavy = heavy();
     let mut server = RawServer::start(&[]);
     // 10 MB of path: a real request, answered with a tool error (the name is too long).
     let path = "a/".repeat(5 * 1024 * 1024);
@@ -343,6 +358,7 @@ fn a_client_that_closes_stdin_mid_call_gets_a_clean_exit() {
 
 #[test]
 fn a_thousand_sequential_calls_and_eight_concurrent_ones_over_the_pipe() {
+    let _heavy = heavy();
     let mut server = RawServer::start(&["--tools", "lisp-read-file,read_file,Read"]);
     let first = server.call(
         1,
@@ -371,7 +387,7 @@ fn a_thousand_sequential_calls_and_eight_concurrent_ones_over_the_pipe() {
     while seen.len() < 8 {
         let message = server.next_message();
         let id = message["id"].as_u64().expect("a response");
-        assert_eq!(message["result"]["isError"], false, "{message:.300}");
+        assert_eq!(message["result"]["isError"], false, "{}", short(&message));
         let structured = &message["result"]["structuredContent"];
         match tools[(id - 2000) as usize % 4] {
             "Read" => assert_eq!(structured["context"]["path_resolved"], "README.md"),
@@ -407,4 +423,277 @@ fn usage_errors_exit_2_and_write_nothing_on_stdout() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("INVALID_ARGUMENT"));
+}
+
+/// A directory holding `big.lisp`, about 7 MB of small definitions: collapsing it takes
+/// seconds in a debug build, a slow but legitimate request.
+fn slow_root() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lrf-mcp-slow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.lisp");
+    if !path.exists() {
+        let mut text = String::new();
+        for i in 0..120_000 {
+            text.push_str(&format!(
+                "(defun f{i} (x y) \"doc\" (let ((z (+ x y))) (list z)))\n"
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+    }
+    dir
+}
+
+fn start_slow() -> RawServer {
+    let root = slow_root();
+    RawServer::start(&[
+        "--root",
+        root.to_str().unwrap(),
+        "--max-file-bytes",
+        "100000000",
+    ])
+}
+
+fn send_slow_call(server: &mut RawServer, id: u64) {
+    server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "lisp-read-file", "arguments": {"path": "big.lisp"}}}));
+}
+
+#[test]
+fn slow_calls_leave_ping_answered_and_a_cancelled_call_unanswered() {
+    let _heavy = heavy();
+    let mut server = start_slow();
+    for id in [10, 11, 12] {
+        send_slow_call(&mut server, id);
+    }
+    // Let the calls start computing (each takes seconds), so that the ping comes after.
+    std::thread::sleep(Duration::from_millis(300));
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 10, "reason": "test"}}),
+    );
+    server.send(&json!({"jsonrpc": "2.0", "id": 20, "method": "ping"}));
+    // The ping is answered while the three calls still compute.
+    let first = server.next_message();
+    assert_eq!(
+        first["id"],
+        20,
+        "ping waited for a slow call: {}",
+        short(&first)
+    );
+    let mut answered = Vec::new();
+    while answered.len() < 2 {
+        let message = server.next_message();
+        assert_ne!(message["id"], 10, "a cancelled request was answered");
+        assert_eq!(message["result"]["isError"], false, "{}", short(&message));
+        answered.push(message["id"].as_u64().unwrap());
+    }
+    answered.sort();
+    assert_eq!(answered, [11, 12]);
+    let ping = server.request(21, "ping", json!({}));
+    assert!(ping["result"].is_object(), "{ping}");
+    assert!(server.finish().iter().all(|m| m["id"] != 10));
+}
+
+#[test]
+fn closing_stdin_while_calls_compute_ends_the_process_at_once() {
+    let _heavy = heavy();
+    // How long one slow call takes here, to compare the exit with.
+    let mut server = start_slow();
+    let started = Instant::now();
+    send_slow_call(&mut server, 1);
+    let answer = server.response(1);
+    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
+    let one_call = started.elapsed();
+    for id in [2, 3] {
+        send_slow_call(&mut server, id);
+    }
+    std::thread::sleep(one_call / 10);
+    let closed = Instant::now();
+    drop(server.stdin.take());
+    while server.child.try_wait().unwrap().is_none() && closed.elapsed() < TIMEOUT {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let exit = closed.elapsed();
+    server.finish();
+    // Waiting for the computations would take most of one call; exiting takes little.
+    assert!(
+        exit < one_call / 3,
+        "exit took {exit:?} after stdin closed; one call takes {one_call:?}"
+    );
+}
+
+#[test]
+fn a_request_id_already_in_flight_gets_an_error_and_the_first_its_answer() {
+    let _heavy = heavy();
+    let mut server = start_slow();
+    send_slow_call(&mut server, 7);
+    send_slow_call(&mut server, 7);
+    let first = server.response(7);
+    assert_eq!(first["error"]["code"], -32600, "{}", short(&first));
+    let message = first["error"]["message"].as_str().unwrap();
+    assert!(message.contains("duplicate request id"), "{message}");
+    let second = server.response(7);
+    assert_eq!(second["result"]["isError"], false, "{}", short(&second));
+    // Once answered, the id may be used again.
+    send_slow_call(&mut server, 7);
+    let again = server.response(7);
+    assert_eq!(again["result"]["isError"], false, "{}", short(&again));
+    server.finish();
+}
+
+#[test]
+fn malformed_tools_call_params_are_invalid_params() {
+    let mut server = RawServer::start(&[]);
+    let cases = [
+        (json!(null), "needs params"),
+        (json!([1]), "must be an object"),
+        (json!({"arguments": {}}), "\"name\""),
+        (json!({"name": 3}), "\"name\""),
+        (
+            json!({"name": "lisp-read-file", "arguments": [1]}),
+            "\"arguments\"",
+        ),
+        (
+            json!({"name": "lisp-read-file", "arguments": "x"}),
+            "\"arguments\"",
+        ),
+    ];
+    for (i, (params, why)) in cases.into_iter().enumerate() {
+        let id = 100 + i as u64;
+        let mut request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call"});
+        if !params.is_null() {
+            request["params"] = params;
+        }
+        server.send(&request);
+        let response = server.response(id);
+        assert_eq!(response["error"]["code"], -32602, "{request}: {response}");
+        let message = response["error"]["message"].as_str().unwrap();
+        assert!(message.contains(why), "{request}: {message}");
+    }
+    server.assert_alive(200);
+    server.finish();
+}
+
+/// Calls lisp-read-file on the demo file; when the server asks for the client's roots
+/// first, answers with `roots` (an error when `None`). Returns the call's answer and
+/// whether the server asked.
+fn call_answering_roots(server: &mut RawServer, id: u64, roots: Option<Value>) -> (Value, bool) {
+    server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "lisp-read-file", "arguments": {"path": "fixtures/demo/demo.lisp"}}}));
+    let mut asked = false;
+    loop {
+        let message = server.next_message();
+        if message["method"] == "roots/list" {
+            asked = true;
+            let answer = match &roots {
+                Some(roots) => {
+                    json!({"jsonrpc": "2.0", "id": message["id"], "result": {"roots": roots}})
+                }
+                None => json!({"jsonrpc": "2.0", "id": message["id"],
+                    "error": {"code": -32603, "message": "not now"}}),
+            };
+            server.send(&answer);
+        } else if message["id"] == id {
+            return (message, asked);
+        }
+    }
+}
+
+#[test]
+fn a_failed_roots_list_is_asked_again_later_not_on_every_call() {
+    let mut server = RawServer::start_with(&[], json!({"roots": {"listChanged": true}}));
+    let (answer, asked) = call_answering_roots(&mut server, 1, None);
+    assert!(asked);
+    assert_eq!(
+        answer["result"]["structuredContent"]["code"], "ACCESS_DENIED",
+        "{answer}"
+    );
+    // At once: still refused, without asking again.
+    let (answer, asked) = call_answering_roots(&mut server, 2, None);
+    assert!(!asked, "asked again at once");
+    assert_eq!(
+        answer["result"]["structuredContent"]["code"], "ACCESS_DENIED",
+        "{answer}"
+    );
+    // After the first back-off (1 s), the client is asked again, and now answers.
+    std::thread::sleep(Duration::from_millis(1500));
+    let root = format!("file://{}", repo().display());
+    let (answer, asked) = call_answering_roots(&mut server, 3, Some(json!([{"uri": root}])));
+    assert!(asked, "a failed roots/list was never asked again");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    server.finish();
+}
+
+/// The server's peak resident memory in kB (`VmHWM` of /proc/PID/status).
+fn peak_rss_kb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_client_that_never_reads_stdout_cannot_grow_the_server() {
+    let _heavy = heavy();
+    // Each answer holds about 0.8 MB (400 lines of 500 bytes, as text and as structure).
+    let dir = std::env::temp_dir().join(format!("lrf-mcp-backpressure-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let line = format!("{}\n", "x".repeat(499));
+    std::fs::write(dir.join("wide.txt"), line.repeat(400)).unwrap();
+    let mut server = RawServer::start(&["--root", dir.to_str().unwrap()]);
+    const REQUESTS: u64 = 600;
+    let mut requests = Vec::new();
+    for id in 1..=REQUESTS {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "lisp-read-file", "arguments": {"path": "wide.txt"}}});
+        requests.extend(serde_json::to_vec(&message).unwrap());
+        requests.push(b'\n');
+    }
+    // Written by another thread: with backpressure, the write blocks while nobody reads.
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&requests).unwrap();
+        stdin
+    });
+    // Time enough for a server without backpressure to read and answer most requests
+    // (600 answers held would be near 500 MB); nothing asserts on this time.
+    std::thread::sleep(Duration::from_secs(8));
+    let peak_mb = peak_rss_kb(server.child.id()) / 1024;
+    assert!(
+        peak_mb < 120,
+        "the server held {peak_mb} MB while stdout was not read"
+    );
+    // Now the client reads: every answer arrives.
+    let mut answered = std::collections::BTreeSet::new();
+    while answered.len() < REQUESTS as usize {
+        let message = server.next_message();
+        assert_eq!(message["result"]["isError"], false, "{}", short(&message));
+        answered.insert(message["id"].as_u64().unwrap());
+    }
+    assert_eq!(answered.len() as u64, REQUESTS);
+    server.stdin = Some(writer.join().unwrap());
+    eprintln!("peak RSS while stdout was not read: {peak_mb} MB");
+    server.finish();
+}
+
+/// A message cut to 300 characters, for assertion messages.
+fn short(message: &Value) -> String {
+    message.to_string().chars().take(300).collect()
+}
+
+#[test]
+fn a_request_line_split_around_another_answer_is_read_whole() {
+    let _heavy = heavy();
+    let mut server = start_slow();
+    send_slow_call(&mut server, 1);
+    // Half a line, then the slow answer goes out while the reader waits for the rest.
+    let ping = br#"{"jsonrpc": "2.0", "id": 2, "method": "ping"}"#;
+    server.send_raw(&ping[..20]);
+    let answer = server.response(1);
+    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
+    server.send_raw(&ping[20..]);
+    server.send_raw(b"\n");
+    let pong = server.next_message();
+    assert_eq!(pong["id"], 2, "the first half of the line was lost: {pong}");
+    assert!(pong["result"].is_object(), "{pong}");
+    server.finish();
 }

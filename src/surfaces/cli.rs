@@ -230,7 +230,11 @@ fn setup(args: &GuardArgs) -> Result<(Guard, Grammar), ToolError> {
     } else {
         Guard::confined(&args.roots, args.max_file_bytes)?
     };
-    let grammar = super::project_grammar(&guard, args.definers.as_deref())?;
+    let (grammar, warnings) =
+        super::project_grammar(&guard, args.definers.as_deref(), args.max_file_bytes)?;
+    for warning in warnings {
+        eprintln!("warning: {warning}");
+    }
     Ok((guard, grammar))
 }
 

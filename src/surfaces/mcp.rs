@@ -9,6 +9,7 @@
 
 mod transport;
 
+use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
 use crate::guard::Guard;
@@ -80,6 +81,19 @@ enum RootsSource {
     AskClient,
     /// The client's roots (or the working directory when it has none) are current.
     Current,
+    /// The client failed to list usable roots: calls are refused until `retry_at`, then it
+    /// is asked again; `wait` doubles after each failure, up to [`ROOTS_RETRY_MAX`].
+    Failed { retry_at: Instant, wait: Duration },
+}
+
+impl RootsSource {
+    fn must_ask(self) -> bool {
+        match self {
+            RootsSource::AskClient => true,
+            RootsSource::Failed { retry_at, .. } => Instant::now() >= retry_at,
+            RootsSource::Fixed | RootsSource::Current => false,
+        }
+    }
 }
 
 pub struct Server {
@@ -90,10 +104,23 @@ pub struct Server {
     roots: SyncMutex<RootsSource>,
     /// Serializes `roots/list` requests to the client.
     asking: tokio::sync::Mutex<()>,
+    /// Tool computations running at once (each on a blocking thread, see `call_tool`).
+    computations: Arc<tokio::sync::Semaphore>,
 }
 
 /// How long to wait for the client's `roots/list` answer before using the working directory.
 const ROOTS_TIMEOUT: Duration = Duration::from_secs(5);
+/// First and longest wait before asking again a client whose `roots/list` failed.
+const ROOTS_RETRY_FIRST: Duration = Duration::from_secs(1);
+const ROOTS_RETRY_MAX: Duration = Duration::from_secs(60);
+
+/// After stdin ends, how long answers still being computed or written are waited for.
+const EXIT_GRACE: Duration = Duration::from_millis(300);
+
+/// Tool computations that may run at once; more wait (cancellable) for a free slot. An
+/// abandoned computation (cancelled request, closed stdin) keeps its slot until it ends,
+/// so a client cannot pile up threads by cancelling.
+const MAX_COMPUTATIONS: usize = 4;
 
 impl Server {
     pub fn new(options: ServerOptions) -> Result<Server, ToolError> {
@@ -114,6 +141,7 @@ impl Server {
             tools,
             reader: SyncMutex::new(Arc::new(Ok(reader))),
             asking: tokio::sync::Mutex::new(()),
+            computations: Arc::new(tokio::sync::Semaphore::new(MAX_COMPUTATIONS)),
         })
     }
 
@@ -123,9 +151,9 @@ impl Server {
         &self,
         context: &RequestContext<RoleServer>,
     ) -> Arc<Result<Reader, ToolError>> {
-        if *lock(&self.roots) == RootsSource::AskClient {
+        if lock(&self.roots).must_ask() {
             let _asking = self.asking.lock().await;
-            if *lock(&self.roots) == RootsSource::AskClient {
+            if lock(&self.roots).must_ask() {
                 self.ask_client_roots(context).await;
             }
         }
@@ -141,10 +169,12 @@ impl Server {
             .peer
             .peer_info()
             .is_some_and(|info| info.capabilities.roots.is_some());
+        let mut failed = false;
         let reader = if offers_roots {
             let answer = tokio::time::timeout(ROOTS_TIMEOUT, context.peer.list_roots()).await;
-            let refuse = |why: String| {
+            let mut refuse = |why: String| {
                 tracing::warn!("{why}");
+                failed = true;
                 Err(ToolError::new(
                     ErrorCode::AccessDenied,
                     "",
@@ -187,32 +217,91 @@ impl Server {
             current_dir().and_then(|cwd| load_reader(&[cwd], &self.options))
         };
         *lock(&self.reader) = Arc::new(reader);
-        *lock(&self.roots) = RootsSource::Current;
+        let mut roots = lock(&self.roots);
+        *roots = match (failed, *roots) {
+            (false, _) => RootsSource::Current,
+            // Asked again later, not on every call of a client that keeps failing.
+            (true, RootsSource::Failed { wait, .. }) => {
+                let wait = (wait * 2).min(ROOTS_RETRY_MAX);
+                RootsSource::Failed {
+                    retry_at: Instant::now() + wait,
+                    wait,
+                }
+            }
+            (true, _) => RootsSource::Failed {
+                retry_at: Instant::now() + ROOTS_RETRY_FIRST,
+                wait: ROOTS_RETRY_FIRST,
+            },
+        };
     }
+}
 
-    /// Runs one tool; panics become `INTERNAL` results, so the server keeps serving.
-    fn run_tool(&self, tool: ToolName, reader: &Reader, arguments: &JsonObject) -> CallToolResult {
-        let started = Instant::now();
-        let outcome = catch_unwind(AssertUnwindSafe(|| match tool {
-            ToolName::LispReadFile => call_lisp_read_file(reader, arguments),
-            ToolName::ReadFile => call_read_file(reader, arguments),
-            ToolName::Read => call_read(reader, arguments),
-        }));
-        let result = outcome.unwrap_or_else(|_| {
-            let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
-            error_result(&ToolError::new(
-                ErrorCode::Internal,
-                path,
-                "the server hit a bug reading this file; please report it with the file",
-            ))
+/// Runs one tool; panics become `INTERNAL` results, so the server keeps serving.
+fn run_tool(tool: ToolName, reader: &Reader, arguments: &JsonObject) -> CallToolResult {
+    let started = Instant::now();
+    let outcome = catch_unwind(AssertUnwindSafe(|| match tool {
+        ToolName::LispReadFile => call_lisp_read_file(reader, arguments),
+        ToolName::ReadFile => call_read_file(reader, arguments),
+        ToolName::Read => call_read(reader, arguments),
+    }));
+    let result = outcome.unwrap_or_else(|_| {
+        let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
+        error_result(&ToolError::new(
+            ErrorCode::Internal,
+            path,
+            "the server hit a bug reading this file; please report it with the file",
+        ))
+    });
+    tracing::debug!(
+        tool = tool.as_str(),
+        micros = started.elapsed().as_micros() as u64,
+        is_error = result.is_error.unwrap_or(false),
+        "tools/call"
+    );
+    result
+}
+
+impl Server {
+    /// Runs a tool on a blocking thread, never on the async runtime's threads, so that a
+    /// slow computation cannot delay `ping`, cancellations or the end of input. When the
+    /// request is cancelled (or the server stops), the answer is abandoned and the
+    /// computation's [`CancelToken`] is set for code that polls it.
+    async fn compute(
+        &self,
+        tool: ToolName,
+        reader: Arc<Result<Reader, ToolError>>,
+        arguments: JsonObject,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, McpError> {
+        let cancelled = || McpError::invalid_request("request cancelled", None);
+        let permit = tokio::select! {
+            permit = self.computations.clone().acquire_owned() => permit,
+            _ = context.ct.cancelled() => return Err(cancelled()),
+        };
+        let token = CancelToken::new();
+        let _cancel_on_drop = CancelOnDrop(token.clone());
+        let work = tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            match reader.as_ref() {
+                Ok(reader) => run_tool(tool, reader, &arguments),
+                Err(e) => error_result(e),
+            }
         });
-        tracing::debug!(
-            tool = tool.as_str(),
-            micros = started.elapsed().as_micros() as u64,
-            is_error = result.is_error.unwrap_or(false),
-            "tools/call"
-        );
-        result
+        tokio::select! {
+            done = work => done.map_err(|e| {
+                McpError::internal_error(format!("the tool computation failed: {e}"), None)
+            }),
+            _ = context.ct.cancelled() => Err(cancelled()),
+        }
+    }
+}
+
+/// Sets the token when the handler ends early (cancelled, or dropped at shutdown).
+struct CancelOnDrop(CancelToken);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
     }
 }
 
@@ -234,7 +323,11 @@ fn current_dir() -> Result<PathBuf, ToolError> {
 
 fn load_reader(roots: &[PathBuf], options: &ServerOptions) -> Result<Reader, ToolError> {
     let guard = Guard::confined(roots, options.max_file_bytes)?;
-    let grammar = super::project_grammar(&guard, options.definers.as_deref())?;
+    let (grammar, warnings) =
+        super::project_grammar(&guard, options.definers.as_deref(), options.max_file_bytes)?;
+    for warning in warnings {
+        tracing::warn!("{warning}");
+    }
     Ok(Reader { guard, grammar })
 }
 
@@ -414,6 +507,15 @@ fn schema(text: &str) -> Arc<JsonObject> {
     }
 }
 
+/// `{"required": names, "properties": {name: its schema, ...}}`.
+fn required_branch(names: &[&str], properties: &Map<String, Value>) -> Value {
+    let defined: Map<String, Value> = names
+        .iter()
+        .filter_map(|&name| Some((name.to_string(), properties.get(name)?.clone())))
+        .collect();
+    serde_json::json!({"required": names, "properties": defined})
+}
+
 /// The definition `tools/list` gives for `tool`.
 pub fn definition(tool: ToolName) -> Tool {
     let (title, description, input, output) = match tool {
@@ -464,7 +566,10 @@ pub fn definition(tool: ToolName) -> Tool {
     if let (false, Value::Object(object)) = (error_codes.is_empty(), &mut output) {
         // One object schema for both shapes (clients read `properties` at the top): the
         // error's members join the result's, and `anyOf` says which set is required.
-        let result_required = object.remove("required").unwrap_or(Value::Null);
+        let result_required: Vec<String> = object
+            .remove("required")
+            .and_then(|r| serde_json::from_value(r).ok())
+            .unwrap_or_default();
         if let Some(Value::Object(properties)) = object.get_mut("properties") {
             properties.insert(
                 "code".into(),
@@ -478,13 +583,20 @@ pub fn definition(tool: ToolName) -> Tool {
             );
         }
         object.insert("required".into(), serde_json::json!(["path"]));
+        let properties = match object.get("properties") {
+            Some(Value::Object(properties)) => properties.clone(),
+            _ => Map::new(),
+        };
+        // Each branch names its own `properties`: strict validators (Ajv's strictRequired)
+        // refuse a `required` name that its schema object does not define.
+        let branch = |required: &[&str]| required_branch(required, &properties);
+        let result_required: Vec<&str> = result_required.iter().map(String::as_str).collect();
+        let mut error_branch = branch(&["code", "path", "message"]);
+        error_branch["not"] =
+            serde_json::json!({"anyOf": [branch(&["content"]), branch(&["meta"])]});
         object.insert(
             "anyOf".into(),
-            serde_json::json!([
-                {"required": result_required},
-                {"required": ["code", "path", "message"],
-                 "not": {"anyOf": [{"required": ["content"]}, {"required": ["meta"]}]}}
-            ]),
+            Value::Array(vec![branch(&result_required), error_branch]),
         );
     }
     let mut definition = Tool::new(tool.as_str(), description, schema(input));
@@ -552,7 +664,10 @@ impl ServerHandler for Server {
         let reader = self.current_reader(&context).await;
         let arguments = request.arguments.unwrap_or_default();
         let result = match reader.as_ref() {
-            Ok(reader) => self.run_tool(tool, reader, &arguments),
+            Ok(_) => {
+                self.compute(tool, reader.clone(), arguments, &context)
+                    .await?
+            }
             Err(refusal) if tool == ToolName::Read => envelope_result(&read_envelope::refused(
                 &arguments,
                 refusal.code,
@@ -568,7 +683,7 @@ impl ServerHandler for Server {
 
     async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
         let mut roots = lock(&self.roots);
-        if *roots == RootsSource::Current {
+        if matches!(*roots, RootsSource::Current | RootsSource::Failed { .. }) {
             *roots = RootsSource::AskClient;
         }
     }
@@ -583,20 +698,34 @@ pub fn serve_stdio(options: ServerOptions) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("INTERNAL: cannot start the async runtime: {e}"))?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         // rmcp's non-blocking pipes when stdin and stdout are pipes (as MCP clients start
         // servers): no hand-off to the blocking thread pool per read and write.
         let (stdin, stdout) = rmcp::transport::stdio_pipes();
         let transport =
             LineTransport::new(tokio::io::BufReader::with_capacity(1 << 16, stdin), stdout);
+        let stopper = transport.stopper();
         let service = server
             .serve(transport)
             .await
             .map_err(|e| format!("MCP initialization failed: {e}"))?;
-        let quit = service.waiting().await;
-        tracing::info!("stopped: {quit:?}");
+        // rmcp waits up to 5 s for running handlers after stdin ends; a client that
+        // closed stdin is shutting the server down, so answers not ready soon are dropped.
+        let abandon = async {
+            stopper.input_ended.notified().await;
+            tokio::time::sleep(EXIT_GRACE).await;
+        };
+        tokio::select! {
+            quit = service.waiting() => tracing::info!("stopped: {quit:?}"),
+            _ = abandon => tracing::info!("stdin closed: calls still computing are abandoned"),
+        }
+        stopper.silence(EXIT_GRACE).await;
         Ok(())
-    })
+    });
+    // Computations still running (a cancelled or abandoned request) must not delay the
+    // exit once stdin is closed: the runtime is not waited for; the process ends with them.
+    runtime.shutdown_background();
+    served
 }
 
 #[cfg(test)]
@@ -632,6 +761,58 @@ mod tests {
             assert!(properties.contains_key(field));
         }
         assert_eq!(properties.len(), defaults.as_object().unwrap().len() + 2);
+    }
+
+    /// Every `required` name is defined in the `properties` of the same schema object,
+    /// as strict validators (Ajv's strictRequired) demand; returns the offenders.
+    fn undefined_required(schema: &Value, at: &str, out: &mut Vec<String>) {
+        match schema {
+            Value::Object(object) => {
+                if let Some(Value::Array(required)) = object.get("required") {
+                    let properties = object.get("properties").and_then(Value::as_object);
+                    for name in required.iter().filter_map(Value::as_str) {
+                        if !properties.is_some_and(|p| p.contains_key(name)) {
+                            out.push(format!("{at}: {name}"));
+                        }
+                    }
+                }
+                for (key, value) in object {
+                    undefined_required(value, &format!("{at}/{key}"), out);
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    undefined_required(item, &format!("{at}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn schemas_define_every_required_name_where_it_is_required() {
+        for tool in ToolName::ALL {
+            let d = definition(tool);
+            let mut offenders = Vec::new();
+            let input = Value::Object((*d.input_schema).clone());
+            undefined_required(&input, "input", &mut offenders);
+            let output = Value::Object((*d.output_schema.unwrap()).clone());
+            undefined_required(&output, "output", &mut offenders);
+            assert!(offenders.is_empty(), "{}: {offenders:?}", tool.as_str());
+        }
+    }
+
+    #[test]
+    fn output_schemas_still_tell_results_from_errors() {
+        let d = definition(ToolName::LispReadFile);
+        let output = Value::Object((*d.output_schema.unwrap()).clone());
+        let validator = jsonschema::validator_for(&output).unwrap();
+        let error = serde_json::json!({"code": "NOT_FOUND", "path": "a", "message": "m"});
+        assert!(validator.is_valid(&error));
+        let mut mixed = error.clone();
+        mixed["content"] = "x".into();
+        assert!(!validator.is_valid(&mixed));
+        assert!(!validator.is_valid(&serde_json::json!({"path": "a"})));
     }
 
     #[test]

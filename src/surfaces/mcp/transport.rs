@@ -5,20 +5,41 @@
 //!
 //! A line longer than [`MAX_LINE_BYTES`] is answered with -32600 and skipped without
 //! being held in memory, so a flood cannot grow the process.
+//!
+//! Backpressure: each request holds one of [`MAX_IN_FLIGHT`] slots from the moment it is
+//! read until its answer is written (or it is cancelled); no new line is read while all
+//! slots are taken. A client that sends requests and never reads stdout thus stops the
+//! server reading, instead of making it hold every answer in memory.
+//!
+//! Two checks rmcp does not make: a request whose id is already in flight gets -32600
+//! ("duplicate request id") instead of one of the two answers being lost, and a
+//! `tools/call` whose params are malformed gets -32602 naming what is wrong (rmcp would
+//! take it for an unknown method).
+//!
+//! `receive` is polled inside a `select!` and may be dropped at any await point, so all
+//! its progress (the partial line, the slot it holds) lives in `self`, and its error
+//! replies are written by spawned tasks that finish even if `receive` is dropped.
 
-use rmcp::model::ErrorData;
+use rmcp::model::{ErrorData, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use serde_json::Value;
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex as SyncMutex};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore};
 
 /// Longest request line accepted (rmcp's own default).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Requests read but not yet answered (computing, waiting, or answer not yet written).
+pub const MAX_IN_FLIGHT: usize = 32;
+
+/// The slot each unanswered request holds, by id.
+type InFlight = Arc<SyncMutex<HashMap<RequestId, OwnedSemaphorePermit>>>;
 
 enum LineRead {
     Line,
@@ -29,7 +50,31 @@ enum LineRead {
 pub struct LineTransport<R, W> {
     reader: R,
     writer: Arc<Mutex<W>>,
+    /// The line being read, kept across a dropped `receive`.
     line: Vec<u8>,
+    oversized: bool,
+    slots: Arc<Semaphore>,
+    /// The slot taken for the next message, kept across a dropped `receive`.
+    slot: Option<OwnedSemaphorePermit>,
+    in_flight: InFlight,
+    /// Told when stdin ends, so that the server can stop without waiting for computations.
+    input_ended: Arc<Notify>,
+}
+
+/// What the server needs to stop promptly once stdin ends (see [`LineTransport::stopper`]).
+pub struct Stopper<W> {
+    pub input_ended: Arc<Notify>,
+    writer: Arc<Mutex<W>>,
+}
+
+impl<W: Send + 'static> Stopper<W> {
+    /// Waits (at most `within`) for the line being written to be complete, then keeps
+    /// stdout locked for good, so that the process can exit without a half-written line.
+    pub async fn silence(&self, within: std::time::Duration) {
+        if let Ok(guard) = tokio::time::timeout(within, self.writer.clone().lock_owned()).await {
+            std::mem::forget(guard);
+        }
+    }
 }
 
 impl<R, W> LineTransport<R, W>
@@ -42,16 +87,28 @@ where
             reader,
             writer: Arc::new(Mutex::new(writer)),
             line: Vec::new(),
+            oversized: false,
+            slots: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
+            slot: None,
+            in_flight: InFlight::default(),
+            input_ended: Arc::new(Notify::new()),
         }
     }
 
-    /// Reads one line into `self.line` (without its `\n`).
+    pub fn stopper(&self) -> Stopper<W> {
+        Stopper {
+            input_ended: self.input_ended.clone(),
+            writer: self.writer.clone(),
+        }
+    }
+
+    /// Reads one line into `self.line` (without its `\n`); the caller clears it after use.
+    /// Cancel-safe: bytes consumed before a dropped call stay in `self.line`.
     async fn read_line(&mut self) -> io::Result<LineRead> {
-        self.line.clear();
-        let mut oversized = false;
         loop {
             let available = self.reader.fill_buf().await?;
             if available.is_empty() {
+                let oversized = std::mem::take(&mut self.oversized);
                 // End of input: a last line without `\n` is still a message.
                 return Ok(match (oversized, self.line.is_empty()) {
                     (true, _) => LineRead::Oversized,
@@ -61,17 +118,17 @@ where
             }
             let newline = memchr::memchr(b'\n', available);
             let take = newline.map_or(available.len(), |i| i + 1);
-            if !oversized && self.line.len() + take > MAX_LINE_BYTES {
-                oversized = true;
+            if !self.oversized && self.line.len() + take > MAX_LINE_BYTES {
+                self.oversized = true;
                 self.line = Vec::new();
             }
-            if !oversized {
+            if !self.oversized {
                 self.line
                     .extend_from_slice(&available[..newline.unwrap_or(take)]);
             }
             self.reader.consume(take);
             if newline.is_some() {
-                return Ok(if oversized {
+                return Ok(if std::mem::take(&mut self.oversized) {
                     LineRead::Oversized
                 } else {
                     LineRead::Line
@@ -80,14 +137,115 @@ where
         }
     }
 
-    /// Answers a line whose id cannot be read (so the error has none).
-    fn reply_error(
-        &self,
-        error: ErrorData,
-    ) -> impl Future<Output = io::Result<()>> + Send + 'static {
+    /// Answers a line that is not passed on to rmcp. The write runs on its own task, with
+    /// this line's slot, so that it completes even if `receive` is dropped meanwhile.
+    fn reply_error(&mut self, error: ErrorData, id: Option<RequestId>) {
         let writer = self.writer.clone();
-        async move { write_message(&writer, &TxJsonRpcMessage::<RoleServer>::error(error, None)).await }
+        let slot = self.slot.take();
+        tokio::spawn(async move {
+            let message = TxJsonRpcMessage::<RoleServer>::error(error, id);
+            if let Err(e) = write_message(&writer, &message).await {
+                tracing::debug!("cannot write an error reply: {e}");
+            }
+            drop(slot);
+        });
     }
+
+    /// Takes the line's slot for a request; `false` when its id is already in flight.
+    fn start_request(&mut self, id: &RequestId) -> bool {
+        let mut in_flight = lock(&self.in_flight);
+        if in_flight.contains_key(id) {
+            return false;
+        }
+        if let Some(slot) = self.slot.take() {
+            in_flight.insert(id.clone(), slot);
+        }
+        true
+    }
+
+    /// Checks a line that parsed as JSON; answers it and returns `None` when it is not
+    /// passed on.
+    fn admit(&mut self, value: Value) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let id = value
+            .get("id")
+            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+        let is_notification = value.get("method").is_some() && value.get("id").is_none();
+        if let (Some(id), Some(why)) = (&id, malformed_tool_call(&value)) {
+            let error = ErrorData::invalid_params(format!("Invalid params: {why}"), None);
+            self.reply_error(error, Some(id.clone()));
+            return None;
+        }
+        let message = match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
+            Ok(message) => message,
+            // A notification is never answered, even when it is not understood.
+            Err(e) if is_notification => {
+                tracing::debug!("ignored notification: {e}");
+                return None;
+            }
+            Err(e) => {
+                tracing::debug!("invalid request: {e}");
+                let error = ErrorData::invalid_request(format!("Invalid Request: {e}"), None);
+                self.reply_error(error, None);
+                return None;
+            }
+        };
+        match &message {
+            JsonRpcMessage::Request(request) if !self.start_request(&request.id) => {
+                let error = ErrorData::invalid_request(
+                    format!(
+                        "duplicate request id: {} is already in flight; use a new id for each request",
+                        request.id
+                    ),
+                    None,
+                );
+                self.reply_error(error, Some(request.id.clone()));
+                return None;
+            }
+            JsonRpcMessage::Notification(notification) => {
+                if let Some(id) = cancelled_request(&notification.notification) {
+                    // rmcp writes no answer for a cancelled request: free its slot now.
+                    lock(&self.in_flight).remove(&id);
+                }
+            }
+            _ => {}
+        }
+        Some(message)
+    }
+}
+
+/// What is wrong with the params of a `tools/call` request, if anything.
+fn malformed_tool_call(value: &Value) -> Option<&'static str> {
+    if value.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return None;
+    }
+    let Some(params) = value.get("params") else {
+        return Some("tools/call needs params {\"name\": TOOL, \"arguments\": {...}}");
+    };
+    let Some(params) = params.as_object() else {
+        return Some("tools/call params must be an object");
+    };
+    if !params.get("name").is_some_and(Value::is_string) {
+        return Some("tools/call params need \"name\", the tool's name as a string");
+    }
+    match params.get("arguments") {
+        None | Some(Value::Object(_)) => None,
+        Some(_) => Some("tools/call \"arguments\" must be an object"),
+    }
+}
+
+fn cancelled_request(notification: &rmcp::model::ClientNotification) -> Option<RequestId> {
+    match notification {
+        rmcp::model::ClientNotification::CancelledNotification(cancelled) => {
+            cancelled.params.request_id.clone()
+        }
+        _ => None,
+    }
+}
+
+fn lock<T>(mutex: &SyncMutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 async fn write_message<W: AsyncWrite + Unpin>(
@@ -114,11 +272,27 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let writer = self.writer.clone();
-        async move { write_message(&writer, &item).await }
+        let answered = match &item {
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
+        // The id is free again before the answer goes out (a client may reuse it as soon
+        // as it reads the answer), but the slot is held until the answer is written.
+        let slot = answered.and_then(|id| lock(&self.in_flight).remove(&id));
+        async move {
+            let written = write_message(&writer, &item).await;
+            drop(slot);
+            written
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if self.slot.is_none() {
+                // Waits here, reading nothing, while every slot is taken.
+                self.slot = Some(self.slots.clone().acquire_owned().await.ok()?);
+            }
             match self.read_line().await {
                 Ok(LineRead::Line) => {}
                 Ok(LineRead::Oversized) => {
@@ -127,38 +301,35 @@ where
                         format!("Invalid Request: line over {MAX_LINE_BYTES} bytes"),
                         None,
                     );
-                    self.reply_error(error).await.ok()?;
+                    self.reply_error(error, None);
                     continue;
                 }
-                Ok(LineRead::End) => return None,
+                Ok(LineRead::End) => {
+                    self.input_ended.notify_one();
+                    return None;
+                }
                 Err(e) => {
                     tracing::error!("cannot read stdin: {e}");
+                    self.input_ended.notify_one();
                     return None;
                 }
             }
-            let text = self.line.strip_suffix(b"\r").unwrap_or(&self.line);
+            let line = std::mem::take(&mut self.line);
+            let text = line.strip_suffix(b"\r").unwrap_or(&line);
             let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let value: Value = match serde_json::from_slice(text) {
-                Ok(value) => value,
+            match serde_json::from_slice::<Value>(text) {
+                Ok(value) => {
+                    if let Some(message) = self.admit(value) {
+                        return Some(message);
+                    }
+                }
                 Err(e) => {
                     tracing::debug!("unparsable line: {e}");
                     let error = ErrorData::parse_error(format!("Parse error: {e}"), None);
-                    self.reply_error(error).await.ok()?;
-                    continue;
-                }
-            };
-            let is_notification = value.get("method").is_some() && value.get("id").is_none();
-            match serde_json::from_value::<RxJsonRpcMessage<RoleServer>>(value) {
-                Ok(message) => return Some(message),
-                // A notification is never answered, even when it is not understood.
-                Err(e) if is_notification => tracing::debug!("ignored notification: {e}"),
-                Err(e) => {
-                    tracing::debug!("invalid request: {e}");
-                    let error = ErrorData::invalid_request(format!("Invalid Request: {e}"), None);
-                    self.reply_error(error).await.ok()?;
+                    self.reply_error(error, None);
                 }
             }
         }

@@ -7,6 +7,7 @@
 //! Exit status: 0 success, 1 a tool error (a file refused or unreadable, a bad pattern),
 //! 2 a usage error.
 
+#[cfg(feature = "mcp")]
 use super::mcp::{self, ServerOptions, ToolName};
 use crate::error::ToolError;
 use crate::grammar::Grammar;
@@ -130,9 +131,11 @@ enum Command {
     /// views of this command line), read_file and Read (plain line windows). Logs go to
     /// stderr; stdout carries protocol messages only. Without --root the client's MCP
     /// roots are the allowed directories when it offers them, else the working directory.
+    #[cfg(feature = "mcp")]
     Mcp(McpArgs),
 }
 
+#[cfg(feature = "mcp")]
 #[derive(Args, Debug)]
 struct McpArgs {
     /// Allow reading inside this directory (repeatable); relative paths are relative to
@@ -154,6 +157,7 @@ struct McpArgs {
     log_level: LogLevel,
 }
 
+#[cfg(feature = "mcp")]
 #[derive(ValueEnum, Debug, Clone, Copy)]
 enum LogLevel {
     Off,
@@ -164,6 +168,7 @@ enum LogLevel {
     Trace,
 }
 
+#[cfg(feature = "mcp")]
 fn parse_tool_name(name: &str) -> Result<ToolName, String> {
     ToolName::parse(name.trim()).ok_or_else(|| {
         format!("unknown tool {name:?}; choose from lisp-read-file, read_file, Read")
@@ -210,6 +215,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Outline(args)) => run_outline(args),
+        #[cfg(feature = "mcp")]
         Some(Command::Mcp(args)) => Ok(run_mcp(args)),
         None => run_read(cli.read),
     };
@@ -350,7 +356,8 @@ struct FileOutline<'a> {
     outline: &'a Outline<'a>,
 }
 
-/// The error object of SPEC §8.4 on one line: `{"path": …, "error": {"code", "message"}}`.
+/// `lisp-read-file mcp`: logs to stderr at the chosen level, then serves until stdin closes.
+#[cfg(feature = "mcp")]
 fn run_mcp(args: McpArgs) -> ExitCode {
     let level = match args.log_level {
         LogLevel::Off => None,
@@ -389,6 +396,8 @@ fn run_mcp(args: McpArgs) -> ExitCode {
     }
 }
 
+/// The error object on one line: `{"path": …, "error": {"code", "message"}}`
+/// ([docs/tool.md](docs/tool.md#outline-json)).
 fn write_error_line(out: &mut impl Write, e: &ToolError) -> io::Result<()> {
     let line = FileError {
         path: &e.path,

@@ -1,6 +1,7 @@
 //! Surfaces: the only modules that know about argv, JSON lines, JSON-RPC or Emacs.
 
 pub mod cli;
+#[cfg(feature = "mcp")]
 pub mod mcp;
 
 use crate::error::ToolError;

@@ -139,6 +139,7 @@ pub fn scan(bytes: &[u8]) -> Scan {
         diagnostics: Vec::new(),
         lines: LineCounter::default(),
         table: None,
+        columns: ColumnCursor::default(),
     };
     scanner.run();
     let n = bytes.len();
@@ -162,6 +163,7 @@ struct Scanner<'a> {
     lines: LineCounter,
     /// Set once the first unclosed form is met: lists close by lookup from then on.
     table: Option<MatchTable>,
+    columns: ColumnCursor,
 }
 
 impl Scanner<'_> {
@@ -322,9 +324,10 @@ impl Scanner<'_> {
     fn diagnose(&mut self, kind: DiagnosticKind, at: usize, recovered_at: Option<usize>) {
         let item_index = self.items.len() - 1;
         let item = &self.items[item_index];
-        let (line, column) = line_and_column(self.b, item.span.start, item.start_line, at);
+        let line = line_of(self.b, item.span.start, item.start_line, at);
+        let column = self.columns.column_of(self.b, at);
         let recovered_line =
-            recovered_at.map(|r| line_and_column(self.b, item.span.start, item.start_line, r).0);
+            recovered_at.map(|r| line_of(self.b, item.span.start, item.start_line, r));
         let message = match (kind, recovered_line) {
             (DiagnosticKind::Unclosed, Some(r)) => {
                 format!("Unclosed form at line {line}; recovered at line {r}.")
@@ -371,16 +374,41 @@ fn unterminated_at(u: Unterminated) -> usize {
 }
 
 /// Line and character column of `at`, counting from a known line start position.
-fn line_and_column(b: &[u8], from: usize, from_line: usize, at: usize) -> (usize, usize) {
+/// The line of byte `at`, counting newlines from `from` (on line `from_line`).
+fn line_of(b: &[u8], from: usize, from_line: usize, at: usize) -> usize {
     let at = at.min(b.len());
     let from = from.min(at);
-    let line = from_line + memchr::memchr_iter(b'\n', &b[from..at]).count();
-    let line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |k| k + 1);
-    let column = 1 + b[line_start..at]
-        .iter()
-        .filter(|&&c| (c & 0xC0) != 0x80)
-        .count();
-    (line, column)
+    from_line + memchr::memchr_iter(b'\n', &b[from..at]).count()
+}
+
+/// 1-based columns (in characters) of diagnostics, which come in file order: each is
+/// counted on from the one before when they share a line, so that many diagnostics on one
+/// long line (a line of stray `)`) cost the line's length once, not once each.
+#[derive(Default)]
+pub(crate) struct ColumnCursor {
+    /// The last offset asked, and the start and column of its line.
+    pos: usize,
+    line_start: usize,
+    column: usize,
+}
+
+impl ColumnCursor {
+    pub(crate) fn column_of(&mut self, b: &[u8], at: usize) -> usize {
+        let at = at.min(b.len());
+        let chars = |bytes: &[u8]| bytes.iter().filter(|&&c| (c & 0xC0) != 0x80).count();
+        if at < self.pos || self.column == 0 {
+            // Out of order (or the first): from the line's start.
+            self.line_start = memchr::memrchr(b'\n', &b[..at]).map_or(0, |k| k + 1);
+            self.column = 1 + chars(&b[self.line_start..at]);
+        } else if let Some(k) = memchr::memrchr(b'\n', &b[self.pos..at]) {
+            self.line_start = self.pos + k + 1;
+            self.column = 1 + chars(&b[self.line_start..at]);
+        } else {
+            self.column += chars(&b[self.pos..at]);
+        }
+        self.pos = at;
+        self.column
+    }
 }
 
 /// Maps byte offsets to 1-based line numbers, counting only the newlines between the

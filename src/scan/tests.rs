@@ -305,3 +305,33 @@ fn deep_nesting_does_not_recurse() {
     let s = scan(&src);
     assert_eq!(s.items.len(), 1);
 }
+
+/// Diagnostic columns counted on from the one before agree with counting from the line's
+/// start, on lines mixing ASCII, multi-byte characters and newlines.
+#[test]
+fn column_cursor_agrees_with_counting_from_the_line_start() {
+    use super::ColumnCursor;
+    let text = "ab)\u{e9})\n)x\u{2014})\n\n)))a\u{1F600})".as_bytes();
+    let naive = |at: usize| {
+        let start = text[..at]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |k| k + 1);
+        1 + std::str::from_utf8(&text[start..at])
+            .unwrap()
+            .chars()
+            .count()
+    };
+    let offsets: Vec<usize> = (0..=text.len())
+        .filter(|&k| std::str::from_utf8(&text[..k]).is_ok())
+        .collect();
+    let mut cursor = ColumnCursor::default();
+    for &at in &offsets {
+        assert_eq!(cursor.column_of(text, at), naive(at), "at {at}");
+    }
+    // Out of order: still right.
+    let mut cursor = ColumnCursor::default();
+    for &at in offsets.iter().rev() {
+        assert_eq!(cursor.column_of(text, at), naive(at), "at {at}");
+    }
+}

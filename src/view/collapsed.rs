@@ -7,9 +7,10 @@
 
 use super::lines::{join, number_width, Line};
 use super::{Comments, Mode, View, ViewOptions};
-use crate::outline::{Form, Outline, OutlineItem};
+use crate::outline::{Form, Items, Outline, OutlineItem};
 use crate::scan::{Diagnostic, ItemKind};
 use crate::source::Source;
+use std::ops::ControlFlow;
 
 /// Something shown, starting at 0-based source line `line`.
 struct Entry {
@@ -20,34 +21,28 @@ struct Entry {
 }
 
 pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) -> View {
-    let ctx = Context { source, options };
     let total_forms = outline
         .items
         .iter()
         .filter(|i| i.kind == ItemKind::Form)
         .count();
-    let entries = ctx.entries(outline);
+    render_items(source, outline, total_forms, options)
+}
 
-    let mut lines: Vec<Line> = Vec::new();
-    for (name, pattern) in [
-        ("name_pattern", &options.name_pattern),
-        ("content_pattern", &options.content_pattern),
-    ] {
-        if let Some(p) = pattern {
-            if !ctx.any_match(outline, name == "name_pattern") {
-                let what = if name == "name_pattern" {
-                    "definition"
-                } else {
-                    "form"
-                };
-                lines.push(Line::Note(format!(
-                    "[No {what} matched {name} {:?}.]",
-                    p.text
-                )));
-            }
-        }
-    }
-
+/// Renders the view walking the items once, keeping only the lines shown: memory does
+/// not grow with the number of forms. After the last shown entry the walk goes on only
+/// while a pattern has not matched yet (to say that nothing matched).
+pub(crate) fn render_items<'a>(
+    source: &Source,
+    items: &dyn Items<'a>,
+    total_forms: usize,
+    options: &ViewOptions,
+) -> View {
+    let ctx = Context {
+        source,
+        options,
+        diagnostics: items.diagnostics(),
+    };
     let mut view = View {
         mode: Mode::LispCollapsed,
         content: String::new(),
@@ -56,14 +51,43 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
         truncated: false,
         next_offset: None,
     };
-    // Moved, not cloned: every shown line is built once.
-    let mut visible: Vec<Entry> = entries
-        .into_iter()
-        .filter(|e| e.line >= options.offset)
-        .collect();
-    if visible.is_empty() && options.offset > 0 {
+    let mut pager = Pager {
+        lines: Vec::new(),
+        used: 0,
+        first: None,
+        cut: None,
+        done: false,
+    };
+    // Whether each pattern is still to be matched by some form.
+    let mut unmatched = [
+        options.name_pattern.is_some(),
+        options.content_pattern.is_some(),
+    ];
+    let mut entries = Entries::default();
+    items.each_item(&mut |item| {
+        for (k, by_name) in [(0, true), (1, false)] {
+            if unmatched[k] && ctx.item_matches(item, by_name) {
+                unmatched[k] = false;
+            }
+        }
+        if !pager.done {
+            let flow = ctx.entries_of(item, &mut entries, &mut |entry| {
+                pager.take(entry, &mut view, source, options)
+            });
+            pager.done = flow.is_break();
+        }
+        if pager.done && unmatched == [false, false] {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    if let Some(line) = pager.cut {
+        pager.lines.push(cut_note(line, None, options.limit));
+    }
+    if pager.first.is_none() && options.offset > 0 {
         let total = source.line_count();
-        lines.push(Line::Note(if options.offset >= total {
+        pager.lines.push(Line::Note(if options.offset >= total {
             format!(
                 "[Offset {} is past end of file ({total} lines).]",
                 options.offset
@@ -75,168 +99,251 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
             )
         }));
     }
-    let mut used = 0usize;
-    for k in 0..visible.len() {
-        let entry = &visible[k];
+    let mut lines: Vec<Line> = Vec::new();
+    for (k, (name, pattern)) in [
+        ("name_pattern", &options.name_pattern),
+        ("content_pattern", &options.content_pattern),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let (Some(p), true) = (pattern, unmatched[k]) {
+            let what = if k == 0 { "definition" } else { "form" };
+            lines.push(Line::Note(format!(
+                "[No {what} matched {name} {:?}.]",
+                p.text
+            )));
+        }
+    }
+    lines.append(&mut pager.lines);
+    view.content = join(&lines, number_width(source.line_count()));
+    view
+}
+
+/// Paging over entries as they come: `offset` skips those that start before it, `limit`
+/// stops before the first entry that does not fit.
+struct Pager {
+    lines: Vec<Line>,
+    /// Lines used of the limit (notes are free).
+    used: usize,
+    /// Line of the first entry shown.
+    first: Option<usize>,
+    /// Line of an entry larger than the whole limit, shown cut: its note waits for the
+    /// line of the next entry.
+    cut: Option<usize>,
+    done: bool,
+}
+
+impl Pager {
+    fn take(
+        &mut self,
+        entry: Entry,
+        view: &mut View,
+        source: &Source,
+        options: &ViewOptions,
+    ) -> ControlFlow<()> {
+        if entry.line < options.offset {
+            return ControlFlow::Continue(());
+        }
+        if let Some(line) = self.cut.take() {
+            view.next_offset = Some(entry.line);
+            self.lines
+                .push(cut_note(line, Some(entry.line), options.limit));
+            return ControlFlow::Break(());
+        }
+        let first = *self.first.get_or_insert(entry.line);
         let cost = entry
             .lines
             .iter()
             .filter(|l| !matches!(l, Line::Note(_)))
             .count();
-        if used + cost > options.limit {
+        if self.used + cost > options.limit {
             view.truncated = true;
-            if used == 0 {
-                // One entry larger than the whole budget: show its start, continue after it.
-                view.expanded_forms += entry.expanded;
-                let mut budget = options.limit;
-                for line in &entry.lines {
-                    if !matches!(line, Line::Note(_)) {
-                        if budget == 0 {
-                            break;
-                        }
-                        budget -= 1;
-                    }
-                    lines.push(line.clone());
-                }
-                let next = visible.get(k + 1).map(|e| e.line);
-                view.next_offset = next;
-                lines.push(Line::Note(match next {
-                    Some(n) => format!(
-                        "[Form at line {} cut after {} lines. Read it whole with collapsed=false offset={} limit=..., or use offset={n} to continue.]",
-                        entry.line + 1,
-                        options.limit,
-                        entry.line
-                    ),
-                    None => format!(
-                        "[Form at line {} cut after {} lines. Read it whole with collapsed=false offset={} limit=....]",
-                        entry.line + 1,
-                        options.limit,
-                        entry.line
-                    ),
-                }));
-            } else {
+            if self.used > 0 {
                 view.next_offset = Some(entry.line);
-                let first = visible[0].line + 1;
-                lines.push(Line::Note(format!(
-                    "[Showing forms from line {first} to line {} of {}. Use offset={} to continue.]",
+                self.lines.push(Line::Note(format!(
+                    "[Showing forms from line {} to line {} of {}. Use offset={} to continue.]",
+                    first + 1,
                     entry.line,
                     source.line_count(),
                     entry.line
                 )));
+                return ControlFlow::Break(());
             }
-            break;
+            // One entry larger than the whole budget: show its start, continue after it.
+            view.expanded_forms += entry.expanded;
+            let mut budget = options.limit;
+            for line in entry.lines {
+                if !matches!(line, Line::Note(_)) {
+                    if budget == 0 {
+                        break;
+                    }
+                    budget -= 1;
+                }
+                self.lines.push(line);
+            }
+            self.cut = Some(entry.line);
+            return ControlFlow::Continue(());
         }
-        used += cost;
+        self.used += cost;
         view.expanded_forms += entry.expanded;
-        lines.append(&mut visible[k].lines);
+        self.lines.extend(entry.lines);
+        ControlFlow::Continue(())
     }
-    view.content = join(&lines, number_width(source.line_count()));
-    view
+}
+
+/// The note after an entry cut at the limit; `next`: the line of the entry after it.
+fn cut_note(line: usize, next: Option<usize>, limit: usize) -> Line {
+    Line::Note(match next {
+        Some(n) => format!(
+            "[Form at line {} cut after {limit} lines. Read it whole with collapsed=false offset={line} limit=..., or use offset={n} to continue.]",
+            line + 1,
+        ),
+        None => format!(
+            "[Form at line {} cut after {limit} lines. Read it whole with collapsed=false offset={line} limit=....]",
+            line + 1,
+        ),
+    })
+}
+
+/// The own-line `;` comment block just seen, one comment per line: where its first
+/// comment starts, its first line, and its last line (1-based).
+#[derive(Clone, Copy)]
+struct Block {
+    start: usize,
+    first_line: usize,
+    last_line: usize,
+}
+
+/// What the entries keep from one item to the next.
+#[derive(Default)]
+struct Entries {
+    block: Option<Block>,
 }
 
 struct Context<'a> {
     source: &'a Source<'a>,
     options: &'a ViewOptions,
+    diagnostics: &'a [Diagnostic],
 }
 
 impl Context<'_> {
-    fn entries(&self, outline: &Outline) -> Vec<Entry> {
+    /// Hands `emit` the entries that start with `item` (none, one or two); stops when
+    /// `emit` breaks.
+    fn entries_of(
+        &self,
+        item: &OutlineItem,
+        state: &mut Entries,
+        emit: &mut dyn FnMut(Entry) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let comments = self.options.comments;
-        let mut entries: Vec<Entry> = Vec::new();
-        // The own-line `;` comment block just seen: (first item index, last item index).
-        let mut block: Option<(usize, usize)> = None;
-        let items = &outline.items;
-        for (k, item) in items.iter().enumerate() {
-            let line = item.start_line - 1;
-            match item.kind {
-                ItemKind::Comment => {
-                    let own_line = self.starts_line(item.start);
-                    let is_line_comment = self.source.bytes()[item.start] == b';';
-                    if own_line && is_line_comment {
-                        block = match block {
-                            Some((first, last)) if items[last].end_line + 1 == item.start_line => {
-                                Some((first, k))
+        let line = item.start_line - 1;
+        match item.kind {
+            ItemKind::Comment => {
+                let own_line = self.starts_line(item.start);
+                let is_line_comment = self.source.bytes()[item.start] == b';';
+                if own_line && is_line_comment {
+                    state.block = match state.block {
+                        Some(b) if b.last_line + 1 == item.start_line => Some(Block {
+                            last_line: item.end_line,
+                            ..b
+                        }),
+                        _ => {
+                            if comments == Comments::Headers && self.text(item).starts_with(";;;") {
+                                emit(Entry {
+                                    line,
+                                    lines: vec![Line::numbered(item.start_line, self.text(item))],
+                                    expanded: 0,
+                                })?;
                             }
-                            _ => {
-                                if comments == Comments::Headers
-                                    && self.text(item).starts_with(";;;")
-                                {
-                                    entries.push(Entry {
-                                        line,
-                                        lines: vec![Line::numbered(
-                                            item.start_line,
-                                            self.text(item),
-                                        )],
-                                        expanded: 0,
-                                    });
-                                }
-                                Some((k, k))
-                            }
-                        };
-                    } else {
-                        block = None;
-                    }
-                    let mut lines = if comments == Comments::All {
-                        self.verbatim(item, 0)
-                    } else {
-                        Vec::new()
-                    };
-                    // An unterminated `#|` hides the rest of the file: always say so.
-                    lines.extend(
-                        diagnostics_in(outline, item)
-                            .map(|d| Line::Note(format!("[{}]", d.message))),
-                    );
-                    if !lines.is_empty() {
-                        entries.push(Entry {
-                            line,
-                            lines,
-                            expanded: 0,
-                        });
-                    }
-                }
-                ItemKind::Form => {
-                    let mut lines = Vec::new();
-                    if comments == Comments::Preceding {
-                        if let Some((first, last)) = block {
-                            if items[last].end_line + 1 == item.start_line {
-                                for c in &items[first..=last] {
-                                    lines.push(Line::numbered(c.start_line, self.text(c)));
-                                }
-                            }
+                            Some(Block {
+                                start: item.start,
+                                first_line: item.start_line,
+                                last_line: item.end_line,
+                            })
                         }
-                    }
-                    block = None;
-                    let mut expanded = 0;
-                    lines.extend(self.form_lines(item, 0, &mut expanded));
-                    for d in diagnostics_in(outline, item) {
-                        lines.push(Line::Note(format!("[{}]", d.message)));
-                    }
-                    entries.push(Entry {
-                        line,
-                        lines,
-                        expanded,
-                    });
+                    };
+                } else {
+                    state.block = None;
                 }
-                ItemKind::Shebang => entries.push(Entry {
-                    line,
-                    lines: vec![Line::numbered(item.start_line, self.text(item))],
-                    expanded: 0,
-                }),
-                ItemKind::Stray => {
-                    block = None;
-                    let lines = diagnostics_in(outline, item)
-                        .map(|d| Line::Note(format!("[{}]", d.message)))
-                        .collect();
-                    entries.push(Entry {
+                let mut lines = if comments == Comments::All && line >= self.options.offset {
+                    self.verbatim(item, 0)
+                } else {
+                    Vec::new()
+                };
+                // An unterminated `#|` hides the rest of the file: always say so.
+                lines.extend(
+                    self.diagnostics_in(item)
+                        .map(|d| Line::Note(format!("[{}]", d.message))),
+                );
+                if !lines.is_empty() {
+                    emit(Entry {
                         line,
                         lines,
                         expanded: 0,
-                    });
+                    })?;
                 }
-                ItemKind::Whitespace => {}
             }
+            ItemKind::Form => {
+                let block = state.block.take();
+                if line < self.options.offset {
+                    // Not shown: its text is never made.
+                    return ControlFlow::Continue(());
+                }
+                let mut lines = Vec::new();
+                if comments == Comments::Preceding {
+                    if let Some(b) = block.filter(|b| b.last_line + 1 == item.start_line) {
+                        self.block_lines(b, &mut lines);
+                    }
+                }
+                let mut expanded = 0;
+                lines.extend(self.form_lines(item, 0, &mut expanded));
+                for d in self.diagnostics_in(item) {
+                    lines.push(Line::Note(format!("[{}]", d.message)));
+                }
+                emit(Entry {
+                    line,
+                    lines,
+                    expanded,
+                })?;
+            }
+            ItemKind::Shebang => emit(Entry {
+                line,
+                lines: vec![Line::numbered(item.start_line, self.text(item))],
+                expanded: 0,
+            })?,
+            ItemKind::Stray => {
+                state.block = None;
+                let lines = self
+                    .diagnostics_in(item)
+                    .map(|d| Line::Note(format!("[{}]", d.message)))
+                    .collect();
+                emit(Entry {
+                    line,
+                    lines,
+                    expanded: 0,
+                })?;
+            }
+            ItemKind::Whitespace => {}
         }
-        entries
+        ControlFlow::Continue(())
+    }
+
+    /// The lines of a comment block, read again from the source: each of its lines holds
+    /// one `;` comment after blanks.
+    fn block_lines(&self, block: Block, lines: &mut Vec<Line>) {
+        let bytes = self.source.bytes();
+        let mut at = block.start;
+        for number in block.first_line..=block.last_line {
+            let eol = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
+            let text = self.source.text(at, eol);
+            lines.push(Line::numbered(
+                number,
+                text.trim_end_matches('\r').to_string(),
+            ));
+            let next = (eol + 1).min(bytes.len());
+            at = memchr::memchr(b';', &bytes[next..]).map_or(bytes.len(), |k| next + k);
+        }
     }
 
     /// The lines of a form: collapsed, verbatim, or a container with its children.
@@ -297,9 +404,9 @@ impl Context<'_> {
         p.regex.is_match(&self.source.text(item.start, item.end))
     }
 
-    /// Whether any form (or child) matches the name (or content) pattern.
-    fn any_match(&self, outline: &Outline, by_name: bool) -> bool {
-        let mut stack: Vec<&OutlineItem> = outline.items.iter().collect();
+    /// Whether the item or one of its children matches the name (or content) pattern.
+    fn item_matches(&self, item: &OutlineItem, by_name: bool) -> bool {
+        let mut stack = vec![item];
         while let Some(item) = stack.pop() {
             if let Some(form) = &item.form {
                 if (by_name && self.name_matches(form)) || (!by_name && self.content_matches(item))
@@ -310,6 +417,16 @@ impl Context<'_> {
             }
         }
         false
+    }
+
+    /// The diagnostics inside the item. They come in file order, each inside its item.
+    /// The diagnostics inside the item. They come in file order, each inside its item.
+    fn diagnostics_in<'d>(&'d self, item: &OutlineItem) -> impl Iterator<Item = &'d Diagnostic> {
+        let (start, end) = (item.start, item.end);
+        let first = self.diagnostics.partition_point(|d| d.offset < start);
+        self.diagnostics[first..]
+            .iter()
+            .take_while(move |d| d.offset < end)
     }
 
     /// The item's source lines, each with its number. The first line keeps the text
@@ -358,17 +475,6 @@ impl Context<'_> {
             .take_while(|&&c| c != b'\n')
             .all(|&c| c == b' ' || c == b'\t' || c == 0xBF || c == 0xBB || c == 0xEF)
     }
-}
-
-fn diagnostics_in<'o>(
-    outline: &'o Outline,
-    item: &OutlineItem,
-) -> impl Iterator<Item = &'o Diagnostic> {
-    let (start, end) = (item.start, item.end);
-    outline
-        .diagnostics
-        .iter()
-        .filter(move |d| d.offset >= start && d.offset < end)
 }
 
 /// Appends `text` with the form's reader conditionals in front (`#+sbcl (defun ...)`).

@@ -42,6 +42,12 @@ fn dense_file(dir: &Path, name: &str, unit: &[u8], size: usize) -> PathBuf {
     path
 }
 
+/// Puts `before` in front of the file and `after` at its end.
+fn wrap(path: &Path, before: &[u8], after: &[u8]) {
+    let body = fs::read(path).unwrap();
+    fs::write(path, [before, &body, after].concat()).unwrap();
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lrf-mem-{}-{name}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
@@ -126,6 +132,22 @@ fn dense_files_stay_under_the_promise_in_every_view() {
         ("comments.lisp", b";\n"),
     ] {
         check_every_view(&dense_file(&dir, name, unit, MIB), &max);
+    }
+    // One entry of half a million lines, shown cut at the limit: a form matched by
+    // content, the comment block above a form.
+    let big_form = dense_file(&dir, "big-form.lisp", b"a\n", MIB - 4);
+    wrap(&big_form, b"(f\n", b")\n");
+    let big_block = dense_file(&dir, "big-block.lisp", b";\n", MIB - 4);
+    wrap(&big_block, b"", b"(a)\n");
+    for (path, view) in [(&big_form, "-c"), (&big_block, "--comments")] {
+        let size = fs::metadata(path).unwrap().len() as usize;
+        let arg = if view == "-c" { "a" } else { "preceding" };
+        let peak = peak_bytes(&[max[0], max[1], view, arg, path.to_str().unwrap()]);
+        assert!(
+            peak < 4 * size + 8 * MIB,
+            "{view} {arg} {path:?}: {} KB",
+            peak / 1024
+        );
     }
     // A larger file of real definitions, past the default size limit.
     let demo = fs::read(Path::new(ROOT).join("fixtures/demo/demo.lisp")).unwrap();

@@ -329,12 +329,22 @@ impl Context<'_> {
         ControlFlow::Continue(())
     }
 
+    /// The most lines one part of an entry needs: an entry over `limit` lines shows only
+    /// its first `limit`, so the lines after the one that makes it too long are never
+    /// made (a form of a million lines costs no more than the limit).
+    fn max_lines(&self) -> usize {
+        self.options.limit.saturating_add(1)
+    }
+
     /// The lines of a comment block, read again from the source: each of its lines holds
     /// one `;` comment after blanks.
     fn block_lines(&self, block: Block, lines: &mut Vec<Line>) {
         let bytes = self.source.bytes();
         let mut at = block.start;
-        for number in block.first_line..=block.last_line {
+        let last = block
+            .last_line
+            .min(block.first_line.saturating_add(self.max_lines() - 1));
+        for number in block.first_line..=last {
             let eol = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
             let text = self.source.text(at, eol);
             lines.push(Line::numbered(
@@ -448,6 +458,7 @@ impl Context<'_> {
         let text = text.strip_suffix('\n').unwrap_or(&text);
         text.split('\n')
             .enumerate()
+            .take(self.max_lines())
             .map(|(k, line)| {
                 let line = line.strip_suffix('\r').unwrap_or(line);
                 let line = if k == 0 {

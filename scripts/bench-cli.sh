@@ -13,7 +13,10 @@
 #   2. `lisp-read-file outline` over every .lisp file of the SBCL tree in one command;
 #   3. peak memory (/usr/bin/time -v) of those and of the collapsed view (and the outline
 #      --json) of a generated 50 MB file: the SBCL sources concatenated (repeated) and cut
-#      before a line that starts with `(`.
+#      before a line that starts with `(`;
+#   4. peak memory of every view (collapsed, --json, -n, -c, --comments all, --raw,
+#      outline, outline --json) of 1 MiB dense files (`()`, `(a)` lines, `'a `, `;` lines)
+#      and of the 50 MB file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,6 +65,13 @@ open(sys.argv[2], "wb").write(out[: cut + 1])
 EOF
 gen_bytes=$(wc -c <"$work/gen50.lisp")
 
+# Dense files of 1 MiB: a form every 2 or 3 bytes, a comment on every line.
+python3 - "$work" <<'EOF'
+import sys
+for name, unit in [("parens", b"()"), ("lists", b"(a)\n"), ("quotes", b"'a "), ("comments", b";\n")]:
+    open(f"{sys.argv[1]}/dense-{name}.lisp", "wb").write((unit * (1 << 20))[: 1 << 20])
+EOF
+
 # The whole tree as one argument list (no shell, no xargs in the timing).
 mapfile -t files <"$work/files"
 printf -v outline_cmd '%q ' "$BIN" outline --max-file-bytes "$MAXB" "${files[@]}"
@@ -85,6 +95,21 @@ echo "==> peak memory (/usr/bin/time -v)"
   echo "outline-whole-tree $corpus_bytes $(peak "$BIN" outline --max-file-bytes "$MAXB" "${files[@]}")"
   echo "collapsed-50MB $gen_bytes $(peak "$BIN" --max-file-bytes "$MAXB" "$work/gen50.lisp")"
   echo "outline-json-50MB $gen_bytes $(peak "$BIN" outline --json --max-file-bytes "$MAXB" "$work/gen50.lisp")"
+  # Every view of each dense file, and of the 50 MB file.
+  for f in "$work"/dense-*.lisp "$work/gen50.lisp"; do
+    name=$(basename "$f" .lisp)
+    bytes=$(wc -c <"$f")
+    for view in collapsed --json "-n foo" "-c foo" "--comments all" --raw outline "outline --json"; do
+      args=()
+      [ "$view" = collapsed ] || read -ra args <<<"$view"
+      if [ "${args[0]:-}" = outline ]; then
+        kb=$(peak "$BIN" outline "${args[@]:1}" --max-file-bytes "$MAXB" "$f")
+      else
+        kb=$(peak "$BIN" --max-file-bytes "$MAXB" "${args[@]}" "$f")
+      fi
+      echo "${name}:${view// /_} $bytes $kb"
+    done
+  done
 } >"$work/peak.txt"
 hyperfine -N --warmup 1 --runs 5 --export-json "$work/big.json" \
   --command-name "collapsed 50 MB" "$BIN --max-file-bytes $MAXB $work/gen50.lisp" \
@@ -113,14 +138,14 @@ print(f"  collapsed srctran.lisp: {s:.2f} ms (target < 3 ms) {verdict(s < 3)}; "
 print(f"  outline, whole tree: {t:.1f} ms (target < 100 ms) {verdict(t < 100)}; "
       f"{corpus/1e6/(t/1e3):.0f} MB/s including process start, reading and printing")
 print()
-print(f"{'peak memory':<22} {'file bytes':>12} {'peak KB':>10} {'limit KB':>10}")
+print(f"{'peak memory':<30} {'file bytes':>12} {'peak KB':>10} {'limit KB':>10}")
 for line in open(f"{work}/peak.txt"):
     name, size, kb = line.split()
     size, kb = int(size), int(kb)
     if size == 0 or name.startswith("outline-whole"):
         # hello-world: the floor; the whole tree is many files: the largest one bounds it.
-        print(f"{name:<22} {size:>12} {kb:>10} {'':>10}")
+        print(f"{name:<30} {size:>12} {kb:>10} {'':>10}")
         continue
     limit = (4 * size + 8 * 1024 * 1024) // 1024
-    print(f"{name:<22} {size:>12} {kb:>10} {limit:>10}  {verdict(kb < limit)} (4x file + 8 MB)")
+    print(f"{name:<30} {size:>12} {kb:>10} {limit:>10}  {verdict(kb < limit)} (4x file + 8 MB)")
 EOF

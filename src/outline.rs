@@ -20,6 +20,7 @@ use crate::scan::{
 use serde::ser::{Serialize, Serializer};
 use std::borrow::Cow;
 use std::cell::OnceCell;
+use std::ops::ControlFlow;
 
 /// Values longer than this are not shown (`defvar`); shown parts are abbreviated past it.
 pub const SHORT_PART_CHARS: usize = 60;
@@ -206,29 +207,9 @@ pub fn outline<'a>(bytes: &'a [u8], scan: &Scan, grammar: &'a Grammar) -> Outlin
         }
         // The item goes into the vector first and its form is classified in place: a
         // form is a few hundred bytes, and moving it around cost more than classifying.
-        items.push(OutlineItem {
-            kind: item.kind,
-            start: item.span.start,
-            end: item.span.end,
-            start_line: item.start_line,
-            end_line: item.end_line,
-            form: None,
-        });
-        if item.kind == ItemKind::Form {
-            let datum = Datum {
-                start: item.span.start,
-                end: item.span.end,
-                core: item.core,
-                core_is_list: item.core_is_list,
-                conditionals: item.conditionals.clone(),
-                quoted: item.quoted,
-                core_newlines: None,
-                problem: None,
-            };
-            let slot = &mut items.last_mut().expect("just pushed").form;
-            let form = slot.insert(Form::unclassified(bytes, datum));
-            classify(form, grammar, item.start_line, 0, &mut scratch);
-        }
+        items.push(unclassified_item(item));
+        let slot = items.last_mut().expect("just pushed");
+        classify_item(slot, item, bytes, grammar, &mut scratch);
     }
     Outline {
         byte_length: bytes.len(),
@@ -241,6 +222,120 @@ pub fn outline<'a>(bytes: &'a [u8], scan: &Scan, grammar: &'a Grammar) -> Outlin
 /// Scans and outlines in one call.
 pub fn outline_bytes<'a>(bytes: &'a [u8], grammar: &'a Grammar) -> Outline<'a> {
     outline(bytes, &scan::scan(bytes), grammar)
+}
+
+fn unclassified_item<'a>(item: &scan::Item) -> OutlineItem<'a> {
+    OutlineItem {
+        kind: item.kind,
+        start: item.span.start,
+        end: item.span.end,
+        start_line: item.start_line,
+        end_line: item.end_line,
+        form: None,
+    }
+}
+
+/// Makes the form of `slot` (made from `item`) when the item is a form.
+fn classify_item<'a>(
+    slot: &mut OutlineItem<'a>,
+    item: &scan::Item,
+    bytes: &'a [u8],
+    grammar: &'a Grammar,
+    scratch: &mut Scratch,
+) {
+    if item.kind != ItemKind::Form {
+        return;
+    }
+    let datum = Datum {
+        start: item.span.start,
+        end: item.span.end,
+        core: item.core,
+        core_is_list: item.core_is_list,
+        conditionals: item.conditionals.clone(),
+        quoted: item.quoted,
+        core_newlines: None,
+        problem: None,
+    };
+    let form = slot.form.insert(Form::unclassified(bytes, datum));
+    classify(form, grammar, item.start_line, 0, scratch);
+}
+
+/// Top-level items of a file handed to a consumer one at a time, in file order, as many
+/// times as it asks. A view walks them without the whole outline in memory: the memory
+/// of the walk does not grow with the number of items.
+pub trait Items<'a> {
+    /// Calls `f` on each non-whitespace item until it breaks.
+    fn each_item(&self, f: &mut dyn FnMut(&OutlineItem<'a>) -> ControlFlow<()>);
+    /// Every diagnostic of the file, in file order.
+    fn diagnostics(&self) -> &[Diagnostic];
+}
+
+impl<'a> Items<'a> for Outline<'a> {
+    fn each_item(&self, f: &mut dyn FnMut(&OutlineItem<'a>) -> ControlFlow<()>) {
+        for item in &self.items {
+            if f(item).is_break() {
+                return;
+            }
+        }
+    }
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+}
+
+/// The outline of a file made anew on each walk instead of kept: what is kept is the
+/// counts and the diagnostics of one scan. Each walk scans again and classifies only the
+/// items it is given, one at a time.
+pub struct StreamedOutline<'a> {
+    bytes: &'a [u8],
+    grammar: &'a Grammar,
+    pub line_count: usize,
+    /// Non-whitespace top-level items.
+    pub item_count: usize,
+    /// Top-level forms.
+    pub form_count: usize,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> StreamedOutline<'a> {
+    pub fn byte_length(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn new(bytes: &'a [u8], grammar: &'a Grammar) -> Self {
+        let (mut item_count, mut form_count) = (0, 0);
+        let scan = scan::scan_each(bytes, &mut |item| {
+            item_count += usize::from(item.kind != ItemKind::Whitespace);
+            form_count += usize::from(item.kind == ItemKind::Form);
+        });
+        StreamedOutline {
+            bytes,
+            grammar,
+            line_count: scan.line_count,
+            item_count,
+            form_count,
+            diagnostics: scan.diagnostics,
+        }
+    }
+}
+
+impl<'a> Items<'a> for StreamedOutline<'a> {
+    fn each_item(&self, f: &mut dyn FnMut(&OutlineItem<'a>) -> ControlFlow<()>) {
+        let mut scratch = Scratch::default();
+        let mut done = false;
+        // The scan runs to the end; once `f` breaks, items are no longer classified.
+        scan::scan_each(self.bytes, &mut |item| {
+            if done || item.kind == ItemKind::Whitespace {
+                return;
+            }
+            let mut out = unclassified_item(&item);
+            classify_item(&mut out, &item, self.bytes, self.grammar, &mut scratch);
+            done = f(&out).is_break();
+        });
+    }
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
 }
 
 /// Buffers reused from form to form, so that classifying a form allocates only the

@@ -92,6 +92,36 @@ impl<'a> Source<'a> {
         String::from_utf8_lossy(&self.bytes[start..end])
     }
 
+    /// The lines from 0-based line `first` on, each as [`Source::line`] gives it, found
+    /// without the line index: a view that shows a window of lines does not keep the
+    /// start of every line of the file.
+    pub fn lines_from(&self, first: usize) -> impl Iterator<Item = Cow<'a, str>> + '_ {
+        let bytes = self.bytes;
+        let mut at = match first.checked_sub(1) {
+            _ if first >= self.line_count => bytes.len(),
+            None => self.text_start,
+            Some(k) => memchr::memchr_iter(b'\n', bytes)
+                .nth(k)
+                .map_or(bytes.len(), |nl| nl + 1),
+        };
+        std::iter::from_fn(move || {
+            if at >= bytes.len() {
+                return None;
+            }
+            let next = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k + 1);
+            let mut end = next;
+            if end > at && bytes[end - 1] == b'\n' {
+                end -= 1;
+            }
+            if end > at && bytes[end - 1] == b'\r' {
+                end -= 1;
+            }
+            let line = String::from_utf8_lossy(&bytes[at..end]);
+            at = next;
+            Some(line)
+        })
+    }
+
     /// The 0-based line that contains byte `offset`.
     pub fn line_of(&self, offset: usize) -> usize {
         self.line_starts()
@@ -127,6 +157,20 @@ mod tests {
         assert_eq!((bad.line_count(), bad.is_valid_utf8()), (1, false));
         assert_eq!(bad.line(0), "x\u{fffd}y");
         assert_eq!(Source::new(b"").line_count(), 0);
+        for text in [
+            &b"\xEF\xBB\xBFa\r\nb\n\nc"[..],
+            b"a\n",
+            b"\n\n",
+            b"",
+            b"x\xffy\nz\r\n",
+        ] {
+            let s = Source::new(text);
+            for first in 0..=s.line_count() + 1 {
+                let indexed: Vec<_> = (first..s.line_count()).map(|i| s.line(i)).collect();
+                let walked: Vec<_> = s.lines_from(first).collect();
+                assert_eq!(walked, indexed, "{text:?} from line {first}");
+            }
+        }
         assert_eq!(Source::new(b"\n").line_count(), 1);
     }
 }

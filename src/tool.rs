@@ -9,7 +9,7 @@ pub mod read_file;
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
 use crate::guard::{Guard, LoadedFile};
-use crate::outline::outline_bytes;
+use crate::outline::StreamedOutline;
 use crate::pattern::{quote_prefix, PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
 use crate::scan::Diagnostic;
 use crate::source::Source;
@@ -136,8 +136,12 @@ fn render_file(
 ) -> Result<ReadResult, ToolError> {
     let source = Source::new(&file.bytes);
     let is_lisp = lisp.unwrap_or_else(|| view::is_lisp_path(&file.display_path));
-    let outline = is_lisp.then(|| outline_bytes(&file.bytes, grammar));
-    let view = view::render(&source, outline.as_ref(), options);
+    // Streamed: no view keeps every form of the file in memory.
+    let outline = is_lisp.then(|| StreamedOutline::new(&file.bytes, grammar));
+    let view = match &outline {
+        Some(outline) => view::render_streamed(&source, outline, options),
+        None => view::render(&source, None, options),
+    };
     if let Some(e) = too_costly(options, &file.display_path) {
         return Err(e);
     }

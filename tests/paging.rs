@@ -4,11 +4,14 @@
 //!
 //! The rule: entries (forms, shown comments, notes) starting on the same source line are
 //! one group that is never split across pages. A group that does not fit in what is left
-//! of a page starts the next page; a group larger than a whole page is shown cut: its
-//! lines up to `limit`, plus the first line of each further form of the group.
+//! of a page starts the next page; a group larger than a whole page is shown cut at
+//! `limit` lines, and its note counts the further forms of that line and says how to read
+//! them (the line raw), so that a page stays within `limit` however many forms share a
+//! line. Every form is shown exactly once, or counted exactly once in such a note.
 
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
+use lisp_read_file::scan::{scan, ItemKind};
 use lisp_read_file::tool::{read_loaded, ReadRequest, ReadResult};
 use std::collections::BTreeMap;
 
@@ -21,9 +24,26 @@ fn read(bytes: &[u8], edit: impl Fn(&mut ReadRequest)) -> ReadResult {
     read_loaded(file, &Grammar::builtin(), &request, Some(true)).unwrap()
 }
 
-/// Follows `next_offset` from 0; returns how often each `fN` was shown.
-fn follow(bytes: &[u8], limit: usize, name_pattern: Option<&str>) -> BTreeMap<usize, usize> {
-    let mut seen = BTreeMap::new();
+/// What following the pages showed: how often each `fN` was shown, and how many forms
+/// the notes of cut lines count as not shown, by 1-based line.
+#[derive(Default)]
+struct Followed {
+    seen: BTreeMap<usize, usize>,
+    hidden: BTreeMap<usize, usize>,
+}
+
+/// The count of "N more forms on that line" in a note of "Forms at line L", by L.
+fn hidden_in(note: &str) -> Option<(usize, usize)> {
+    let line = note.strip_prefix("[Forms at line ")?;
+    let line: usize = line.split(' ').next()?.parse().ok()?;
+    let count = note.split("; ").nth(1)?.split(' ').next()?.parse().ok()?;
+    Some((line, count))
+}
+
+/// Follows `next_offset` from 0.
+fn follow(bytes: &[u8], limit: usize, name_pattern: Option<&str>) -> Followed {
+    let mut followed = Followed::default();
+    let seen = &mut followed.seen;
     let mut offset = 0;
     for _ in 0..10_000 {
         let r = read(bytes, |r| {
@@ -31,6 +51,10 @@ fn follow(bytes: &[u8], limit: usize, name_pattern: Option<&str>) -> BTreeMap<us
             r.offset = offset;
             r.name_pattern = name_pattern.map(str::to_string);
         });
+        for (line, count) in r.content.lines().filter_map(hidden_in) {
+            *followed.hidden.entry(line).or_insert(0) += count;
+        }
+        let seen = &mut followed.seen;
         for line in r.content.lines().filter(|l| !l.starts_with('[')) {
             // Each form's first line names it once: `(defun fN ...`.
             for part in line.split("(defun f").skip(1) {
@@ -44,7 +68,7 @@ fn follow(bytes: &[u8], limit: usize, name_pattern: Option<&str>) -> BTreeMap<us
             }
         }
         match r.meta.next_offset {
-            None => return seen,
+            None => return followed,
             Some(next) => {
                 assert!(next > offset, "offset {offset} is followed by {next}");
                 assert!(
@@ -87,14 +111,33 @@ fn following_next_offset_shows_every_form_once() {
     files.push(("mixed".into(), renumber(&mixed)));
     for (what, bytes) in &files {
         let forms = String::from_utf8_lossy(bytes).matches("(defun f").count();
+        // The line of each form, as the reader counts lines.
+        let lines: Vec<usize> = scan(bytes)
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Form)
+            .map(|i| i.start_line)
+            .collect();
+        assert_eq!(lines.len(), forms, "{what}");
         for limit in [1, 2, 3, 5, 2000] {
             for name_pattern in [None, Some("f1")] {
-                let seen = follow(bytes, limit, name_pattern);
-                assert_eq!(seen.len(), forms, "{what}, limit {limit}: {seen:?}");
-                assert!(
-                    seen.values().all(|&n| n == 1),
-                    "{what}, limit {limit}, {name_pattern:?}: {seen:?}"
+                let f = follow(bytes, limit, name_pattern);
+                let context = format!(
+                    "{what}, limit {limit}, {name_pattern:?}: {:?} {:?}",
+                    f.seen, f.hidden
                 );
+                assert!(f.seen.values().all(|&n| n == 1), "{context}");
+                // The forms not shown are exactly those the notes count, line by line.
+                let mut unseen: BTreeMap<usize, usize> = BTreeMap::new();
+                for (k, &line) in lines.iter().enumerate() {
+                    if !f.seen.contains_key(&k) {
+                        *unseen.entry(line).or_insert(0) += 1;
+                    }
+                }
+                assert_eq!(unseen, f.hidden, "{context}");
+                if limit >= 7 {
+                    assert!(f.hidden.is_empty(), "{context}");
+                }
             }
         }
     }
@@ -122,7 +165,7 @@ fn three_forms_on_one_line_with_limit_two() {
     let r = read(b"(a) (b) (c)\n(d)\n", |r| r.limit = 2);
     assert_eq!(
         r.content,
-        "1: (a)\n1: (b)\n1: (c)\n[Forms at line 1 cut after 2 lines. Read them whole with collapsed=false offset=0 limit=..., or use offset=1 to continue.]\n"
+        "1: (a)\n1: (b)\n[Forms at line 1 cut after 2 lines; 1 more forms on that line are not shown. Read them with collapsed=false offset=0 limit=1, or use offset=1 to continue.]\n"
     );
     assert_eq!(r.meta.next_offset, Some(1));
     let r = read(b"(a) (b) (c)\n(d)\n", |r| {

@@ -133,15 +133,27 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Scans `bytes` into top-level items. Never fails, never panics, never recurses.
 pub fn scan(bytes: &[u8]) -> Scan {
+    let mut items = Vec::new();
+    let mut scan = scan_each(bytes, &mut |item| items.push(item));
+    scan.items = items;
+    scan
+}
+
+/// Scans `bytes`, handing each item to `sink` in file order instead of keeping it, so
+/// that memory does not grow with the number of items. The result has no items.
+pub fn scan_each(bytes: &[u8], sink: &mut dyn FnMut(Item)) -> Scan {
     let mut scanner = Scanner {
         b: bytes,
         items: Vec::new(),
+        handed_out: 0,
+        sink,
         diagnostics: Vec::new(),
         lines: LineCounter::default(),
         table: None,
         columns: ColumnCursor::default(),
     };
     scanner.run();
+    scanner.hand_out();
     let n = bytes.len();
     let newlines_before_end = scanner.lines.line_of(bytes, n) - 1;
     let line_count = if n == 0 || bytes == BOM || bytes[n - 1] == b'\n' {
@@ -150,7 +162,7 @@ pub fn scan(bytes: &[u8]) -> Scan {
         newlines_before_end + 1
     };
     Scan {
-        items: scanner.items,
+        items: Vec::new(),
         diagnostics: scanner.diagnostics,
         line_count,
     }
@@ -158,7 +170,11 @@ pub fn scan(bytes: &[u8]) -> Scan {
 
 struct Scanner<'a> {
     b: &'a [u8],
+    /// Items pushed since the last [`Scanner::hand_out`].
     items: Vec<Item>,
+    /// Items already given to `sink`.
+    handed_out: usize,
+    sink: &'a mut dyn FnMut(Item),
     diagnostics: Vec<Diagnostic>,
     lines: LineCounter,
     /// Set once the first unclosed form is met: lists close by lookup from then on.
@@ -211,6 +227,15 @@ impl Scanner<'_> {
                 }
                 _ => self.form(i),
             };
+            self.hand_out();
+        }
+    }
+
+    /// Gives the items pushed so far to the sink (their diagnostics are attached already).
+    fn hand_out(&mut self) {
+        self.handed_out += self.items.len();
+        for item in self.items.drain(..) {
+            (self.sink)(item);
         }
     }
 
@@ -322,8 +347,8 @@ impl Scanner<'_> {
 
     /// Attaches a diagnostic at byte `at` to the last item pushed.
     fn diagnose(&mut self, kind: DiagnosticKind, at: usize, recovered_at: Option<usize>) {
-        let item_index = self.items.len() - 1;
-        let item = &self.items[item_index];
+        let item = self.items.last().expect("an item was just pushed");
+        let item_index = self.handed_out + self.items.len() - 1;
         let line = line_of(self.b, item.span.start, item.start_line, at);
         let column = self.columns.column_of(self.b, at);
         let recovered_line =

@@ -12,7 +12,7 @@ use super::mcp::{self, ServerOptions, ToolName};
 use crate::error::ToolError;
 use crate::grammar::Grammar;
 use crate::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
-use crate::outline::{outline_bytes, Outline, OutlineItem};
+use crate::outline::{Items, OutlineItem, StreamedOutline};
 use crate::scan::ItemKind;
 use crate::tool::{self, ReadRequest, DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
 use crate::view::Comments;
@@ -20,6 +20,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 use std::io::Read as _;
 use std::io::{self, Write};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -316,16 +317,10 @@ fn run_outline(args: OutlineArgs) -> io::Result<ExitCode> {
     for path in &args.paths {
         match guard.read(path) {
             Ok(file) => {
-                let outline = outline_bytes(&file.bytes, &grammar);
+                // Streamed: items are written as they are made, never all kept.
+                let outline = StreamedOutline::new(&file.bytes, &grammar);
                 if args.json {
-                    serde_json::to_writer(
-                        &mut out,
-                        &FileOutline {
-                            path: &file.display_path,
-                            outline: &outline,
-                        },
-                    )?;
-                    out.write_all(b"\n")?;
+                    write_outline_json(&mut out, &file.display_path, &outline)?;
                 } else {
                     write_outline_text(&mut out, &file.display_path, &outline)?;
                 }
@@ -349,11 +344,39 @@ fn run_outline(args: OutlineArgs) -> io::Result<ExitCode> {
     })
 }
 
-#[derive(Serialize)]
-struct FileOutline<'a> {
-    path: &'a str,
-    #[serde(flatten)]
-    outline: &'a Outline<'a>,
+/// One line of JSON per file: `path`, `byte_length`, `line_count`, `items`,
+/// `diagnostics`, the items serialized one at a time as they are made.
+fn write_outline_json(
+    out: &mut impl Write,
+    path: &str,
+    outline: &StreamedOutline,
+) -> io::Result<()> {
+    out.write_all(b"{\"path\":")?;
+    serde_json::to_writer(&mut *out, path)?;
+    write!(
+        out,
+        ",\"byte_length\":{},\"line_count\":{},\"items\":[",
+        outline.byte_length(),
+        outline.line_count
+    )?;
+    let mut result = Ok(());
+    let mut first = true;
+    outline.each_item(&mut |item| {
+        let separator = if first { &b""[..] } else { b"," };
+        first = false;
+        result = out
+            .write_all(separator)
+            .and_then(|()| serde_json::to_writer(&mut *out, item).map_err(io::Error::from));
+        if result.is_ok() {
+            ControlFlow::Continue(())
+        } else {
+            ControlFlow::Break(())
+        }
+    });
+    result?;
+    out.write_all(b"],\"diagnostics\":")?;
+    serde_json::to_writer(&mut *out, &outline.diagnostics)?;
+    out.write_all(b"}\n")
 }
 
 /// `lisp-read-file mcp`: logs to stderr at the chosen level, then serves until stdin closes.
@@ -424,18 +447,29 @@ struct ErrorBody<'a> {
 
 /// The readable form: a header per file, a line per item (`LINES KIND TEXT`), children
 /// indented, diagnostics last.
-fn write_outline_text(out: &mut impl Write, path: &str, outline: &Outline) -> io::Result<()> {
+fn write_outline_text(
+    out: &mut impl Write,
+    path: &str,
+    outline: &StreamedOutline,
+) -> io::Result<()> {
     writeln!(
         out,
         "{path}: {} lines, {} bytes, {} items",
         outline.line_count,
-        outline.byte_length,
-        outline.items.len()
+        outline.byte_length(),
+        outline.item_count
     )?;
     let width = outline.line_count.max(1).to_string().len();
-    for item in &outline.items {
-        write_item_text(out, item, width, 1)?;
-    }
+    let mut result = Ok(());
+    outline.each_item(&mut |item| {
+        result = write_item_text(out, item, width, 1);
+        if result.is_ok() {
+            ControlFlow::Continue(())
+        } else {
+            ControlFlow::Break(())
+        }
+    });
+    result?;
     for d in &outline.diagnostics {
         writeln!(out, "  ! {}:{}: {}", d.line, d.column, d.message)?;
     }

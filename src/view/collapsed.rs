@@ -7,9 +7,10 @@
 
 use super::lines::{join, number_width, Line};
 use super::{Comments, Mode, View, ViewOptions};
-use crate::outline::{Form, Outline, OutlineItem};
+use crate::outline::{Form, Items, Outline, OutlineItem};
 use crate::scan::{Diagnostic, ItemKind};
 use crate::source::Source;
+use std::ops::ControlFlow;
 
 /// Something shown, starting at 0-based source line `line`.
 struct Entry {
@@ -20,34 +21,28 @@ struct Entry {
 }
 
 pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) -> View {
-    let ctx = Context { source, options };
     let total_forms = outline
         .items
         .iter()
         .filter(|i| i.kind == ItemKind::Form)
         .count();
-    let entries = ctx.entries(outline);
+    render_items(source, outline, total_forms, options)
+}
 
-    let mut lines: Vec<Line> = Vec::new();
-    for (name, pattern) in [
-        ("name_pattern", &options.name_pattern),
-        ("content_pattern", &options.content_pattern),
-    ] {
-        if let Some(p) = pattern {
-            if !ctx.any_match(outline, name == "name_pattern") {
-                let what = if name == "name_pattern" {
-                    "definition"
-                } else {
-                    "form"
-                };
-                lines.push(Line::Note(format!(
-                    "[No {what} matched {name} {}.]",
-                    p.quoted()
-                )));
-            }
-        }
-    }
-
+/// Renders the view walking the items once, keeping only the lines shown: memory does
+/// not grow with the number of forms. After the last shown entry the walk goes on only
+/// while a pattern has not matched yet (to say that nothing matched).
+pub(crate) fn render_items<'a>(
+    source: &Source,
+    items: &dyn Items<'a>,
+    total_forms: usize,
+    options: &ViewOptions,
+) -> View {
+    let ctx = Context {
+        source,
+        options,
+        diagnostics: items.diagnostics(),
+    };
     let mut view = View {
         mode: Mode::LispCollapsed,
         content: String::new(),
@@ -56,15 +51,37 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
         truncated: false,
         next_offset: None,
     };
-    // Moved, not cloned: every shown line is built once.
-    let visible: Vec<Entry> = entries
-        .into_iter()
-        .filter(|e| e.line >= options.offset)
-        .collect();
-    let mut visible = visible;
-    if visible.is_empty() && options.offset > 0 {
+    let mut pager = Pager::default();
+    // Whether each pattern is still to be matched by some form.
+    let mut unmatched = [
+        options.name_pattern.is_some(),
+        options.content_pattern.is_some(),
+    ];
+    let mut entries = Entries::default();
+    items.each_item(&mut |item| {
+        for (k, by_name) in [(0, true), (1, false)] {
+            if unmatched[k] && ctx.item_matches(item, by_name) {
+                unmatched[k] = false;
+            }
+        }
+        if !pager.done {
+            let flow = ctx.entries_of(item, &mut entries, &mut |entry| {
+                pager.take(entry, &mut view, source, options)
+            });
+            pager.done = flow.is_break();
+        }
+        if pager.done && unmatched == [false, false] {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    if !pager.done {
+        pager.finish(&mut view, source, options);
+    }
+    if pager.first.is_none() && options.offset > 0 {
         let total = source.line_count();
-        lines.push(Line::Note(if options.offset >= total {
+        pager.lines.push(Line::Note(if options.offset >= total {
             format!(
                 "[Offset {} is past end of file ({total} lines).]",
                 options.offset
@@ -76,90 +93,189 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
             )
         }));
     }
-    page(
-        &mut visible,
-        options.limit,
-        source.line_count(),
-        &mut lines,
-        &mut view,
-    );
+    let mut lines: Vec<Line> = Vec::new();
+    for (k, (name, pattern)) in [
+        ("name_pattern", &options.name_pattern),
+        ("content_pattern", &options.content_pattern),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if let (Some(p), true) = (pattern, unmatched[k]) {
+            let what = if k == 0 { "definition" } else { "form" };
+            lines.push(Line::Note(format!(
+                "[No {what} matched {name} {}.]",
+                p.quoted()
+            )));
+        }
+    }
+    lines.append(&mut pager.lines);
     view.content = join(&lines, number_width(source.line_count()));
     view
 }
 
-/// Fills a page from `visible` (entries from the offset on). Entries starting on the same
-/// source line are one group, never split across pages, so every page makes progress and
-/// `next_offset` (a line) reaches every entry. A group that does not fit in what is left
-/// of the page ends the page; one that does not fit in a whole page is shown cut: its
-/// lines up to `limit`, plus the first line of each further entry of the group.
-fn page(
-    visible: &mut [Entry],
-    limit: usize,
-    total_lines: usize,
-    lines: &mut Vec<Line>,
-    view: &mut View,
-) {
-    let mut used = 0usize;
-    let mut k = 0;
-    while k < visible.len() {
-        let line = visible[k].line;
-        let end = k + visible[k..].iter().take_while(|e| e.line == line).count();
-        let next = visible.get(end).map(|e| e.line);
-        let first_line = visible[0].line;
-        let group = &mut visible[k..end];
-        let cost: usize = group.iter().map(Entry::cost).sum();
-        if used.saturating_add(cost) <= limit {
-            used += cost;
-            for entry in group {
-                view.expanded_forms += entry.expanded;
-                lines.append(&mut entry.lines);
+/// Paging over entries as they come. `offset` skips those that start before it. Entries
+/// starting on the same source line are one group, never split across pages, so every page
+/// makes progress and `next_offset` (a line) reaches every group: a group that does not fit
+/// in what is left of a page starts the next one. A group larger than a whole page is shown
+/// up to `limit` lines; the further entries of its line are counted, not kept, and the
+/// note says how many and how to read them (the line raw), so that output and memory stay
+/// bounded by `limit` however many forms share a line.
+#[derive(Default)]
+struct Pager {
+    lines: Vec<Line>,
+    /// Lines used of the limit (notes are free).
+    used: usize,
+    /// Line of the first entry shown.
+    first: Option<usize>,
+    /// The group being gathered (it fits so far): its entries and their cost.
+    group: Vec<Entry>,
+    group_cost: usize,
+    /// A group larger than the page, being shown cut.
+    oversized: Option<Oversized>,
+    done: bool,
+}
+
+/// A group shown cut: its line, the limit lines it may still show, the entries of its
+/// line past that, and how many of its entries were cut or hidden.
+struct Oversized {
+    line: usize,
+    budget: usize,
+    hidden: usize,
+    several: bool,
+}
+
+impl Pager {
+    fn take(
+        &mut self,
+        entry: Entry,
+        view: &mut View,
+        source: &Source,
+        options: &ViewOptions,
+    ) -> ControlFlow<()> {
+        if entry.line < options.offset {
+            return ControlFlow::Continue(());
+        }
+        if let Some(o) = &mut self.oversized {
+            if entry.line == o.line {
+                o.several = true;
+                o.show(entry, view, &mut self.lines);
+                return ControlFlow::Continue(());
             }
-            k = end;
-            continue;
+            self.close_oversized(Some(entry.line), view, options);
+            return ControlFlow::Break(());
+        }
+        if self.group.first().is_some_and(|g| g.line != entry.line) {
+            self.flush(view);
+        }
+        self.first.get_or_insert(entry.line);
+        let cost = entry.cost();
+        if self.used + self.group_cost + cost <= options.limit {
+            self.group_cost += cost;
+            self.group.push(entry);
+            return ControlFlow::Continue(());
         }
         view.truncated = true;
-        if used > 0 {
+        if self.used > 0 {
+            // The group does not fit in what is left: the page ends before it.
+            let line = entry.line;
             view.next_offset = Some(line);
-            lines.push(Line::Note(format!(
-                "[Showing forms from line {} to line {line} of {total_lines}. Use offset={line} to continue.]",
-                first_line + 1,
+            self.lines.push(Line::Note(format!(
+                "[Showing forms from line {} to line {line} of {}. Use offset={line} to continue.]",
+                self.first.unwrap_or(line) + 1,
+                source.line_count(),
             )));
-            return;
+            self.done = true;
+            return ControlFlow::Break(());
         }
-        view.next_offset = next;
-        let several = group.len() > 1;
-        let mut budget = limit;
-        for entry in group {
+        // Larger than a whole page: show it cut.
+        let mut o = Oversized {
+            line: entry.line,
+            budget: options.limit,
+            hidden: 0,
+            several: !self.group.is_empty(),
+        };
+        for gathered in std::mem::take(&mut self.group).into_iter().chain([entry]) {
+            o.show(gathered, view, &mut self.lines);
+        }
+        self.group_cost = 0;
+        self.oversized = Some(o);
+        ControlFlow::Continue(())
+    }
+
+    /// Shows the gathered group (it fits).
+    fn flush(&mut self, view: &mut View) {
+        self.used += self.group_cost;
+        self.group_cost = 0;
+        for entry in self.group.drain(..) {
             view.expanded_forms += entry.expanded;
-            cut_entry(entry, &mut budget, lines);
+            self.lines.extend(entry.lines);
         }
-        let what = if several { "Forms" } else { "Form" };
-        let it = if several { "them" } else { "it" };
-        let read = format!(
-            "[{what} at line {} cut after {limit} lines. Read {it} whole with collapsed=false offset={line} limit=...",
-            line + 1
-        );
-        lines.push(Line::Note(match next {
-            Some(n) => format!("{read}, or use offset={n} to continue.]"),
-            None => format!("{read}.]"),
-        }));
-        return;
+    }
+
+    /// After the last entry: the gathered group, or the note of a cut one.
+    fn finish(&mut self, view: &mut View, _source: &Source, options: &ViewOptions) {
+        if self.oversized.is_some() {
+            self.close_oversized(None, view, options);
+        } else {
+            self.flush(view);
+        }
+    }
+
+    /// The note after a group cut at the limit; `next`: the line of the entry after it.
+    fn close_oversized(&mut self, next: Option<usize>, view: &mut View, options: &ViewOptions) {
+        let Some(o) = self.oversized.take() else {
+            return;
+        };
+        self.done = true;
+        view.next_offset = next;
+        let (line, limit) = (o.line, options.limit);
+        let mut note = if o.several {
+            format!("[Forms at line {} cut after {limit} lines", line + 1)
+        } else {
+            format!("[Form at line {} cut after {limit} lines", line + 1)
+        };
+        if o.hidden > 0 {
+            note.push_str(&format!(
+                "; {} more forms on that line are not shown. Read them with collapsed=false offset={line} limit=1",
+                o.hidden
+            ));
+        } else {
+            let it = if o.several { "them" } else { "it" };
+            note.push_str(&format!(
+                ". Read {it} whole with collapsed=false offset={line} limit=..."
+            ));
+        }
+        match next {
+            Some(n) => note.push_str(&format!(", or use offset={n} to continue.]")),
+            None => note.push_str(".]"),
+        }
+        self.lines.push(Line::Note(note));
     }
 }
 
-/// Appends an entry's lines while `budget` lasts; its first shown line always (so every
-/// entry of a group cut by the page still shows where it is).
-fn cut_entry(entry: &Entry, budget: &mut usize, lines: &mut Vec<Line>) {
-    let mut first = true;
-    for line in &entry.lines {
+impl Oversized {
+    /// Shows what the budget leaves of `entry`; counts it as hidden when nothing is left.
+    fn show(&mut self, entry: Entry, view: &mut View, lines: &mut Vec<Line>) {
+        if self.budget == 0 {
+            self.hidden += 1;
+        } else {
+            view.expanded_forms += entry.expanded;
+            cut_entry(entry, &mut self.budget, lines);
+        }
+    }
+}
+
+/// Appends an entry's lines while `budget` lasts (notes are free).
+fn cut_entry(entry: Entry, budget: &mut usize, lines: &mut Vec<Line>) {
+    for line in entry.lines {
         if !matches!(line, Line::Note(_)) {
-            if *budget == 0 && !first {
+            if *budget == 0 {
                 break;
             }
-            first = false;
-            *budget = budget.saturating_sub(1);
+            *budget -= 1;
         }
-        lines.push(line.clone());
+        lines.push(line);
     }
 }
 
@@ -173,112 +289,154 @@ impl Entry {
     }
 }
 
+/// The own-line `;` comment block just seen, one comment per line: where its first
+/// comment starts, its first line, and its last line (1-based).
+#[derive(Clone, Copy)]
+struct Block {
+    start: usize,
+    first_line: usize,
+    last_line: usize,
+}
+
+/// What the entries keep from one item to the next.
+#[derive(Default)]
+struct Entries {
+    block: Option<Block>,
+}
+
 struct Context<'a> {
     source: &'a Source<'a>,
     options: &'a ViewOptions,
+    diagnostics: &'a [Diagnostic],
 }
 
 impl Context<'_> {
-    fn entries(&self, outline: &Outline) -> Vec<Entry> {
+    /// Hands `emit` the entries that start with `item` (none, one or two); stops when
+    /// `emit` breaks.
+    fn entries_of(
+        &self,
+        item: &OutlineItem,
+        state: &mut Entries,
+        emit: &mut dyn FnMut(Entry) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let comments = self.options.comments;
-        let diagnostics = Diagnostics::new(outline);
-        let mut entries: Vec<Entry> = Vec::new();
-        // The own-line `;` comment block just seen: (first item index, last item index).
-        let mut block: Option<(usize, usize)> = None;
-        let items = &outline.items;
-        for (k, item) in items.iter().enumerate() {
-            let line = item.start_line - 1;
-            match item.kind {
-                ItemKind::Comment => {
-                    let own_line = self.starts_line(item.start);
-                    let is_line_comment = self.source.bytes()[item.start] == b';';
-                    if own_line && is_line_comment {
-                        block = match block {
-                            Some((first, last)) if items[last].end_line + 1 == item.start_line => {
-                                Some((first, k))
+        let line = item.start_line - 1;
+        match item.kind {
+            ItemKind::Comment => {
+                let own_line = self.starts_line(item.start);
+                let is_line_comment = self.source.bytes()[item.start] == b';';
+                if own_line && is_line_comment {
+                    state.block = match state.block {
+                        Some(b) if b.last_line + 1 == item.start_line => Some(Block {
+                            last_line: item.end_line,
+                            ..b
+                        }),
+                        _ => {
+                            if comments == Comments::Headers && self.text(item).starts_with(";;;") {
+                                emit(Entry {
+                                    line,
+                                    lines: vec![Line::numbered(item.start_line, self.text(item))],
+                                    expanded: 0,
+                                })?;
                             }
-                            _ => {
-                                if comments == Comments::Headers
-                                    && self.text(item).starts_with(";;;")
-                                {
-                                    entries.push(Entry {
-                                        line,
-                                        lines: vec![Line::numbered(
-                                            item.start_line,
-                                            self.text(item),
-                                        )],
-                                        expanded: 0,
-                                    });
-                                }
-                                Some((k, k))
-                            }
-                        };
-                    } else {
-                        block = None;
-                    }
-                    let mut lines = if comments == Comments::All {
-                        self.verbatim(item, 0)
-                    } else {
-                        Vec::new()
-                    };
-                    // An unterminated `#|` hides the rest of the file: always say so.
-                    lines.extend(
-                        diagnostics
-                            .within(item)
-                            .map(|d| Line::Note(format!("[{}]", d.message))),
-                    );
-                    if !lines.is_empty() {
-                        entries.push(Entry {
-                            line,
-                            lines,
-                            expanded: 0,
-                        });
-                    }
-                }
-                ItemKind::Form => {
-                    let mut lines = Vec::new();
-                    if comments == Comments::Preceding {
-                        if let Some((first, last)) = block {
-                            if items[last].end_line + 1 == item.start_line {
-                                for c in &items[first..=last] {
-                                    lines.push(Line::numbered(c.start_line, self.text(c)));
-                                }
-                            }
+                            Some(Block {
+                                start: item.start,
+                                first_line: item.start_line,
+                                last_line: item.end_line,
+                            })
                         }
-                    }
-                    block = None;
-                    let mut expanded = 0;
-                    lines.extend(self.form_lines(item, 0, &mut expanded));
-                    for d in diagnostics.within(item) {
-                        lines.push(Line::Note(format!("[{}]", d.message)));
-                    }
-                    entries.push(Entry {
-                        line,
-                        lines,
-                        expanded,
-                    });
+                    };
+                } else {
+                    state.block = None;
                 }
-                ItemKind::Shebang => entries.push(Entry {
-                    line,
-                    lines: vec![Line::numbered(item.start_line, self.text(item))],
-                    expanded: 0,
-                }),
-                ItemKind::Stray => {
-                    block = None;
-                    let lines = diagnostics
-                        .within(item)
-                        .map(|d| Line::Note(format!("[{}]", d.message)))
-                        .collect();
-                    entries.push(Entry {
+                let mut lines = if comments == Comments::All && line >= self.options.offset {
+                    self.verbatim(item, 0)
+                } else {
+                    Vec::new()
+                };
+                // An unterminated `#|` hides the rest of the file: always say so.
+                lines.extend(
+                    self.diagnostics_in(item)
+                        .map(|d| Line::Note(format!("[{}]", d.message))),
+                );
+                if !lines.is_empty() {
+                    emit(Entry {
                         line,
                         lines,
                         expanded: 0,
-                    });
+                    })?;
                 }
-                ItemKind::Whitespace => {}
             }
+            ItemKind::Form => {
+                let block = state.block.take();
+                if line < self.options.offset {
+                    // Not shown: its text is never made.
+                    return ControlFlow::Continue(());
+                }
+                let mut lines = Vec::new();
+                if comments == Comments::Preceding {
+                    if let Some(b) = block.filter(|b| b.last_line + 1 == item.start_line) {
+                        self.block_lines(b, &mut lines);
+                    }
+                }
+                let mut expanded = 0;
+                lines.extend(self.form_lines(item, 0, &mut expanded));
+                for d in self.diagnostics_in(item) {
+                    lines.push(Line::Note(format!("[{}]", d.message)));
+                }
+                emit(Entry {
+                    line,
+                    lines,
+                    expanded,
+                })?;
+            }
+            ItemKind::Shebang => emit(Entry {
+                line,
+                lines: vec![Line::numbered(item.start_line, self.text(item))],
+                expanded: 0,
+            })?,
+            ItemKind::Stray => {
+                state.block = None;
+                let lines = self
+                    .diagnostics_in(item)
+                    .map(|d| Line::Note(format!("[{}]", d.message)))
+                    .collect();
+                emit(Entry {
+                    line,
+                    lines,
+                    expanded: 0,
+                })?;
+            }
+            ItemKind::Whitespace => {}
         }
-        entries
+        ControlFlow::Continue(())
+    }
+
+    /// The most lines one part of an entry needs: an entry over `limit` lines shows only
+    /// its first `limit`, so the lines after the one that makes it too long are never
+    /// made (a form of a million lines costs no more than the limit).
+    fn max_lines(&self) -> usize {
+        self.options.limit.saturating_add(1)
+    }
+
+    /// The lines of a comment block, read again from the source: each of its lines holds
+    /// one `;` comment after blanks.
+    fn block_lines(&self, block: Block, lines: &mut Vec<Line>) {
+        let bytes = self.source.bytes();
+        let mut at = block.start;
+        let last = block
+            .last_line
+            .min(block.first_line.saturating_add(self.max_lines() - 1));
+        for number in block.first_line..=last {
+            let eol = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k);
+            let text = self.source.text(at, eol);
+            lines.push(Line::numbered(
+                number,
+                text.trim_end_matches('\r').to_string(),
+            ));
+            let next = (eol + 1).min(bytes.len());
+            at = memchr::memchr(b';', &bytes[next..]).map_or(bytes.len(), |k| next + k);
+        }
     }
 
     /// The lines of a form: collapsed, verbatim, or a container with its children.
@@ -339,9 +497,9 @@ impl Context<'_> {
         p.is_match(&self.source.text(item.start, item.end))
     }
 
-    /// Whether any form (or child) matches the name (or content) pattern.
-    fn any_match(&self, outline: &Outline, by_name: bool) -> bool {
-        let mut stack: Vec<&OutlineItem> = outline.items.iter().collect();
+    /// Whether the item or one of its children matches the name (or content) pattern.
+    fn item_matches(&self, item: &OutlineItem, by_name: bool) -> bool {
+        let mut stack = vec![item];
         while let Some(item) = stack.pop() {
             if let Some(form) = &item.form {
                 if (by_name && self.name_matches(form)) || (!by_name && self.content_matches(item))
@@ -354,13 +512,31 @@ impl Context<'_> {
         false
     }
 
+    /// The diagnostics inside the item. They come in file order, each inside its item.
+    /// The diagnostics inside the item. They come in file order, each inside its item.
+    fn diagnostics_in<'d>(&'d self, item: &OutlineItem) -> impl Iterator<Item = &'d Diagnostic> {
+        let (start, end) = (item.start, item.end);
+        let first = self.diagnostics.partition_point(|d| d.offset < start);
+        self.diagnostics[first..]
+            .iter()
+            .take_while(move |d| d.offset < end)
+    }
+
     /// The item's source lines, each with its number. The first line keeps the text
     /// before the item when that is only indentation, else gets the view's indentation.
     fn verbatim(&self, item: &OutlineItem, depth: usize) -> Vec<Line> {
         let bytes = self.source.bytes();
-        let lead = &bytes[self.line_start(item.start)..item.start];
-        let prefix = if lead.iter().all(|c| *c == b' ' || *c == b'\t') {
-            String::from_utf8_lossy(lead).into_owned()
+        // The blanks before the item, when they are all that precedes it on its line. Only
+        // the blanks are looked at, never the whole line: many items on one long line stay
+        // linear.
+        let blanks = bytes[..item.start]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b' ' || c == b'\t')
+            .count();
+        let lead_start = item.start - blanks;
+        let prefix = if lead_start == 0 || bytes[lead_start - 1] == b'\n' {
+            String::from_utf8_lossy(&bytes[lead_start..item.start]).into_owned()
         } else {
             indent(depth)
         };
@@ -369,6 +545,7 @@ impl Context<'_> {
         let text = text.strip_suffix('\n').unwrap_or(&text);
         text.split('\n')
             .enumerate()
+            .take(self.max_lines())
             .map(|(k, line)| {
                 let line = line.strip_suffix('\r').unwrap_or(line);
                 let line = if k == 0 {
@@ -388,41 +565,15 @@ impl Context<'_> {
             .to_string()
     }
 
+    /// Whether only blanks (or a BOM) precede `at` on its line. `all` stops at the first
+    /// other byte, so this looks back no further than the blanks.
     fn starts_line(&self, at: usize) -> bool {
-        self.source.bytes()[self.line_start(at)..at]
+        let bytes = self.source.bytes();
+        bytes[..at]
             .iter()
+            .rev()
+            .take_while(|&&c| c != b'\n')
             .all(|&c| c == b' ' || c == b'\t' || c == 0xBF || c == 0xBB || c == 0xEF)
-    }
-
-    /// The byte after the last newline before `at` (0 on the first line, BOM included).
-    /// From the line table, not a scan back: many items on one long line stay linear.
-    fn line_start(&self, at: usize) -> usize {
-        match self.source.line_of(at) {
-            0 => 0,
-            line => self.source.line_start(line),
-        }
-    }
-}
-
-/// The outline's diagnostics by offset, so that those of an item are found by binary
-/// search (a scan of all of them per item is quadratic on a file of many broken forms).
-struct Diagnostics<'o> {
-    by_offset: Vec<&'o Diagnostic>,
-}
-
-impl<'o> Diagnostics<'o> {
-    fn new(outline: &'o Outline) -> Diagnostics<'o> {
-        let mut by_offset: Vec<&Diagnostic> = outline.diagnostics.iter().collect();
-        // Stable: diagnostics at one offset keep their order.
-        by_offset.sort_by_key(|d| d.offset);
-        Diagnostics { by_offset }
-    }
-
-    /// Those at an offset inside the item, in order.
-    fn within(&self, item: &OutlineItem) -> impl Iterator<Item = &'o Diagnostic> + '_ {
-        let from = self.by_offset.partition_point(|d| d.offset < item.start);
-        let to = from + self.by_offset[from..].partition_point(|d| d.offset < item.end);
-        self.by_offset[from..to].iter().copied()
     }
 }
 

@@ -11,7 +11,7 @@ mod lines;
 mod raw;
 mod text_filtered;
 
-use crate::outline::Outline;
+use crate::outline::{Outline, StreamedOutline};
 pub use crate::pattern::Pattern;
 use crate::source::Source;
 use serde::{Deserialize, Serialize};
@@ -108,19 +108,32 @@ pub struct View {
 pub fn render(source: &Source, outline: Option<&Outline>, options: &ViewOptions) -> View {
     match outline {
         Some(outline) if options.collapsed => collapsed::render(source, outline, options),
-        Some(_) => {
-            let mut view = raw::render(source, options);
-            if options.name_pattern.is_some() || options.content_pattern.is_some() {
-                view.content
-                    .push_str("[name_pattern and content_pattern apply to the collapsed view; collapsed=false shows raw lines.]\n");
-            }
-            view
-        }
+        Some(_) => raw_lisp(source, options),
         None if options.content_pattern.is_some() || options.name_pattern.is_some() => {
             text_filtered::render(source, options)
         }
         None => raw::render(source, options),
     }
+}
+
+/// Renders the view of a Lisp file from an outline made anew on each walk, so that the
+/// memory used does not grow with the number of forms.
+pub fn render_streamed(source: &Source, outline: &StreamedOutline, options: &ViewOptions) -> View {
+    if options.collapsed {
+        collapsed::render_items(source, outline, outline.form_count, options)
+    } else {
+        raw_lisp(source, options)
+    }
+}
+
+/// The raw lines of a Lisp file.
+fn raw_lisp(source: &Source, options: &ViewOptions) -> View {
+    let mut view = raw::render(source, options);
+    if options.name_pattern.is_some() || options.content_pattern.is_some() {
+        view.content
+            .push_str("[name_pattern and content_pattern apply to the collapsed view; collapsed=false shows raw lines.]\n");
+    }
+    view
 }
 
 /// Whether a path names a Common Lisp source file, by extension (SPEC §1).

@@ -25,9 +25,11 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
         return view;
     }
     let end = options.offset.saturating_add(options.limit).min(total);
+    // Walked, not indexed: the start of every line of the file is never kept.
     let mut lines: Vec<Line> = (options.offset..end)
-        .map(|i| {
-            let text = source.line(i).into_owned();
+        .zip(source.lines_from(options.offset))
+        .map(|(i, text)| {
+            let text = text.into_owned();
             if options.line_numbers {
                 Line::numbered(i + 1, text)
             } else {

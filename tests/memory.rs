@@ -74,6 +74,8 @@ fn peak_bytes(args: &[&str]) -> usize {
     // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let pid = child.id() as libc::pid_t;
+    // SAFETY: `pid` is our own child, not reaped yet (the `Child` is never waited on);
+    // `status` and `usage` are valid, writable and live for the call.
     let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
     assert_eq!(waited, pid, "wait4 failed for {args:?}");
     assert!(

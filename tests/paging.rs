@@ -43,7 +43,6 @@ fn hidden_in(note: &str) -> Option<(usize, usize)> {
 /// Follows `next_offset` from 0.
 fn follow(bytes: &[u8], limit: usize, name_pattern: Option<&str>) -> Followed {
     let mut followed = Followed::default();
-    let seen = &mut followed.seen;
     let mut offset = 0;
     for _ in 0..10_000 {
         let r = read(bytes, |r| {

@@ -198,7 +198,8 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
                     )));
                     return datum;
                 }
-                if b.get(end) == Some(&b'(') && super::lexer::ends_with_package_marker(b, i, end) {
+                let marker = super::lexer::ends_with_package_marker(b, i, end);
+                if marker && b.get(end) == Some(&b'(') {
                     match closer.close(b, end) {
                         ListEnd::Closed(list_end, newlines) => (end, list_end, true, newlines),
                         ListEnd::Unclosed {
@@ -207,6 +208,13 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
                             unterminated,
                         } => return unclosed(datum, needed, true, open, cut, unterminated, n),
                     }
+                } else if marker && datum_after_atmosphere(b, end) {
+                    // `sb-kernel::` then a newline (or a comment) and a form: SBCL reads
+                    // the form in that package, one datum, as SBCL's own sources write.
+                    last_prefix = i;
+                    i = end;
+                    datum.end = end;
+                    continue;
                 } else {
                     (i, end, false, None)
                 }
@@ -253,6 +261,23 @@ fn unclosed(
         datum.core_is_list = is_list;
     }
     datum
+}
+
+/// Whether blank space or comments start at `at` and a datum follows them (not a `)`,
+/// not the end of input, not an unterminated comment).
+fn datum_after_atmosphere(b: &[u8], at: usize) -> bool {
+    let starts_atmosphere = match b.get(at) {
+        Some(b';') => true,
+        Some(b'#') => super::lexer::is_block_comment_start(b, at),
+        Some(&c) => class(c) == Class::Whitespace,
+        None => false,
+    };
+    if !starts_atmosphere {
+        return false;
+    }
+    let mut scratch = Datum::default();
+    let next = skip_atmosphere(b, at, &mut scratch);
+    scratch.problem.is_none() && next < b.len() && b[next] != b')'
 }
 
 fn note_prefix(datum: &mut Datum, needed: usize, last_prefix: &mut usize, at: usize) {
@@ -409,8 +434,9 @@ impl Iterator for Elements<'_> {
             // A plain token (most elements the outline reads: operators, names), read
             // without the general reader's state: what `read_datum` would return.
             let (end, closed) = skip_token(b, start);
-            let package_list =
-                b.get(end) == Some(&b'(') && super::lexer::ends_with_package_marker(b, start, end);
+            // `pkg::(...)` and `pkg::` before a datum are one datum: the general reader's.
+            let package_list = super::lexer::ends_with_package_marker(b, start, end)
+                && (b.get(end) == Some(&b'(') || datum_after_atmosphere(b, end));
             if closed && !package_list {
                 self.i = end;
                 return Some(Datum {

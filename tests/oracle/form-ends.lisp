@@ -27,12 +27,14 @@
 ;;;;           is skipped (the spec's guard skips a UTF-8 BOM); SBCL would otherwise read
 ;;;;           it as a constituent character, i.e. as (part of) a symbol.  See SKIP-BOM.
 ;;;;
-;;;;  NORMALISATION (b), extended package prefix: SBCL reads `pkg::(form ...)` and
-;;;;           `pkg:(form)` as one datum when not suppressing, but with *READ-SUPPRESS*
-;;;;           it returns the token `pkg::` and the list as TWO reads.  Our spec makes it
-;;;;           one datum.  Rule: when the text of a read ends in `:` (not an escaped
-;;;;           `\:`, e.g. the character `#\:`) and the very next byte is `(`, drop that
-;;;;           end and keep the next read's end.  See MERGE-WITH-NEXT-P.
+;;;;  NORMALISATION (b), extended package prefix: SBCL reads `pkg::(form ...)`,
+;;;;           `pkg:(form)` and `pkg::` then blank space or comments and a datum
+;;;;           (SBCL's own `sb-kernel::` on a line before a form) as one datum when not
+;;;;           suppressing, but with *READ-SUPPRESS* it returns the token `pkg::` and
+;;;;           the datum as TWO reads.  We read one datum, as SBCL does without
+;;;;           suppression (docs/reader.md).  Rule: when the text of a read ends in `:`
+;;;;           (not an escaped `\:`, e.g. the character `#\:`), drop that end and keep
+;;;;           the next read's end.  See MERGE-WITH-NEXT-P.
 ;;;;
 ;;;;  NORMALISATION (c), comma outside backquote: with *READ-SUPPRESS*, SBCL's comma
 ;;;;           reader outside a backquote consumes only the `,` and returns, so `,a` or
@@ -117,9 +119,8 @@ the following read?  BYTES is the file's raw content."
             (before-last (byte-at (- end 2))))
         (and (/= before-last (char-code #\\))       ; not `#\:`, `#\,`, `foo\:`
              (cond
-               ;; (b) `pkg::` or `pkg:` directly followed by `(`
-               ((and (= last (char-code #\:))
-                     (= (byte-at end) (char-code #\()))
+               ;; (b) `pkg::` or `pkg:` followed by a datum
+               ((= last (char-code #\:))
                 (incf (getf *normalisations* :package-prefix)))
                ;; (c) a lone comma outside backquote: `,` then the datum
                ((= last (char-code #\,))

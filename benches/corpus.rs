@@ -1,4 +1,4 @@
-//! SPEC §9 throughput over a real corpus, every contender in the same run:
+//! BENCHMARKS.md throughput over a real corpus, every contender in the same run:
 //!
 //! * ours: scan + outline of every file, the library call the CLI's `outline` command makes
 //!   (`lisp_read_file::outline::outline_bytes`); scan alone is shown too, for diagnosis;
@@ -169,7 +169,7 @@ fn main() {
         median(&r)
     };
     println!();
-    println!("ratios (median of per-run ratios), SPEC §9 targets:");
+    println!("ratios (median of per-run ratios), BENCHMARKS.md targets:");
     if !options.quick {
         let speedup = per_run(2, 0);
         println!(

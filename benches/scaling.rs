@@ -1,4 +1,4 @@
-//! How cost grows with file size and with nesting depth (SPEC §3: linear time, no
+//! How cost grows with file size and with nesting depth (docs/reader.md: linear time, no
 //! recursion on depth). Two tables:
 //!
 //! * size: real SBCL source text, the corpus files concatenated (repeated as needed) and

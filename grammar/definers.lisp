@@ -1,4 +1,4 @@
-;;;; grammar/definers.lisp -- how each defining operator is collapsed (SPEC section 4).
+;;;; grammar/definers.lisp -- how each defining operator is collapsed (docs/reader.md#definer-table).
 ;;;;
 ;;;; Read with the `lexpr` crate and embedded in the binary. Users extend or override it
 ;;;; with a file of the same shape: `--definers FILE`, or `.lisp-read-file.lisp` at a

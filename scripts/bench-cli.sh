@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CLI benchmarks of SPEC §9, in one run (machines are noisy: compare the ratios).
+# CLI benchmarks of BENCHMARKS.md, in one run (machines are noisy: compare the ratios).
 #
 #   bash scripts/bench-cli.sh [RUNS]        # default 30 runs per command
 #
@@ -132,7 +132,7 @@ for r in [*start.values(), *tree.values(), *big.values()]:
 s, h = ms(start["collapsed srctran.lisp"]), ms(start["hello-world"])
 t = ms(tree["outline, whole tree"])
 print()
-print("SPEC §9 targets:")
+print("BENCHMARKS.md targets:")
 print(f"  collapsed srctran.lisp: {s:.2f} ms (target < 3 ms) {verdict(s < 3)}; "
       f"{s/h:.2f}x hello-world {h:.2f} ms (target < 3x) {verdict(s/h < 3)}")
 print(f"  outline, whole tree: {t:.1f} ms (target < 100 ms) {verdict(t < 100)}; "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# MCP tools/call latency (SPEC §9: under 1 ms inside the server for a 100 KB file).
+# MCP tools/call latency (BENCHMARKS.md: under 1 ms inside the server for a 100 KB file).
 #
 # Starts `lisp-read-file mcp --log-level debug`, makes N sequential tools/call requests for
 # the collapsed view of a 100 KB Lisp file (the first 100 KB of SBCL's srctran.lisp, cut at

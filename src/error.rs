@@ -4,7 +4,7 @@
 use serde::Serialize;
 use std::fmt;
 
-/// Stable error codes (SPEC §7). Serialized in SCREAMING_SNAKE_CASE, e.g. `NOT_FOUND`.
+/// Stable error codes (docs/errors.md). Serialized in SCREAMING_SNAKE_CASE, e.g. `NOT_FOUND`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {

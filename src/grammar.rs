@@ -1,4 +1,4 @@
-//! The definer grammar (SPEC §4): how each defining operator is collapsed, as data.
+//! The definer grammar (docs/reader.md#definer-table): how each defining operator is collapsed, as data.
 //!
 //! `grammar/definers.lisp` is embedded in the binary and read with `lexpr`; users extend
 //! it with a file of the same shape (`--definers FILE`, `.lisp-read-file.lisp`).

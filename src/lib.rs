@@ -1,6 +1,6 @@
 //! lisp-read-file: a Lisp-aware structural reader.
 //!
-//! The pipeline (SPEC §2), one module per stage:
+//! The pipeline (ARCHITECTURE.md), one module per stage:
 //!
 //! ```text
 //! path ─► guard ─► source ─► scan ─► outline ─► view ─► surfaces (CLI, MCP, Emacs)

@@ -1,4 +1,4 @@
-//! Outline: each top-level form classified with the definer grammar (SPEC §4, §5.1):
+//! Outline: each top-level form classified with the definer grammar (docs/reader.md#definer-table, docs/views.md#collapsed-view):
 //! operator, name, signature, docstring, reader conditionals, children of containers.
 //!
 //! Everything shown is source text: parts are cut from the file, whitespace runs folded to
@@ -29,7 +29,7 @@ pub const DOC_CHARS: usize = 80;
 /// Containers nested deeper than this show no children (bounds the only recursion).
 pub const MAX_CONTAINER_DEPTH: usize = 16;
 
-/// The outline of one file (the JSON of SPEC §8.4 without `path`), borrowing from the
+/// The outline of one file (the JSON of docs/tool.md#outline-json without `path`), borrowing from the
 /// file's bytes and the grammar.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Outline<'a> {
@@ -162,7 +162,7 @@ impl std::fmt::Debug for Form<'_> {
     }
 }
 
-/// The JSON of a form (flattened into its item), in the field order of SPEC §8.4.
+/// The JSON of a form (flattened into its item), in the field order of docs/tool.md#outline-json
 impl Serialize for Form<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(serde::Serialize)]

@@ -5,7 +5,7 @@
 //! - its compiled program is at most [`COMPILED_SIZE_LIMIT`] bytes (compiling is cheap,
 //!   and the program has a bounded number of states);
 //! - matching runs a lazy DFA (linear in the text) whose cache may be rebuilt only
-//!   [`MAX_CACHE_CLEARS`] times per request. When it gives up (a pattern whose DFA keeps
+//!   `MAX_CACHE_CLEARS` times per request. When it gives up (a pattern whose DFA keeps
 //!   exploding, or a Unicode word boundary next to a non-ASCII byte), the search falls back
 //!   to the `regex` crate's other engines (PikeVM, bounded backtracker), whose worst case
 //!   is (program states) x (text bytes); that work is charged to a per-request budget of

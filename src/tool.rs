@@ -1,4 +1,4 @@
-//! The `lisp-read-file` tool as a library call (SPEC §6): one request type, one result
+//! The `lisp-read-file` tool as a library call (docs/tool.md): one request type, one result
 //! type, both serde types whose JSON is the tool's public contract. The CLI and the MCP
 //! server are thin surfaces over [`read`].
 
@@ -21,7 +21,7 @@ pub const DEFAULT_LIMIT: usize = 2000;
 /// Default `context_lines` of the text-filtered view.
 pub const DEFAULT_CONTEXT_LINES: usize = 5;
 
-/// The parameters of the `lisp-read-file` tool (SPEC §6).
+/// The parameters of the `lisp-read-file` tool (docs/tool.md).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReadRequest {
@@ -80,7 +80,7 @@ impl ReadRequest {
     }
 }
 
-/// The result of the tool (SPEC §6).
+/// The result of the tool (docs/tool.md).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReadResult {
     /// Relative to its root (never absolute); as given when the reader is not confined.

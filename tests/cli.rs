@@ -1,4 +1,4 @@
-//! The command line (SPEC §8.1, §8.4, §7) through the real binary: exit codes, the
+//! The command line (docs/cli.md, docs/tool.md#outline-json, docs/guard.md) through the real binary: exit codes, the
 //! stdout/stderr split, `--json`, every flag of the read command, the `outline`
 //! subcommand, `--help` and `--version`.
 //!
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The demo file and its collapsed view (SPEC §5.1).
+/// The demo file and its collapsed view (docs/views.md#collapsed-view).
 const DEMO: &str = "fixtures/demo/demo.lisp";
 const DEMO_COLLAPSED: &str = include_str!("../fixtures/demo/demo.collapsed.txt");
 
@@ -378,7 +378,7 @@ fn usage_errors_exit_2() {
 }
 
 // ---------------------------------------------------------------------------------------
-// --json (SPEC §6)
+// --json (docs/tool.md)
 
 const META_KEYS: [&str; 8] = [
     "total_forms",
@@ -496,7 +496,7 @@ fn json_path_is_relative_to_the_root() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Every flag of the read command (SPEC §8.1)
+// Every flag of the read command (docs/cli.md)
 
 /// A small file with comments, two definitions, a method and a long body.
 const SAMPLE: &str = ";;;; sample.lisp -- for the flag tests
@@ -826,7 +826,7 @@ fn text_files_and_lisp_extensions() {
 }
 
 // ---------------------------------------------------------------------------------------
-// The outline subcommand (SPEC §8.4)
+// The outline subcommand (docs/tool.md#outline-json)
 
 #[test]
 fn outline_json_one_line_per_file_in_argument_order() {

@@ -87,7 +87,7 @@ fn named_forms(items: &[OutlineItem]) -> Vec<(usize, String)> {
 /// How a name shows on a view line.
 enum Shown {
     Whole,
-    /// The line is longer than [`MAX_LINE_CHARS`] and cut (SPEC §5.5) inside the name:
+    /// The line is longer than [`MAX_LINE_CHARS`] and cut (docs/views.md#long-lines) inside the name:
     /// what is visible ends with the start of the name (at least 20 characters of it).
     UpToTheCut,
     No,
@@ -203,7 +203,7 @@ fn collapsed_view_of_the_sbcl_sources_names_every_definition() {
     println!("bytes collapsed:     {view_bytes}");
     println!("ratio:               {ratio:.2}% (collapsed/raw)");
     println!("definitions checked: {checked}");
-    println!("names cut at {MAX_LINE_CHARS} chars: {cut_names} (shown up to the cut of an over-long line, SPEC 5.5)");
+    println!("names cut at {MAX_LINE_CHARS} chars: {cut_names} (shown up to the cut of an over-long line, docs/views.md#long-lines)");
     println!("names missing:       {miss_count}");
     println!(
         "elapsed:             {:.2?} (read + view + outline)",

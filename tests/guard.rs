@@ -1,4 +1,4 @@
-//! Guard tests against the real file system (SPEC §7).
+//! Guard tests against the real file system (docs/guard.md).
 //!
 //! Each test gets its own directory under the system temp dir, holding `root/` (the allowed
 //! root) and `outside/` (a sibling that must stay unreachable). Every refusal asserts the

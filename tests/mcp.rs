@@ -192,7 +192,7 @@ async fn every_tool_has_schemas_and_annotations() {
         .as_deref()
         .unwrap()
         .starts_with("Read before you edit"));
-    // read_file: seed 000 §4.4, verbatim.
+    // read_file: the read_file definition (docs/mcp.md#read_file), verbatim.
     let read_file = serde_json::to_value(find(&tools, "read_file")).unwrap();
     assert_eq!(
         read_file["description"],
@@ -213,7 +213,7 @@ async fn every_tool_has_schemas_and_annotations() {
           "required": ["path"]
         })
     );
-    // Read: seed 001 §2.2, verbatim.
+    // Read: the Read definition (docs/mcp.md#read), verbatim.
     let read = serde_json::to_value(find(&tools, "Read")).unwrap();
     assert_eq!(
         read["description"],
@@ -350,7 +350,7 @@ async fn read_file_windows() {
     assert_eq!(value["next_start_line"], Value::Null);
     assert_eq!(value["meta"]["returned_line_count"], 50);
 
-    // Past the end: empty content, not an error (seed 000 §5).
+    // Past the end: empty content, not an error (the read_file definition (docs/mcp.md#read_file)).
     let value = structured_ok(
         tool,
         &call(

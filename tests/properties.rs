@@ -1,4 +1,4 @@
-//! Property tests of the scanner and outline invariants (SPEC §3, §10).
+//! Property tests of the scanner and outline invariants (docs/reader.md).
 //!
 //! For any input bytes (Lisp-like token soup, mutated well-formed Lisp, random bytes):
 //!
@@ -132,7 +132,7 @@ fn check_scan(input: &[u8], s: &Scan) -> Result<(), TestCaseError> {
         prop_assert_eq!(item.start_line, 1 + nl[start], "item {}: start_line", k);
         prop_assert_eq!(item.end_line, 1 + nl[end - 1], "item {}: end_line", k);
 
-        // 4: whitespace, and the shape of each kind (SPEC §3 table).
+        // 4: whitespace, and the shape of each kind (docs/reader.md table).
         match item.kind {
             ItemKind::Whitespace => {
                 let body = if k == 0 && text.starts_with(BOM) {
@@ -895,7 +895,7 @@ proptest! {
     }
 }
 
-/// SPEC §3 "Robustness": no recursion on input depth, so deep nesting cannot overflow.
+/// docs/reader.md "Robustness": no recursion on input depth, so deep nesting cannot overflow.
 #[test]
 fn deep_nesting_neither_overflows_nor_loses_text() {
     let depth = 1_000_000;

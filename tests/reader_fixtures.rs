@@ -1,11 +1,11 @@
-//! Fixture tests for the scanner and the outline (SPEC §3, §4, §8.4).
+//! Fixture tests for the scanner and the outline (docs/reader.md, docs/reader.md#definer-table, docs/tool.md#outline-json).
 //!
 //! * Every production of `grammar/reader.ebnf` has a fixture `fixtures/reader/<name>.lisp`,
 //!   and every file there is named after a production.
 //! * Every file under `fixtures/` (any extension) scans losslessly: the items tile the
 //!   bytes, in order, none empty, and each item's kind and lines agree with its bytes.
 //! * Every fixture under `fixtures/{reader,tolerance,definers}/` has its outline
-//!   snapshot-tested as pretty JSON (the format of SPEC §8.4,
+//!   snapshot-tested as pretty JSON (the format of docs/tool.md#outline-json,
 //!   with the fixture's path): `tests/snapshots/reader_fixtures__<dir>__<file>.snap`, where
 //!   `<file>` drops a `.lisp` extension and keeps any other (`definers__system.asd`).
 //!
@@ -145,7 +145,7 @@ fn every_reader_fixture_is_a_production() {
     );
 }
 
-/// The lossless cover of SPEC §3, and what each item kind promises about its bytes.
+/// The lossless cover of docs/reader.md, and what each item kind promises about its bytes.
 fn check_cover(rel: &str, bytes: &[u8]) -> Vec<String> {
     let s = scan(bytes);
     let mut problems = Vec::new();
@@ -225,7 +225,7 @@ fn every_fixture_scans_losslessly() {
     );
 }
 
-/// What a snapshot holds: the outline JSON of SPEC §8.4, `path` included.
+/// What a snapshot holds: the outline JSON of docs/tool.md#outline-json, `path` included.
 #[derive(Serialize)]
 struct FileOutline<'a> {
     path: &'a str,

@@ -1,4 +1,4 @@
-//! SBCL oracle: our top-level form boundaries must match SBCL's reader (SPEC §10).
+//! SBCL oracle: our top-level form boundaries must match SBCL's reader (docs/reader.md).
 //!
 //! Run with:
 //!
@@ -18,7 +18,7 @@
 //! 2. Our binary runs `outline --json` over all files (a few invocations, argv-limited).
 //! 3. For every file SBCL reads, the `end` of our `form` items must equal SBCL's ends.
 //!    For every file, our items must be sorted, non-overlapping and cover every
-//!    non-whitespace byte (the lossless property, SPEC §3, §8.4).
+//!    non-whitespace byte (the lossless property, docs/reader.md, docs/tool.md#outline-json).
 //!
 //! Missing `sbcl` or `/usr/share/sbcl-source` is a test FAILURE, not a skip: CI installs
 //! both, and a silent skip would hide a broken CI. A full report is also written to

@@ -1,4 +1,4 @@
-//! Snapshot tests of the views (SPEC §5) through the library entry point `tool::read`,
+//! Snapshot tests of the views (docs/views.md) through the library entry point `tool::read`,
 //! with a guard confined to `fixtures/` (so every path below is relative to it).
 //!
 //! Each case is one named snapshot `tests/snapshots/views__<name>.snap` holding the exact
@@ -6,7 +6,7 @@
 //! `mtime_ms` (which depends on the checkout).
 //!
 //! To write new or changed snapshots: `INSTA_UPDATE=always cargo test --test views`
-//! (or `cargo insta test --accept`), then read every changed snapshot against SPEC §5 and
+//! (or `cargo insta test --accept`), then read every changed snapshot against docs/views.md and
 //! its fixture before committing: a snapshot is an assertion, not a recording.
 
 use lisp_read_file::grammar::Grammar;
@@ -132,7 +132,7 @@ fn collapsed_demo() {
     assert_eq!(r.meta.total_forms, 9);
 }
 
-/// SPEC §5.1: signatures are source text, case kept (a regression test: keyword options
+/// docs/views.md#collapsed-view: signatures are source text, case kept (a regression test: keyword options
 /// were once lower-cased, `(ASDF:DEFSYSTEM "LOUD" :depends-on ("QUIET"))`).
 #[test]
 fn signature_keywords_keep_their_case() {
@@ -146,7 +146,7 @@ fn signature_keywords_keep_their_case() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Expanded forms (SPEC §5.2)
+// Expanded forms (docs/views.md#expanded-forms)
 
 #[test]
 fn expanded_by_name_pattern() {
@@ -256,7 +256,7 @@ fn patterns_that_match_nothing() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Comments (SPEC §5.1)
+// Comments (docs/views.md#collapsed-view)
 
 #[test]
 fn comment_modes() {
@@ -271,7 +271,7 @@ fn comment_modes() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Raw (SPEC §5.3)
+// Raw (docs/views.md#raw-view)
 
 #[test]
 fn raw_mode() {
@@ -308,7 +308,7 @@ fn raw_mode() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Text files (SPEC §5.3, §5.4)
+// Text files (docs/views.md#raw-view, docs/views.md#text-filtered-view)
 
 #[test]
 fn markdown_without_pattern_is_raw() {
@@ -384,7 +384,7 @@ fn asd_and_ros_files() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Tolerance and encodings (SPEC §3, §7)
+// Tolerance and encodings (docs/reader.md, docs/guard.md)
 
 #[test]
 fn unbalanced_file_shows_recovered_regions() {
@@ -477,7 +477,7 @@ fn empty_file() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Paging the collapsed view (SPEC §5.5)
+// Paging the collapsed view (docs/views.md#paging)
 
 #[test]
 fn collapsed_paging() {
@@ -560,7 +560,7 @@ fn expanded_unclosed_form_has_no_phantom_line() {
     assert!(!r.content.contains("5: "), "{}", r.content);
 }
 
-/// SPEC §5.1 "nothing is lost silently": a top-level `#|` that never closes hides the rest
+/// docs/views.md#collapsed-view "nothing is lost silently": a top-level `#|` that never closes hides the rest
 /// of the file; the view must say so, as it does for an unclosed form. Today the
 /// diagnostic is only in `meta` and the view shows just `1: (defun before-the-comment () ...)`.
 #[test]
@@ -575,7 +575,7 @@ fn unterminated_block_comment_is_visible() {
     );
 }
 
-/// SPEC §5.1 "nothing is lost silently": an offset past the last form gives an empty
+/// docs/views.md#collapsed-view "nothing is lost silently": an offset past the last form gives an empty
 /// collapsed view today, where raw mode says `[Offset K is past end of file (N lines).]`.
 #[test]
 fn collapsed_offset_past_end_says_so() {

@@ -1,4 +1,4 @@
-//! Fuzz target for the scanner and the outline (SPEC §3, §10).
+//! Fuzz target for the scanner and the outline (docs/reader.md).
 //!
 //! For arbitrary bytes it checks: no panic (1), lossless cover (2), line numbers (3),
 //! the core and conditionals of forms (5), and that the outline's items are the scan's

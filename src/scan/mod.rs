@@ -1,4 +1,4 @@
-//! The tolerant S-expression scanner (SPEC §3): bytes → top-level items.
+//! The tolerant S-expression scanner (docs/reader.md): bytes → top-level items.
 //!
 //! The items cover the input losslessly (their spans tile it, in order), every problem is
 //! a [`Diagnostic`] rather than an error, nothing recurses on nesting depth, and time is

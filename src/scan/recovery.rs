@@ -1,6 +1,6 @@
 //! Recovery from unclosed lists, in linear time.
 //!
-//! When a top-level form runs to the end of input, SPEC §3 cuts it before the first line
+//! When a top-level form runs to the end of input, docs/reader.md cuts it before the first line
 //! that starts with `(` in column 0 inside it (Emacs' `beginning-of-defun` heuristic) and
 //! scans on from there. Re-scanning after every cut would be quadratic on a file of many
 //! unclosed forms, so the scanner instead matches every parenthesis from the first unclosed

@@ -1,4 +1,4 @@
-//! The command line (SPEC §8.1):
+//! The command line (docs/cli.md):
 //!
 //! * `lisp-read-file [OPTIONS] PATH`: the view of one file (collapsed, expanded, raw, grep);
 //! * `lisp-read-file outline [--json] PATH...`: top-level items with positions;
@@ -57,7 +57,7 @@ struct Cli {
     read: ReadArgs,
 }
 
-/// The view of one file (SPEC §6).
+/// The view of one file (docs/tool.md).
 #[derive(Args, Debug)]
 struct ReadArgs {
     /// Raw lines instead of the collapsed view (collapsed=false).

@@ -1,7 +1,7 @@
-//! The MCP server (SPEC §8.2–8.3): `lisp-read-file mcp` on stdio, built on rmcp.
+//! The MCP server (docs/mcp.md): `lisp-read-file mcp` on stdio, built on rmcp.
 //!
-//! Three tools over the one library: `lisp-read-file` (SPEC §6, [`tool::read`]),
-//! `read_file` and `Read` (the seeds' compatibility tools, [`tool::read_file`] and
+//! Three tools over the one library: `lisp-read-file` (docs/tool.md, [`tool::read`]),
+//! `read_file` and `Read` (compatibility tools with published definitions, [`tool::read_file`] and
 //! [`tool::read_envelope`]). A tool failure is a result with `isError: true`, including
 //! arguments that do not fit the schema (the current MCP protocol asks for that, so that
 //! the model can correct itself); unknown tools, unknown methods and malformed messages
@@ -39,7 +39,7 @@ pub enum ToolName {
 
 impl ToolName {
     pub const ALL: [ToolName; 3] = [ToolName::LispReadFile, ToolName::ReadFile, ToolName::Read];
-    /// Offered when `--tools` is not given (SPEC §8.2).
+    /// Offered when `--tools` is not given (docs/mcp.md).
     pub const DEFAULT: [ToolName; 2] = [ToolName::LispReadFile, ToolName::ReadFile];
 
     pub fn as_str(self) -> &'static str {
@@ -435,7 +435,7 @@ fn to_value(value: &impl serde::Serialize) -> Value {
 
 // ---- tool definitions ----
 
-/// One line for `lisp-read-file`; the seed tools keep their seeds' words verbatim.
+/// One line for `lisp-read-file`; the compatibility tools keep their published words verbatim.
 pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context.";
 
 /// Told to the client at initialization: how to use the tools.
@@ -539,7 +539,7 @@ pub fn definition(tool: ToolName) -> Tool {
         ),
     };
     let mut output = Value::Object((*schema(output)).clone());
-    // A tool error's structured content is the error object (SPEC §8.2); the schema says
+    // A tool error's structured content is the error object (docs/mcp.md); the schema says
     // so, so that every structuredContent validates. `Read` has one envelope for both.
     let error_codes: &[&str] = match tool {
         ToolName::LispReadFile => &[
@@ -626,7 +626,7 @@ impl ServerHandler for Server {
     }
 
     /// Up to 2025-11-25, the newest protocol with `initialize`: 2026-07-28 forbids the
-    /// server-to-client `roots/list` request that SPEC §8.2's client roots rest on, so a
+    /// server-to-client `roots/list` request that docs/mcp.md's client roots rest on, so a
     /// client that prefers it falls back to the `initialize` handshake.
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
         std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2025_11_25))

@@ -1,4 +1,4 @@
-//! What the compatibility tools (`read_file`, `Read`, SPEC §8.3) share: the one
+//! What the compatibility tools (`read_file`, `Read`, docs/mcp.md#compatibility-tools) share: the one
 //! line-window code (which lines a 1-based `start_line` and a line budget select), the
 //! reading of their integer arguments, and their error object. Only the formatting of the
 //! lines, the bounds and the error names differ between the tools.
@@ -9,7 +9,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use std::ops::Range;
 
-/// A compatibility tool's error: its seed's code, the path as shown, what to do next.
+/// A compatibility tool's error: the code its published definition uses, the path as shown, what to do next.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CompatError {
     pub code: &'static str,
@@ -70,7 +70,7 @@ pub(crate) fn echoed_arguments(arguments: &Map<String, Value>) -> Map<String, Va
 }
 
 /// The integer argument `name` in `min..=max`, `default` when absent or null. A JSON
-/// number with a zero fraction (`3.0`) counts as an integer (the seeds' schemas say
+/// number with a zero fraction (`3.0`) counts as an integer (the published schemas say
 /// `number`). The message names `path`, the file being read.
 pub(crate) fn integer_argument(
     arguments: &Map<String, Value>,

@@ -1,4 +1,5 @@
-//! The `Read` tool (SPEC §8.3): the standard envelope of `seeds/001_1f196745108255b5.txt`
+//! The `Read` tool (docs/mcp.md#compatibility-tools): the standard envelope of a common agent tool,
+//! kept verbatim for compatibility (docs/mcp.md#read)
 //! (`status`, `data`, `text`, `stats`, `context`, and `error` when `status` is `error`),
 //! lines formatted `"%4d | %s\n"`, over the one guard and line window.
 
@@ -12,10 +13,10 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 pub const NAME: &str = "Read";
-/// The seed's description, verbatim (its §2.2).
+/// The published description, kept verbatim for compatibility.
 pub const DESCRIPTION: &str =
     "Reads a file from the local filesystem with line numbers. Optimized for code editing.";
-/// The seed's `parameters` (its §2.2), verbatim.
+/// The compatibility definition's `parameters` (kept verbatim for compatibility), verbatim.
 pub const INPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
@@ -36,7 +37,7 @@ pub const INPUT_SCHEMA: &str = r#"{
   },
   "required": ["path"]
 }"#;
-/// The envelope (the seed's §2.3): the same shape for success, partial and error.
+/// The envelope (kept for compatibility): the same shape for success, partial and error.
 pub const OUTPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
@@ -195,7 +196,7 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
     let source = Source::new(&file.bytes);
     let window = LineWindow::new(&source, start_line, limit);
     let total = window.total;
-    // Seed §5.1: past the end is an error; an empty file accepts start_line 1 only.
+    // Kept for compatibility (docs/mcp.md): past the end is an error; an empty file accepts start_line 1 only.
     if start_line > total.max(1) {
         let message = if total == 0 {
             format!("Invalid start_line {start_line}: '{shown}' is empty; use start_line=1.")
@@ -311,7 +312,7 @@ fn elapsed_ms(started: Instant) -> u64 {
     started.elapsed().as_millis() as u64
 }
 
-/// The seed's codes and messages (its §4); the guard's message says what to do next.
+/// The compatibility definition's codes and messages (kept verbatim for compatibility); the guard's message says what to do next.
 fn seed_error(path: &str, e: ToolError) -> (&'static str, String) {
     let path = shown_path(path);
     let lead = match e.code {

@@ -1,5 +1,5 @@
-//! The `read_file` tool (SPEC §8.3): exactly the contract of
-//! `seeds/000_61fee707bb144f06.txt` — its definition text, defaults, bounds, output and
+//! The `read_file` tool (docs/mcp.md#compatibility-tools): exactly the published contract of a
+//! common agent tool, kept verbatim for compatibility — its definition text, defaults, bounds, output and
 //! error names — over the one guard and line window.
 
 use super::compat::{
@@ -12,10 +12,10 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 pub const NAME: &str = "read_file";
-/// The seed's description, verbatim (its §4.4).
+/// The published description, kept verbatim for compatibility.
 pub const DESCRIPTION: &str =
     "Reads a UTF-8 text file in the workspace and returns a line-limited content window.";
-/// The seed's `parameters`, verbatim (its §4.4).
+/// The published `parameters`, kept verbatim for compatibility.
 pub const INPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
@@ -36,8 +36,8 @@ pub const INPUT_SCHEMA: &str = r#"{
   },
   "required": ["path"]
 }"#;
-/// The seed's `ReadFileOutput` (its §4.2), plus `fallback_encoding` when the file is not
-/// valid UTF-8 (SPEC §11: replace, and report it).
+/// The compatibility definition's `ReadFileOutput` (kept verbatim for compatibility), plus `fallback_encoding` when the file is not
+/// valid UTF-8 (docs/decisions.md: replace, and report it).
 pub const OUTPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
@@ -104,7 +104,7 @@ impl ReadFileRequest {
     }
 }
 
-/// The seed's `ReadFileOutput`.
+/// The compatibility definition's `ReadFileOutput`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ReadFileOutput {
     pub path: String,
@@ -124,7 +124,7 @@ pub struct ReadFileMeta {
     pub fallback_encoding: Option<&'static str>,
 }
 
-/// Reads the window. A `start_line` past the end is not an error: empty content (seed §5).
+/// Reads the window. A `start_line` past the end is not an error: empty content, as the published definition says (docs/mcp.md#read_file).
 pub fn read_file(guard: &Guard, request: &ReadFileRequest) -> Result<ReadFileOutput, CompatError> {
     let file = guard.read(&request.path).map_err(seed_error)?;
     let source = Source::new(&file.bytes);
@@ -151,7 +151,7 @@ pub fn read_file(guard: &Guard, request: &ReadFileRequest) -> Result<ReadFileOut
     })
 }
 
-/// The seed's error names (its §4.3): binary is `BINARY_NOT_SUPPORTED`, a directory or a
+/// The compatibility definition's error names (kept verbatim for compatibility): binary is `BINARY_NOT_SUPPORTED`, a directory or a
 /// special file is `NOT_FILE`; a path outside the workspace keeps `ACCESS_DENIED`.
 fn seed_error(e: ToolError) -> CompatError {
     let code = match e.code {

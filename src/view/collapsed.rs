@@ -1,4 +1,4 @@
-//! The collapsed view (SPEC §5.1) with matching forms expanded verbatim (§5.2).
+//! The collapsed view (docs/views.md#collapsed-view) with matching forms expanded verbatim (docs/views.md#expanded-forms).
 //!
 //! The file is rendered as a sequence of entries, each starting at a source line: a form
 //! (with the comment block above it, for `comments=preceding`), a shown comment, a note.

@@ -1,4 +1,4 @@
-//! View: renders what the reader sees (SPEC §5): the collapsed outline of a Lisp file with
+//! View: renders what the reader sees (docs/views.md): the collapsed outline of a Lisp file with
 //! matching forms expanded verbatim, a raw line window, or grep-with-context for text.
 //!
 //! Pure functions of the source, its outline and the options. Line numbers are 1-based and
@@ -136,7 +136,7 @@ fn raw_lisp(source: &Source, options: &ViewOptions) -> View {
     view
 }
 
-/// Whether a path names a Common Lisp source file, by extension (SPEC §1).
+/// Whether a path names a Common Lisp source file, by extension (docs/views.md#which-files-are-lisp).
 pub fn is_lisp_path(path: &str) -> bool {
     let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
     matches!(ext.as_deref(), Some("lisp" | "lsp" | "cl" | "asd" | "ros"))

@@ -1,4 +1,4 @@
-//! Raw mode (SPEC §5.3): `limit` lines from 0-based line `offset`, as they are.
+//! Raw mode (docs/views.md#raw-view): `limit` lines from 0-based line `offset`, as they are.
 
 use super::lines::{join, number_width, Line};
 use super::{Mode, View, ViewOptions};

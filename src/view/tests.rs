@@ -19,7 +19,7 @@ fn view_of(src: &str, lisp: bool, edit: impl FnOnce(&mut ReadRequest)) -> View {
 fn collapsed_demo_is_the_spec_example() {
     let v = view_of(DEMO, true, |_| {});
     assert_eq!(v.mode, Mode::LispCollapsed);
-    // The exact output of SPEC §5.1, kept in one file for every test that checks it.
+    // The exact output of docs/views.md#collapsed-view, kept in one file for every test that checks it.
     assert_eq!(
         v.content,
         include_str!("../../fixtures/demo/demo.collapsed.txt")

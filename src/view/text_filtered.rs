@@ -1,4 +1,4 @@
-//! Text-filtered mode (SPEC §5.4): grep with context, in the convention of `grep -n -C`:
+//! Text-filtered mode (docs/views.md#text-filtered-view): grep with context, in the convention of `grep -n -C`:
 //! matching lines `N: text`, context lines `N- text`, blocks separated by `--`.
 
 use super::lines::{join, number_width, Line};

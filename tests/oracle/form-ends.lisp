@@ -15,7 +15,7 @@
 ;;;; reader (zero-value reader macros), so only END offsets are produced; that is what the
 ;;;; Rust test (tests/sbcl_oracle.rs) compares against `lisp-read-file outline --json`.
 ;;;;
-;;;; Differences from plain SBCL READ that are deliberate (see SPEC.md section 3):
+;;;; Differences from plain SBCL READ that are deliberate (see docs/reader.md):
 ;;;;
 ;;;;  #+ / #-  We install our own dispatch functions: they read the feature expression
 ;;;;           and the following form, both suppressed, and return ONE value (NIL),

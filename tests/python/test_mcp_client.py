@@ -1,9 +1,9 @@
 """The MCP server through an independent client: the official MCP Python SDK.
 
 Every test starts the real `lisp-read-file mcp` binary over stdio on a temporary project
-(see conftest.py) and checks the contracts of SPEC §6, §7, §8.2, §8.3 and of the two seeds
-the compatibility tools follow (seeds/000_61fee707bb144f06.txt for `read_file`,
-seeds/001_1f196745108255b5.txt for `Read`).
+(see conftest.py) and checks the contracts of docs/tool.md, docs/guard.md and docs/mcp.md, and the published
+definitions the compatibility tools `read_file` and `Read` keep verbatim
+(docs/mcp.md#compatibility-tools).
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ pytestmark = pytest.mark.anyio
 
 ALL = ("--tools", ",".join(ALL_TOOLS))
 
-# ---- the definitions the seeds fix, transcribed from them ----
+# ---- the published definitions of the compatibility tools, kept verbatim ----
 
-# seeds/000_61fee707bb144f06.txt §4.4, READ_FILE_DEFINITION (TypeScript object as JSON).
+# read_file's published definition, kept verbatim (a TypeScript object, as JSON).
 SEED_000_DESCRIPTION = (
     "Reads a UTF-8 text file in the workspace and returns a line-limited content window."
 )
@@ -67,7 +67,7 @@ SEED_000_PARAMETERS = {
     "required": ["path"],
 }
 
-# seeds/001_1f196745108255b5.txt §2.2, verbatim JSON.
+# Read's published definition, kept verbatim (JSON).
 SEED_001_DEFINITION = json.loads(
     r"""
 {
@@ -97,8 +97,8 @@ SEED_001_DEFINITION = json.loads(
 """
 )
 
-# SPEC §5.1: the collapsed view of fixtures/demo/demo.lisp.
-SPEC_DEMO_VIEW = (REPO / "fixtures/demo/demo.collapsed.txt").read_text()
+# docs/views.md#collapsed-view: the collapsed view of fixtures/demo/demo.lisp.
+DEMO_VIEW = (REPO / "fixtures/demo/demo.collapsed.txt").read_text()
 
 
 def connect(project: Project, *args: str, **kwargs: Any):
@@ -113,7 +113,7 @@ def mtime_ms(path: Path) -> int:
 
 
 # ======================================================================================
-# Handshake and tools/list (SPEC §8.2)
+# Handshake and tools/list (docs/mcp.md)
 # ======================================================================================
 
 
@@ -246,7 +246,7 @@ async def test_lisp_read_file_schemas_follow_spec_section_6(project: Project) ->
         assert props["context_lines"]["minimum"] == 0
         assert props["comments"]["enum"] == ["none", "headers", "preceding", "all"]
         out = tool["outputSchema"]
-        # One object schema for the result and the error object (SPEC §8.2): the result's
+        # One object schema for the result and the error object (docs/mcp.md): the result's
         # members are required in the first branch of anyOf, the error's in the second.
         assert out["required"] == ["path"]
         assert set(out["anyOf"][0]["required"]) == {"path", "mode", "content", "meta"}
@@ -272,7 +272,7 @@ async def test_read_file_output_schema_follows_seed_000(project: Project) -> Non
 
 
 # ======================================================================================
-# lisp-read-file: the views (SPEC §5, §6)
+# lisp-read-file: the views (docs/views.md, docs/tool.md)
 # ======================================================================================
 
 
@@ -281,7 +281,7 @@ async def test_collapsed_view_equals_the_cli_and_the_spec(project: Project) -> N
     async with connect(project, "--root", str(project.root)) as server:
         result = await server.ok("lisp-read-file", {"path": path})
     assert result["content"] == cli_view(path, cwd=project.root)
-    assert result["content"] == SPEC_DEMO_VIEW
+    assert result["content"] == DEMO_VIEW
     # The whole result object is the CLI's --json object (same path as given, relative).
     assert result == cli_json(path, cwd=project.root)
     meta = result["meta"]
@@ -425,7 +425,7 @@ async def test_patterns_on_a_text_file_name_is_case_insensitive_content_is_not(p
 
 
 async def test_same_call_same_bytes(project: Project) -> None:
-    """Determinism (SPEC §5.5, seed 000 §3.1): identical input, identical output, across servers."""
+    """Determinism (docs/views.md#paging, the read_file definition (docs/mcp.md#read_file)): identical input, identical output, across servers."""
     calls = [
         ("lisp-read-file", {"path": "fixtures/demo/demo.lisp"}),
         ("lisp-read-file", {"path": "many.lisp", "name_pattern": "f1\\d", "limit": 7}),
@@ -480,7 +480,7 @@ async def test_every_fixture_through_every_tool(project: Project) -> None:
                     problems.append(f"{rel}: read_file byte_length")
                 if read["stats"]["total_lines"] != total or read["stats"]["file_size_bytes"] != file.stat().st_size:
                     problems.append(f"{rel}: Read stats {read['stats']}")
-                # The same lines, formatted by each seed's rule.
+                # The same lines, formatted by each tool's rule.
                 lines = window["content"].split("\n")
                 if window["content"].endswith("\n"):
                     lines.pop()
@@ -492,7 +492,7 @@ async def test_every_fixture_through_every_tool(project: Project) -> None:
 
 
 # ======================================================================================
-# read_file (SPEC §8.3, seed 000)
+# read_file (docs/mcp.md#read_file)
 # ======================================================================================
 
 
@@ -524,7 +524,7 @@ async def test_read_file_bounds_of_max_lines_and_start_line(project: Project) ->
         window = await server.ok("read_file", {"path": "long.txt", "start_line": 10, "max_lines": 3})
         assert window["content"] == "".join(f"{line}\n" for line in LONG_LINES[9:12])
         assert window["next_start_line"] == 13
-        # The seed's schema says "number": an integral number is a line number.
+        # The compatibility definition's schema says "number": an integral number is a line number.
         integral = await server.ok("read_file", {"path": "long.txt", "start_line": 10.0, "max_lines": 3.0})
         assert integral == window
         for bad in (
@@ -567,14 +567,14 @@ async def test_read_file_normalizes_line_breaks_and_reports_encoding(project: Pr
     assert invalid["content"] == "caf\ufffd\nok\n"
     assert invalid["meta"]["fallback_encoding"] == "replace"
     assert tail["content"].startswith("alpha\nbeta") and tail["meta"]["line_count"] == 2
-    # The returned path is always relative to the root (seed 000 §3.1).
+    # The returned path is always relative to the root (the read_file definition (docs/mcp.md#read_file)).
     assert absolute["path"] == "sub/inner.lisp"
     assert not linked["path"].startswith("/")
     assert linked["content"].startswith(";;;; demo.lisp")
 
 
 # ======================================================================================
-# Read (SPEC §8.3, seed 001)
+# Read (docs/mcp.md#read)
 # ======================================================================================
 
 TOOK = r"\(Took \d+ms\)"
@@ -660,12 +660,12 @@ async def test_read_empty_file(project: Project) -> None:
         assert env["data"] == {"content": "", "truncated": False}
         assert env["text"] == "Read 0 lines from 'empty.txt' (file is empty)."
         assert env["stats"]["lines_read"] == 0 and env["stats"]["total_lines"] == 0
-        # An empty file accepts start_line 1 only (seed 001 §5.1).
+        # An empty file accepts start_line 1 only (the Read definition (docs/mcp.md#read)).
         await server.err("Read", {"path": "empty.txt", "start_line": 2}, "INVALID_PARAM")
 
 
 # ======================================================================================
-# Errors through MCP (SPEC §7): a result with isError, the server keeps serving
+# Errors through MCP (docs/guard.md): a result with isError, the server keeps serving
 # ======================================================================================
 
 # kind -> (path, {tool: expected code})
@@ -724,14 +724,14 @@ async def test_paths_that_stay_inside_are_answered_relative_to_the_root(project:
             str(project.root / "demo.lisp"),
         ):
             view = await server.ok("lisp-read-file", {"path": path})
-            assert view["path"] == "demo.lisp" and view["content"] == SPEC_DEMO_VIEW, path
+            assert view["path"] == "demo.lisp" and view["content"] == DEMO_VIEW, path
             window = await server.ok("read_file", {"path": path, "max_lines": 1})
             assert window["path"] == "demo.lisp", path
             env = await server.ok("Read", {"path": path, "limit": 1})
             assert env["context"]["path_resolved"] == "demo.lisp", path
         # A symlink that stays inside the root is followed.
         linked = await server.ok("lisp-read-file", {"path": "inside-link.lisp"})
-        assert linked["content"] == SPEC_DEMO_VIEW and not linked["path"].startswith("/")
+        assert linked["content"] == DEMO_VIEW and not linked["path"].startswith("/")
         for tool, code in (("lisp-read-file", "IS_DIRECTORY"), ("read_file", "NOT_FILE"), ("Read", "IS_DIRECTORY")):
             await server.err(tool, {"path": "."}, code)
             await server.err(tool, {"path": str(link)}, code)
@@ -879,7 +879,7 @@ async def test_logs_go_to_stderr_only(project: Project) -> None:
 
 
 # ======================================================================================
-# Roots (SPEC §7, §8.2): --root, the client's MCP roots, or the working directory
+# Roots (docs/guard.md, docs/mcp.md): --root, the client's MCP roots, or the working directory
 # ======================================================================================
 
 
@@ -951,7 +951,7 @@ async def test_root_flag_wins_over_client_roots(project: Project) -> None:
     roots = Roots([client_root])
     async with connect(project, "--root", str(project.root), *ALL, cwd=decoy, roots=roots) as server:
         demo = await server.ok("lisp-read-file", {"path": "demo.lisp"})
-        assert demo["content"] == SPEC_DEMO_VIEW
+        assert demo["content"] == DEMO_VIEW
         await server.err("lisp-read-file", {"path": "a.lisp"}, "NOT_FOUND")
         await server.err("lisp-read-file", {"path": str(client_root / "a.lisp")}, "ACCESS_DENIED")
 
@@ -1001,7 +1001,7 @@ async def test_concurrent_first_calls_wait_for_the_client_roots(project: Project
 # ======================================================================================
 # The SDK's high-level Client in its default mode: it probes server/discover (2026-07-28);
 # the server does not offer 2026-07-28 (it forbids the server-to-client roots/list that
-# SPEC §8.2's client roots need), so the client falls back to initialize at 2025-11-25.
+# docs/mcp.md's client roots need), so the client falls back to initialize at 2025-11-25.
 # ======================================================================================
 
 
@@ -1012,7 +1012,7 @@ async def test_modern_protocol_client_reads_and_gets_errors(project: Project) ->
         assert sorted(server.tools) == sorted(ALL_TOOLS)
         assert server.tools["read_file"]["inputSchema"] == SEED_000_PARAMETERS
         view = await server.ok("lisp-read-file", {"path": "fixtures/demo/demo.lisp"})
-        assert view["content"] == SPEC_DEMO_VIEW
+        assert view["content"] == DEMO_VIEW
         await server.ok("read_file", {"path": "long.txt"})
         await server.ok("Read", {"path": "long.txt"})
         await server.err("lisp-read-file", {"path": "../outside/secret.txt"}, "ACCESS_DENIED")
@@ -1025,7 +1025,7 @@ async def test_modern_protocol_client_reads_and_gets_errors(project: Project) ->
 
 
 async def test_modern_protocol_client_roots_are_the_allowed_directories(project: Project) -> None:
-    """SPEC §8.2: without --root, a client that offers roots confines the server to them.
+    """docs/mcp.md: without --root, a client that offers roots confines the server to them.
 
     The auto-mode client negotiates 2025-11-25 (the server does not offer 2026-07-28), and
     the server asks it for its roots; it must not fall back to its own working directory.

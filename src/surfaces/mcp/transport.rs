@@ -1,6 +1,6 @@
 //! Newline-delimited JSON-RPC on stdio, as the MCP stdio transport says, with one thing
 //! rmcp's own stdio transport leaves out on purpose: a line that is not JSON gets the
-//! JSON-RPC "Parse error" (-32700) that SPEC §8.2 asks for, and a JSON value that is not
+//! JSON-RPC "Parse error" (-32700) that docs/mcp.md asks for, and a JSON value that is not
 //! a message gets "Invalid Request" (-32600). Everything else is rmcp's message types.
 //!
 //! A line longer than [`MAX_LINE_BYTES`] is answered with -32600 and skipped without

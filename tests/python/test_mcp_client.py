@@ -752,14 +752,18 @@ async def test_size_limit(project: Project) -> None:
 
 
 async def test_binary_means_a_nul_byte_in_the_first_8_kib(project: Project) -> None:
-    project.write("nul-late.txt", b"a" * 8191 + b"\x00" + b"\n")
-    project.write("nul-after.txt", b"a" * 8192 + b"\x00" + b"\n")
+    # Binary: a NUL in the first 8 KiB of a file that is not UTF-8 text (docs/guard.md).
+    project.write("nul-late.txt", b"\xff" + b"a" * 8190 + b"\x00" + b"\n")
+    project.write("nul-after.txt", b"\xff" + b"a" * 8191 + b"\x00" + b"\n")
+    # Text: valid UTF-8 with a few NUL characters (a Lisp string may hold one).
+    project.write("nul-in-string.lisp", b'(defvar *k* "\x00")\n' + b" " * 100)
     async with connect(project, "--root", str(project.root), *ALL) as server:
         await server.err("lisp-read-file", {"path": "nul-late.txt"}, "BINARY_FILE")
         await server.err("read_file", {"path": "nul-late.txt"}, "BINARY_NOT_SUPPORTED")
         await server.err("Read", {"path": "nul-late.txt"}, "BINARY_FILE")
         for tool in ALL_TOOLS:
             await server.ok(tool, {"path": "nul-after.txt"})
+            await server.ok(tool, {"path": "nul-in-string.lisp"})
 
 
 LISP_READ_FILE_BAD_ARGUMENTS = [
@@ -938,11 +942,15 @@ async def test_several_client_roots(project: Project) -> None:
         first = await server.ok("lisp-read-file", {"path": "a.lisp"})
         assert "in-client-root" in first["content"]
         await server.err("lisp-read-file", {"path": "b.lisp"}, "NOT_FOUND")
-        # An absolute path inside the second root is allowed, answered relative to it.
+        # An absolute path inside the second root is allowed, answered absolute: the only
+        # form that reads back (a relative path names the first root).
+        shown = str((second / "b.lisp").resolve())
         other = await server.ok("lisp-read-file", {"path": str(second / "b.lisp")})
-        assert other["path"] == "b.lisp" and "in-second-root" in other["content"]
+        assert other["path"] == shown and "in-second-root" in other["content"]
+        again = await server.ok("lisp-read-file", {"path": other["path"]})
+        assert again["content"] == other["content"]
         env = await server.ok("Read", {"path": str(second / "b.lisp")})
-        assert env["context"]["path_resolved"] == "b.lisp"
+        assert env["context"]["path_resolved"] == shown
         await server.err("read_file", {"path": str(decoy / "a.lisp")}, "ACCESS_DENIED")
 
 

@@ -38,6 +38,13 @@ pub struct Outline<'a> {
     /// Every non-whitespace item, in file order.
     pub items: Vec<OutlineItem<'a>>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Problems past the first [`scan::MAX_DIAGNOSTICS`], counted only.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub omitted_diagnostics: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One item: a top-level item, or a child form of a container.
@@ -216,6 +223,7 @@ pub fn outline<'a>(bytes: &'a [u8], scan: &Scan, grammar: &'a Grammar) -> Outlin
         line_count: scan.line_count,
         items,
         diagnostics: scan.diagnostics.clone(),
+        omitted_diagnostics: scan.omitted_diagnostics,
     }
 }
 
@@ -266,8 +274,10 @@ fn classify_item<'a>(
 pub trait Items<'a> {
     /// Calls `f` on each non-whitespace item until it breaks.
     fn each_item(&self, f: &mut dyn FnMut(&OutlineItem<'a>) -> ControlFlow<()>);
-    /// Every diagnostic of the file, in file order.
+    /// The diagnostics of the file kept, in file order.
     fn diagnostics(&self) -> &[Diagnostic];
+    /// How many more problems the file has than were kept.
+    fn omitted_diagnostics(&self) -> usize;
 }
 
 impl<'a> Items<'a> for Outline<'a> {
@@ -280,6 +290,9 @@ impl<'a> Items<'a> for Outline<'a> {
     }
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+    fn omitted_diagnostics(&self) -> usize {
+        self.omitted_diagnostics
     }
 }
 
@@ -295,6 +308,7 @@ pub struct StreamedOutline<'a> {
     /// Top-level forms.
     pub form_count: usize,
     pub diagnostics: Vec<Diagnostic>,
+    pub omitted_diagnostics: usize,
 }
 
 impl<'a> StreamedOutline<'a> {
@@ -315,6 +329,7 @@ impl<'a> StreamedOutline<'a> {
             item_count,
             form_count,
             diagnostics: scan.diagnostics,
+            omitted_diagnostics: scan.omitted_diagnostics,
         }
     }
 }
@@ -335,6 +350,9 @@ impl<'a> Items<'a> for StreamedOutline<'a> {
     }
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+    fn omitted_diagnostics(&self) -> usize {
+        self.omitted_diagnostics
     }
 }
 

@@ -101,6 +101,9 @@ pub struct Meta {
     pub byte_length: usize,
     pub mtime_ms: u64,
     pub diagnostics: Vec<Diagnostic>,
+    /// Problems past the first 10,000 listed in `diagnostics`: counted, not listed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub diagnostics_omitted: usize,
     /// `"replace"` when the file is not valid UTF-8 and was decoded with U+FFFD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_encoding: Option<String>,
@@ -157,6 +160,7 @@ fn render_file(
             total_lines: source.line_count(),
             byte_length: file.bytes.len(),
             mtime_ms: file.mtime_ms,
+            diagnostics_omitted: outline.as_ref().map_or(0, |o| o.omitted_diagnostics),
             diagnostics: outline.map(|o| o.diagnostics).unwrap_or_default(),
             fallback_encoding: (!source.is_valid_utf8()).then(|| "replace".to_string()),
         },
@@ -223,6 +227,10 @@ fn too_costly(options: &ViewOptions, display_path: &str) -> Option<ToolError> {
             quote_prefix(display_path, 80)
         ),
     ))
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

@@ -124,12 +124,21 @@ pub struct Diagnostic {
 pub struct Scan {
     /// All items, whitespace included, tiling the input.
     pub items: Vec<Item>,
+    /// The first [`MAX_DIAGNOSTICS`] problems, in file order.
     pub diagnostics: Vec<Diagnostic>,
+    /// Problems past the first [`MAX_DIAGNOSTICS`]: counted, not kept.
+    pub omitted_diagnostics: usize,
     /// Number of lines (a final line without a newline counts; an empty input has 0).
     pub line_count: usize,
 }
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Problems kept with their position and message. A file of a million stray `)` would
+/// otherwise keep a million diagnostics (and show a million notes): past this many they
+/// are only counted, so memory and output stay bounded, and the first ones are what the
+/// reader fixes first anyway.
+pub const MAX_DIAGNOSTICS: usize = 10_000;
 
 /// Scans `bytes` into top-level items. Never fails, never panics, never recurses.
 pub fn scan(bytes: &[u8]) -> Scan {
@@ -148,6 +157,7 @@ pub fn scan_each(bytes: &[u8], sink: &mut dyn FnMut(Item)) -> Scan {
         handed_out: 0,
         sink,
         diagnostics: Vec::new(),
+        omitted_diagnostics: 0,
         lines: LineCounter::default(),
         table: None,
         columns: ColumnCursor::default(),
@@ -164,6 +174,7 @@ pub fn scan_each(bytes: &[u8], sink: &mut dyn FnMut(Item)) -> Scan {
     Scan {
         items: Vec::new(),
         diagnostics: scanner.diagnostics,
+        omitted_diagnostics: scanner.omitted_diagnostics,
         line_count,
     }
 }
@@ -176,6 +187,7 @@ struct Scanner<'a> {
     handed_out: usize,
     sink: &'a mut dyn FnMut(Item),
     diagnostics: Vec<Diagnostic>,
+    omitted_diagnostics: usize,
     lines: LineCounter,
     /// Set once the first unclosed form is met: lists close by lookup from then on.
     table: Option<MatchTable>,
@@ -347,6 +359,10 @@ impl Scanner<'_> {
 
     /// Attaches a diagnostic at byte `at` to the last item pushed.
     fn diagnose(&mut self, kind: DiagnosticKind, at: usize, recovered_at: Option<usize>) {
+        if self.diagnostics.len() >= MAX_DIAGNOSTICS {
+            self.omitted_diagnostics += 1;
+            return;
+        }
         let item = self.items.last().expect("an item was just pushed");
         let item_index = self.handed_out + self.items.len() - 1;
         let line = line_of(self.b, item.span.start, item.start_line, at);

@@ -335,3 +335,19 @@ fn column_cursor_agrees_with_counting_from_the_line_start() {
         assert_eq!(cursor.column_of(text, at), naive(at), "at {at}");
     }
 }
+
+/// Past [`super::MAX_DIAGNOSTICS`] problems are counted, not kept: a file of stray `)`
+/// cannot make the scan keep a diagnostic (and the view a note) per byte.
+#[test]
+fn diagnostics_past_the_cap_are_counted_not_kept() {
+    use super::MAX_DIAGNOSTICS;
+    let extra = 2_345;
+    let text = ")".repeat(MAX_DIAGNOSTICS + extra);
+    let scan = super::scan(text.as_bytes());
+    assert_eq!(scan.diagnostics.len(), MAX_DIAGNOSTICS);
+    assert_eq!(scan.omitted_diagnostics, extra);
+    // The items still tile the input, one per stray `)`.
+    assert_eq!(scan.items.len(), MAX_DIAGNOSTICS + extra);
+    let under = super::scan(b")))");
+    assert_eq!((under.diagnostics.len(), under.omitted_diagnostics), (3, 0));
+}

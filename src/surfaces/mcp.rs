@@ -489,6 +489,7 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
             "required": ["kind", "offset", "line", "message"]
           }
         },
+        "diagnostics_omitted": {"type": "integer", "minimum": 1},
         "fallback_encoding": {"type": "string", "enum": ["replace"]}
       },
       "required": ["total_forms", "expanded_forms", "truncated", "next_offset", "total_lines", "byte_length", "mtime_ms", "diagnostics"],

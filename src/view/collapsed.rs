@@ -109,6 +109,13 @@ pub(crate) fn render_items<'a>(
             )));
         }
     }
+    let omitted = items.omitted_diagnostics();
+    if omitted > 0 {
+        lines.push(Line::Note(format!(
+            "[{omitted} more problems after the first {} are not listed; fix those and read the file again.]",
+            crate::scan::MAX_DIAGNOSTICS
+        )));
+    }
     lines.append(&mut pager.lines);
     view.content = join(&lines, number_width(source.line_count()));
     view
@@ -153,7 +160,9 @@ impl Pager {
         source: &Source,
         options: &ViewOptions,
     ) -> ControlFlow<()> {
-        if entry.line < options.offset {
+        // An entry with nothing to show (a stray `)` whose diagnostic was not kept) takes
+        // no room, and is not kept in a group either.
+        if entry.line < options.offset || entry.lines.is_empty() {
             return ControlFlow::Continue(());
         }
         if let Some(o) = &mut self.oversized {

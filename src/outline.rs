@@ -1116,6 +1116,8 @@ fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, cap: usize)
                     HashStart::BlockComment => {
                         pending_space = true;
                         i = block_comment_end(b, i).0;
+                        // The reader starts afresh after a comment: `|##|` is two.
+                        datum_start = i;
                         continue;
                     }
                     HashStart::Character => character_end(b, i).0,

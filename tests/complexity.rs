@@ -107,6 +107,15 @@ fn families() -> Vec<(&'static str, Family)> {
         // Each `)` is a diagnostic on the same line: its column once cost the line.
         ("many ) on one line", |n| repeat(")", n)),
         ("stray ) among forms on one line", |n| repeat("(a) ) ", n)),
+        // Runaway strings and comments: each form is cut for a fresh reading at the next
+        // line (up to the budget), or closes across a line in a string and is checked.
+        ("runaway #| in every form", |n| repeat("(f #|\n", n)),
+        ("runaway string in every form", |n| repeat("(f \"\n", n)),
+        ("docstrings across column-0 lines", |n| {
+            repeat("(a \"\n(b)\n\")\n", n)
+        }),
+        ("inside-out strings", |n| repeat("(a \"x)\n(b \"\n", n)),
+        ("escaped newlines", |n| repeat("(f x\\\n", n)),
     ]
 }
 

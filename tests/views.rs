@@ -552,7 +552,7 @@ fn expanded_unclosed_form_has_no_phantom_line() {
     });
     assert!(
         r.content.ends_with(
-            "4: (defun swallowed () 2)\n[Unterminated #| comment at line 3; it runs to the end of the file.]\n"
+            "4:   (defun swallowed () 2)\n[Unterminated #| comment at line 3; it runs to the end of the file.]\n"
         ),
         "{}",
         r.content
@@ -561,8 +561,8 @@ fn expanded_unclosed_form_has_no_phantom_line() {
 }
 
 /// docs/views.md#collapsed-view "nothing is lost silently": a top-level `#|` that never closes hides the rest
-/// of the file; the view must say so, as it does for an unclosed form. Today the
-/// diagnostic is only in `meta` and the view shows just `1: (defun before-the-comment () ...)`.
+/// of the file; the view must say so, as it does for an unclosed form. Once the
+/// diagnostic was only in `meta` and the view showed just `1: (defun before-the-comment () ...)`.
 #[test]
 fn unterminated_block_comment_is_visible() {
     let r = read("views/unterminated-comment.lisp", |_| {});
@@ -570,6 +570,20 @@ fn unterminated_block_comment_is_visible() {
     assert!(
         r.content
             .contains("[Unterminated #| comment at line 3; it runs to the end of the file.]\n"),
+        "{}",
+        r.content
+    );
+}
+
+/// docs/reader.md#runaway-strings-and-comments: the same comment before a line that
+/// starts with `(` ends there, and the definition on that line is shown.
+#[test]
+fn unterminated_block_comment_before_a_definition_recovers() {
+    let r = read("views/runaway-comment.lisp", |_| {});
+    assert!(
+        r.content.contains(
+            "[Unterminated #| comment at line 3; recovered at line 4.]\n4: (defun after ()"
+        ),
         "{}",
         r.content
     );

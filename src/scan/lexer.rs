@@ -161,7 +161,11 @@ pub(crate) fn content_end(b: &[u8], from: usize, to: usize) -> usize {
             Class::Whitespace => i += 1,
             Class::Semicolon => i = skip_line_comment(b, i),
             Class::Hash if i == datum_start || hash_starts_token(b, i) => match hash_start(b, i) {
-                HashStart::BlockComment => i = skip_block_comment(b, i).0,
+                HashStart::BlockComment => {
+                    // The reader starts afresh after a comment: `|##|` is two comments.
+                    i = skip_block_comment(b, i).0;
+                    datum_start = i;
+                }
                 HashStart::Character => {
                     i = skip_character(b, i).0;
                     end = i;
@@ -416,7 +420,11 @@ fn skip_syntax(b: &[u8], i: usize, datum_start: &mut usize) -> Result<usize, Unt
         Class::Backslash => Ok(i + 2),
         Class::Hash if i == *datum_start || hash_starts_token(b, i) => match hash_start(b, i) {
             HashStart::BlockComment => match skip_block_comment(b, i) {
-                (end, true) => Ok(end),
+                (end, true) => {
+                    // The reader starts afresh after a comment: `|##|` is two comments.
+                    *datum_start = end;
+                    Ok(end)
+                }
                 (_, false) => Err(Unterminated::BlockComment(i)),
             },
             HashStart::Character => Ok(skip_character(b, i).0),
@@ -456,6 +464,17 @@ pub(crate) fn next_paren(b: &[u8], mut i: usize) -> (Paren, usize) {
         }
     }
     (Paren::End(None), n)
+}
+
+/// The string, block comment or multiple escape still open at the end of `b`, reading
+/// from `i` (outside any of them).
+pub(crate) fn open_at(b: &[u8], mut i: usize) -> Option<Unterminated> {
+    loop {
+        match next_paren(b, i) {
+            (Paren::End(open), _) => return open,
+            (_, next) => i = next,
+        }
+    }
 }
 
 /// Where a list closes: its `)`, and (when counted) how many newlines lie between its

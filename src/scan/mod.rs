@@ -140,6 +140,12 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// reader fixes first anyway.
 pub const MAX_DIAGNOSTICS: usize = 10_000;
 
+/// How many times one file may start a fresh reading at a line that begins with `(`
+/// inside a string, comment or escape (docs/reader.md#recovery). Each costs one pass over
+/// the rest of the file, so the bound keeps recovery linear on any input; a half-edited
+/// file needs one per damaged place.
+pub const MAX_RESYNCS: usize = 16;
+
 /// Scans `bytes` into top-level items. Never fails, never panics, never recurses.
 pub fn scan(bytes: &[u8]) -> Scan {
     let mut items = Vec::new();
@@ -160,6 +166,9 @@ pub fn scan_each(bytes: &[u8], sink: &mut dyn FnMut(Item)) -> Scan {
         omitted_diagnostics: 0,
         lines: LineCounter::default(),
         table: None,
+        resyncs_left: MAX_RESYNCS,
+        column_zero: ColumnZero::default(),
+        in_step: None,
         columns: ColumnCursor::default(),
     };
     scanner.run();
@@ -191,6 +200,11 @@ struct Scanner<'a> {
     lines: LineCounter,
     /// Set once the first unclosed form is met: lists close by lookup from then on.
     table: Option<MatchTable>,
+    /// Fresh readings still allowed (see [`MAX_RESYNCS`]).
+    resyncs_left: usize,
+    column_zero: ColumnZero,
+    /// The last look ahead (see [`Scanner::in_step_after`]): from, to, answer.
+    in_step: Option<(usize, usize, bool)>,
     columns: ColumnCursor,
 }
 
@@ -225,10 +239,14 @@ impl Scanner<'_> {
                     self.push_counted(ItemKind::Comment, i, end, 0)
                 }
                 Class::Hash if lexer::is_block_comment_start(b, i) => {
-                    let (end, closed) = skip_block_comment(b, i);
+                    let (mut end, closed) = skip_block_comment(b, i);
+                    let resumed = if closed { None } else { self.resync(i, None) };
+                    if let Some(at) = resumed {
+                        end = at;
+                    }
                     let next = self.push(ItemKind::Comment, i, end);
                     if !closed {
-                        self.diagnose(DiagnosticKind::UnterminatedComment, i, None);
+                        self.diagnose(DiagnosticKind::UnterminatedComment, i, resumed);
                     }
                     next
                 }
@@ -263,10 +281,16 @@ impl Scanner<'_> {
             let table = self.table.insert(MatchTable::build(b, i));
             datum = read_datum(b, i, &mut &*table);
         }
+        // Where a runaway form was cut for a fresh reading, and what was open there.
+        let resynced = self.resync_form(i, &mut datum);
         if let Some(DatumProblem::Unclosed { cut: Some(cut), .. }) = datum.problem {
-            // The form ends after its last character; blanks and comments before the cut
-            // become top-level items of their own.
-            datum.end = lexer::content_end(b, i, cut);
+            datum.end = match resynced {
+                // A string or comment ran across the cut: all of it is the form's.
+                Some((_, Some(_))) => cut,
+                // The form ends after its last character; blanks and comments before the
+                // cut become top-level items of their own.
+                _ => lexer::content_end(b, i, cut),
+            };
         }
         let end = datum.end.max(i + 1).min(b.len());
         // A list whose newlines the closer counted: its last line without a second look.
@@ -280,7 +304,104 @@ impl Scanner<'_> {
         item.core_is_list = datum.core_is_list;
         item.quoted = datum.quoted;
         item.conditionals = std::mem::take(&mut datum.conditionals);
-        match datum.problem {
+        self.diagnose_datum(i, datum.problem, resynced);
+        next
+    }
+
+    /// Cuts a runaway form at the first line inside it that starts with `(`, whatever the
+    /// reading there, and starts a fresh reading at that line (docs/reader.md#runaway-strings-and-comments).
+    /// A form is runaway when it runs to the end of the input, when recovery cut it at a
+    /// later line starting with a syntactic `(`, or when it closed but read across a line
+    /// starting with `(` inside a string, comment or escape and the reading after it is
+    /// out of step (see [`Scanner::in_step_after`]). Returns that line's position and
+    /// what was open there, if the form was cut.
+    fn resync_form(&mut self, i: usize, datum: &mut Datum) -> Option<Resynced> {
+        if self.resyncs_left == 0 {
+            return None;
+        }
+        let b = self.b;
+        // The cut comes after what ran away (`#+sbcl` may stand on the line before an
+        // unclosed `(defun`), and before where the form ends now.
+        let (runaway, runs_to) = match datum.problem {
+            Some(DatumProblem::Unclosed { open, cut, .. }) => (open, cut.unwrap_or(b.len())),
+            Some(DatumProblem::Unterminated(u)) => (unterminated_at(u), b.len()),
+            None => (datum.core, datum.end),
+            Some(_) => return None,
+        };
+        let at = self.column_zero.after(b, runaway.max(i), runs_to)?;
+        let open = lexer::open_at(&b[..at], i);
+        if datum.problem.is_none() {
+            // A form that closed: only when it read across that line inside something,
+            // and the reading after it does not get back in step.
+            let inside = open?;
+            if self.in_step_after(datum.end) {
+                return None;
+            }
+            datum.problem = Some(if datum.core_is_list {
+                DatumProblem::Unclosed {
+                    open: datum.core,
+                    cut: None,
+                    unterminated: None,
+                }
+            } else {
+                DatumProblem::Unterminated(inside)
+            });
+        }
+        match &mut datum.problem {
+            Some(DatumProblem::Unclosed { cut, .. }) => *cut = Some(at),
+            _ => datum.end = at,
+        }
+        self.resyncs_left -= 1;
+        // The readings after `at` are fresh: a later unclosed form matches from itself.
+        self.table = None;
+        self.in_step = None;
+        Some((at, open))
+    }
+
+    /// Whether the top-level reading from `from` (just after a form) gets back in step:
+    /// it reaches a line starting with a `(` at top level, or the end of input with
+    /// nothing open, before any unmatched `)`. A file the reader reads whole is in step
+    /// everywhere; after a lost quote, later strings read inside out and the reading ends
+    /// in an unmatched `)` or runs to the end.
+    ///
+    /// The answer holds for every top-level point the look passed, which are where the
+    /// next forms end: it is kept, so that each byte is looked at once however many forms
+    /// ask.
+    fn in_step_after(&mut self, from: usize) -> bool {
+        if let Some((start, end, answer)) = self.in_step {
+            if start <= from && from < end {
+                return answer;
+            }
+        }
+        let (end, answer) = look_ahead(self.b, from);
+        self.in_step = Some((from, end, answer));
+        answer
+    }
+
+    /// Where an item starting at `start` that runs to `runs_to` is cut for a fresh
+    /// reading, if the budget allows: the first line after `start` and before `runs_to`
+    /// that starts with `(`.
+    fn resync(&mut self, start: usize, runs_to: Option<usize>) -> Option<usize> {
+        if self.resyncs_left == 0 {
+            return None;
+        }
+        let at = self
+            .column_zero
+            .after(self.b, start, runs_to.unwrap_or(self.b.len()))?;
+        self.resyncs_left -= 1;
+        self.table = None;
+        self.in_step = None;
+        Some(at)
+    }
+
+    /// Attaches the diagnostics of the form at `i` just pushed.
+    fn diagnose_datum(
+        &mut self,
+        i: usize,
+        problem: Option<DatumProblem>,
+        resynced: Option<Resynced>,
+    ) {
+        match problem {
             None => {}
             Some(DatumProblem::Unclosed {
                 open,
@@ -288,14 +409,19 @@ impl Scanner<'_> {
                 unterminated,
             }) => {
                 self.diagnose(DiagnosticKind::Unclosed, open, cut);
-                if let (None, Some(u)) = (cut, unterminated) {
+                if let Some((_, Some(u))) = resynced {
+                    // The string or comment that ran across the line where reading resumed.
+                    self.diagnose_unterminated(u, cut);
+                } else if let (None, Some(u)) = (cut, unterminated) {
                     // Only what starts inside this form belongs to it.
                     if unterminated_at(u) >= i {
-                        self.diagnose_unterminated(u);
+                        self.diagnose_unterminated(u, None);
                     }
                 }
             }
-            Some(DatumProblem::Unterminated(u)) => self.diagnose_unterminated(u),
+            Some(DatumProblem::Unterminated(u)) => {
+                self.diagnose_unterminated(u, resynced.map(|(at, _)| at))
+            }
             Some(DatumProblem::MissingDatum(at)) => {
                 self.diagnose(DiagnosticKind::MissingDatum, at, None)
             }
@@ -304,16 +430,15 @@ impl Scanner<'_> {
                 self.diagnose(DiagnosticKind::Unreadable, at, None)
             }
         }
-        next
     }
 
-    fn diagnose_unterminated(&mut self, u: Unterminated) {
+    fn diagnose_unterminated(&mut self, u: Unterminated, resumed: Option<usize>) {
         let (kind, at) = match u {
             Unterminated::String(at) => (DiagnosticKind::UnterminatedString, at),
             Unterminated::BlockComment(at) => (DiagnosticKind::UnterminatedComment, at),
             Unterminated::MultipleEscape(at) => (DiagnosticKind::UnterminatedEscape, at),
         };
-        self.diagnose(kind, at, None);
+        self.diagnose(kind, at, resumed);
     }
 
     /// Pushes an item `[start, end)`; returns `end`.
@@ -369,22 +494,24 @@ impl Scanner<'_> {
         let column = self.columns.column_of(self.b, at);
         let recovered_line =
             recovered_at.map(|r| line_of(self.b, item.span.start, item.start_line, r));
+        let what = match kind {
+            DiagnosticKind::Unclosed => "Unclosed form",
+            DiagnosticKind::UnterminatedString => "Unterminated string",
+            DiagnosticKind::UnterminatedComment => "Unterminated #| comment",
+            DiagnosticKind::UnterminatedEscape => "Unterminated |escape|",
+            _ => "",
+        };
         let message = match (kind, recovered_line) {
-            (DiagnosticKind::Unclosed, Some(r)) => {
-                format!("Unclosed form at line {line}; recovered at line {r}.")
-            }
-            (DiagnosticKind::Unclosed, None) => {
-                format!("Unclosed form at line {line}; it runs to the end of the file.")
-            }
-            (DiagnosticKind::UnterminatedString, _) => {
-                format!("Unterminated string at line {line}; it runs to the end of the file.")
-            }
-            (DiagnosticKind::UnterminatedComment, _) => {
-                format!("Unterminated #| comment at line {line}; it runs to the end of the file.")
-            }
-            (DiagnosticKind::UnterminatedEscape, _) => {
-                format!("Unterminated |escape| at line {line}; it runs to the end of the file.")
-            }
+            (
+                DiagnosticKind::Unclosed
+                | DiagnosticKind::UnterminatedString
+                | DiagnosticKind::UnterminatedComment
+                | DiagnosticKind::UnterminatedEscape,
+                recovered,
+            ) => match recovered {
+                Some(r) => format!("{what} at line {line}; recovered at line {r}."),
+                None => format!("{what} at line {line}; it runs to the end of the file."),
+            },
             (DiagnosticKind::Stray, _) => format!("Unmatched ) at line {line}."),
             (DiagnosticKind::MissingDatum, _) => {
                 format!("Reader prefix at line {line} has no datum after it.")
@@ -405,6 +532,64 @@ impl Scanner<'_> {
         });
     }
 }
+
+/// Finds the lines that start with `(`. Forms come in file order, so each search goes on
+/// from the last answer: one pass over the file in all, however many forms ask.
+pub(crate) struct ColumnZero {
+    finder: memchr::memmem::Finder<'static>,
+    /// The last search started at `from` and found `at` (the end of input: none).
+    from: usize,
+    at: usize,
+}
+
+impl Default for ColumnZero {
+    fn default() -> Self {
+        ColumnZero {
+            finder: memchr::memmem::Finder::new(b"\n("),
+            from: usize::MAX,
+            at: 0,
+        }
+    }
+}
+
+impl ColumnZero {
+    /// The first `(` after `start` and before `end` that begins a line.
+    fn after(&mut self, b: &[u8], start: usize, end: usize) -> Option<usize> {
+        let from = (start + 1).min(b.len());
+        // Still valid when the newline before the `(` found is at or after `from`.
+        let valid = self.from <= from && (from < self.at || self.at == b.len());
+        if !valid {
+            self.from = from;
+            self.at = self
+                .finder
+                .find(&b[from..])
+                .map_or(b.len(), |k| from + k + 1);
+        }
+        (self.at < end).then_some(self.at)
+    }
+}
+
+/// [`Scanner::in_step_after`] without its memory: where the look ended, and the answer.
+fn look_ahead(b: &[u8], from: usize) -> (usize, bool) {
+    let (mut depth, mut i) = (0usize, from);
+    loop {
+        let (paren, next) = lexer::next_paren(b, i);
+        match paren {
+            lexer::Paren::Open(at) if depth == 0 && at > 0 && b[at - 1] == b'\n' => {
+                return (at, true)
+            }
+            lexer::Paren::Open(_) => depth += 1,
+            lexer::Paren::Close(_) if depth > 0 => depth -= 1,
+            lexer::Paren::Close(at) => return (at, false),
+            lexer::Paren::End(open) => return (b.len(), open.is_none() && depth == 0),
+        }
+        i = next;
+    }
+}
+
+/// Where a fresh reading started after a runaway form, and the string, comment or escape
+/// that was open there (none when the `(` was escaped by a `\`).
+type Resynced = (usize, Option<Unterminated>);
 
 fn unterminated_at(u: Unterminated) -> usize {
     match u {

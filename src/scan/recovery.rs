@@ -6,7 +6,9 @@
 //! unclosed forms, so the scanner instead matches every parenthesis from the first unclosed
 //! form to the end once, here, and from then on closes lists by lookup. Matching is local
 //! (the `)` matching an `(` depends only on the text after it), so a lookup gives exactly
-//! what a fresh scan from any later point would find.
+//! what a fresh scan from any later point would find. A fresh reading after a runaway
+//! string or comment (docs/reader.md#runaway-strings-and-comments) reads the rest in
+//! another way, so it drops the table; the next unclosed form builds one from itself.
 
 use super::lexer::{next_paren, Paren, Unterminated};
 

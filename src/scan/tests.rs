@@ -232,9 +232,9 @@ fn cascades_of_unclosed_forms() {
 
 #[test]
 fn unterminated_constructs_run_to_the_end() {
-    assert_eq!(forms("(f \"abc)\n(g)"), vec!["(f \"abc)\n(g)"]);
+    assert_eq!(forms("(f \"abc)\n (g)"), vec!["(f \"abc)\n (g)"]);
     assert_eq!(
-        diag_kinds("(f \"abc)\n(g)"),
+        diag_kinds("(f \"abc)\n (g)"),
         vec![DiagnosticKind::Unclosed, DiagnosticKind::UnterminatedString]
     );
     assert_eq!(
@@ -350,4 +350,107 @@ fn diagnostics_past_the_cap_are_counted_not_kept() {
     assert_eq!(scan.items.len(), MAX_DIAGNOSTICS + extra);
     let under = super::scan(b")))");
     assert_eq!((under.diagnostics.len(), under.omitted_diagnostics), (3, 0));
+}
+
+#[test]
+fn a_runaway_string_or_comment_ends_before_the_next_line_starting_with_paren() {
+    // A docstring whose closing quote is missing: every later string reads inside out,
+    // the form never closes; reading starts afresh at line 3.
+    let src = "(defun a ()\n  \"doc\n  t)\n(defun b () \"B.\" 1)\n(c \"s\")\n";
+    assert_eq!(
+        forms(src),
+        vec![
+            "(defun a ()\n  \"doc\n  t)\n",
+            "(defun b () \"B.\" 1)",
+            "(c \"s\")"
+        ]
+    );
+    let d = scan(src.as_bytes()).diagnostics;
+    let seen: Vec<_> = d
+        .iter()
+        .map(|d| (d.kind, d.line, d.recovered_line))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            (DiagnosticKind::Unclosed, 1, Some(4)),
+            (DiagnosticKind::UnterminatedString, 2, Some(4))
+        ]
+    );
+    assert_eq!(
+        d[1].message,
+        "Unterminated string at line 2; recovered at line 4."
+    );
+    // The same for `#|` inside a form, at top level, and a top-level string.
+    assert_eq!(forms("(f #| x\n(g)\n"), vec!["(f #| x\n", "(g)"]);
+    assert_eq!(
+        items("#| x\n(g)"),
+        vec![(ItemKind::Comment, "#| x\n"), (ItemKind::Form, "(g)")]
+    );
+    assert_eq!(forms("\"x\n(g)"), vec!["\"x\n", "(g)"]);
+    // A `(` escaped by a `\\` at the end of the line before: no string was open there.
+    assert_eq!(forms("(f x\\\n(g)\n(h)"), vec!["(f x\\\n", "(g)", "(h)"]);
+    assert_eq!(
+        diag_kinds("(f x\\\n(g)\n(h)"),
+        vec![DiagnosticKind::Unclosed]
+    );
+}
+
+#[test]
+fn fresh_readings_only_where_something_ran_away() {
+    // A file SBCL reads: a docstring may hold a line starting with `(`.
+    let src = "(defun f ()\n  \"x\n(y)\nz\"\n  t)\n(g)\n";
+    assert_eq!(
+        forms(src),
+        vec!["(defun f ()\n  \"x\n(y)\nz\"\n  t)", "(g)"]
+    );
+    // An unclosed list cut at a syntactic column-0 `(` is cut there, as before.
+    assert_eq!(forms("(a\n(b)\n"), vec!["(a", "(b)"]);
+}
+
+#[test]
+fn fresh_readings_are_bounded_per_file() {
+    // Every line opens a comment that never closes: each cut costs a pass over the rest
+    // of the file, so only the first MAX_RESYNCS are cut; the rest runs to the end.
+    let n = MAX_RESYNCS + 5;
+    let src = "(f #|\n".repeat(n);
+    let got = forms(&src);
+    assert_eq!(got.len(), MAX_RESYNCS + 1);
+    assert!(got[..MAX_RESYNCS].iter().all(|f| *f == "(f #|\n"));
+    assert_eq!(got[MAX_RESYNCS].len(), 6 * (n - MAX_RESYNCS));
+}
+
+#[test]
+fn a_form_that_closes_by_accident_after_a_lost_quote_is_cut_too() {
+    // The string from line 2 ends at b's docstring; `\(` there is escaped, so `y)` closes
+    // `a` by accident and the rest reads inside out: the reading after `a` never gets
+    // back in step, so `a` is cut at line 4 after all.
+    let src = "(defun a ()\n  \"doc\n  t)\n(defun b () \"x \\(y) z\" 1)\n(defun c () 2)\n";
+    assert_eq!(
+        forms(src),
+        vec![
+            "(defun a ()\n  \"doc\n  t)\n",
+            "(defun b () \"x \\(y) z\" 1)",
+            "(defun c () 2)"
+        ]
+    );
+    assert_eq!(
+        diag_kinds(src),
+        vec![DiagnosticKind::Unclosed, DiagnosticKind::UnterminatedString]
+    );
+    // The same shape, read whole by the Lisp reader, stays as it is.
+    let intact = "(defun a ()\n  \"doc\n(x)\" t)\n(defun b () \"x \\(y) z\" 1)\n";
+    assert_eq!(
+        forms(intact),
+        vec![
+            "(defun a ()\n  \"doc\n(x)\" t)",
+            "(defun b () \"x \\(y) z\" 1)"
+        ]
+    );
+}
+
+#[test]
+fn a_block_comment_right_after_another_is_a_comment() {
+    // The reader starts afresh after `|#`: `#||##|x|#` is two comments.
+    assert_eq!(forms("(a #||##|| x|#) (b)"), vec!["(a #||##|| x|#)", "(b)"]);
 }

@@ -32,3 +32,4 @@ pub fn tool_available(present: bool, what: &str, how: &str) -> bool {
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
 }
+pub mod mutation;

@@ -15,6 +15,8 @@ pub enum ErrorCode {
     AccessDenied,
     BinaryFile,
     SizeLimitExceeded,
+    /// The caller gave up on the request before its answer was ready (MCP cancellation).
+    Cancelled,
     Internal,
 }
 
@@ -28,6 +30,7 @@ impl ErrorCode {
             ErrorCode::AccessDenied => "ACCESS_DENIED",
             ErrorCode::BinaryFile => "BINARY_FILE",
             ErrorCode::SizeLimitExceeded => "SIZE_LIMIT_EXCEEDED",
+            ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::Internal => "INTERNAL",
         }
     }

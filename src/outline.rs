@@ -11,6 +11,7 @@
 //! first asked for ([`Form::signature`] ...), once per form. A view that shows a few forms,
 //! or a caller that needs only names, never pays for the text of the others.
 
+use crate::cancel::CancelToken;
 use crate::grammar::{is_key, symbol_key, Definer, Grammar, Lookup};
 use crate::scan::{
     self, block_comment_end, byte_class, character_end, hash_start, hash_starts_token,
@@ -309,6 +310,8 @@ pub struct StreamedOutline<'a> {
     pub form_count: usize,
     pub diagnostics: Vec<Diagnostic>,
     pub omitted_diagnostics: usize,
+    /// Once set, walks stop classifying items: the caller no longer wants the answer.
+    cancel: CancelToken,
 }
 
 impl<'a> StreamedOutline<'a> {
@@ -317,10 +320,20 @@ impl<'a> StreamedOutline<'a> {
     }
 
     pub fn new(bytes: &'a [u8], grammar: &'a Grammar) -> Self {
+        Self::cancellable(bytes, grammar, CancelToken::default())
+    }
+
+    /// [`StreamedOutline::new`] for a caller that may give up: once `cancel` is set, the
+    /// scan and every walk stop at the next item (the counts are then partial).
+    pub fn cancellable(bytes: &'a [u8], grammar: &'a Grammar, cancel: CancelToken) -> Self {
         let (mut item_count, mut form_count) = (0, 0);
         let scan = scan::scan_each(bytes, &mut |item| {
             item_count += usize::from(item.kind != ItemKind::Whitespace);
             form_count += usize::from(item.kind == ItemKind::Form);
+            if cancel.is_cancelled() {
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(())
         });
         StreamedOutline {
             bytes,
@@ -330,6 +343,7 @@ impl<'a> StreamedOutline<'a> {
             form_count,
             diagnostics: scan.diagnostics,
             omitted_diagnostics: scan.omitted_diagnostics,
+            cancel,
         }
     }
 }
@@ -337,15 +351,17 @@ impl<'a> StreamedOutline<'a> {
 impl<'a> Items<'a> for StreamedOutline<'a> {
     fn each_item(&self, f: &mut dyn FnMut(&OutlineItem<'a>) -> ControlFlow<()>) {
         let mut scratch = Scratch::default();
-        let mut done = false;
-        // The scan runs to the end; once `f` breaks, items are no longer classified.
+        // The scan stops once `f` breaks or the caller gives up (checked once per item).
         scan::scan_each(self.bytes, &mut |item| {
-            if done || item.kind == ItemKind::Whitespace {
-                return;
+            if item.kind == ItemKind::Whitespace {
+                return ControlFlow::Continue(());
+            }
+            if self.cancel.is_cancelled() {
+                return ControlFlow::Break(());
             }
             let mut out = unclassified_item(&item);
             classify_item(&mut out, &item, self.bytes, self.grammar, &mut scratch);
-            done = f(&out).is_break();
+            f(&out)
         });
     }
     fn diagnostics(&self) -> &[Diagnostic] {

@@ -6,6 +6,7 @@ pub mod compat;
 pub mod read_envelope;
 pub mod read_file;
 
+use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
 use crate::guard::{Guard, LoadedFile};
@@ -115,7 +116,20 @@ pub fn read(
     grammar: &Grammar,
     request: &ReadRequest,
 ) -> Result<ReadResult, ToolError> {
-    let options = view_options(request)?;
+    read_cancellable(guard, grammar, request, &CancelToken::default())
+}
+
+/// [`read`] for a caller that may give up on the answer (the MCP server, when a request
+/// is cancelled or the client goes away): once `cancel` is set the views stop early, so
+/// the computation frees its thread, and the result is a `CANCELLED` error.
+pub fn read_cancellable(
+    guard: &Guard,
+    grammar: &Grammar,
+    request: &ReadRequest,
+    cancel: &CancelToken,
+) -> Result<ReadResult, ToolError> {
+    let mut options = view_options(request)?;
+    options.cancel = cancel.clone();
     let file = guard.read(&request.path)?;
     render_file(file, grammar, &options, None)
 }
@@ -140,11 +154,19 @@ fn render_file(
     let source = Source::new(&file.bytes);
     let is_lisp = lisp.unwrap_or_else(|| view::is_lisp_path(&file.display_path));
     // Streamed: no view keeps every form of the file in memory.
-    let outline = is_lisp.then(|| StreamedOutline::new(&file.bytes, grammar));
+    let outline =
+        is_lisp.then(|| StreamedOutline::cancellable(&file.bytes, grammar, options.cancel.clone()));
     let view = match &outline {
         Some(outline) => view::render_streamed(&source, outline, options),
         None => view::render(&source, None, options),
     };
+    if options.cancel.is_cancelled() {
+        return Err(ToolError::new(
+            ErrorCode::Cancelled,
+            file.display_path.clone(),
+            "the request was cancelled before its answer was ready; ask again if it is still wanted",
+        ));
+    }
     if let Some(e) = too_costly(options, &file.display_path) {
         return Err(e);
     }
@@ -207,6 +229,7 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         comments: request.comments,
         context_lines: request.context_lines,
         line_numbers: request.line_numbers,
+        cancel: CancelToken::default(),
     })
 }
 

@@ -447,6 +447,7 @@ fn slow_root() -> PathBuf {
         }
         std::fs::write(&path, text).unwrap();
     }
+    std::fs::write(dir.join("small.lisp"), "(defun small () 1)\n").unwrap();
     dir
 }
 
@@ -528,6 +529,42 @@ fn closing_stdin_while_calls_compute_ends_the_process_at_once() {
         exit < one_call / 3,
         "exit took {exit:?} after stdin closed; one call takes {one_call:?}"
     );
+}
+
+/// A cancelled computation stops where it is (the views poll the request's cancel
+/// token), so it frees its thread: a call sent after cancelling as many slow calls as
+/// the server computes at once (four) is answered at once, not when they would end.
+#[test]
+fn cancelled_calls_stop_computing_and_free_their_threads() {
+    let _heavy = heavy();
+    let mut server = start_slow();
+    let started = Instant::now();
+    send_slow_call(&mut server, 1);
+    let answer = server.response(1);
+    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
+    let one_call = started.elapsed();
+    for id in 2..=5 {
+        send_slow_call(&mut server, id);
+    }
+    std::thread::sleep(one_call / 10);
+    for id in 2..=5 {
+        server.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "test"}}),
+        );
+    }
+    let sent = Instant::now();
+    let small = server.call(6, "lisp-read-file", json!({"path": "small.lisp"}));
+    let waited = sent.elapsed();
+    assert_eq!(small["result"]["isError"], false, "{}", short(&small));
+    assert!(
+        waited < one_call / 3,
+        "the call after four cancelled ones waited {waited:?}; one slow call takes {one_call:?}"
+    );
+    assert!(server
+        .finish()
+        .iter()
+        .all(|m| !(2..=5).contains(&m["id"].as_u64().unwrap_or(0))));
 }
 
 #[test]

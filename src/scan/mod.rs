@@ -26,6 +26,7 @@ use lexer::{
 };
 use recovery::MatchTable;
 use serde::{Deserialize, Serialize};
+use std::ops::ControlFlow;
 
 /// A byte range `[start, end)` of the original input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Default)]
@@ -149,19 +150,25 @@ pub const MAX_RESYNCS: usize = 16;
 /// Scans `bytes` into top-level items. Never fails, never panics, never recurses.
 pub fn scan(bytes: &[u8]) -> Scan {
     let mut items = Vec::new();
-    let mut scan = scan_each(bytes, &mut |item| items.push(item));
+    let mut scan = scan_each(bytes, &mut |item| {
+        items.push(item);
+        ControlFlow::Continue(())
+    });
     scan.items = items;
     scan
 }
 
 /// Scans `bytes`, handing each item to `sink` in file order instead of keeping it, so
-/// that memory does not grow with the number of items. The result has no items.
-pub fn scan_each(bytes: &[u8], sink: &mut dyn FnMut(Item)) -> Scan {
+/// that memory does not grow with the number of items. The result has no items. A sink
+/// that breaks stops the scan: no more items are read, and the diagnostics are those of
+/// the items read.
+pub fn scan_each(bytes: &[u8], sink: &mut dyn FnMut(Item) -> ControlFlow<()>) -> Scan {
     let mut scanner = Scanner {
         b: bytes,
         items: Vec::new(),
         handed_out: 0,
         sink,
+        stopped: false,
         diagnostics: Vec::new(),
         omitted_diagnostics: 0,
         lines: LineCounter::default(),
@@ -194,7 +201,9 @@ struct Scanner<'a> {
     items: Vec<Item>,
     /// Items already given to `sink`.
     handed_out: usize,
-    sink: &'a mut dyn FnMut(Item),
+    sink: &'a mut dyn FnMut(Item) -> ControlFlow<()>,
+    /// Set when the sink broke: nothing more is read.
+    stopped: bool,
     diagnostics: Vec<Diagnostic>,
     omitted_diagnostics: usize,
     lines: LineCounter,
@@ -224,7 +233,7 @@ impl Scanner<'_> {
             self.push(ItemKind::Shebang, i, end);
             i = end;
         }
-        while i < n {
+        while i < n && !self.stopped {
             i = match class(b[i]) {
                 // Most items are blank space and comment lines: their newlines are counted
                 // here (a comment line has none), not from the line counter's position.
@@ -265,7 +274,9 @@ impl Scanner<'_> {
     fn hand_out(&mut self) {
         self.handed_out += self.items.len();
         for item in self.items.drain(..) {
-            (self.sink)(item);
+            if !self.stopped {
+                self.stopped = (self.sink)(item).is_break();
+            }
         }
     }
 

@@ -237,10 +237,15 @@ impl Server {
 }
 
 /// Runs one tool; panics become `INTERNAL` results, so the server keeps serving.
-fn run_tool(tool: ToolName, reader: &Reader, arguments: &JsonObject) -> CallToolResult {
+fn run_tool(
+    tool: ToolName,
+    reader: &Reader,
+    arguments: &JsonObject,
+    cancel: &CancelToken,
+) -> CallToolResult {
     let started = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| match tool {
-        ToolName::LispReadFile => call_lisp_read_file(reader, arguments),
+        ToolName::LispReadFile => call_lisp_read_file(reader, arguments, cancel),
         ToolName::ReadFile => call_read_file(reader, arguments),
         ToolName::Read => call_read(reader, arguments),
     }));
@@ -280,10 +285,11 @@ impl Server {
         };
         let token = CancelToken::new();
         let _cancel_on_drop = CancelOnDrop(token.clone());
+        let work_cancel = token.clone();
         let work = tokio::task::spawn_blocking(move || {
             let _permit = permit;
             match reader.as_ref() {
-                Ok(reader) => run_tool(tool, reader, &arguments),
+                Ok(reader) => run_tool(tool, reader, &arguments, &work_cancel),
                 Err(e) => error_result(e),
             }
         });
@@ -360,7 +366,11 @@ fn file_uri_path(uri: &str) -> Option<PathBuf> {
 
 // ---- the three tools: arguments in, a CallToolResult out ----
 
-fn call_lisp_read_file(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
+fn call_lisp_read_file(
+    reader: &Reader,
+    arguments: &JsonObject,
+    cancel: &CancelToken,
+) -> CallToolResult {
     let request: ReadRequest = match serde_json::from_value(Value::Object(arguments.clone())) {
         Ok(request) => request,
         Err(e) => {
@@ -372,7 +382,7 @@ fn call_lisp_read_file(reader: &Reader, arguments: &JsonObject) -> CallToolResul
             ));
         }
     };
-    match tool::read(&reader.guard, &reader.grammar, &request) {
+    match tool::read_cancellable(&reader.guard, &reader.grammar, &request, cancel) {
         Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),
         Err(e) => error_result(&e),
     }

@@ -11,6 +11,7 @@ mod lines;
 mod raw;
 mod text_filtered;
 
+use crate::cancel::CancelToken;
 use crate::outline::{Outline, StreamedOutline};
 pub use crate::pattern::Pattern;
 use crate::source::Source;
@@ -72,6 +73,9 @@ pub struct ViewOptions {
     pub context_lines: usize,
     /// Number lines in raw mode.
     pub line_numbers: bool,
+    /// Set when the caller no longer wants the answer: the views stop early (the
+    /// result is then incomplete, and [`crate::tool::read_cancellable`] says so).
+    pub cancel: CancelToken,
 }
 
 impl Default for ViewOptions {
@@ -85,6 +89,7 @@ impl Default for ViewOptions {
             comments: Comments::None,
             context_lines: 5,
             line_numbers: false,
+            cancel: CancelToken::default(),
         }
     }
 }

@@ -30,6 +30,10 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
     let mut i = options.offset;
     let mut last_printed: Option<usize> = None;
     while i < total {
+        // Polled once per 4096 lines: a relaxed load, nothing next to a regex search.
+        if i.is_multiple_of(4096) && options.cancel.is_cancelled() {
+            break;
+        }
         if !is_match(i) {
             i += 1;
             continue;

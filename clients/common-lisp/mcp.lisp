@@ -183,10 +183,14 @@ result of its reply. Signals CHILD-DIED when the child ends first, SERVER-TIMEOU
            (handler-case (send-message connection (json-object "jsonrpc" "2.0" "id" id
                                                                "method" method
                                                                "params" params))
-             ;; A pipe closed by a child that just died: the reader thread will see it.
-             (error () (error 'child-died :connection connection)))
+             ;; A pipe closed by a child that just died. The reader thread may not have
+             ;; seen its end yet: mark it dead here, so the next attempt starts a new one.
+             (error ()
+               (mark-dead connection)
+               (error 'child-died :connection connection)))
            (unless (bt:wait-on-semaphore (waiter-semaphore waiter) :timeout *timeout*)
              (stop-connection connection :now t)
+             (mark-dead connection)
              (error 'server-timeout
                     :roots (connection-roots connection) :seconds *timeout*
                     :message (format nil "no answer to ~A within ~A seconds; the child ~
@@ -269,9 +273,12 @@ unless NOW give it a second to do so before killing it."
     (kill-process process)))
 
 (defun connection-usable-p (connection command)
-  "Whether CONNECTION's child is running and was started with COMMAND."
+  "Whether CONNECTION's child is running and was started with COMMAND. Running means
+its standard output is open, as the reader thread sees it: the process status of the
+implementation is not asked, SBCL's can be stale while other children come and go. A
+child that has just died but whose end is not yet seen fails the call with
+CHILD-DIED, and the call is made again on a new one."
   (and (connection-alive connection)
-       (uiop:process-alive-p (connection-process connection))
        (equal (connection-command connection) command)))
 
 (defun live-connection (roots)
@@ -326,7 +333,7 @@ its structured result, parsed; a tool error becomes a READER-ERROR."
 none runs."
   (let ((connection (bt:with-lock-held (*connections-lock*)
                       (gethash (roots root) *connections*))))
-    (when (and connection (uiop:process-alive-p (connection-process connection)))
+    (when (and connection (connection-alive connection))
       (uiop:process-info-pid (connection-process connection)))))
 
 (defun shutdown ()

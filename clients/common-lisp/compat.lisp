@@ -62,20 +62,20 @@ READER-ERROR INVALID_ARGUMENT."
         "meta" meta))
 
 (defun line-stats (text)
-  "Lines, comment lines and blank lines of TEXT, counted as cl-mcp counts them: a
-comment line starts, after blanks, with ; or #| or |#."
-  (let ((source 0) (comment 0) (blank 0))
+  "Comment lines and blank lines of TEXT, the raw view of a file, counted as cl-mcp
+counts them: a comment line starts, after blanks, with ; or #| or |#. The view's notes
+(lines in brackets) are neither."
+  (let ((comment 0) (blank 0))
     (with-input-from-string (stream text)
       (loop for line = (read-line stream nil nil)
             while line
-            do (incf source)
-               (let ((trimmed (string-trim '(#\Space #\Tab #\Return #\Newline) line)))
+            do (let ((trimmed (string-trim '(#\Space #\Tab #\Return #\Newline) line)))
                  (cond ((string= trimmed "") (incf blank))
                        ((or (char= (char trimmed 0) #\;)
                             (eql 0 (search "#|" trimmed))
                             (eql 0 (search "|#" trimmed)))
                         (incf comment))))))
-    (values source comment blank)))
+    (values comment blank)))
 
 (defun compat-collapsed (path name-pattern content-pattern comments)
   "cl-mcp's lisp-collapsed result: the whole collapsed view, with the line counts of
@@ -87,13 +87,14 @@ the file that cl-mcp's meta holds (read as raw lines, a second call)."
          (text (if (plusp total-lines)
                    (getf (read-file path :collapsed nil :limit total-lines) :content)
                    "")))
-    (multiple-value-bind (source comment blank) (line-stats text)
+    (multiple-value-bind (comment blank) (line-stats text)
       (payload result "lisp-collapsed"
                (hash "total_forms" (getf meta :total-forms)
                      "expanded_forms" (getf meta :expanded-forms)
                      "comment_lines" comment
                      "blank_lines" blank
-                     "source_lines" source)))))
+                     ;; cl-mcp's source_lines are all lines, as total_lines.
+                     "source_lines" total-lines)))))
 
 (defun compat-lines (path offset limit mode)
   "cl-mcp's raw or text-snippet result (MODE): a window of raw lines."

@@ -343,6 +343,31 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
           (check (search "/nonexistent/root" (lisp-read-file:reader-error-message
                                               condition))))))))
 
+;;; Settings
+
+(deftest extra-arguments-reach-the-program
+  (dolist (transport '(:mcp :cli))
+    (with-client (:transport transport)
+      (lisp-read-file:read-file *demo*)
+      (let ((pid (lisp-read-file:server-pid))
+            (lisp-read-file:*extra-arguments* '("--max-file-bytes" "100")))
+        (check-reader-error "SIZE_LIMIT_EXCEEDED" *demo*
+                            (lambda () (lisp-read-file:read-file *demo*)))
+        (when (eq transport :mcp)
+          ;; Another command line, another child.
+          (check (/= pid (lisp-read-file:server-pid)) "a child with the new arguments"))))))
+
+(deftest several-roots
+  (with-client (:root (list *repository* *library*))
+    (let* ((file (merge-pathnames "alexandria-1/lists.lisp" *library*))
+           (result (lisp-read-file:read-file file)))
+      ;; Outside the first root: named by its absolute path.
+      (check-equal (uiop:native-namestring (truename file)) (getf result :path))
+      (check-equal *demo* (getf (lisp-read-file:read-file *demo*) :path))
+      (check (find "flatten" (lisp-read-file:outline file)
+                   :key (lambda (item) (getf item :name)) :test #'equal)
+             "outline reads below the second root too"))))
+
 ;;; The child process
 
 (deftest one-child-per-root-reused-across-calls

@@ -1,6 +1,7 @@
-;;;; run.lisp -- load the client and run its tests in a fresh SBCL:
+;;;; run.lisp -- load the client and run its tests in a fresh image:
 ;;;;   LISP_READ_FILE_BIN=target/release/lisp-read-file \
 ;;;;     sbcl --non-interactive --no-userinit --load clients/common-lisp/tests/run.lisp
+;;;; or, in ECL, ecl --norc --eval '(require :asdf)' --load clients/common-lisp/tests/run.lisp
 ;;;; Exits with 0 when every test passed, 1 otherwise (also for a compiler warning).
 
 (require :asdf)

@@ -143,6 +143,8 @@ fn dense_files_stay_under_the_promise_in_every_view() {
         ("lists.lisp", b"(a)\n"),
         ("quotes.lisp", b"'a "),
         ("comments.lisp", b";\n"),
+        // Every line an unclosed list: the recovery table holds every `(`.
+        ("unclosed.lisp", b"(\n"),
     ] {
         check_every_view(&dense_file(&dir, name, unit, MIB), &max, slack);
     }

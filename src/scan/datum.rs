@@ -47,13 +47,13 @@ impl<const LINES: bool> ListCloser for DepthCounter<LINES> {
 
 impl ListCloser for &MatchTable {
     #[inline]
-    fn close(&mut self, _b: &[u8], open: usize) -> ListEnd {
+    fn close(&mut self, b: &[u8], open: usize) -> ListEnd {
         match self.close_of(open) {
             Some(close) => ListEnd::Closed(close + 1, None),
             None => ListEnd::Unclosed {
                 open,
-                cut: self.column_zero_after(open),
-                unterminated: self.unterminated,
+                cut: self.column_zero_after(b, open),
+                unterminated: self.unterminated(),
             },
         }
     }

@@ -137,9 +137,10 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Problems kept with their position and message. A file of a million stray `)` would
 /// otherwise keep a million diagnostics (and show a million notes): past this many they
-/// are only counted, so memory and output stay bounded, and the first ones are what the
-/// reader fixes first anyway.
-pub const MAX_DIAGNOSTICS: usize = 10_000;
+/// are only counted, so memory and output stay bounded (a thousand are about 100 KB; ten
+/// thousand put a 1 MiB file of unclosed lines over the memory promise), and the first
+/// ones are what the reader fixes first anyway.
+pub const MAX_DIAGNOSTICS: usize = 1_000;
 
 /// How many times one file may start a fresh reading at a line that begins with `(`
 /// inside a string, comment or escape (docs/reader.md#recovery). Each costs one pass over

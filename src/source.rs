@@ -5,7 +5,8 @@
 use std::borrow::Cow;
 use std::cell::OnceCell;
 
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The UTF-8 byte-order mark: not text; the reader and the views skip it.
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Decoded view of a file's bytes.
 #[derive(Debug, Clone)]

@@ -19,6 +19,7 @@ pub(crate) use lexer::{
     HashStart,
 };
 
+use crate::source::BOM;
 use datum::{read_datum, DatumProblem, DepthCounter};
 use lexer::{
     class, count_newlines, skip_block_comment, skip_line_comment, skip_whitespace, Class,
@@ -132,8 +133,6 @@ pub struct Scan {
     /// Number of lines (a final line without a newline counts; an empty input has 0).
     pub line_count: usize,
 }
-
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Problems kept with their position and message. A file of a million stray `)` would
 /// otherwise keep a million diagnostics (and show a million notes): past this many they

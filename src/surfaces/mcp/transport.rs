@@ -316,7 +316,7 @@ where
             }
             let line = std::mem::take(&mut self.line);
             let text = line.strip_suffix(b"\r").unwrap_or(&line);
-            let text = text.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(text);
+            let text = text.strip_prefix(crate::source::BOM).unwrap_or(text);
             if text.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }

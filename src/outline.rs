@@ -27,6 +27,12 @@ use std::ops::ControlFlow;
 pub const SHORT_PART_CHARS: usize = 60;
 /// A docstring's first line is cut after this many characters.
 pub const DOC_CHARS: usize = 80;
+/// A container lists at most this many children; the line of the first one not listed is
+/// kept ([`Form::children_cut_at`]). Each child costs a few hundred bytes: a 1 MiB
+/// `(progn () () ...)` has 350,000 of them, which would break the memory promise
+/// (docs/views.md#memory); no real container comes near this.
+pub const MAX_CHILDREN: usize = 5_000;
+
 /// Containers nested deeper than this show no children (bounds the only recursion).
 pub const MAX_CONTAINER_DEPTH: usize = 16;
 
@@ -72,6 +78,8 @@ pub struct Form<'a> {
     pub definer: Option<&'a str>,
     /// Container forms (`progn`, `eval-when`, ...): their child forms.
     pub children: Vec<OutlineItem<'a>>,
+    /// Past [`MAX_CHILDREN`] children: the 1-based line of the first child not listed.
+    pub children_cut_at: Option<usize>,
     /// What the text is made from: the file, the grammar entry found for the operator,
     /// the form's datum.
     bytes: &'a [u8],
@@ -100,6 +108,7 @@ impl<'a> Form<'a> {
             name: None,
             definer: None,
             children: Vec::new(),
+            children_cut_at: None,
             bytes,
             entry: None,
             datum,
@@ -181,6 +190,8 @@ impl Serialize for Form<'_> {
             signature: &'f str,
             children: &'f [OutlineItem<'a>],
             #[serde(skip_serializing_if = "Option::is_none")]
+            children_cut_at: Option<usize>,
+            #[serde(skip_serializing_if = "Option::is_none")]
             doc: Option<&'f str>,
             #[serde(skip_serializing_if = "Option::is_none")]
             definer: Option<&'f str>,
@@ -196,6 +207,7 @@ impl Serialize for Form<'_> {
             conditionals: &text.conditionals,
             signature: &text.signature,
             children: &self.children,
+            children_cut_at: self.children_cut_at,
             doc: text.doc.as_deref(),
             definer: self.definer,
             qualifiers: &text.qualifiers,
@@ -482,7 +494,8 @@ fn classify<'a>(
             form.name = defined_name(&mut parts, d);
             if let (Some(n), false) = (d.container, d.whole) {
                 let at = (form.datum.start, start_line);
-                form.children = children(&mut parts, n, grammar, at, depth, scratch);
+                (form.children, form.children_cut_at) =
+                    children(&mut parts, n, grammar, at, depth, scratch);
             }
         }
         form.operator = Some(operator);
@@ -519,7 +532,8 @@ fn defined_name<'a>(parts: &mut Parts<'a>, d: &Definer) -> Option<Cow<'a, str>> 
     }
 }
 
-/// The child forms of a container, from element `n` on: lists, not declarations.
+/// The child forms of a container, from element `n` on: lists, not declarations; at
+/// most [`MAX_CHILDREN`], with the line of the first one not listed.
 fn children<'a>(
     parts: &mut Parts<'a>,
     n: usize,
@@ -527,11 +541,11 @@ fn children<'a>(
     (form_start, form_line): (usize, usize),
     depth: usize,
     scratch: &mut Scratch,
-) -> Vec<OutlineItem<'a>> {
+) -> (Vec<OutlineItem<'a>>, Option<usize>) {
     let b = parts.b;
     let mut children = Vec::new();
     if depth >= MAX_CONTAINER_DEPTH {
-        return children;
+        return (children, None);
     }
     let mut i = n;
     let mut lines = LineCounter::starting_at(form_start, form_line);
@@ -541,10 +555,11 @@ fn children<'a>(
         if !child.core_is_list || first_element_is(b, &child, "declare") {
             continue;
         }
-        let (start_line, end_line) = (
-            lines.line_of(b, child.start),
-            lines.line_of(b, child.end - 1),
-        );
+        let start_line = lines.line_of(b, child.start);
+        if children.len() == MAX_CHILDREN {
+            return (children, Some(start_line));
+        }
+        let end_line = lines.line_of(b, child.end - 1);
         children.push(OutlineItem {
             kind: ItemKind::Form,
             start: child.start,
@@ -557,7 +572,7 @@ fn children<'a>(
         let form = slot.insert(Form::unclassified(b, child));
         classify(form, grammar, start_line, depth + 1, scratch);
     }
-    children
+    (children, None)
 }
 
 /// The text of a form: conditionals, signature, docstring, method parts.

@@ -164,6 +164,11 @@ fn dense_files_stay_under_the_promise_in_every_view() {
             peak / 1024
         );
     }
+    // One container of 350,000 child forms: only the first outline::MAX_CHILDREN are
+    // listed (each child costs a few hundred bytes).
+    let container = dense_file(&dir, "container.lisp", b"() ", MIB - 16);
+    wrap(&container, b"(progn ", b")\n");
+    check_every_view(&container, &max, slack);
     // A larger file of real definitions, past the default size limit.
     let demo = fs::read(Path::new(ROOT).join("fixtures/demo/demo.lisp")).unwrap();
     check_every_view(&dense_file(&dir, "demo.lisp", &demo, 12 * MIB), &max, slack);

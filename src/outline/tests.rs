@@ -253,3 +253,17 @@ fn deep_containers_are_bounded() {
     }
     assert_eq!(levels, MAX_CONTAINER_DEPTH);
 }
+
+#[test]
+fn a_container_lists_at_most_max_children() {
+    let n = MAX_CHILDREN + 3;
+    let src = format!("(progn\n{})\n", "(defun f ())\n".repeat(n));
+    let grammar = Grammar::builtin();
+    let o = outline_bytes(src.as_bytes(), &grammar);
+    let form = o.items[0].form.as_ref().unwrap();
+    assert_eq!(form.children.len(), MAX_CHILDREN);
+    // Line 1 is `(progn`, child k (0-based) is on line k + 2.
+    assert_eq!(form.children_cut_at, Some(MAX_CHILDREN + 2));
+    let small = outline_bytes(b"(progn (defun f ()))", &grammar);
+    assert_eq!(small.items[0].form.as_ref().unwrap().children_cut_at, None);
+}

@@ -14,6 +14,7 @@
 
 pub mod cancel;
 pub mod error;
+pub mod features;
 pub mod grammar;
 pub mod guard;
 pub mod outline;

@@ -15,8 +15,8 @@ pub(crate) use datum::{skip_blank, Datum, Elements};
 pub(crate) use lexer::{
     class as byte_class, class_table, hash_start, hash_starts_token,
     skip_block_comment as block_comment_end, skip_character as character_end,
-    skip_multiple_escape as multiple_escape_end, skip_string as string_end, Class as ByteClass,
-    HashStart,
+    skip_multiple_escape as multiple_escape_end, skip_string as string_end, utf8_len,
+    Class as ByteClass, HashStart,
 };
 
 use crate::source::BOM;

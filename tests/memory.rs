@@ -145,6 +145,8 @@ fn dense_files_stay_under_the_promise_in_every_view() {
         ("comments.lisp", b";\n"),
         // Every line an unclosed list: the recovery table holds every `(`.
         ("unclosed.lisp", b"(\n"),
+        // Every byte a stray `)`: a diagnostic each, past the first 1,000 only counted.
+        ("strays.lisp", b")"),
     ] {
         check_every_view(&dense_file(&dir, name, unit, MIB), &max, slack);
     }

@@ -100,18 +100,17 @@ pub(crate) struct Datum {
 /// Reads the datum starting at `start` (which must not be whitespace, a comment or `)`).
 /// Whitespace and comments between a prefix and its datum belong to the datum.
 pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -> Datum {
-    let n = b.len();
     let mut datum = Datum {
         start,
         end: start,
         core: start,
         ..Datum::default()
     };
-    // How many data are still to be read: each `#+`/`#-` adds its feature expression.
-    let mut needed = 1usize;
-    // Open reader conditionals: (start of `#+`, value of `needed` once its feature is read).
-    let mut open_conditionals: Vec<(usize, usize)> = Vec::new();
-    let mut last_prefix = start;
+    let mut prefixes = Prefixes {
+        needed: 1,
+        open_conditionals: Vec::new(),
+        last: start,
+    };
     let mut i = start;
     loop {
         if i > start {
@@ -120,122 +119,212 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
                 return datum;
             }
         }
-        if i >= n || b[i] == b')' {
-            datum.problem = Some(DatumProblem::MissingDatum(last_prefix));
+        if i >= b.len() || b[i] == b')' {
+            datum.problem = Some(DatumProblem::MissingDatum(prefixes.last));
             return datum;
         }
-        // Either a prefix (continue) or a complete datum [i, end).
-        let (item_start, item_end, is_list, newlines) = match class(b[i]) {
-            Class::Open => match closer.close(b, i) {
-                ListEnd::Closed(end, newlines) => (i, end, true, newlines),
-                ListEnd::Unclosed {
-                    open,
-                    cut,
-                    unterminated,
-                } => return unclosed(datum, needed, true, open, cut, unterminated, n),
-            },
-            Class::DoubleQuote => {
-                let (end, closed) = skip_string(b, i);
-                if !closed {
-                    datum.end = n;
-                    datum.problem = Some(DatumProblem::Unterminated(Unterminated::String(i)));
-                    return datum;
-                }
-                (i, end, false, None)
-            }
-            Class::Prefix => {
-                let len = if b[i] == b',' && matches!(b.get(i + 1), Some(b'@' | b'.')) {
-                    2
-                } else {
-                    1
-                };
-                note_prefix(&mut datum, needed, &mut last_prefix, i);
-                i += len;
+        match step(b, i, closer, &mut datum, &mut prefixes) {
+            Step::Prefix(next) => {
+                i = next;
                 datum.end = i;
-                continue;
             }
-            Class::Hash => match read_dispatch(b, i) {
-                Dispatch::Prefix(after) => {
-                    note_prefix(&mut datum, needed, &mut last_prefix, i);
-                    i = after.min(n);
-                    datum.end = i;
-                    continue;
-                }
-                Dispatch::Conditional(after) => {
-                    last_prefix = i;
-                    open_conditionals.push((i, needed));
-                    needed += 1;
-                    i = after;
-                    datum.end = i;
-                    continue;
-                }
-                Dispatch::Open(paren) => match closer.close(b, paren) {
-                    ListEnd::Closed(end, newlines) => (i, end, false, newlines),
-                    ListEnd::Unclosed {
-                        open,
-                        cut,
-                        unterminated,
-                    } => return unclosed(datum, needed, false, open, cut, unterminated, n),
-                },
-                Dispatch::Atom(end, problem) => {
-                    if let Some(p) = problem {
-                        datum.problem = Some(p);
-                        if matches!(p, DatumProblem::Unterminated(_)) {
-                            datum.end = end;
-                            return datum;
-                        }
-                    }
-                    (i, end, false, None)
-                }
-            },
-            // A token; `pkg::(...)` (SBCL's extended package prefix) continues into a list.
-            _ => {
-                let (end, closed) = skip_token(b, i);
-                if !closed {
-                    datum.end = n;
-                    datum.problem = Some(DatumProblem::Unterminated(Unterminated::MultipleEscape(
-                        find_open_bar(b, i),
-                    )));
+            Step::Done => return datum,
+            Step::Complete(part) => {
+                if prefixes.complete(&mut datum, part) {
                     return datum;
                 }
-                let marker = super::lexer::ends_with_package_marker(b, i, end);
-                if marker && b.get(end) == Some(&b'(') {
-                    match closer.close(b, end) {
-                        ListEnd::Closed(list_end, newlines) => (end, list_end, true, newlines),
-                        ListEnd::Unclosed {
-                            open,
-                            cut,
-                            unterminated,
-                        } => return unclosed(datum, needed, true, open, cut, unterminated, n),
-                    }
-                } else if marker && datum_after_atmosphere(b, end) {
-                    // `sb-kernel::` then a newline (or a comment) and a form: SBCL reads
-                    // the form in that package, one datum, as SBCL's own sources write.
-                    last_prefix = i;
-                    i = end;
+                i = part.end;
+            }
+        }
+    }
+}
+
+/// The prefixes read so far in front of a datum.
+struct Prefixes {
+    /// How many data are still to be read: each `#+`/`#-` adds its feature expression.
+    needed: usize,
+    /// Open reader conditionals: (start of `#+`, value of `needed` once its feature is read).
+    open_conditionals: Vec<(usize, usize)>,
+    /// The last prefix's position (where a missing datum is reported).
+    last: usize,
+}
+
+impl Prefixes {
+    /// Records the complete datum `part`; returns whether it is the core (all read).
+    fn complete(&mut self, datum: &mut Datum, part: Part) -> bool {
+        datum.end = part.end;
+        self.needed -= 1;
+        if self.needed == 0 {
+            datum.core = part.start;
+            datum.core_is_list = part.is_list;
+            datum.core_newlines = part.newlines;
+            return true;
+        }
+        if let Some(&(cond_start, level)) = self.open_conditionals.last() {
+            if level == self.needed {
+                self.open_conditionals.pop();
+                datum.conditionals.push(Span::new(cond_start, part.end));
+            }
+        }
+        false
+    }
+
+    fn prefix(&mut self, datum: &mut Datum, at: usize) {
+        note_prefix(datum, self.needed, &mut self.last, at);
+    }
+}
+
+/// A complete datum read after the prefixes (a feature expression, or the core).
+#[derive(Clone, Copy)]
+struct Part {
+    start: usize,
+    end: usize,
+    is_list: bool,
+    newlines: Option<usize>,
+}
+
+impl Part {
+    fn atom(start: usize, end: usize) -> Part {
+        Part {
+            start,
+            end,
+            is_list: false,
+            newlines: None,
+        }
+    }
+}
+
+/// What the text at a datum position is.
+enum Step {
+    /// A prefix; the datum goes on at this position.
+    Prefix(usize),
+    /// A complete datum.
+    Complete(Part),
+    /// The datum ends here with a problem (already recorded).
+    Done,
+}
+
+/// Reads what starts at `i`: a prefix or a complete datum.
+fn step(
+    b: &[u8],
+    i: usize,
+    closer: &mut impl ListCloser,
+    datum: &mut Datum,
+    prefixes: &mut Prefixes,
+) -> Step {
+    match class(b[i]) {
+        Class::Open => list(b, i, i, true, closer, datum, prefixes.needed),
+        Class::DoubleQuote => match skip_string(b, i) {
+            (end, true) => Step::Complete(Part::atom(i, end)),
+            (_, false) => {
+                datum.end = b.len();
+                datum.problem = Some(DatumProblem::Unterminated(Unterminated::String(i)));
+                Step::Done
+            }
+        },
+        Class::Prefix => {
+            let len = if b[i] == b',' && matches!(b.get(i + 1), Some(b'@' | b'.')) {
+                2
+            } else {
+                1
+            };
+            prefixes.prefix(datum, i);
+            Step::Prefix(i + len)
+        }
+        Class::Hash => dispatch(b, i, closer, datum, prefixes),
+        _ => token(b, i, closer, datum, prefixes),
+    }
+}
+
+/// The list whose `(` is at `paren`, the datum starting at `start` (`#(` starts before).
+fn list(
+    b: &[u8],
+    start: usize,
+    paren: usize,
+    is_list: bool,
+    closer: &mut impl ListCloser,
+    datum: &mut Datum,
+    needed: usize,
+) -> Step {
+    match closer.close(b, paren) {
+        ListEnd::Closed(end, newlines) => Step::Complete(Part {
+            start,
+            end,
+            is_list,
+            newlines,
+        }),
+        ListEnd::Unclosed {
+            open,
+            cut,
+            unterminated,
+        } => {
+            let taken = std::mem::take(datum);
+            *datum = unclosed(taken, needed, is_list, open, cut, unterminated, b.len());
+            Step::Done
+        }
+    }
+}
+
+/// A `#` dispatch: a prefix, a reader conditional, a vector, or an atom.
+fn dispatch(
+    b: &[u8],
+    i: usize,
+    closer: &mut impl ListCloser,
+    datum: &mut Datum,
+    prefixes: &mut Prefixes,
+) -> Step {
+    match read_dispatch(b, i) {
+        Dispatch::Prefix(after) => {
+            prefixes.prefix(datum, i);
+            Step::Prefix(after.min(b.len()))
+        }
+        Dispatch::Conditional(after) => {
+            prefixes.last = i;
+            prefixes.open_conditionals.push((i, prefixes.needed));
+            prefixes.needed += 1;
+            Step::Prefix(after)
+        }
+        Dispatch::Open(paren) => list(b, i, paren, false, closer, datum, prefixes.needed),
+        Dispatch::Atom(end, problem) => {
+            if let Some(p) = problem {
+                datum.problem = Some(p);
+                if matches!(p, DatumProblem::Unterminated(_)) {
                     datum.end = end;
-                    continue;
-                } else {
-                    (i, end, false, None)
+                    return Step::Done;
                 }
             }
-        };
-        // A datum is complete.
-        datum.end = item_end;
-        needed -= 1;
-        if needed == 0 {
-            datum.core = item_start;
-            datum.core_is_list = is_list;
-            datum.core_newlines = newlines;
-            return datum;
+            Step::Complete(Part::atom(i, end))
         }
-        if let Some(&(cond_start, level)) = open_conditionals.last() {
-            if level == needed {
-                open_conditionals.pop();
-                datum.conditionals.push(Span::new(cond_start, item_end));
-            }
-        }
-        i = item_end;
+    }
+}
+
+/// A token; `pkg::(...)` (SBCL's extended package prefix) continues into a list, and
+/// `pkg::` then a newline (or a comment) and a form is one datum.
+fn token(
+    b: &[u8],
+    i: usize,
+    closer: &mut impl ListCloser,
+    datum: &mut Datum,
+    prefixes: &mut Prefixes,
+) -> Step {
+    let (end, closed) = skip_token(b, i);
+    if !closed {
+        datum.end = b.len();
+        datum.problem = Some(DatumProblem::Unterminated(Unterminated::MultipleEscape(
+            find_open_bar(b, i),
+        )));
+        return Step::Done;
+    }
+    let marker = super::lexer::ends_with_package_marker(b, i, end);
+    if marker && b.get(end) == Some(&b'(') {
+        list(b, end, end, true, closer, datum, prefixes.needed)
+    } else if marker && datum_after_atmosphere(b, end) {
+        // `sb-kernel::` then a newline (or a comment) and a form: SBCL reads the form in
+        // that package, one datum, as SBCL's own sources write.
+        prefixes.last = i;
+        Step::Prefix(end)
+    } else {
+        Step::Complete(Part::atom(i, end))
     }
 }
 

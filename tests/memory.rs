@@ -171,6 +171,10 @@ fn dense_files_stay_under_the_promise_in_every_view() {
     let container = dense_file(&dir, "container.lisp", b"() ", MIB - 16);
     wrap(&container, b"(progn ", b")\n");
     check_every_view(&container, &max, slack);
+    // One form behind a quarter of a million reader conditionals.
+    let conditionals = dense_file(&dir, "conditionals.lisp", b"#+a ", MIB - 4);
+    wrap(&conditionals, b"", b"a\n");
+    check_every_view(&conditionals, &max, slack);
     // A larger file of real definitions, past the default size limit.
     let demo = fs::read(Path::new(ROOT).join("fixtures/demo/demo.lisp")).unwrap();
     check_every_view(&dense_file(&dir, "demo.lisp", &demo, 12 * MIB), &max, slack);

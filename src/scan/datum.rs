@@ -139,6 +139,11 @@ pub(crate) fn read_datum(b: &[u8], start: usize, closer: &mut impl ListCloser) -
     }
 }
 
+/// Reader conditionals kept per form: a line of 250,000 `#+a` in front of one form
+/// would otherwise cost about 100 bytes each (their spans, then their text in the
+/// outline); real forms have one or two.
+pub const MAX_CONDITIONALS: usize = 32;
+
 /// The prefixes read so far in front of a datum.
 struct Prefixes {
     /// How many data are still to be read: each `#+`/`#-` adds its feature expression.
@@ -163,7 +168,9 @@ impl Prefixes {
         if let Some(&(cond_start, level)) = self.open_conditionals.last() {
             if level == self.needed {
                 self.open_conditionals.pop();
-                datum.conditionals.push(Span::new(cond_start, part.end));
+                if datum.conditionals.len() < MAX_CONDITIONALS {
+                    datum.conditionals.push(Span::new(cond_start, part.end));
+                }
             }
         }
         false

@@ -11,6 +11,7 @@ mod lexer;
 mod recovery;
 mod window;
 
+pub use datum::MAX_CONDITIONALS;
 pub(crate) use datum::{skip_blank, Datum, Elements};
 pub(crate) use lexer::{
     class as byte_class, class_table, hash_start, hash_starts_token,
@@ -79,7 +80,8 @@ pub struct Item {
     pub core_is_list: bool,
     /// Forms: whether a prefix other than a reader conditional applies (`'(...)`, `#.x`).
     pub quoted: bool,
-    /// Forms: each `#+feature` / `#-feature` in front, with its feature expression.
+    /// Forms: each `#+feature` / `#-feature` in front, with its feature expression (the
+    /// first [`MAX_CONDITIONALS`]).
     pub conditionals: Vec<Span>,
 }
 

@@ -567,6 +567,42 @@ fn cancelled_calls_stop_computing_and_free_their_threads() {
         .all(|m| !(2..=5).contains(&m["id"].as_u64().unwrap_or(0))));
 }
 
+/// MCP forbids reusing a request id within a session; a client that reuses the id of a
+/// request it just cancelled gets an error for the new request, and never the cancelled
+/// request's answer in its place (an outside test saw `request cancelled` as the answer
+/// to the new request in 2 runs of 6).
+#[test]
+fn the_id_of_a_cancelled_request_is_not_reused() {
+    let _heavy = heavy();
+    let mut server = start_slow();
+    for round in 0..5u64 {
+        let id = 50 + round;
+        send_slow_call(&mut server, id);
+        std::thread::sleep(Duration::from_millis(100));
+        server.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "test"}}),
+        );
+        server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "lisp-read-file", "arguments": {"path": "small.lisp"}}}));
+        let answer = server.response(id);
+        let message = answer["error"]["message"].as_str().unwrap_or("");
+        assert!(
+            message.starts_with("duplicate request id"),
+            "round {round}: {}",
+            short(&answer)
+        );
+    }
+    let alive = server.call(99, "lisp-read-file", json!({"path": "small.lisp"}));
+    assert_eq!(alive["result"]["isError"], false, "{}", short(&alive));
+    let rest = server.finish();
+    assert!(
+        rest.iter()
+            .all(|m| !(50..55).contains(&m["id"].as_u64().unwrap_or(0))),
+        "a cancelled request or its reused id was answered again: {rest:?}"
+    );
+}
+
 #[test]
 fn a_request_id_already_in_flight_gets_an_error_and_the_first_its_answer() {
     let _heavy = heavy();

@@ -25,7 +25,7 @@ use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::RoleServer;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::io;
 use std::sync::{Arc, Mutex as SyncMutex};
@@ -40,6 +40,15 @@ pub const MAX_IN_FLIGHT: usize = 32;
 
 /// The slot each unanswered request holds, by id.
 type InFlight = Arc<SyncMutex<HashMap<RequestId, OwnedSemaphorePermit>>>;
+
+/// Ids of requests cancelled while in flight, remembered (the last
+/// [`MAX_CANCELLED_IDS`]) so that an answer the cancelled computation still produces is
+/// never written, and a new request reusing the id (which MCP forbids within a session)
+/// is refused instead of getting the cancelled request's answer.
+type Cancelled = Arc<SyncMutex<VecDeque<RequestId>>>;
+
+/// How many cancelled ids are remembered.
+pub const MAX_CANCELLED_IDS: usize = 1024;
 
 enum LineRead {
     Line,
@@ -57,6 +66,7 @@ pub struct LineTransport<R, W> {
     /// The slot taken for the next message, kept across a dropped `receive`.
     slot: Option<OwnedSemaphorePermit>,
     in_flight: InFlight,
+    cancelled: Cancelled,
     /// Told when stdin ends, so that the server can stop without waiting for computations.
     input_ended: Arc<Notify>,
 }
@@ -91,6 +101,7 @@ where
             slots: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
             slot: None,
             in_flight: InFlight::default(),
+            cancelled: Cancelled::default(),
             input_ended: Arc::new(Notify::new()),
         }
     }
@@ -151,8 +162,12 @@ where
         });
     }
 
-    /// Takes the line's slot for a request; `false` when its id is already in flight.
+    /// Takes the line's slot for a request; `false` when its id is already in flight or
+    /// was cancelled.
     fn start_request(&mut self, id: &RequestId) -> bool {
+        if lock(&self.cancelled).contains(id) {
+            return false;
+        }
         let mut in_flight = lock(&self.in_flight);
         if in_flight.contains_key(id) {
             return false;
@@ -193,7 +208,7 @@ where
             JsonRpcMessage::Request(request) if !self.start_request(&request.id) => {
                 let error = ErrorData::invalid_request(
                     format!(
-                        "duplicate request id: {} is already in flight; use a new id for each request",
+                        "duplicate request id: {} is already in flight or was cancelled; use a new id for each request",
                         request.id
                     ),
                     None,
@@ -203,8 +218,15 @@ where
             }
             JsonRpcMessage::Notification(notification) => {
                 if let Some(id) = cancelled_request(&notification.notification) {
-                    // rmcp writes no answer for a cancelled request: free its slot now.
-                    lock(&self.in_flight).remove(&id);
+                    // rmcp writes no answer for a cancelled request: free its slot now,
+                    // and keep its id from being answered or reused.
+                    if lock(&self.in_flight).remove(&id).is_some() {
+                        let mut cancelled = lock(&self.cancelled);
+                        if cancelled.len() == MAX_CANCELLED_IDS {
+                            cancelled.pop_front();
+                        }
+                        cancelled.push_back(id);
+                    }
                 }
             }
             _ => {}
@@ -279,8 +301,14 @@ where
         };
         // The id is free again before the answer goes out (a client may reuse it as soon
         // as it reads the answer), but the slot is held until the answer is written.
+        let was_cancelled = answered
+            .as_ref()
+            .is_some_and(|id| lock(&self.cancelled).contains(id));
         let slot = answered.and_then(|id| lock(&self.in_flight).remove(&id));
         async move {
+            if was_cancelled {
+                return Ok(()); // the client gave up on it: never answered
+            }
             let written = write_message(&writer, &item).await;
             drop(slot);
             written

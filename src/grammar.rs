@@ -55,6 +55,9 @@ pub struct Definer {
     pub doc_keyword: Option<String>,
     pub whole: bool,
     pub container: Option<usize>,
+    /// The generic `def...` entry: the parts after the name are inferred from the form
+    /// (docs/reader.md#the-generic-def-rule). Not a key of the table.
+    pub inferred: bool,
 }
 
 /// What an operator is, according to the grammar.
@@ -88,6 +91,7 @@ impl Grammar {
             definers: FxHashMap::default(),
             generic: Definer {
                 name: Some(1),
+                inferred: true,
                 ..Definer::default()
             },
         };

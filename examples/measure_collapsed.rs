@@ -171,6 +171,8 @@ struct Totals {
     /// whole adds to the collapsed view (their text minus their collapsed line).
     cost: Vec<(usize, usize)>,
     missed_short: BTreeMap<String, usize>,
+    /// The first names missing from their line, with the line.
+    missing: Vec<String>,
     missed_library: BTreeMap<String, usize>,
 }
 
@@ -212,6 +214,9 @@ fn measure_form(t: &mut Totals, bytes: &[u8], item: &OutlineItem, line: &str) {
         t.names += 1;
         if !line.contains(name.as_ref()) {
             t.names_missing += 1;
+            if t.missing.len() < 10 {
+                t.missing.push(format!("{name:?} not in {line:?}"));
+            }
         }
     }
     let text = String::from_utf8_lossy(&bytes[item.start..item.end]);
@@ -306,6 +311,9 @@ fn report(t: &Totals) {
         t.names,
         t.names_missing
     );
+    for miss in &t.missing {
+        println!("  {miss}");
+    }
     println!(
         "one-line forms <= {SHORT} chars: {} shown whole of {} ({:.2}%)",
         t.short_whole,

@@ -1247,7 +1247,6 @@ impl Balance {
     /// The state after reading `text` from the top level (a `)` too many is ignored).
     pub fn of(text: &str) -> Balance {
         let mut s = Balance::default();
-        let mut prev = 0u8;
         for &c in text.as_bytes() {
             if s.escape {
                 s.escape = false;
@@ -1261,13 +1260,14 @@ impl Balance {
             } else {
                 match c {
                     b'"' => s.string = true,
-                    b'|' if prev != b'#' => s.bar = true,
+                    // Folded text has no `#|` comments: a `|` is an escape, even after
+                    // `#` inside a token (`foo#|x|#bar`).
+                    b'|' => s.bar = true,
                     b'(' => s.depth += 1,
                     b')' => s.depth = s.depth.saturating_sub(1),
                     _ => {}
                 }
             }
-            prev = c;
         }
         s
     }

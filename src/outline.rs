@@ -1178,6 +1178,8 @@ fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, cap: usize)
                     HashStart::BlockComment => {
                         pending_space = true;
                         i = block_comment_end(b, i).0;
+                        // A token starts after a comment (`#|a|##|b|#` is two comments).
+                        datum_start = i;
                         continue;
                     }
                     HashStart::Character => character_end(b, i).0,
@@ -1247,9 +1249,26 @@ impl Balance {
     /// The state after reading `text` from the top level (a `)` too many is ignored).
     pub fn of(text: &str) -> Balance {
         let mut s = Balance::default();
+        // Whether the last byte is a `#` that starts a token: the byte after it is a
+        // dispatch character (`#"` starts no string, as in the scanner).
+        let mut dispatch = false;
+        let (mut prev, mut prev2) = (b' ', b' ');
+        // Whether `prev` is the character of a dispatch prefix (`#+`, `#.`): a datum starts
+        // after it.
+        let mut feature = false;
+        // Inside a `;` comment (never in folded text, which drops them).
+        let mut comment = false;
         for &c in text.as_bytes() {
-            if s.escape {
+            let after_dispatch = std::mem::take(&mut dispatch);
+            if comment {
+                comment = c != b'\n';
+            } else if s.escape {
                 s.escape = false;
+            } else if after_dispatch && c.is_ascii_digit() {
+                // A numeric argument: `#1;` is still a dispatch.
+                dispatch = true;
+            } else if after_dispatch && (c == b'"' || c == b';') {
+                // Not a string, not a comment.
             } else if c == b'\\' {
                 // In a string, a `|...|`, a token, or a character `#\\x`.
                 s.escape = true;
@@ -1265,9 +1284,19 @@ impl Balance {
                     b'|' => s.bar = true,
                     b'(' => s.depth += 1,
                     b')' => s.depth = s.depth.saturating_sub(1),
+                    // A `#` that starts a datum: after a delimiter or a dispatch prefix.
+                    b'#' => {
+                        dispatch = !is_symbol_byte(prev)
+                            || feature
+                            || (prev2 == b',' && matches!(prev, b'@' | b'.'))
+                    }
+                    b';' => comment = true,
                     _ => {}
                 }
             }
+            feature = after_dispatch && c != b'\\';
+            prev2 = prev;
+            prev = c;
         }
         s
     }

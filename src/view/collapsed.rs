@@ -7,7 +7,7 @@
 
 use super::lines::{join, number_width, Line};
 use super::{Comments, Mode, View, ViewOptions};
-use crate::outline::{Form, Items, Outline, OutlineItem};
+use crate::outline::{Balance, Form, Items, Outline, OutlineItem};
 use crate::scan::{Diagnostic, ItemKind};
 use crate::source::Source;
 use std::ops::ControlFlow;
@@ -47,6 +47,7 @@ pub(crate) fn render_items<'a>(
         source,
         options,
         diagnostics: items.diagnostics(),
+        intact: std::cell::Cell::new(true),
     };
     let mut view = View {
         mode: Mode::LispCollapsed,
@@ -380,6 +381,9 @@ struct Context<'a> {
     source: &'a Source<'a>,
     options: &'a ViewOptions,
     diagnostics: &'a [Diagnostic],
+    /// Whether the top-level form being rendered has no problem: only then are its short
+    /// forms shown whole (the text of a broken form is not Lisp to be trusted).
+    intact: std::cell::Cell<bool>,
 }
 
 impl Context<'_> {
@@ -452,6 +456,7 @@ impl Context<'_> {
                     }
                 }
                 let mut expanded = 0;
+                self.intact.set(self.diagnostics_in(item).next().is_none());
                 lines.extend(self.form_lines(item, 0, &mut expanded));
                 for d in self.diagnostics_in(item) {
                     lines.push(Line::Note(format!("[{}]", d.message)));
@@ -594,17 +599,22 @@ impl Context<'_> {
     }
 
     /// The form whole on one line, when its source is one line of at most
-    /// [`SHORT_FORM_CHARS`] characters without a problem (docs/views.md#short-forms).
+    /// [`SHORT_FORM_CHARS`] characters, in a top-level form without a problem
+    /// (docs/views.md#short-forms).
     fn short_form(&self, item: &OutlineItem, depth: usize) -> Option<Line> {
         // Characters are at most 4 bytes: a longer span is not short, whatever it holds.
         if item.start_line != item.end_line || item.end - item.start > 4 * SHORT_FORM_CHARS {
             return None;
         }
-        if self.diagnostics_in(item).next().is_some() {
+        if !self.intact.get() {
             return None;
         }
         let text = self.text(item);
         if text.chars().count() > SHORT_FORM_CHARS || text.contains('\n') {
+            return None;
+        }
+        // The scanner closed it; the view checks it again before showing it as Lisp.
+        if !Balance::of(&text).is_closed() {
             return None;
         }
         let mut line = indent(depth);

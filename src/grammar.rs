@@ -341,6 +341,34 @@ mod tests {
     }
 
     #[test]
+    fn builtin_table_covers_the_libraries_measured() {
+        let g = Grammar::builtin();
+        let entry = |op: &str| match g.lookup(op) {
+            Lookup::Definer(d) => d.clone(),
+            other => panic!("{op}: {other:?}"),
+        };
+        let w = entry("uiop:with-upgradability");
+        assert_eq!((w.name, w.shown, w.container), (None, vec![1], Some(2)));
+        assert_eq!(entry("defun*").lambda_list, Some(2));
+        assert_eq!(entry("defgeneric*").options, Some(3));
+        assert!(entry("define-presentation-method").qualifiers);
+        assert_eq!(entry("define-application-frame").superclasses, Some(2));
+        assert!(entry("fiveam:test").name_in_list);
+        assert_eq!(entry("defcstruct").slots_from, Some(2));
+        for op in [
+            "defsubst",
+            "defpattern",
+            "defun-match",
+            "define-command",
+            "defimplementation",
+        ] {
+            assert_eq!(entry(op).lambda_list, Some(2), "{op}");
+        }
+        assert!(g.generic().inferred);
+        assert!(!entry("defun").inferred);
+    }
+
+    #[test]
     fn symbol_keys() {
         assert_eq!(symbol_key("CL:DEFUN"), "defun");
         assert_eq!(symbol_key("uiop::define-package"), "define-package");

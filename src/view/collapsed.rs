@@ -8,7 +8,7 @@
 use super::lines::{join, number_width, Line};
 use super::{Comments, Mode, View, ViewOptions};
 use crate::outline::{Balance, Form, Items, Outline, OutlineItem};
-use crate::scan::{Diagnostic, ItemKind};
+use crate::scan::{Diagnostic, DiagnosticKind, ItemKind};
 use crate::source::Source;
 use std::ops::ControlFlow;
 
@@ -544,6 +544,7 @@ impl Context<'_> {
         }
         let mut text = indent(depth);
         push_with_conditionals(&mut text, form, form.signature());
+        self.mark_unclosed(item, &mut text);
         let mut tail = 0;
         if let Some(doc) = form.doc() {
             let before = text.len();
@@ -552,6 +553,19 @@ impl Context<'_> {
             tail = text.len() - before;
         }
         (vec![Line::numbered(item.start_line, text)], tail)
+    }
+
+    /// A form the file leaves open whose signature closes as if it did not
+    /// (`(defun h ()` shown `(defun h ())`): its `)` follows a `...`, as every closer the
+    /// file does not have (docs/views.md#collapsed-view).
+    fn mark_unclosed(&self, item: &OutlineItem, text: &mut String) {
+        let unclosed = self
+            .diagnostics_in(item)
+            .any(|d| d.kind == DiagnosticKind::Unclosed);
+        if unclosed && text.ends_with(')') && !text.trim_end_matches(')').ends_with("...") {
+            text.pop();
+            text.push_str(" ...)");
+        }
     }
 
     /// A container: its head line, then its children, the closing `)` after the last

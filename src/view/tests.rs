@@ -265,3 +265,12 @@ fn matches_outside_the_window_are_announced() {
         v.content
     );
 }
+
+#[test]
+fn an_unclosed_form_never_shows_a_closing_parenthesis_of_its_own() {
+    let v = view_of("(defun ok () t)\n(defun h ()\n", true, |_| {});
+    assert_eq!(
+        v.content,
+        "1: (defun ok () t)\n2: (defun h () ...)\n[Unclosed form at line 2; it runs to the end of the file.]\n"
+    );
+}

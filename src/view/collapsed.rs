@@ -614,7 +614,7 @@ impl Context<'_> {
 
     /// The form whole on one line, when its source is one line of at most
     /// [`SHORT_FORM_CHARS`] characters, in a top-level form without a problem
-    /// (docs/views.md#short-forms).
+    /// (docs/views.md#collapsed-view).
     fn short_form(&self, item: &OutlineItem, depth: usize) -> Option<Line> {
         // Characters are at most 4 bytes: a longer span is not short, whatever it holds.
         if item.start_line != item.end_line || item.end - item.start > 4 * SHORT_FORM_CHARS {

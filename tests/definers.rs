@@ -54,10 +54,7 @@ fn cli_reads_a_definers_file_outside_the_root() {
     ];
     let (ok, stdout, stderr) = cli(&dir, &args);
     assert!(ok, "{stderr}");
-    assert!(
-        stdout.contains("(route home (request) ...)"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("(route home (request) ...)"), "{stdout}");
 }
 
 #[test]

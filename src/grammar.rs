@@ -55,6 +55,9 @@ pub struct Definer {
     pub doc_keyword: Option<String>,
     pub whole: bool,
     pub container: Option<usize>,
+    /// The generic `def...` entry: the parts after the name are inferred from the form
+    /// (docs/reader.md#the-generic-def-rule). Not a key of the table.
+    pub inferred: bool,
 }
 
 /// What an operator is, according to the grammar.
@@ -88,6 +91,7 @@ impl Grammar {
             definers: FxHashMap::default(),
             generic: Definer {
                 name: Some(1),
+                inferred: true,
                 ..Definer::default()
             },
         };
@@ -334,6 +338,34 @@ mod tests {
         assert_eq!((ew.shown.clone(), ew.container), (vec![1], Some(2)));
         assert_eq!(g.lookup("alexandria:define-foo"), Lookup::GenericDefiner);
         assert_eq!(g.lookup("setf"), Lookup::Plain);
+    }
+
+    #[test]
+    fn builtin_table_covers_the_libraries_measured() {
+        let g = Grammar::builtin();
+        let entry = |op: &str| match g.lookup(op) {
+            Lookup::Definer(d) => d.clone(),
+            other => panic!("{op}: {other:?}"),
+        };
+        let w = entry("uiop:with-upgradability");
+        assert_eq!((w.name, w.shown, w.container), (None, vec![1], Some(2)));
+        assert_eq!(entry("defun*").lambda_list, Some(2));
+        assert_eq!(entry("defgeneric*").options, Some(3));
+        assert!(entry("define-presentation-method").qualifiers);
+        assert_eq!(entry("define-application-frame").superclasses, Some(2));
+        assert!(entry("fiveam:test").name_in_list);
+        assert_eq!(entry("defcstruct").slots_from, Some(2));
+        for op in [
+            "defsubst",
+            "defpattern",
+            "defun-match",
+            "define-command",
+            "defimplementation",
+        ] {
+            assert_eq!(entry(op).lambda_list, Some(2), "{op}");
+        }
+        assert!(g.generic().inferred);
+        assert!(!entry("defun").inferred);
     }
 
     #[test]

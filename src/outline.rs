@@ -35,6 +35,11 @@ pub const MAX_CHILDREN: usize = 5_000;
 
 /// Containers nested deeper than this show no children (bounds the only recursion).
 pub const MAX_CONTAINER_DEPTH: usize = 16;
+/// The list a generic `def...` form shows after its name is abbreviated past this many
+/// characters (docs/decisions.md#the-generic-def-rule-shows-the-list-after-the-name).
+pub const INFERRED_LIST_CHARS: usize = 120;
+/// Keywords read after a generic definer's name before its list (`:around (x)`).
+const MAX_INFERRED_QUALIFIERS: usize = 3;
 
 /// The outline of one file (the JSON of docs/tool.md#outline-json without `path`), borrowing from the
 /// file's bytes and the grammar.
@@ -524,12 +529,30 @@ fn operator<'a>(parts: &mut Parts<'a>) -> Option<Cow<'a, str>> {
 fn defined_name<'a>(parts: &mut Parts<'a>, d: &Definer) -> Option<Cow<'a, str>> {
     let b = parts.b;
     let e = parts.get(d.name?)?;
+    if d.inferred && e.core_is_list && !e.quoted {
+        let e = e.clone();
+        return Some(match inferred_name(b, &e) {
+            Some(name) => Cow::Owned(name),
+            None => fold_cow(b, e.start, e.end),
+        });
+    }
     if d.name_in_list && e.core_is_list && !d.whole {
         let e = e.clone();
         Some(first_element_text(b, &e).map_or_else(|| fold_cow(b, e.start, e.end), Cow::Owned))
     } else {
         Some(fold_cow(b, e.start, e.end))
     }
+}
+
+/// The name inside a list in the name's place of a generic definer: its first element
+/// when that is a symbol other than `setf` and not a keyword
+/// (`(define-easy-handler (hello :uri "/") ...)` names `hello`); `None` when the list
+/// itself is the name (`(setf foo)`, `(:get "/")`).
+fn inferred_name(b: &[u8], list: &Datum) -> Option<String> {
+    let first = Elements::new(b, list.core, list.end).next()?;
+    let token = &b[first.start..first.end];
+    let symbol = is_symbol_start(b, first.start) && !is_number(token) && token[0] != b':';
+    (symbol && !symbol_key_is(token, "setf")).then(|| fold(b, first.start, first.end))
 }
 
 /// The child forms of a container, from element `n` on: lists, not declarations; at
@@ -596,12 +619,12 @@ fn form_text(
         .map_or(datum.start, |c| skip_blank(b, c.end));
     let as_written = || {
         let text = fold_short(b, shown_start, datum.end, SHORT_PART_CHARS);
-        let text = abbreviate(text.trim_end(), SHORT_PART_CHARS);
+        let mut text = abbreviate_balanced(text.trim_end(), SHORT_PART_CHARS);
         if text.is_empty() {
-            fold(b, datum.start, datum.end)
-        } else {
-            text
+            text = fold(b, datum.start, datum.end);
         }
+        close_open(&mut text);
+        text
     };
     let Some((operator, entry)) = head else {
         return FormText {
@@ -623,6 +646,7 @@ fn form_text(
     if datum.core > shown_start {
         text.signature = format!("{}{}", fold(b, shown_start, datum.core), text.signature);
     }
+    close_open(&mut text.signature);
     text.conditionals = conditionals;
     text
 }
@@ -693,20 +717,27 @@ fn definition(
 
     if let Some(n) = d.name {
         if let Some(e) = parts.get(n).cloned() {
-            if d.name_in_list && e.core_is_list {
+            if (d.name_in_list || d.inferred) && e.core_is_list {
                 let text = fold_short(b, e.start, e.end, SHORT_PART_CHARS);
-                let text = if text.chars().count() > SHORT_PART_CHARS {
-                    format!("({} ...)", name.unwrap_or_default())
+                let name = name.unwrap_or_default();
+                let part = if text.chars().count() <= SHORT_PART_CHARS {
+                    Shown::Text(text)
+                } else if name.starts_with('(') {
+                    // The list is the name (`(setf foo)`): names are shown whole.
+                    Shown::Name
                 } else {
-                    text
+                    Shown::Text(format!("({name} ...)"))
                 };
-                shown.push((n, Shown::Text(text)));
+                shown.push((n, part));
             } else {
                 shown.push((n, Shown::Name));
             }
         }
     }
     let mut body = d.body;
+    if d.inferred {
+        body = inferred_parts(parts, d.name.unwrap_or(1) + 1, &mut shown);
+    }
     if d.qualifiers {
         let mut i = d.name.unwrap_or(1) + 1;
         while let Some(e) = parts.get(i).cloned() {
@@ -771,7 +802,7 @@ fn definition(
             let text = if text.chars().count() > SHORT_PART_CHARS && e.core_is_list {
                 "(...)".to_string()
             } else {
-                abbreviate(&text, SHORT_PART_CHARS)
+                abbreviate_balanced(&text, SHORT_PART_CHARS)
             };
             shown.push((n, Shown::Text(text)));
         }
@@ -791,7 +822,7 @@ fn definition(
             if d.keywords.contains(&key) {
                 if let Some(value) = parts.get(i).map(|v| fold_short(b, v.start, v.end, 200)) {
                     shown.push((i - 1, Shown::Text(written)));
-                    shown.push((i, Shown::Text(abbreviate(&value, 200))));
+                    shown.push((i, Shown::Text(abbreviate_balanced(&value, 200))));
                 }
             }
             if d.doc_keyword.as_deref() == Some(key.as_str()) {
@@ -832,16 +863,47 @@ fn definition(
             Shown::Text(text) => signature.push_str(text),
         }
     }
-    if skipped || gaps || parts.exists(last_shown + 1) {
-        signature.push_str(" ...");
-    }
     let trimmed = signature.trim_end().len();
     signature.truncate(trimmed);
-    signature.push(')');
+    let state = Balance::of(&signature);
+    if state.depth > 1 || state.string || state.bar || state.escape {
+        // A part the file leaves open (an unclosed form): `...` and the closers that
+        // the file does not have, never a `)` that looks like the file's.
+        state.close(&mut signature);
+    } else {
+        if skipped || gaps || parts.exists(last_shown + 1) {
+            signature.push_str(" ...");
+        }
+        signature.push(')');
+    }
     form.signature = signature;
     shown.clear();
     scratch.shown.push(shown);
     form
+}
+
+/// The parts a generic `def...` form shows after its name, from element `n`: the first
+/// list, after at most [`MAX_INFERRED_QUALIFIERS`] keywords (`:around`), with those
+/// keywords; nothing when no list follows the name so. Returns where the body starts
+/// (after the list) for the docstring.
+fn inferred_parts(parts: &mut Parts, n: usize, shown: &mut Vec<(usize, Shown)>) -> Option<usize> {
+    let b = parts.b;
+    let mut i = n;
+    while i < n + MAX_INFERRED_QUALIFIERS && parts.first_byte(i) == Some(b':') {
+        i += 1;
+    }
+    let list = parts.get(i)?;
+    if !list.core_is_list || list.quoted {
+        return None;
+    }
+    let text = fold_short(b, list.start, list.end, INFERRED_LIST_CHARS);
+    let text = abbreviate_balanced(&text, INFERRED_LIST_CHARS);
+    for k in n..i {
+        let e = parts.get(k)?;
+        shown.push((k, Shown::Fold(e.start, e.end)));
+    }
+    shown.push((i, Shown::Text(text)));
+    Some(i + 1)
 }
 
 /// A docstring at body position `n`: after declarations, a string followed by more forms.
@@ -1106,7 +1168,7 @@ fn push_short(out: &mut String, b: &[u8], start: usize, end: usize) {
     let from = out.len();
     fold_into_capped(out, b, start, end, short_cap(SHORT_PART_CHARS));
     if out[from..].chars().count() > SHORT_PART_CHARS {
-        let text = abbreviate(&out[from..], SHORT_PART_CHARS);
+        let text = abbreviate_balanced(&out[from..], SHORT_PART_CHARS);
         out.truncate(from);
         out.push_str(&text);
     }
@@ -1201,6 +1263,126 @@ fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, cap: usize)
             }));
         }
         i = next;
+    }
+}
+
+/// Where a text of Lisp (a signature, folded: no comments) leaves the reader: lists
+/// still open, inside a string or a `|...|` escape, after a `\\` or `#\\`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Balance {
+    pub depth: usize,
+    pub string: bool,
+    pub bar: bool,
+    pub escape: bool,
+}
+
+impl Balance {
+    /// The state after reading `text` from the top level (a `)` too many is ignored).
+    pub fn of(text: &str) -> Balance {
+        let mut s = Balance::default();
+        // Whether the last byte is a `#` that starts a token: the byte after it is a
+        // dispatch character (`#"` starts no string, as in the scanner).
+        let mut dispatch = false;
+        let (mut prev, mut prev2) = (b' ', b' ');
+        // Whether `prev` is the character of a dispatch prefix (`#+`, `#.`): a datum starts
+        // after it.
+        let mut feature = false;
+        // Inside a `;` comment (never in folded text, which drops them).
+        let mut comment = false;
+        for &c in text.as_bytes() {
+            let after_dispatch = std::mem::take(&mut dispatch);
+            if comment {
+                comment = c != b'\n';
+            } else if s.escape {
+                s.escape = false;
+            } else if after_dispatch && c.is_ascii_digit() {
+                // A numeric argument: `#1;` is still a dispatch.
+                dispatch = true;
+            } else if after_dispatch && (c == b'"' || c == b';') {
+                // Not a string, not a comment.
+            } else if c == b'\\' {
+                // In a string, a `|...|`, a token, or a character `#\\x`.
+                s.escape = true;
+            } else if s.string {
+                s.string = c != b'"';
+            } else if s.bar {
+                s.bar = c != b'|';
+            } else {
+                match c {
+                    b'"' => s.string = true,
+                    // Folded text has no `#|` comments: a `|` is an escape, even after
+                    // `#` inside a token (`foo#|x|#bar`).
+                    b'|' => s.bar = true,
+                    b'(' => s.depth += 1,
+                    b')' => s.depth = s.depth.saturating_sub(1),
+                    // A `#` that starts a datum: after a delimiter or a dispatch prefix.
+                    b'#' => {
+                        dispatch = !is_symbol_byte(prev)
+                            || feature
+                            || (prev2 == b',' && matches!(prev, b'@' | b'.'))
+                    }
+                    b';' => comment = true,
+                    _ => {}
+                }
+            }
+            feature = after_dispatch && c != b'\\';
+            prev2 = prev;
+            prev = c;
+        }
+        s
+    }
+
+    /// Whether the text is complete: no list, string or escape left open.
+    pub fn is_closed(&self) -> bool {
+        *self == Balance::default()
+    }
+
+    /// Appends `...` and what closes the text read: the string or escape, then the lists.
+    fn close(&self, out: &mut String) {
+        if self.escape {
+            out.push('.');
+        }
+        if self.string {
+            out.push_str("...\"");
+        } else if self.bar {
+            out.push_str("...|");
+        } else if !out.ends_with("...") {
+            out.push_str(if self.depth == 0 { "..." } else { " ..." });
+        }
+        out.extend(std::iter::repeat_n(')', self.depth));
+    }
+}
+
+/// `text` (Lisp text) cut to about `max` characters and closed: `...` where it is cut,
+/// then the string and lists it leaves open, so that the result reads as balanced Lisp
+/// (`(a (b c ...))`, `"abc..."`).
+pub fn abbreviate_balanced(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut = text
+        .char_indices()
+        .nth(max.saturating_sub(3))
+        .map_or(text.len(), |(at, _)| at);
+    let mut out = text[..cut].trim_end().to_string();
+    let mut state = Balance::of(&out);
+    if state.escape {
+        // A `\\` or `#\\` without its character: drop it.
+        out.pop();
+        if out.ends_with('#') {
+            out.pop();
+        }
+        state = Balance::of(&out);
+    }
+    state.close(&mut out);
+    out
+}
+
+/// Closes a text that the file leaves open (an unclosed form): `...` then the closers.
+fn close_open(text: &mut String) {
+    let state = Balance::of(text);
+    if !state.is_closed() {
+        state.close(text);
     }
 }
 

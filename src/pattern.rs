@@ -42,6 +42,8 @@ const QUOTED_CHARS: usize = 80;
 pub struct Pattern {
     pub text: String,
     case_insensitive: bool,
+    /// Whether the text is also matched literally ([`Pattern::regex_or_literal`]).
+    literal: bool,
     regex: Regex,
     dfa: DFA,
     cache: Mutex<Cache>,
@@ -59,40 +61,75 @@ pub enum PatternError {
 }
 
 impl Pattern {
-    /// Compiles `text` within the bounds above.
+    /// Compiles `text` as a regex within the bounds above.
     pub fn new(text: &str, case_insensitive: bool) -> Result<Pattern, PatternError> {
         if text.len() > MAX_PATTERN_BYTES {
             return Err(PatternError::TooLong(text.len()));
         }
+        Pattern::compile(text, &[text], case_insensitive).map_err(|(e, _)| e)
+    }
+
+    /// A pattern that matches as a regex **or** as literal text (`area :around (shape)`,
+    /// `*count*`): a text matches when the regex matches it or when it contains `text`
+    /// (case folded as asked). A `text` that is not valid regex syntax is literal text
+    /// only. One search either way: the regex and the literal are two patterns of one
+    /// automaton (docs/views.md#expanded-forms).
+    pub fn regex_or_literal(text: &str, case_insensitive: bool) -> Result<Pattern, PatternError> {
+        if text.len() > MAX_PATTERN_BYTES {
+            return Err(PatternError::TooLong(text.len()));
+        }
+        let literal = regex::escape(text);
+        if literal == text {
+            return Pattern::new(text, case_insensitive);
+        }
+        match Pattern::compile(text, &[text, &literal], case_insensitive) {
+            Ok(p) => Ok(p),
+            Err((_, true)) => Pattern::compile(text, &[&literal], case_insensitive),
+            // Too large together (the user's regex is near the size limit): the regex
+            // alone, or its own error.
+            Err((_, false)) => Pattern::compile(text, &[text], case_insensitive),
+        }
+        .map_err(|(e, _)| e)
+    }
+
+    /// Compiles `patterns` (a text matches when one of them matches it); `text` is what
+    /// the user wrote. The error says whether it was a syntax error.
+    fn compile(
+        text: &str,
+        patterns: &[&str],
+        case_insensitive: bool,
+    ) -> Result<Pattern, (PatternError, bool)> {
+        let syntax = syntax::Config::new().case_insensitive(case_insensitive);
         // The fallback: the regex crate's engines without its lazy DFA (ours gave up
         // already), so that its cost is at most (states) x (bytes), as charged.
         let regex = Regex::builder()
-            .syntax(syntax::Config::new().case_insensitive(case_insensitive))
+            .syntax(syntax)
             .configure(
                 meta::Config::new()
                     .nfa_size_limit(Some(COMPILED_SIZE_LIMIT))
                     .hybrid(false)
                     .dfa(false),
             )
-            .build(text)
+            .build_many(patterns)
             .map_err(|e| match e.syntax_error() {
-                Some(syntax) => invalid(syntax),
-                None => invalid(&e),
+                Some(syntax) => (invalid(syntax), true),
+                None => (invalid(&e), false),
             })?;
         let nfa = thompson::Compiler::new()
-            .syntax(syntax::Config::new().case_insensitive(case_insensitive))
+            .syntax(syntax)
             .configure(
                 thompson::Config::new()
                     .nfa_size_limit(Some(COMPILED_SIZE_LIMIT))
                     .which_captures(WhichCaptures::None),
             )
-            .build(text)
-            .map_err(|e| invalid(&e))?;
-        let dfa = lazy_dfa(&nfa)?;
+            .build_many(patterns)
+            .map_err(|e| (invalid(&e), false))?;
+        let dfa = lazy_dfa(&nfa).map_err(|e| (e, false))?;
         let cache = Mutex::new(dfa.create_cache());
         Ok(Pattern {
             text: text.to_string(),
             case_insensitive,
+            literal: patterns.len() > 1 || patterns[0] != text,
             regex,
             dfa,
             cache,
@@ -167,7 +204,12 @@ fn lazy_dfa(nfa: &NFA) -> Result<DFA, PatternError> {
 impl Clone for Pattern {
     /// A fresh compile: a clone gets its own cache and a full budget.
     fn clone(&self) -> Pattern {
-        Pattern::new(&self.text, self.case_insensitive).expect("compiled once already")
+        let compiled = if self.literal {
+            Pattern::regex_or_literal(&self.text, self.case_insensitive)
+        } else {
+            Pattern::new(&self.text, self.case_insensitive)
+        };
+        compiled.expect("compiled once already")
     }
 }
 
@@ -278,5 +320,33 @@ mod tests {
     fn quoted_prefixes() {
         assert_eq!(quote_prefix("ab", 5), "\"ab\"");
         assert_eq!(quote_prefix("abcdef", 2), "\"ab\"…[+4 chars]");
+    }
+}
+
+#[cfg(test)]
+mod literal_tests {
+    use super::*;
+
+    #[test]
+    fn a_name_pattern_is_a_regex_or_literal_text() {
+        let method = Pattern::regex_or_literal("area :around (shape)", true).unwrap();
+        assert!(method.is_match("area :around (shape)"));
+        assert!(method.is_match("AREA :AROUND (SHAPE)"));
+        // As a regex alone, `(shape)` is a group: the printed method did not match.
+        let regex = Pattern::new("area :around (shape)", true).unwrap();
+        assert!(!regex.is_match("area :around (shape)"));
+        // The regex still works, anchors included.
+        let anchored = Pattern::regex_or_literal("^area$", true).unwrap();
+        assert!(anchored.is_match("area") && !anchored.is_match("areas"));
+        // Not a valid regex: literal text only, not an error.
+        let star = Pattern::regex_or_literal("*count*", true).unwrap();
+        assert!(star.is_match("*COUNT*") && !star.is_match("count"));
+        let open = Pattern::regex_or_literal("(setf foo", true).unwrap();
+        assert!(open.is_match("(setf foo)") && !open.is_match("setf foo"));
+        assert!(open.clone().is_match("(SETF FOO)"));
+        // A valid regex too large is still refused, as are long texts.
+        assert!(Pattern::regex_or_literal(r"\w{5000}", true).is_err());
+        let long = "a".repeat(MAX_PATTERN_BYTES + 1);
+        assert!(Pattern::regex_or_literal(&long, true).is_err());
     }
 }

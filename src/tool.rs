@@ -206,9 +206,15 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
             "limit must be at least 1 (reading {reading}); omit it for the default of {DEFAULT_LIMIT} lines"
         )));
     }
-    let compile = |name: &str, text: &Option<String>, case_insensitive: bool| {
+    // `name_pattern` is also literal text (docs/views.md#expanded-forms), case-insensitive.
+    let compile = |name: &str, text: &Option<String>, by_name: bool| {
         let Some(text) = text else { return Ok(None) };
-        Pattern::new(text, case_insensitive)
+        let compiled = if by_name {
+            Pattern::regex_or_literal(text, true)
+        } else {
+            Pattern::new(text, false)
+        };
+        compiled
             .map(Some)
             .map_err(|e| invalid(match e {
                 PatternError::TooLong(n) => format!(
@@ -272,7 +278,8 @@ mod tests {
         };
         for message in [
             refused(|r| r.limit = 0),
-            refused(|r| r.name_pattern = Some("(".into())),
+            refused(|r| r.content_pattern = Some("(".into())),
+            refused(|r| r.name_pattern = Some(r"\w{5000}".into())),
             refused(|r| r.content_pattern = Some("x".repeat(MAX_PATTERN_BYTES + 1))),
             refused(|r| r.content_pattern = Some(r"\w{5000}".into())),
         ] {

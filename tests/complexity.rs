@@ -116,6 +116,14 @@ fn families() -> Vec<(&'static str, Family)> {
         }),
         ("inside-out strings", |n| repeat("(a \"x)\n(b \"\n", n)),
         ("escaped newlines", |n| repeat("(f x\\\n", n)),
+        // The generic rule reads the list after the name and the docstring after it.
+        ("generic definers", |n| {
+            repeat(
+                "(define-thing f :around ((x t) y)\n  \"doc\"\n  (g x))\n",
+                n,
+            )
+        }),
+        ("unclosed lambda lists", |n| repeat("(defun f (x (y\n", n)),
     ]
 }
 
@@ -152,6 +160,19 @@ fn views(dir: &PathBuf) -> Vec<View> {
         (
             "content_pattern",
             collapsed(|r| r.content_pattern = Some("a|x".into())),
+        ),
+        // Literal text as well as a regex, matched on every form.
+        (
+            "name_pattern as printed",
+            collapsed(|r| r.name_pattern = Some("f :around (t)".into())),
+        ),
+        // A short page: every form after it is matched once for the window note.
+        (
+            "name_pattern past the window",
+            collapsed(|r| {
+                r.name_pattern = Some("f|a".into());
+                r.limit = 10;
+            }),
         ),
         (
             "comments headers",

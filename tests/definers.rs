@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 
-/// A fresh directory with `project/a.lisp` (a `define-route` form) and `outside/defs.lisp`
-/// (a table that knows `define-route`), outside the project.
+/// A fresh directory with `project/a.lisp` (a `route` form) and `outside/defs.lisp`
+/// (a table that knows `route`), outside the project.
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lrf-definers-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -18,12 +18,14 @@ fn scratch(name: &str) -> PathBuf {
     std::fs::create_dir_all(dir.join("outside")).unwrap();
     std::fs::write(
         dir.join("project/a.lisp"),
-        "(define-route home (request) (render request))\n(defun f (x) x)\n",
+        // On several lines, so that they are not shown whole; `route` is not a `def...`
+        // operator, so only the table outside makes it a definition.
+        "(route home (request)\n  (render request))\n(defun f (x)\n  x)\n",
     )
     .unwrap();
     std::fs::write(
         dir.join("outside/defs.lisp"),
-        "(define-route :name 1 :lambda-list 2 :body 3)\n",
+        "(route :name 1 :lambda-list 2 :body 3)\n",
     )
     .unwrap();
     dir
@@ -52,10 +54,7 @@ fn cli_reads_a_definers_file_outside_the_root() {
     ];
     let (ok, stdout, stderr) = cli(&dir, &args);
     assert!(ok, "{stderr}");
-    assert!(
-        stdout.contains("(define-route home (request) ...)"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("(route home (request) ...)"), "{stdout}");
 }
 
 #[test]
@@ -146,7 +145,7 @@ fn the_server_reads_a_definers_file_outside_the_root() {
         &["--root", "project", "--definers", defs.to_str().unwrap()],
     );
     assert!(
-        text.contains("(define-route home (request) ...)"),
+        text.contains("(route home (request) ...)"),
         "{text}\n{stderr}"
     );
 }

@@ -524,7 +524,7 @@ async fn every_error_code_is_a_tool_result_and_the_server_keeps_serving() {
         ),
         (
             "lisp-read-file",
-            json!({"path": "ok.lisp", "name_pattern": "("}),
+            json!({"path": "ok.lisp", "content_pattern": "("}),
             "INVALID_ARGUMENT",
         ),
         (

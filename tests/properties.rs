@@ -972,3 +972,211 @@ fn dispatch_characters_are_lexed_alike_everywhere() {
     assert_eq!(forms[0].span, Span::new(0, 3));
     assert_eq!(forms[0].core, 2);
 }
+
+// ----------------------------------------------------------------------------------------
+// The collapsed view reads as Lisp
+// ----------------------------------------------------------------------------------------
+
+/// Operators of every kind of entry: definers with each key, containers, the generic rule,
+/// plain operators, forms shown whole.
+const HEADS: &[&str] = &[
+    "defun",
+    "defmethod",
+    "defclass",
+    "defstruct",
+    "defvar",
+    "defpackage",
+    "in-package",
+    "defsystem",
+    "define-foo",
+    "defwidget",
+    "progn",
+    "eval-when",
+    "let",
+    "with-upgradability",
+    "test",
+    "def-suite",
+    "defcfun",
+    "->",
+    "setf",
+    "declaim",
+    "define-presentation-method",
+];
+
+/// A top-level form headed by one of [`HEADS`], its elements well-formed data.
+fn headed_form() -> impl Strategy<Value = Vec<u8>> {
+    (select(HEADS), vec((datum(), select(SEPARATORS)), 0..6)).prop_map(|(head, elements)| {
+        let mut v = format!("({head}").into_bytes();
+        for (e, sep) in elements {
+            v.extend_from_slice(sep);
+            if sep.is_empty() || matches!(e.first(), Some(b')')) {
+                v.push(b' ');
+            }
+            v.extend_from_slice(&e);
+        }
+        v.push(b')');
+        v
+    })
+}
+
+fn headed_file() -> impl Strategy<Value = Vec<u8>> {
+    vec(headed_form(), 1..6).prop_map(|forms| forms.join(&b"\n"[..]))
+}
+
+/// Where Lisp text leaves the reader: open lists, inside a string, `|...|` or `#|...|#`.
+#[derive(Default, Debug)]
+struct Reader {
+    depth: i64,
+    string: bool,
+    bar: bool,
+    block: usize,
+}
+
+impl Reader {
+    /// Reads one view line (a `;` comment runs to its end); false on a `)` too many.
+    fn line(&mut self, text: &str) -> bool {
+        let b = text.as_bytes();
+        let mut i = 0;
+        // Where the last escaped character is (`\ ` is no delimiter).
+        let mut escaped = usize::MAX;
+        while i < b.len() {
+            let c = b[i];
+            let after_delimiter = i == 0
+                || (matches!(
+                    b[i - 1],
+                    b' ' | b'\t' | b'\x0c' | b'(' | b')' | b'\'' | b'`' | b',' | b'"'
+                ) && escaped != i - 1)
+                || (i >= 2 && matches!(&b[i - 2..i], b",@" | b",."));
+            // After a dispatch prefix (`#+`, `#.`) a datum starts too.
+            let token_start = after_delimiter || after_dispatch_prefix(b, i, escaped);
+            // `#"` and `#;` at the start of a token: dispatch characters, no string or
+            // comment (docs/decisions.md#unknown-dispatch-characters-prefix-the-next-datum).
+            if c == b'#' && token_start && !self.string && !self.bar && self.block == 0 {
+                let digits = b[i + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if matches!(b.get(i + 1 + digits), Some(b'"' | b';')) {
+                    i += 2 + digits;
+                    continue;
+                }
+            }
+            if self.block > 0 {
+                if b[i..].starts_with(b"|#") {
+                    self.block -= 1;
+                    i += 1;
+                } else if b[i..].starts_with(b"#|") {
+                    self.block += 1;
+                    i += 1;
+                }
+            } else if c == b'\\' {
+                i += 1;
+                escaped = i;
+            } else if self.string {
+                self.string = c != b'"';
+            } else if self.bar {
+                self.bar = c != b'|';
+            } else if c == b'#' && b.get(i + 1) == Some(&b'|') && after_delimiter {
+                self.block = 1;
+                i += 1;
+            } else {
+                match c {
+                    b'"' => self.string = true,
+                    b'|' => self.bar = true,
+                    b';' => return true,
+                    b'(' => self.depth += 1,
+                    b')' => self.depth -= 1,
+                    _ => {}
+                }
+                if self.depth < 0 {
+                    return false;
+                }
+            }
+            i += 1;
+        }
+        true
+    }
+
+    fn closed(&self) -> bool {
+        self.depth == 0 && !self.string && !self.bar && self.block == 0
+    }
+}
+
+/// Whether `b[..i]` ends with a dispatch prefix `#`, digits, a character (`#+`, `#1=`).
+fn after_dispatch_prefix(b: &[u8], i: usize, escaped: usize) -> bool {
+    if i < 2 || b[i - 1] == b'\\' || escaped == i - 1 {
+        return false;
+    }
+    let digits = b[..i - 1]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_digit())
+        .count();
+    let hash = i - 1 - digits;
+    hash >= 1 && b[hash - 1] == b'#' && escaped != hash - 1
+}
+
+/// Every entry of the collapsed view (a form's line, or a container's head, children and
+/// closing `)`) is balanced Lisp once its `;;` comment is dropped: `...` stands for what is
+/// left out, and nothing shown is a `)` the reader would not expect.
+fn check_collapsed_lines(input: &[u8]) -> Result<(), TestCaseError> {
+    // Bytes the guard refuses (a NUL byte in an edit) have no view.
+    let Ok(file) =
+        lisp_read_file::guard::Guard::unconfined(u64::MAX).check_bytes("f.lisp", input.to_vec())
+    else {
+        return Ok(());
+    };
+    let mut request = lisp_read_file::tool::ReadRequest::new("f.lisp");
+    request.limit = usize::MAX;
+    let view = lisp_read_file::tool::read_loaded(file, grammar(), &request, Some(true)).unwrap();
+    // A string, `#|` or `|` that never ends makes the rest of the file one token: what it
+    // means then depends on how the reader would have read the broken text.
+    use lisp_read_file::scan::DiagnosticKind::*;
+    if view.meta.diagnostics.iter().any(|d| {
+        matches!(
+            d.kind,
+            UnterminatedString | UnterminatedComment | UnterminatedEscape
+        )
+    }) {
+        return Ok(());
+    }
+    let mut reader = Reader::default();
+    let mut entry = String::new();
+    for line in view.content.lines() {
+        let Some((number, text)) = line.split_once(": ") else {
+            continue; // a note
+        };
+        if number.trim_start() == "1" && text.starts_with("#!") {
+            continue; // a shebang
+        }
+        entry.push_str(text);
+        entry.push('\n');
+        prop_assert!(
+            reader.line(text),
+            "a ) too many in {entry:?} of {}\n{}",
+            show(input),
+            view.content
+        );
+        if reader.closed() {
+            entry.clear();
+        }
+    }
+    prop_assert!(
+        reader.closed(),
+        "unbalanced entry {entry:?} ({reader:?}) in the view of {}:\n{}",
+        show(input),
+        view.content
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn collapsed_lines_are_balanced_on_definitions(input in headed_file()) {
+        check_collapsed_lines(&input)?;
+    }
+
+    #[test]
+    fn collapsed_lines_are_balanced_on_generated_lisp(file in balanced(true)) {
+        check_collapsed_lines(&file.text)?;
+    }
+}

@@ -184,6 +184,41 @@ fn expanded_method_by_qualifiers_and_specializers() {
 }
 
 #[test]
+fn methods_match_as_printed_without_escaping() {
+    // The README's example: `(shape)` is a regex group, and also literal text.
+    let r = case("name__method_as_printed", "demo/demo.lisp", |r| {
+        r.name_pattern = pattern("area :around (shape)")
+    });
+    assert_eq!(r.meta.expanded_forms, 1);
+    assert!(r
+        .content
+        .contains("22: (defmethod area :around ((s shape))\n23:"));
+    // Not a valid regex: literal text only, not an error.
+    let r = read("demo/demo.lisp", |r| r.name_pattern = pattern("*count*"));
+    assert_eq!(r.meta.expanded_forms, 1);
+    assert!(
+        r.content.contains(" 8: (defvar *count* 0\n"),
+        "{}",
+        r.content
+    );
+}
+
+#[test]
+fn matches_outside_the_window_are_announced() {
+    let r = case("name__matches_after_window", "demo/demo.lisp", |r| {
+        r.name_pattern = pattern("area");
+        r.limit = 3;
+    });
+    assert_eq!(r.meta.expanded_forms, 0);
+    let r = case("name__matches_before_window", "demo/demo.lisp", |r| {
+        r.name_pattern = pattern("area|with-shape");
+        r.offset = 20;
+        r.limit = 3;
+    });
+    assert_eq!(r.meta.expanded_forms, 1);
+}
+
+#[test]
 fn expanded_container_child_alone() {
     // By name: one child of `let` expands, its container stays collapsed around it.
     let r = case("name__container_child", "definers/containers.lisp", |r| {
@@ -537,8 +572,8 @@ fn expanded_unclosed_form_has_no_phantom_line() {
  3:   (let ((y (1+ x)))
  4:     (print y)
 [Unclosed form at line 2; recovered at line 6.]
- 6: (defun fine () ...)
- 8: (defun extra-close () ...)
+ 6: (defun fine () t)
+ 8: (defun extra-close () t)
 [Unmatched ) at line 8.]
 10: (defvar *after* 1)
 12: (defun half-written (x

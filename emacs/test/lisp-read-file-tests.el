@@ -456,7 +456,7 @@ its standard error says: fake-server: cannot serve today\\'"
   (lrf-test-with-project
     (let ((file (lrf-test-file "src/größe.lisp")))
       (with-temp-file file
-        (insert ";;; größe\n(defun größe (x) \"Größe — λ.\" (* x 2))\n"))
+        (insert ";;; größe\n(defun größe (x)\n  \"Größe — λ.\"\n  (* x 2))\n"))
       (with-current-buffer (lisp-read-file-outline file)
         (should (equal (buffer-substring-no-properties (point-min) (point-max))
                        "2: (defun größe (x) ...) ;; Größe — λ.\n"))
@@ -562,7 +562,7 @@ its standard error says: fake-server: cannot serve today\\'"
       (should (string-match-p "\\`NOT_FOUND: no such file: missing\\.lisp"
                               (error-message-string err))))
     (should-not (get-buffer "*lisp-read-file outline: missing.lisp*"))
-    (let ((err (should-error (lisp-read-file-expand "(" (lrf-test-file "src/demo.lisp"))
+    (let ((err (should-error (lisp-read-file-expand "\\w{5000}" (lrf-test-file "src/demo.lisp"))
                              :type 'user-error)))
       (should (string-match-p "\\`INVALID_ARGUMENT: " (error-message-string err))))
     (make-directory (lrf-test-file "dir.lisp"))

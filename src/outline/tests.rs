@@ -147,7 +147,7 @@ fn names_and_methods() {
         (f.name.as_deref(), f.signature(), f.definer),
         (
             Some("my-widget"),
-            "(define-widget my-widget ...)",
+            "(define-widget my-widget (x) ...)",
             Some("def")
         )
     );
@@ -266,4 +266,83 @@ fn a_container_lists_at_most_max_children() {
     assert_eq!(form.children_cut_at, Some(MAX_CHILDREN + 2));
     let small = outline_bytes(b"(progn (defun f ()))", &grammar);
     assert_eq!(small.items[0].form.as_ref().unwrap().children_cut_at, None);
+}
+
+#[test]
+fn the_generic_rule_shows_the_list_after_the_name_and_the_docstring() {
+    for (src, signature, name) in [
+        (
+            "(define-buffer-command find-file (filename)\n  \"Open FILENAME.\"\n  (open filename))",
+            "(define-buffer-command find-file (filename) ...) ;; Open FILENAME.",
+            "find-file",
+        ),
+        (
+            "(define-my-method accept :around ((type weekday) stream (view t) &key)\n  (call-next-method))",
+            "(define-my-method accept :around ((type weekday) stream (view t) &key) ...)",
+            "accept",
+        ),
+        (
+            "(defwidget-thing scheduler (frame pane)\n  ((x :initarg :x)))",
+            "(defwidget-thing scheduler (frame pane) ...)",
+            "scheduler",
+        ),
+        // A list in the name's place: its first symbol names the form, `(setf foo)` is
+        // the name as written, a list headed by a keyword is the name.
+        (
+            "(define-easy-handler (hello :uri \"/hello\") (name)\n  (greet name))",
+            "(define-easy-handler (hello :uri \"/hello\") (name) ...)",
+            "hello",
+        ),
+        (
+            "(defaccessor (setf size) (value shape)\n  \"Set it.\"\n  (store value shape))",
+            "(defaccessor (setf size) (value shape) ...) ;; Set it.",
+            "(setf size)",
+        ),
+        ("(defroute (:get \"/\") ()\n  (home))", "(defroute (:get \"/\") () ...)", "(:get \"/\")"),
+        // Keywords not followed by a list are options: nothing is inferred.
+        ("(define-foo my-foo\n  :option 1)", "(define-foo my-foo ...)", "my-foo"),
+        // A lone string is a return value, not a docstring (as for defun).
+        ("(deftemplate page ()\n  \"Text.\")", "(deftemplate page () ...)", "page"),
+    ] {
+        let f = forms(src).remove(0);
+        assert_eq!(f.definer, Some("def"), "{src}");
+        assert_eq!(f.name.as_deref(), Some(name), "{src}");
+        assert_eq!(sig(src), signature);
+    }
+}
+
+#[test]
+fn a_long_inferred_list_is_abbreviated_balanced() {
+    let params: Vec<String> = (0..40).map(|k| format!("(p{k} \"x y\")")).collect();
+    let src = format!("(define-thing name ({})\n  body)", params.join(" "));
+    let s = sig(&src);
+    assert!(s.chars().count() < INFERRED_LIST_CHARS + 40, "{s}");
+    assert!(
+        s.starts_with("(define-thing name ((p0 \"x y\") (p1") && s.ends_with(") ...)"),
+        "{s}"
+    );
+    assert!(Balance::of(&s).is_closed(), "{s}");
+}
+
+#[test]
+fn abbreviations_and_unclosed_parts_stay_balanced() {
+    for (text, max, expected) in [
+        ("(a (b c d e f g))", 10, "(a (b c ...))"),
+        ("\"abcdefghijklmnop\"", 8, "\"abcd...\""),
+        ("(a #\\( b c d e f g h)", 9, "(a #\\( ...)"),
+        ("(a ((b c d e f g h)))", 8, "(a (( ...)))"),
+        ("(a |x (y z| b c d e f)", 13, "(a |x (y z...|)"),
+        ("short", 10, "short"),
+    ] {
+        let cut = abbreviate_balanced(text, max);
+        assert_eq!(cut, expected, "{text}");
+        assert!(Balance::of(&cut).is_closed(), "{cut}");
+    }
+    // An unclosed form: the file's text, `...`, then the closers it lacks.
+    assert_eq!(
+        sig("(defun broken (x (let ((y 1)))\n"),
+        "(defun broken (x (let ((y 1))) ...))"
+    );
+    assert_eq!(sig("(in-package :foo"), "(in-package :foo ...)");
+    assert_eq!(sig("'(a \"b"), "'(a \"b...\")");
 }

@@ -63,8 +63,8 @@ struct ReadArgs {
     /// Raw lines instead of the collapsed view (collapsed=false).
     #[arg(long)]
     raw: bool,
-    /// Expand definitions whose name matches this regex (case-insensitive; for methods
-    /// also `NAME QUALIFIERS (SPECIALIZERS)`).
+    /// Expand definitions whose name matches this regex or contains it as literal text
+    /// (case-insensitive; for methods also `NAME QUALIFIERS (SPECIALIZERS)`, as printed).
     #[arg(short = 'n', long, value_name = "REGEX")]
     name_pattern: Option<String>,
     /// Expand forms whose source text matches this regex; for text files, grep.

@@ -456,7 +456,7 @@ const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
   "properties": {
     "path": {"type": "string", "minLength": 1, "description": "File to read: relative to the first root, or absolute inside a root."},
     "collapsed": {"type": "boolean", "default": true, "description": "Collapsed view for Lisp files (one line per top-level form); false gives raw lines."},
-    "name_pattern": {"type": "string", "description": "Rust regex, case-insensitive: expand, verbatim, the definitions whose name matches (methods also as NAME QUALIFIERS (SPECIALIZERS))."},
+    "name_pattern": {"type": "string", "description": "Rust regex or literal text, case-insensitive: expand, verbatim, the definitions whose name matches the regex or contains the text (methods also as NAME QUALIFIERS (SPECIALIZERS), typed as printed: area :around (shape))."},
     "content_pattern": {"type": "string", "description": "Rust regex: expand the forms whose text matches; for a non-Lisp file, grep with context_lines around matches."},
     "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "0-based first line (a cut view's footer names the offset that continues it)."},
     "limit": {"type": "integer", "minimum": 1, "default": 2000, "description": "Maximum lines returned."},

@@ -7,10 +7,14 @@
 
 use super::lines::{join, number_width, Line};
 use super::{Comments, Mode, View, ViewOptions};
-use crate::outline::{Form, Items, Outline, OutlineItem};
-use crate::scan::{Diagnostic, ItemKind};
+use crate::outline::{Balance, Form, Items, Outline, OutlineItem};
+use crate::scan::{Diagnostic, DiagnosticKind, ItemKind};
 use crate::source::Source;
 use std::ops::ControlFlow;
+
+/// Forms whose source is one line of at most this many characters are shown whole
+/// (docs/decisions.md#short-forms-are-shown-whole).
+pub const SHORT_FORM_CHARS: usize = 100;
 
 /// Something shown, starting at 0-based source line `line`.
 struct Entry {
@@ -30,8 +34,9 @@ pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) 
 }
 
 /// Renders the view walking the items once, keeping only the lines shown: memory does
-/// not grow with the number of forms. After the last shown entry the walk goes on only
-/// while a pattern has not matched yet (to say that nothing matched).
+/// not grow with the number of forms. With a pattern, the walk goes on after the last
+/// shown entry, matching each further form once, to say where the matches past the
+/// window are (or that nothing matched); without one it stops there.
 pub(crate) fn render_items<'a>(
     source: &Source,
     items: &dyn Items<'a>,
@@ -42,6 +47,7 @@ pub(crate) fn render_items<'a>(
         source,
         options,
         diagnostics: items.diagnostics(),
+        intact: std::cell::Cell::new(true),
     };
     let mut view = View {
         mode: Mode::LispCollapsed,
@@ -58,10 +64,15 @@ pub(crate) fn render_items<'a>(
         options.content_pattern.is_some(),
     ];
     let mut entries = Entries::default();
+    // Matches of each pattern outside the window: before `offset`, after the page.
+    let mut outside = [Outside::default(), Outside::default()];
     items.each_item(&mut |item| {
+        let mut matched = [false, false];
         for (k, by_name) in [(0, true), (1, false)] {
-            if unmatched[k] && ctx.item_matches(item, by_name) {
+            let pattern_given = [&options.name_pattern, &options.content_pattern][k].is_some();
+            if pattern_given && ctx.item_matches(item, by_name) {
                 unmatched[k] = false;
+                matched[k] = true;
             }
         }
         if !pager.done {
@@ -70,7 +81,17 @@ pub(crate) fn render_items<'a>(
             });
             pager.done = flow.is_break();
         }
-        if pager.done && unmatched == [false, false] {
+        let line = item.start_line - 1;
+        let after = pager.done && view.next_offset.is_some_and(|next| line >= next);
+        for k in 0..2 {
+            if matched[k] && line < options.offset {
+                outside[k].before.note(item.start_line);
+            } else if matched[k] && after {
+                outside[k].after.note(item.start_line);
+            }
+        }
+        let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
+        if pager.done && !patterns {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -109,6 +130,9 @@ pub(crate) fn render_items<'a>(
             )));
         }
     }
+    for (k, name) in ["name_pattern", "content_pattern"].into_iter().enumerate() {
+        outside[k].notes(name, &mut lines);
+    }
     let omitted = items.omitted_diagnostics();
     if omitted > 0 {
         lines.push(Line::Note(format!(
@@ -119,6 +143,46 @@ pub(crate) fn render_items<'a>(
     lines.append(&mut pager.lines);
     view.content = join(&lines, number_width(source.line_count()));
     view
+}
+
+/// Forms matching a pattern on one side of the window: how many, and the first's line.
+#[derive(Default)]
+struct Matches {
+    count: usize,
+    first_line: usize,
+}
+
+impl Matches {
+    fn note(&mut self, line: usize) {
+        if self.count == 0 {
+            self.first_line = line;
+        }
+        self.count += 1;
+    }
+}
+
+/// Top-level forms a pattern matches that the view does not show
+/// (docs/views.md#matches-outside-the-window).
+#[derive(Default)]
+struct Outside {
+    before: Matches,
+    after: Matches,
+}
+
+impl Outside {
+    fn notes(&self, pattern: &str, lines: &mut Vec<Line>) {
+        for (m, side) in [(&self.before, "before"), (&self.after, "after")] {
+            if m.count > 0 {
+                let forms = if m.count == 1 { "form" } else { "forms" };
+                lines.push(Line::Note(format!(
+                    "[{pattern} also matches {} {forms} {side} this window, first at line {}: use offset={}.]",
+                    m.count,
+                    m.first_line,
+                    m.first_line - 1
+                )));
+            }
+        }
+    }
 }
 
 /// Paging over entries as they come. `offset` skips those that start before it. Entries
@@ -317,6 +381,9 @@ struct Context<'a> {
     source: &'a Source<'a>,
     options: &'a ViewOptions,
     diagnostics: &'a [Diagnostic],
+    /// Whether the top-level form being rendered has no problem: only then are its short
+    /// forms shown whole (the text of a broken form is not Lisp to be trusted).
+    intact: std::cell::Cell<bool>,
 }
 
 impl Context<'_> {
@@ -389,6 +456,7 @@ impl Context<'_> {
                     }
                 }
                 let mut expanded = 0;
+                self.intact.set(self.diagnostics_in(item).next().is_none());
                 lines.extend(self.form_lines(item, 0, &mut expanded));
                 for d in self.diagnostics_in(item) {
                     lines.push(Line::Note(format!("[{}]", d.message)));
@@ -450,45 +518,122 @@ impl Context<'_> {
 
     /// The lines of a form: collapsed, verbatim, or a container with its children.
     fn form_lines(&self, item: &OutlineItem, depth: usize, expanded: &mut usize) -> Vec<Line> {
+        self.form_lines_with_tail(item, depth, expanded).0
+    }
+
+    /// [`Context::form_lines`], and the length of the comment that ends the last line
+    /// (` ;; docstring`): a container's closing `)` goes before it, not into the comment.
+    fn form_lines_with_tail(
+        &self,
+        item: &OutlineItem,
+        depth: usize,
+        expanded: &mut usize,
+    ) -> (Vec<Line>, usize) {
         let Some(form) = &item.form else {
-            return self.verbatim(item, depth);
+            return (self.verbatim(item, depth), 0);
         };
         if !form.children.is_empty() {
-            let before = *expanded;
-            let mut children: Vec<Line> = Vec::new();
-            for child in &form.children {
-                children.extend(self.form_lines(child, depth + 1, expanded));
-            }
-            let child_matched = *expanded > before;
-            if !child_matched && self.content_matches(item) {
-                *expanded = before + 1;
-                return self.verbatim(item, depth);
-            }
-            let signature = form.signature();
-            let head = signature
-                .strip_suffix(" ...)")
-                .or_else(|| signature.strip_suffix(')'))
-                .unwrap_or(signature);
-            let mut text = indent(depth);
-            push_with_conditionals(&mut text, form, head);
-            let mut lines = vec![Line::numbered(item.start_line, text)];
-            lines.extend(children);
-            if let Some(Line::Numbered { text, .. }) = lines.last_mut() {
-                text.push(')');
-            }
-            return lines;
+            return self.container_lines(item, form, depth, expanded);
         }
         if self.name_matches(form) || self.content_matches(item) {
             *expanded += 1;
-            return self.verbatim(item, depth);
+            return (self.verbatim(item, depth), 0);
+        }
+        if let Some(line) = self.short_form(item, depth) {
+            return (vec![line], 0);
         }
         let mut text = indent(depth);
         push_with_conditionals(&mut text, form, form.signature());
+        self.mark_unclosed(item, &mut text);
+        let mut tail = 0;
         if let Some(doc) = form.doc() {
+            let before = text.len();
             text.push_str(" ;; ");
             text.push_str(doc);
+            tail = text.len() - before;
         }
-        vec![Line::numbered(item.start_line, text)]
+        (vec![Line::numbered(item.start_line, text)], tail)
+    }
+
+    /// A form the file leaves open whose signature closes as if it did not
+    /// (`(defun h ()` shown `(defun h ())`): its `)` follows a `...`, as every closer the
+    /// file does not have (docs/views.md#collapsed-view).
+    fn mark_unclosed(&self, item: &OutlineItem, text: &mut String) {
+        let unclosed = self
+            .diagnostics_in(item)
+            .any(|d| d.kind == DiagnosticKind::Unclosed);
+        if unclosed && text.ends_with(')') && !text.trim_end_matches(')').ends_with("...") {
+            text.pop();
+            text.push_str(" ...)");
+        }
+    }
+
+    /// A container: its head line, then its children, the closing `)` after the last
+    /// child (before that child's comment); verbatim when its own text matches
+    /// `content_pattern` and no child matched, whole when it is a short form.
+    fn container_lines(
+        &self,
+        item: &OutlineItem,
+        form: &Form,
+        depth: usize,
+        expanded: &mut usize,
+    ) -> (Vec<Line>, usize) {
+        let before = *expanded;
+        let mut children: Vec<Line> = Vec::new();
+        let mut tail = 0;
+        for child in &form.children {
+            let (lines, child_tail) = self.form_lines_with_tail(child, depth + 1, expanded);
+            children.extend(lines);
+            tail = child_tail;
+        }
+        let child_matched = *expanded > before;
+        if !child_matched && self.content_matches(item) {
+            *expanded = before + 1;
+            return (self.verbatim(item, depth), 0);
+        }
+        if !child_matched {
+            if let Some(line) = self.short_form(item, depth) {
+                return (vec![line], 0);
+            }
+        }
+        let signature = form.signature();
+        let head = signature
+            .strip_suffix(" ...)")
+            .or_else(|| signature.strip_suffix(')'))
+            .unwrap_or(signature);
+        let mut text = indent(depth);
+        push_with_conditionals(&mut text, form, head);
+        let mut lines = vec![Line::numbered(item.start_line, text)];
+        lines.extend(children);
+        if let Some(Line::Numbered { text, .. }) = lines.last_mut() {
+            let at = text.len().saturating_sub(tail);
+            text.insert(at, ')');
+        }
+        (lines, tail)
+    }
+
+    /// The form whole on one line, when its source is one line of at most
+    /// [`SHORT_FORM_CHARS`] characters, in a top-level form without a problem
+    /// (docs/views.md#collapsed-view).
+    fn short_form(&self, item: &OutlineItem, depth: usize) -> Option<Line> {
+        // Characters are at most 4 bytes: a longer span is not short, whatever it holds.
+        if item.start_line != item.end_line || item.end - item.start > 4 * SHORT_FORM_CHARS {
+            return None;
+        }
+        if !self.intact.get() {
+            return None;
+        }
+        let text = self.text(item);
+        if text.chars().count() > SHORT_FORM_CHARS || text.contains('\n') {
+            return None;
+        }
+        // The scanner closed it; the view checks it again before showing it as Lisp.
+        if !Balance::of(&text).is_closed() {
+            return None;
+        }
+        let mut line = indent(depth);
+        line.push_str(&text);
+        Some(Line::numbered(item.start_line, line))
     }
 
     fn name_matches(&self, form: &Form) -> bool {

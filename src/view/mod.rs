@@ -6,7 +6,7 @@
 //! what the reader would otherwise miss (a recovered region, a pattern that matched
 //! nothing, a cut view).
 
-mod collapsed;
+pub(crate) mod collapsed;
 mod lines;
 mod raw;
 mod text_filtered;

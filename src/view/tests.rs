@@ -76,18 +76,18 @@ fn content_pattern_and_no_match_notes() {
 fn comment_modes() {
     let src = ";;;; Title\n;;; Section\n;; detail\n(defun f () 1)\n\n; lone\n(defun g () 2) ; trailing\n#| block |#\n";
     let none = view_of(src, true, |_| {}).content;
-    assert_eq!(none, "4: (defun f () ...)\n7: (defun g () ...)\n");
+    assert_eq!(none, "4: (defun f () 1)\n7: (defun g () 2)\n");
     let headers = view_of(src, true, |r| r.comments = Comments::Headers).content;
     assert_eq!(
         headers,
-        "1: ;;;; Title\n4: (defun f () ...)\n7: (defun g () ...)\n"
+        "1: ;;;; Title\n4: (defun f () 1)\n7: (defun g () 2)\n"
     );
     let preceding = view_of(src, true, |r| r.comments = Comments::Preceding).content;
-    assert_eq!(preceding, "1: ;;;; Title\n2: ;;; Section\n3: ;; detail\n4: (defun f () ...)\n6: ; lone\n7: (defun g () ...)\n");
+    assert_eq!(preceding, "1: ;;;; Title\n2: ;;; Section\n3: ;; detail\n4: (defun f () 1)\n6: ; lone\n7: (defun g () 2)\n");
     let all = view_of(src, true, |r| r.comments = Comments::All).content;
     assert_eq!(
         all,
-        "1: ;;;; Title\n2: ;;; Section\n3: ;; detail\n4: (defun f () ...)\n6: ; lone\n7: (defun g () ...)\n7: ; trailing\n8: #| block |#\n"
+        "1: ;;;; Title\n2: ;;; Section\n3: ;; detail\n4: (defun f () 1)\n6: ; lone\n7: (defun g () 2)\n7: ; trailing\n8: #| block |#\n"
     );
 }
 
@@ -100,8 +100,9 @@ fn recovered_regions_are_visible() {
     );
     assert_eq!(
         v.content,
-        // The lambda list never closes, so it runs to the cut: shown as written.
-        "1: (defun broken (x (let ((y 1)))\n[Unclosed form at line 1; recovered at line 3.]\n3: (defun ok () ...)\n"
+        // The lambda list never closes, so it runs to the cut: shown as written, then
+        // `...` and the closers the file does not have (not a `)` that looks like its own).
+        "1: (defun broken (x (let ((y 1)) ...)))\n[Unclosed form at line 1; recovered at line 3.]\n3: (defun ok () 1)\n"
     );
     let v = view_of("(a))\n(b)\n", true, |_| {});
     assert_eq!(v.content, "1: (a)\n[Unmatched ) at line 1.]\n2: (b)\n");
@@ -198,4 +199,78 @@ fn text_filtered_mode() {
     });
     assert_eq!(v.content, " 5: line 5 hit\n--\n 8: line 8 hit\n[Showing matches before line 18 of 20. Use offset=17 to continue.]\n");
     assert_eq!(v.next_offset, Some(17));
+}
+
+#[test]
+fn short_one_line_forms_are_shown_whole() {
+    let long = format!("(declaim (inline {}))", "f ".repeat(50).trim_end());
+    let src = format!(
+        "(define-key *global-keymap* \"C-x C-f\" 'find-file)\n(declaim (inline foo))\n{long}\n#+sbcl (defun one (x) \"Doc.\" x)\n(progn (defun a () 1) (defun b () 2))\n(progn\n  (declaim (inline g))\n  (defun g () 1))\n(defun open-one (x\n"
+    );
+    let v = view_of(&src, true, |_| {});
+    assert_eq!(
+        v.content,
+        format!(
+            "1: (define-key *global-keymap* \"C-x C-f\" 'find-file)\n2: (declaim (inline foo))\n3: (declaim ...)\n4: #+sbcl (defun one (x) \"Doc.\" x)\n5: (progn (defun a () 1) (defun b () 2))\n6: (progn\n7:   (declaim (inline g))\n8:   (defun g () 1))\n9: (defun open-one (x ...))\n[Unclosed form at line 9; it runs to the end of the file.]\n"
+        )
+    );
+    assert!(long.chars().count() > crate::view::collapsed::SHORT_FORM_CHARS);
+}
+
+#[test]
+fn a_container_closes_before_its_last_childs_docstring() {
+    let src = "(eval-when (:execute)\n  (defun helper (x)\n    \"Help with X.\"\n    (list x)))\n";
+    let v = view_of(src, true, |_| {});
+    assert_eq!(
+        v.content,
+        "1: (eval-when (:execute)\n2:   (defun helper (x) ...)) ;; Help with X.\n"
+    );
+    let nested =
+        "(progn\n (let ((y 1))\n  (defun helper (x)\n    \"Help with X.\"\n    (list x y))))\n";
+    let v = view_of(nested, true, |_| {});
+    assert!(
+        v.content
+            .ends_with("3:     (defun helper (x) ...))) ;; Help with X.\n"),
+        "{}",
+        v.content
+    );
+}
+
+#[test]
+fn matches_outside_the_window_are_announced() {
+    let mut src = String::new();
+    for k in 1..=6 {
+        src.push_str(&format!("(defun f{k} (x)\n  x)\n"));
+    }
+    let v = view_of(&src, true, |r| {
+        r.name_pattern = Some("f[2356]".into());
+        r.offset = 2;
+        r.limit = 4;
+    });
+    assert_eq!(
+        v.content,
+        "[name_pattern also matches 2 forms after this window, first at line 9: use offset=8.]\n 3: (defun f2 (x)\n 4:   x)\n 5: (defun f3 (x)\n 6:   x)\n[Showing forms from line 3 to line 6 of 12. Use offset=6 to continue.]\n"
+    );
+    assert_eq!(v.expanded_forms, 2);
+    let v = view_of(&src, true, |r| {
+        r.content_pattern = Some("f[16]".into());
+        r.offset = 4;
+        r.limit = 2;
+    });
+    assert!(
+        v.content.starts_with(
+            "[content_pattern also matches 1 form before this window, first at line 1: use offset=0.]\n[content_pattern also matches 1 form after this window, first at line 11: use offset=10.]\n"
+        ),
+        "{}",
+        v.content
+    );
+}
+
+#[test]
+fn an_unclosed_form_never_shows_a_closing_parenthesis_of_its_own() {
+    let v = view_of("(defun ok () t)\n(defun h ()\n", true, |_| {});
+    assert_eq!(
+        v.content,
+        "1: (defun ok () t)\n2: (defun h () ...)\n[Unclosed form at line 2; it runs to the end of the file.]\n"
+    );
 }

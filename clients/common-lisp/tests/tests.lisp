@@ -287,7 +287,7 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
   (check-reader-error "ACCESS_DENIED" "../outside.lisp"
                       (lambda () (lisp-read-file:read-file "../outside.lisp")))
   (check-reader-error "INVALID_ARGUMENT" *demo*
-                      (lambda () (lisp-read-file:read-file *demo* :name-pattern "(")))
+                      (lambda () (lisp-read-file:read-file *demo* :content-pattern "(")))
   (check-reader-error "IS_DIRECTORY" "fixtures"
                       (lambda () (lisp-read-file:read-file "fixtures"))))
 

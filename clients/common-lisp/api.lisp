@@ -7,21 +7,45 @@
 
 (defun path-string (path)
   "PATH, a string or pathname, as the string the program takes; INVALID_ARGUMENT for
-anything else or an empty path."
+anything else, a wild pathname or an empty path."
   (let ((string (typecase path
                   (string path)
-                  (pathname (uiop:native-namestring path))
+                  (pathname
+                   (when (wild-pathname-p path)
+                     (invalid-argument (ignore-errors (namestring path))
+                                       "path ~S is a wild pathname; pass a string or a ~
+                                        pathname without wildcards (a native name with * ~
+                                        ? or [ as a string, or parsed by ~
+                                        UIOP:PARSE-NATIVE-NAMESTRING)" path))
+                   (handler-case (uiop:native-namestring path)
+                     (error ()
+                       (invalid-argument (ignore-errors (namestring path))
+                                         "path ~S has no native file name; pass a string ~
+                                          or a pathname of a file" path))))
                   (t (invalid-argument nil "path must be a string or a pathname, not ~S"
                                        path)))))
     (when (zerop (length string))
       (invalid-argument string "empty path; pass the path of a file to read"))
     string))
 
+(defconstant +count-limit+ (1- (expt 2 64))
+  "The largest line count or offset the program takes (its counters are 64-bit).")
+
 (defun check-argument (path name value type)
   "VALUE when it is of TYPE (or NIL, meaning the program's default); INVALID_ARGUMENT
 naming the Lisp keyword NAME otherwise."
   (unless (or (null value) (typep value type))
-    (invalid-argument path "~A must be of type ~S, not ~S" name type value))
+    (invalid-argument path "~(~S~) must be of type ~S, not ~S" name type value))
+  value)
+
+(defun check-count (path name value minimum)
+  "VALUE, an integer argument, when it is NIL (the program's default) or an integer from
+MINIMUM to +COUNT-LIMIT+, the range the program takes; INVALID_ARGUMENT naming the Lisp
+keyword NAME otherwise, so that no number the program would misread (a float, a number
+it cannot hold) is sent."
+  (unless (or (null value) (and (integerp value) (<= minimum value +count-limit+)))
+    (invalid-argument path "~(~S~) must be an integer from ~D to ~D (or NIL for the program's ~
+                            default), not ~S" name minimum +count-limit+ value))
   value)
 
 (defun comments-string (path comments)
@@ -49,11 +73,10 @@ only the arguments given (besides path and collapsed)."
                   (cons "name_pattern" (check-argument path :name-pattern name-pattern 'string))
                   (cons "content_pattern"
                         (check-argument path :content-pattern content-pattern 'string))
-                  (cons "offset" (check-argument path :offset offset 'integer))
-                  (cons "limit" (check-argument path :limit limit 'integer))
+                  (cons "offset" (check-count path :offset offset 0))
+                  (cons "limit" (check-count path :limit limit 1))
                   (cons "comments" (comments-string path comments))
-                  (cons "context_lines" (check-argument path :context-lines context-lines
-                                                        'integer))
+                  (cons "context_lines" (check-count path :context-lines context-lines 0))
                   (cons "line_numbers" (and line-numbers t))))))
 
 (defun request-arguments (request)
@@ -67,11 +90,13 @@ only the arguments given (besides path and collapsed)."
 
 (defun request-flags (request)
   "REQUEST as the CLI's flags, without the path (it comes last, after `--`). Values
-are joined to their flag with = so that a pattern starting with - stays a value."
+are joined to their flag with = so that a pattern starting with - stays a value;
+integers are written in decimal whatever *PRINT-BASE* says."
   (loop for (name . value) in request
         append (cond ((equal name "path") '())
                      ((equal name "collapsed") (if value '() '("--raw")))
                      ((equal name "line_numbers") '("--line-numbers"))
+                     ((integerp value) (list (format nil "--~A=~D" (cli-flag name) value)))
                      (t (list (format nil "--~A=~A" (cli-flag name) value))))))
 
 (defun cli-flag (name)
@@ -92,16 +117,21 @@ COLLAPSED (default T): the collapsed outline of a Lisp file, one line per defini
 NIL gives raw lines. NAME-PATTERN, CONTENT-PATTERN: regexes (Rust syntax) of the
 definitions to show whole, verbatim; for a text file CONTENT-PATTERN greps with
 CONTEXT-LINES lines of context. OFFSET (0-based line) and LIMIT (lines) page the view;
-:META's :NEXT-OFFSET continues it. COMMENTS: :NONE, :HEADERS, :PRECEDING or :ALL.
+:META's :NEXT-OFFSET continues it. OFFSET and CONTEXT-LINES are integers from 0,
+LIMIT from 1, all at most 2^64-1. COMMENTS: :NONE, :HEADERS, :PRECEDING or :ALL.
 LINE-NUMBERS numbers the raw view.
 
 :MODE is \"lisp-collapsed\", \"raw\" or \"text-filtered\". :META holds :TOTAL-FORMS,
 :EXPANDED-FORMS, :TRUNCATED, :NEXT-OFFSET, :TOTAL-LINES, :BYTE-LENGTH, :MTIME-MS,
 :DIAGNOSTICS (a list of plists) and, for a file that is not UTF-8,
-:FALLBACK-ENCODING. A failure signals READER-ERROR with the program's code."
-  (let ((request (read-request path collapsed name-pattern content-pattern offset limit
-                               comments context-lines line-numbers))
-        (roots (roots root)))
+:FALLBACK-ENCODING. A failure signals READER-ERROR with the program's code; a bad
+argument (or root) is refused before anything is sent, as READER-ERROR
+INVALID_ARGUMENT, and a bad *TRANSPORT*, *TIMEOUT* or *EXTRA-ARGUMENTS* as
+CONFIGURATION-ERROR."
+  (let* ((request (read-request path collapsed name-pattern content-pattern offset limit
+                                comments context-lines line-numbers))
+         (roots (roots root (cdr (assoc "path" request :test #'equal)))))
+    (check-configuration)
     (to-lisp
      (ecase *transport*
        (:mcp (mcp-call-tool roots "lisp-read-file" (request-arguments request)))
@@ -121,5 +151,8 @@ items of a container such as EVAL-WHEN), and when present :DOC, :DEFINER,
 :QUALIFIERS, :SPECIALIZERS. PATH and ROOT are as for READ-FILE; the file is outlined
 as Lisp whatever its name. The MCP server has no outline tool, so this runs the
 program once per call, whatever *TRANSPORT* says."
-  (let ((file (to-lisp (cli-json '("outline" "--json") (path-string path) (roots root)))))
-    (values (getf file :items) file)))
+  (let* ((path (path-string path))
+         (roots (roots root path)))
+    (check-configuration :transport nil)
+    (let ((file (to-lisp (cli-json '("outline" "--json") path roots))))
+      (values (getf file :items) file))))

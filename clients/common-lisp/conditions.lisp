@@ -16,10 +16,27 @@
   (:documentation "A failure of a read: a missing file, a path outside the roots, a bad
 argument or pattern... Every tool error of the program is one of these, with its code."))
 
-(define-condition program-not-found (error)
+(define-condition configuration-error (error)
+  ((variable :initarg :variable :reader configuration-error-variable
+             :documentation "The special variable whose value is wrong, such as
+LISP-READ-FILE:*TIMEOUT*.")
+   (value :initarg :value :initform nil :reader configuration-error-value
+          :documentation "Its value at the time of the call.")
+   (expected :initarg :expected :initform nil :reader configuration-error-expected
+             :documentation "What the variable accepts, in words."))
+  (:report (lambda (condition stream)
+             (format stream "~A is ~S; it must be ~A."
+                     (qualified-name (configuration-error-variable condition))
+                     (configuration-error-value condition)
+                     (configuration-error-expected condition))))
+  (:documentation "A configuration variable of the client (*TRANSPORT*, *TIMEOUT*,
+*EXTRA-ARGUMENTS*, *PROGRAM*) has a value it does not accept. Signalled before anything
+is sent or run."))
+
+(define-condition program-not-found (configuration-error)
   ((program :initarg :program :reader program-not-found-program
             :documentation "The value of *PROGRAM* that named no executable file.")
-   (variable :initarg :variable :initform '*program* :reader program-not-found-variable
+   (variable :initform '*program* :reader program-not-found-variable
              :documentation "The variable that sets the program: LISP-READ-FILE:*PROGRAM*."))
   (:report (lambda (condition stream)
              (format stream "Cannot find the lisp-read-file program ~S. Build it (cargo ~
@@ -27,7 +44,8 @@ argument or pattern... Every tool error of the program is one of these, with its
                              PATH."
                      (program-not-found-program condition)
                      (qualified-name (program-not-found-variable condition)))))
-  (:documentation "The program to run is not an executable file, nor found on PATH."))
+  (:documentation "The program to run is not an executable file, nor found on PATH. A
+CONFIGURATION-ERROR of *PROGRAM*."))
 
 (define-condition server-failure (error)
   ((roots :initarg :roots :initform nil :reader server-failure-roots
@@ -51,6 +69,11 @@ was stopped; the next call starts a new one."))
   "SYMBOL's name with its package prefix, as a user types it: LISP-READ-FILE:*PROGRAM*."
   (let ((*package* (find-package '#:keyword)))
     (prin1-to-string symbol)))
+
+(defun configuration-error (variable expected)
+  "Signal CONFIGURATION-ERROR: VARIABLE's value is not what it accepts, EXPECTED."
+  (error 'configuration-error :variable variable :value (symbol-value variable)
+                              :expected expected))
 
 (defun invalid-argument (path format-control &rest format-arguments)
   "Signal the READER-ERROR INVALID_ARGUMENT for a bad argument caught before any call."

@@ -36,6 +36,12 @@ numbers, T and NIL stay."
         (t value)))
 
 ;;; Writing: requests are built from hash tables so that nested objects stay objects.
+;;; The client writes its JSON itself rather than with YASON, whose encoder writes
+;;; control characters other than \b \f \n \r \t as they are (invalid JSON: the
+;;; server answers such a line with a parse error that names no request) and integers
+;;; in the current *PRINT-BASE*. Every line the client writes is printable ASCII:
+;;; anything else in a string is a \uXXXX escape (a surrogate pair above U+FFFF), and
+;;; integers are exact decimal digits, however big.
 
 (defun json-object (&rest keys-and-values)
   "A hash table for a JSON object from alternating KEYS-AND-VALUES (string keys);
@@ -47,11 +53,62 @@ entries whose value is :OMIT are left out."
     table))
 
 (defun json-boolean (generalized-boolean)
-  "The YASON value that writes GENERALIZED-BOOLEAN as JSON true or false (NIL would
-be written as null)."
-  (if generalized-boolean 'yason:true 'yason:false))
+  "The value that WRITE-JSON writes as JSON true or false (NIL would be written as
+an empty array)."
+  (if generalized-boolean :true :false))
 
 (defun write-json (object)
-  "OBJECT written as one line of JSON."
+  "OBJECT written as one line of JSON, in printable ASCII. OBJECT is :TRUE, :FALSE,
+:NULL, a string, an integer, a hash table (an object; string keys), or a list or a
+vector that is not a string (an array; NIL is the empty array)."
   (with-output-to-string (stream)
-    (yason:encode object stream)))
+    (encode-json object stream)))
+
+(defun encode-json (object stream)
+  "Write OBJECT as JSON to STREAM (see WRITE-JSON)."
+  (etypecase object
+    ((eql :true) (write-string "true" stream))
+    ((eql :false) (write-string "false" stream))
+    ((eql :null) (write-string "null" stream))
+    (string (encode-json-string object stream))
+    ;; ~D writes decimal digits whatever *PRINT-BASE* and *PRINT-RADIX* say.
+    (integer (format stream "~D" object))
+    (hash-table
+     (write-char #\{ stream)
+     (let ((first t))
+       (maphash (lambda (key value)
+                  (unless first
+                    (write-char #\, stream))
+                  (setf first nil)
+                  (encode-json-string key stream)
+                  (write-char #\: stream)
+                  (encode-json value stream))
+                object))
+     (write-char #\} stream))
+    (sequence
+     (write-char #\[ stream)
+     (let ((first t))
+       (map nil (lambda (item)
+                  (unless first
+                    (write-char #\, stream))
+                  (setf first nil)
+                  (encode-json item stream))
+            object))
+     (write-char #\] stream))))
+
+(defun encode-json-string (string stream)
+  "Write STRING as a JSON string to STREAM: \" and \\ escaped, printable ASCII as it
+is, every other character (controls, DEL, anything beyond ASCII) as \\uXXXX."
+  (write-char #\" stream)
+  (loop for char across string
+        for code = (char-code char)
+        do (cond ((or (char= char #\") (char= char #\\))
+                  (write-char #\\ stream)
+                  (write-char char stream))
+                 ((<= #x20 code #x7E) (write-char char stream))
+                 ((< code #x10000) (format stream "\\u~4,'0X" code))
+                 (t (let ((offset (- code #x10000)))
+                      (format stream "\\u~4,'0X\\u~4,'0X"
+                              (+ #xD800 (ash offset -10))
+                              (+ #xDC00 (ldb (byte 10 0) offset)))))))
+  (write-char #\" stream))

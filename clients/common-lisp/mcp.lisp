@@ -29,9 +29,13 @@
   (stderr-thread nil))
 
 (defstruct (waiter (:constructor make-waiter ()))
-  "A call waiting for its reply: the reader thread stores REPLY and signals SEMAPHORE."
+  "A call waiting for its reply: the reader thread stores REPLY and signals SEMAPHORE.
+SENT is true once its request is being written; FAILURE is the message of a
+SERVER-FAILURE for a call that gets no reply of its own (see FAIL-CALLS-IN-FLIGHT)."
   (semaphore (bt:make-semaphore :name "lisp-read-file reply"))
-  (reply nil))
+  (reply nil)
+  (sent nil)
+  (failure nil))
 
 (define-condition child-died (error)
   ((connection :initarg :connection :reader child-died-connection))
@@ -60,14 +64,37 @@ its standard output ends, then mark the connection dead."
 
 (defun handle-line (connection line)
   "Dispatch LINE, one line of the child's output: a reply goes to its waiter, a request
-of the server is answered, a notification or anything else is ignored."
+of the server is answered, an error reply without an id fails the calls in flight, a
+notification or anything else is ignored."
   (let ((message (ignore-errors (parse-json line))))
     (when (consp message)
       (let ((id (json-get message "id"))
             (method (json-get message "method")))
         (cond ((and method id) (answer-request connection id method))
               (method nil)
-              (id (deliver connection id message)))))))
+              (id (deliver connection id message))
+              ((json-get message "error")
+               (fail-calls-in-flight connection (json-get message "error"))))))))
+
+(defun fail-calls-in-flight (connection failure)
+  "The server answered a line it could not read as a request (a parse error, an invalid
+request) with the JSON-RPC error FAILURE and a null id: no reply will come for the
+request that line was. It cannot be told which call that was, so every call whose
+request was written and that has no reply yet fails with a SERVER-FAILURE saying so,
+rather than wait for *TIMEOUT* (or forever). The child stays: it is well."
+  (bt:with-lock-held ((connection-lock connection))
+    (let* ((waiters (loop for waiter being the hash-values of (connection-waiters connection)
+                          when (and (waiter-sent waiter) (null (waiter-reply waiter))
+                                    (null (waiter-failure waiter)))
+                            collect waiter))
+           (message (format nil "the program could not read a request of this client: ~
+                                 JSON-RPC error ~A, ~A, with no request id~:[~;; ~D calls ~
+                                 were in flight on this child and all of them fail~]"
+                            (json-get failure "code") (json-get failure "message")
+                            (rest waiters) (length waiters))))
+      (dolist (waiter waiters)
+        (setf (waiter-failure waiter) message)
+        (bt:signal-semaphore (waiter-semaphore waiter))))))
 
 (defun deliver (connection id message)
   "Hand MESSAGE, the reply to request ID, to the thread waiting for it."
@@ -155,11 +182,19 @@ writes there, for the messages of SERVER-FAILURE and for start-up errors."
 
 ;;; Writing and waiting
 
-(defun send-message (connection message)
-  "Write MESSAGE as one line to the child of CONNECTION."
-  (let ((stream (uiop:process-info-input (connection-process connection))))
+(defun send-message (connection message &optional waiter)
+  "Write MESSAGE as one line to the child of CONNECTION; WAITER, the waiter of a
+request, is marked as sent just before."
+  (let ((stream (uiop:process-info-input (connection-process connection)))
+        (line (write-json message)))
     (bt:with-lock-held ((connection-write-lock connection))
-      (write-line (write-json message) stream)
+      (when waiter
+        ;; Under the write lock, so that a waiter is marked only when every line written
+        ;; before its own is out; under the connection lock, which the reader thread
+        ;; takes to read the mark.
+        (bt:with-lock-held ((connection-lock connection))
+          (setf (waiter-sent waiter) t)))
+      (write-line line stream)
       (force-output stream))))
 
 (defun register-waiter (connection)
@@ -182,7 +217,8 @@ result of its reply. Signals CHILD-DIED when the child ends first, SERVER-TIMEOU
          (progn
            (handler-case (send-message connection (json-object "jsonrpc" "2.0" "id" id
                                                                "method" method
-                                                               "params" params))
+                                                               "params" params)
+                                       waiter)
              ;; A pipe closed by a child that just died. The reader thread may not have
              ;; seen its end yet: mark it dead here, so the next attempt starts a new one.
              (error ()
@@ -196,8 +232,13 @@ result of its reply. Signals CHILD-DIED when the child ends first, SERVER-TIMEOU
                     :message (format nil "no answer to ~A within ~A seconds; the child ~
                                           process was stopped and the next call starts ~
                                           a new one" method *timeout*)))
-           (reply-result connection method (or (waiter-reply waiter)
-                                               (error 'child-died :connection connection))))
+           (let ((reply (waiter-reply waiter)))
+             (when (and (null reply) (waiter-failure waiter))
+               (error 'server-failure :roots (connection-roots connection)
+                                      :message (waiter-failure waiter)))
+             (reply-result connection method (or reply
+                                                 (error 'child-died
+                                                        :connection connection)))))
       (bt:with-lock-held ((connection-lock connection))
         (remhash id (connection-waiters connection))))))
 

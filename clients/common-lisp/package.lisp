@@ -26,6 +26,10 @@
    #:reader-error-code
    #:reader-error-path
    #:reader-error-message
+   #:configuration-error
+   #:configuration-error-variable
+   #:configuration-error-value
+   #:configuration-error-expected
    #:program-not-found
    #:program-not-found-program
    #:program-not-found-variable

@@ -12,11 +12,13 @@ the current directory of the process (UIOP:GETCWD) at the time of the call.")
 
 (defvar *transport* :mcp
   "How calls reach the program: :MCP (the default) talks to one long-lived
-`lisp-read-file mcp` child process per root; :CLI runs the program once per call.")
+`lisp-read-file mcp` child process per root; :CLI runs the program once per call.
+Another value is a CONFIGURATION-ERROR.")
 
 (defvar *timeout* 30
-  "Seconds to wait for an answer of the program. When they pass the child process is
-stopped and SERVER-TIMEOUT is signalled; the next call starts a new process.")
+  "Seconds to wait for an answer of the program, a positive real number, or NIL for no
+limit. When they pass the child process is stopped and SERVER-TIMEOUT is signalled; the
+next call starts a new process. Another value is a CONFIGURATION-ERROR.")
 
 (defvar *extra-arguments* '()
   "Extra arguments for the program, as a list of strings, added after the mode's own:
@@ -42,37 +44,80 @@ for example (\"--max-file-bytes\" \"4194304\").")
 (defun program-file ()
   "The native file name of the program *PROGRAM* names; PROGRAM-NOT-FOUND when none."
   (let* ((program *program*)
-         (file (and (or (stringp program) (pathnamep program))
+         (file (and (or (stringp program)
+                        (and (pathnamep program) (not (wild-pathname-p program))))
                     (plusp (length (namestring program)))
-                    (if (and (stringp program) (not (find #\/ program)))
-                        (search-path program)
-                        (executable-file-p (uiop:ensure-pathname program
-                                                                 :defaults (uiop:getcwd)
-                                                                 :want-non-wild t))))))
+                    (ignore-errors
+                     (if (and (stringp program) (not (find #\/ program)))
+                         (search-path program)
+                         (executable-file-p (uiop:ensure-pathname program
+                                                                  :defaults (uiop:getcwd)
+                                                                  :want-non-wild t)))))))
     (unless file
-      (error 'program-not-found :program program))
+      (error 'program-not-found :program program :value program
+                                :expected "the file name of the program or a command on PATH"))
     (uiop:native-namestring file)))
+
+;;; The other settings, checked before anything is sent or run
+
+(defun proper-list-p (object)
+  "Whether OBJECT is a proper list: NIL-terminated, not circular."
+  (and (listp object) (handler-case (list-length object) (error () nil)) t))
+
+(defparameter *transports* '(:mcp :cli)
+  "The values *TRANSPORT* accepts.")
+
+(defun check-configuration (&key (transport t))
+  "Signal CONFIGURATION-ERROR, naming the variable, when *TIMEOUT*, *EXTRA-ARGUMENTS*
+or (when TRANSPORT is true) *TRANSPORT* has a value it does not accept."
+  (unless (typep *timeout* '(or null (real (0))))
+    (configuration-error '*timeout* "a positive real number of seconds, or NIL for no limit"))
+  (unless (and (proper-list-p *extra-arguments*)
+               (every (lambda (argument)
+                        (and (stringp argument) (not (find (code-char 0) argument))))
+                      *extra-arguments*))
+    (configuration-error '*extra-arguments*
+                         "a list of strings without NUL characters, the program's extra arguments"))
+  (when (and transport (not (member *transport* *transports*)))
+    (configuration-error '*transport* (format nil "one of ~{~S~^, ~}" *transports*))))
 
 ;;; Roots
 
-(defun root-directory (designator)
+(defun root-directory (designator path)
   "DESIGNATOR, a pathname designator for a directory, as an absolute native directory
-name without the trailing slash, the form the program's --root takes."
-  (let* ((pathname (if (stringp designator)
-                       (uiop:parse-native-namestring designator)
-                       designator))
-         (absolute (uiop:ensure-absolute-pathname
-                    (uiop:ensure-directory-pathname pathname) (uiop:getcwd)))
-         (name (uiop:native-namestring absolute)))
-    (if (and (> (length name) 1) (char= (char name (1- (length name))) #\/))
-        (subseq name 0 (1- (length name)))
-        name)))
+name without the trailing slash, the form the program's --root takes. INVALID_ARGUMENT
+(about the read of PATH) for anything else: a wild pathname, a NUL character."
+  (flet ((refuse (why)
+           (invalid-argument path "the root ~S ~A; a root is a directory name (a string or ~
+                                   a pathname without wildcards), or a list of them, given ~
+                                   as :ROOT or LISP-READ-FILE:*ROOT*"
+                             designator why)))
+    (let ((pathname (typecase designator
+                      (string (if (find (code-char 0) designator)
+                                  (refuse "contains a NUL character")
+                                  (uiop:parse-native-namestring designator)))
+                      (pathname (if (wild-pathname-p designator)
+                                    (refuse "is a wild pathname")
+                                    designator))
+                      (t (refuse "is not a string or a pathname")))))
+      (let ((name (handler-case (uiop:native-namestring
+                                 (uiop:ensure-absolute-pathname
+                                  (uiop:ensure-directory-pathname pathname) (uiop:getcwd)))
+                    (error () (refuse "has no native directory name")))))
+        (if (and (> (length name) 1) (char= (char name (1- (length name))) #\/))
+            (subseq name 0 (1- (length name)))
+            name)))))
 
-(defun roots (&optional (root *root*))
-  "ROOT (or *ROOT*) as a non-empty list of --root directory names."
-  (cond ((null root) (list (root-directory (uiop:getcwd))))
-        ((and (listp root) (not (null root))) (mapcar #'root-directory root))
-        (t (list (root-directory root)))))
+(defun roots (&optional (root *root*) path)
+  "ROOT (or *ROOT*) as a non-empty list of --root directory names; INVALID_ARGUMENT
+(about the read of PATH) when it is not a root or a proper list of them."
+  (cond ((null root) (list (root-directory (uiop:getcwd) path)))
+        ((consp root)
+         (unless (proper-list-p root)
+           (invalid-argument path "the roots ~S are not a proper list of directory names"
+                             root))
+         (mapcar (lambda (designator) (root-directory designator path)) root))
+        (t (list (root-directory root path)))))
 
 (defun root-arguments (roots)
   "The --root arguments for ROOTS."
@@ -115,6 +160,7 @@ re-signalled here."
   "Run the program with ARGUMENTS, the --root arguments of ROOTS, *EXTRA-ARGUMENTS*
 and then PATH (after `--`, so that no path is taken for a flag); return its standard
 output, standard error and exit status. Waits at most *TIMEOUT* seconds."
+  (check-command-line arguments path)
   (let* ((command (append (list (program-file)) arguments (root-arguments roots)
                           *extra-arguments* (list "--" path)))
          (process (launch command roots :input nil))
@@ -133,6 +179,21 @@ output, standard error and exit status. Waits at most *TIMEOUT* seconds."
                  (uiop:close-streams process)))))
       (call-with-timeout *timeout* roots #'run
                          (lambda () (kill-process process))))))
+
+(defun check-command-line (arguments path)
+  "INVALID_ARGUMENT when PATH or one of ARGUMENTS holds a NUL character: a command line
+cannot carry it (the argument would end there and the program read another file or
+pattern). Over MCP such an argument reaches the program, which answers for it."
+  (let ((nul (code-char 0)))
+    (when (find nul path)
+      (invalid-argument path "the path contains a NUL character (U+0000); pass the path of ~
+                              a file"))
+    (let ((argument (find-if (lambda (argument) (find nul argument)) arguments)))
+      (when argument
+        (invalid-argument path "the argument ~S contains a NUL character (U+0000), which ~
+                                the program's command line cannot carry; remove it, or use ~
+                                LISP-READ-FILE:*TRANSPORT* :MCP"
+                          (subseq argument 0 (position #\= argument)))))))
 
 (defun launch (command roots &key (input :stream))
   "Start COMMAND with pipes for its standard output and error, and INPUT (a pipe by

@@ -294,16 +294,19 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
 (deftest tool-errors-over-mcp
   (with-client ()
     (check-tool-errors)
-    ;; Out of the schema's bounds: refused by the server.
+    ;; Out of the schema's bounds: refused before the call.
     (check-reader-error "INVALID_ARGUMENT" *demo*
                         (lambda () (lisp-read-file:read-file *demo* :limit 0)))))
 
 (deftest tool-errors-over-the-cli
   (with-client (:transport :cli)
     (check-tool-errors)
+    (check-reader-error "INVALID_ARGUMENT" *demo*
+                        (lambda () (lisp-read-file:read-file *demo* :limit 0)))
     ;; A usage error of the CLI (exit status 2) is INVALID_ARGUMENT too.
-    (check-reader-error "INVALID_ARGUMENT" nil
-                        (lambda () (lisp-read-file:read-file *demo* :limit 0)))))
+    (let ((lisp-read-file:*extra-arguments* '("--no-such-flag")))
+      (check-reader-error "INVALID_ARGUMENT" nil
+                          (lambda () (lisp-read-file:read-file *demo*))))))
 
 (deftest bad-arguments-are-refused-before-any-call
   ;; No program at all: these never reach it.
@@ -318,6 +321,239 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
                         (lambda () (lisp-read-file:read-file "")))
     (check-reader-error "INVALID_ARGUMENT" nil
                         (lambda () (lisp-read-file:read-file 42)))))
+
+;;; Control characters, big integers, wrong settings (an outside tester's report)
+
+(defun elapsed-seconds (start)
+  "Seconds since the internal real time START."
+  (/ (- (get-internal-real-time) start) internal-time-units-per-second))
+
+(defun every-kind-of-character ()
+  "A string of every ASCII character, DEL, and characters beyond ASCII up to U+1F600."
+  (concatenate 'string
+               (loop for code below 128 collect (code-char code))
+               (mapcar #'code-char '(#x80 #xE9 #x2028 #x2029 #xFEFF #xFFFF #x10000 #x1F600
+                                     #x10FFFF))))
+
+(deftest requests-are-json-in-printable-ascii
+  ;; YASON wrote NUL, ESC... as they are, and integers in *PRINT-BASE*: a line the
+  ;; server could only answer with a parse error.
+  (let* ((string (every-kind-of-character))
+         (line (let ((*print-base* 16) (*print-radix* t))
+                 (lisp-read-file::write-json
+                  (lisp-read-file::json-object "s" string "n" (expt 10 30) "m" -12
+                                               "a" (list 1 "x" (lisp-read-file::json-object)))))))
+    (check (every (lambda (char) (<= #x20 (char-code char) #x7E)) line)
+           (format nil "every character written is printable ASCII: ~S" line))
+    (let ((parsed (ignore-errors (lisp-read-file::parse-json line))))
+      (check-equal string (lisp-read-file::json-get parsed "s") "the string read back")
+      (check-equal (expt 10 30) (lisp-read-file::json-get parsed "n") "a big integer, exact")
+      (check-equal -12 (lisp-read-file::json-get parsed "m"))
+      (check (equalp #(1 "x" nil) (lisp-read-file::json-get parsed "a"))
+             (format nil "an array: ~S" (lisp-read-file::json-get parsed "a"))))))
+
+(deftest control-characters-in-arguments-are-answered-at-once
+  ;; An ESC in a pattern or a NUL in a path made the server answer a parse error
+  ;; without an id, and the call wait for *TIMEOUT*.
+  (with-client (:timeout 5)
+    (let ((start (get-internal-real-time))
+          (escape (string (code-char 27))))
+      (let ((result (handler-case (lisp-read-file:read-file *demo* :name-pattern escape)
+                      (error (condition) condition))))
+        (check (listp result) (format nil "the pattern is answered: ~A" result))
+        (when (listp result)
+          (check-equal 0 (getf (getf result :meta) :expanded-forms))
+          (check (search "No definition matched" (getf result :content)))))
+      ;; Every control character: still a pattern the program reads, matching nothing.
+      (let ((result (handler-case
+                        (lisp-read-file:read-file
+                         *demo* :content-pattern (coerce (loop for code from 1 below 32
+                                                               collect (code-char code))
+                                                         'string))
+                      (error (condition) condition))))
+        (check (listp result) (format nil "every control character is answered: ~A" result)))
+      (check-reader-error "INVALID_ARGUMENT" (format nil "~A\\u{0}" *demo*)
+                          (lambda ()
+                            (lisp-read-file:read-file (format nil "~A~C" *demo* (code-char 0)))))
+      (check-equal "lisp-collapsed"
+                   (getf (lisp-read-file:read-file *demo*) :mode)
+                   "the child still answers")
+      (check (< (elapsed-seconds start) 4) "answered without waiting for the timeout")))
+  ;; A command line cannot carry a NUL: refused, instead of reading another file.
+  (with-client (:transport :cli)
+    (check-reader-error "INVALID_ARGUMENT" (format nil "~A~C" *demo* (code-char 0))
+                        (lambda ()
+                          (lisp-read-file:read-file (format nil "~A~C" *demo* (code-char 0)))))
+    (let ((condition (check-signals lisp-read-file:reader-error
+                                    (lisp-read-file:read-file
+                                     *demo* :name-pattern (format nil "area~Cx" (code-char 0))))))
+      (when condition
+        (check-equal "INVALID_ARGUMENT" (lisp-read-file:reader-error-code condition))
+        (check (search "--name-pattern" (lisp-read-file:reader-error-message condition)))))
+    (check-equal 0 (getf (getf (lisp-read-file:read-file *demo* :name-pattern
+                                                         (string (code-char 27)))
+                               :meta)
+                         :expanded-forms)
+                 "an ESC pattern over the CLI, as over MCP")))
+
+(deftest integers-are-sent-in-decimal
+  (dolist (transport '(:mcp :cli))
+    (with-client (:transport transport :timeout 5)
+      (let ((result (handler-case
+                        (let ((*print-base* 16) (*print-radix* t))
+                          (lisp-read-file:read-file *demo* :collapsed nil :offset 10 :limit 12
+                                                           :line-numbers t))
+                      (error (condition) condition))))
+        (check (listp result) (format nil "~S: answered: ~A" transport result))
+        (when (listp result)
+          (check (eql 0 (search "11: (defclass shape" (getf result :content)))
+                 (format nil "~S: from line 11: ~S" transport (getf result :content)))
+          (check-equal 22 (getf (getf result :meta) :next-offset))))
+      ;; The largest offset the program takes goes as digits, not as a float.
+      (let ((result (lisp-read-file:read-file *demo* :offset (1- (expt 2 64)))))
+        (check (search "past end of file" (getf result :content))
+               (format nil "~S: ~S" transport (getf result :content)))))))
+
+(defun fake-server ()
+  "A program that does the MCP handshake, then answers the first request it reads with
+a parse error and no id, and the next two, once both are read, with an invalid-request
+error and a null id; then reads until its input ends. In a temporary file."
+  (let ((file (merge-pathnames (format nil "lisp-read-file-fake-~D.sh" (random 1000000))
+                               (uiop:temporary-directory))))
+    (with-open-file (out file :direction :output :if-exists :supersede)
+      (dolist (line '("#!/bin/sh"
+                      "read -r line"
+                      "id=$(printf '%s' \"$line\" | sed 's/.*\"id\":\\([0-9]*\\).*/\\1/')"
+                      "printf '{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"fake\",\"version\":\"0\"}}}\\n' \"$id\""
+                      "read -r line"
+                      "read -r line"
+                      "printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error: fake\"}}'"
+                      "read -r line"
+                      "read -r line"
+                      "printf '%s\\n' '{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"Invalid request: fake\"}}'"
+                      ;; Standard output stays open: the child runs on.
+                      "while read -r line; do :; done"))
+        (write-line line out)))
+    (uiop:run-program (list "chmod" "+x" (uiop:native-namestring file)))
+    file))
+
+(deftest an-error-without-an-id-fails-the-calls-in-flight
+  (let ((program (fake-server)))
+    (unwind-protect
+         (let ((lisp-read-file:*program* (uiop:native-namestring program))
+               (lisp-read-file:*root* *repository*)
+               (lisp-read-file:*transport* :mcp)
+               (lisp-read-file:*timeout* 3))
+           (lisp-read-file:shutdown)
+           (flet ((check-failure (result code)
+                    (check (and (typep result 'lisp-read-file:server-failure)
+                                (not (typep result 'lisp-read-file:server-timeout)))
+                           (format nil "a SERVER-FAILURE, not a timeout: ~S ~A"
+                                   (type-of result) result))
+                    (when (typep result 'lisp-read-file:server-failure)
+                      (check (search code (lisp-read-file:server-failure-message result))
+                             (format nil "the message names ~A: ~A" code result)))))
+             ;; One call in flight: it fails.
+             (let ((start (get-internal-real-time)))
+               (check-failure (handler-case (lisp-read-file:read-file *demo*)
+                                (error (condition) condition))
+                              "-32700")
+               (check (< (elapsed-seconds start) 2) "at once"))
+             ;; Two calls in flight: the error names neither, both fail.
+             (let* ((threads (loop repeat 2
+                                   collect (call-in-thread
+                                            (lambda () (lisp-read-file:read-file *demo*)))))
+                    (results (mapcar #'join-result threads)))
+               (dolist (result results)
+                 (check-failure result "-32600"))
+               (check (every (lambda (result)
+                               (and (typep result 'lisp-read-file:server-failure)
+                                    (search "2 calls" (lisp-read-file:server-failure-message
+                                                       result))))
+                             results)
+                      (format nil "the message says 2 calls failed: ~{~A~^; ~}" results)))
+             (check (integerp (lisp-read-file:server-pid)) "the child still runs")))
+      (lisp-read-file:shutdown)
+      (delete-file program))))
+
+(defun check-configuration-error (variable value thunk)
+  "Check that THUNK signals CONFIGURATION-ERROR about VARIABLE holding VALUE."
+  (let ((condition (handler-case (progn (funcall thunk) nil)
+                     (error (c) c))))
+    (check (and (typep condition 'lisp-read-file:configuration-error)
+                (not (typep condition 'lisp-read-file:program-not-found)))
+           (format nil "a CONFIGURATION-ERROR for ~S ~S: ~S ~A" variable value
+                   (type-of condition) condition))
+    (when (typep condition 'lisp-read-file:configuration-error)
+      (check-equal variable (lisp-read-file:configuration-error-variable condition))
+      (check-equal value (lisp-read-file:configuration-error-value condition))
+      (check (search (let ((*package* (find-package '#:keyword))) (prin1-to-string variable))
+                     (princ-to-string condition))
+             (format nil "the report names the variable: ~A" condition)))))
+
+(deftest wrong-settings-are-configuration-errors
+  ;; No program at all: nothing is run.
+  (with-client ()
+    (let ((lisp-read-file:*program* "/nonexistent/lisp-read-file"))
+      (dolist (transport '(:bogus nil "mcp"))
+        (let ((lisp-read-file:*transport* transport))
+          (check-configuration-error 'lisp-read-file:*transport* transport
+                                     (lambda () (lisp-read-file:read-file *demo*)))))
+      (dolist (transport '(:mcp :cli))
+        (dolist (timeout '(0 -1 "5" 0.0))
+          (let ((lisp-read-file:*transport* transport)
+                (lisp-read-file:*timeout* timeout))
+            (check-configuration-error 'lisp-read-file:*timeout* timeout
+                                       (lambda () (lisp-read-file:read-file *demo*)))
+            (check-configuration-error 'lisp-read-file:*timeout* timeout
+                                       (lambda () (lisp-read-file:outline *demo*)))))
+        (dolist (extra (list "--max-file-bytes" '(42) (list (string (code-char 0)))))
+          (let ((lisp-read-file:*transport* transport)
+                (lisp-read-file:*extra-arguments* extra))
+            (check-configuration-error 'lisp-read-file:*extra-arguments* extra
+                                       (lambda () (lisp-read-file:read-file *demo*))))))
+      (let ((condition (check-signals lisp-read-file:program-not-found
+                                      (lisp-read-file:read-file *demo*))))
+        (check (typep condition 'lisp-read-file:configuration-error)
+               "PROGRAM-NOT-FOUND is a CONFIGURATION-ERROR"))))
+  ;; A wild *PROGRAM* is not found either (it was a raw error).
+  (let ((lisp-read-file:*program* #p"/usr/bin/*")
+        (lisp-read-file:*root* *repository*))
+    (check-signals lisp-read-file:program-not-found (lisp-read-file:read-file *demo*))))
+
+(deftest wild-paths-bad-roots-and-big-integers-are-invalid-arguments
+  ;; No program at all: these never reach it.
+  (let ((lisp-read-file:*program* "/nonexistent/lisp-read-file")
+        (lisp-read-file:*root* *repository*))
+    (dolist (transport '(:mcp :cli))
+      (let ((lisp-read-file:*transport* transport))
+        (check-reader-error "INVALID_ARGUMENT" "x/*.lisp"
+                            (lambda () (lisp-read-file:read-file #p"x/*.lisp")))
+        (dolist (root (list (list *repository* 42) 42 #p"/tmp/*/"
+                            (format nil "/tmp~C" (code-char 0)) (list* *repository* "/tmp")))
+          (check-reader-error "INVALID_ARGUMENT" *demo*
+                              (lambda () (lisp-read-file:read-file *demo* :root root)))
+          (let ((lisp-read-file:*root* root))
+            (check-reader-error "INVALID_ARGUMENT" *demo*
+                                (lambda () (lisp-read-file:read-file *demo*)))))
+        (dolist (arguments `((:limit ,(expt 10 30)) (:limit ,(expt 2 64)) (:limit 0)
+                             (:offset ,(expt 2 64)) (:offset -1) (:context-lines -1)
+                             (:context-lines 2.5) (:offset 1/2)))
+          (let ((condition (handler-case (progn (apply #'lisp-read-file:read-file *demo*
+                                                       arguments)
+                                                nil)
+                             (lisp-read-file:reader-error (c) c))))
+            (check (and condition
+                        (equal "INVALID_ARGUMENT" (lisp-read-file:reader-error-code condition))
+                        (equal *demo* (lisp-read-file:reader-error-path condition))
+                        (search "18446744073709551615"
+                                (lisp-read-file:reader-error-message condition)))
+                   (format nil "~S: INVALID_ARGUMENT naming the range: ~A" arguments
+                           condition))))))
+    (check-reader-error "INVALID_ARGUMENT" "x/*.lisp"
+                        (lambda () (lisp-read-file:outline #p"x/*.lisp")))
+    (check-reader-error "INVALID_ARGUMENT" *demo*
+                        (lambda () (lisp-read-file:outline *demo* :root (list 42))))))
 
 (deftest missing-program-names-the-variable
   (dolist (program '("no-such-lisp-read-file-program" "/nonexistent/lisp-read-file"))

@@ -30,6 +30,77 @@ pub(crate) fn path_argument(arguments: &Map<String, Value>) -> Result<String, St
     }
 }
 
+/// The arguments a compatibility tool does not know, refused by name (its published
+/// schema stays as it is: the strictness is in handling). The message names what the
+/// tool accepts and, for a near miss or a parameter of another tool, what to use.
+pub(crate) fn unknown_arguments(
+    arguments: &Map<String, Value>,
+    tool: &str,
+    accepted: &[&str],
+) -> Result<(), String> {
+    let unknown: Vec<&String> = arguments
+        .keys()
+        .filter(|k| !accepted.contains(&k.as_str()))
+        .collect();
+    let Some(first) = unknown.first() else {
+        return Ok(());
+    };
+    let normal = |name: &str| -> String {
+        name.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let hint = |name: &str| -> Option<String> {
+        let lines = if accepted.contains(&"max_lines") {
+            "max_lines"
+        } else {
+            "limit"
+        };
+        if let Some(near) = accepted.iter().find(|a| normal(a) == normal(name)) {
+            return Some(format!("did you mean {near}?"));
+        }
+        match normal(name).as_str() {
+            "endline" | "end" | "lines" | "count" | "maxlines" | "limit" | "numlines" => Some(
+                format!("{} is not supported: use {lines}", quote_name(name)),
+            ),
+            "offset" | "line" | "startline" | "start" | "from" => Some(format!(
+                "{} is not supported: use start_line",
+                quote_name(name)
+            )),
+            "strategy" | "includemetadata" | "namepattern" | "contentpattern" => Some(format!(
+                "{} is a parameter of the lisp-read-file tool",
+                quote_name(name)
+            )),
+            _ => None,
+        }
+    };
+    let names: Vec<String> = unknown.iter().take(5).map(|k| quote_name(k)).collect();
+    let more = if unknown.len() > 5 {
+        format!(" and {} more", unknown.len() - 5)
+    } else {
+        String::new()
+    };
+    let plural = if unknown.len() == 1 { "" } else { "s" };
+    let mut message = format!(
+        "unknown argument{plural} {}{more}: {tool} accepts {}",
+        names.join(", "),
+        accepted.join(", ")
+    );
+    if let Some(hint) = hint(first) {
+        message.push_str(&format!(" ({hint})"));
+    }
+    Err(message)
+}
+
+/// An argument's name as a message shows it: cut to 80 characters.
+fn quote_name(name: &str) -> String {
+    match name.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_string(),
+    }
+}
+
 /// Longest path (in bytes) quoted whole in a message; the guard refuses longer ones.
 const MAX_SHOWN_PATH: usize = 4096;
 
@@ -232,6 +303,50 @@ mod tests {
         assert!(path_argument(&args(r#"{}"#))
             .unwrap_err()
             .contains("missing"));
+    }
+
+    #[test]
+    fn unknown_arguments_are_named_with_what_to_use() {
+        let args = |s: &str| serde_json::from_str::<Map<String, Value>>(s).unwrap();
+        let accepted = ["path", "start_line", "max_lines"];
+        assert_eq!(
+            unknown_arguments(
+                &args(r#"{"path": "a", "max_lines": 3}"#),
+                "read_file",
+                &accepted
+            ),
+            Ok(())
+        );
+        let e = unknown_arguments(
+            &args(r#"{"path": "a", "start_line": 5, "end_line": 6}"#),
+            "read_file",
+            &accepted,
+        )
+        .unwrap_err();
+        assert_eq!(e, "unknown argument end_line: read_file accepts path, start_line, max_lines (end_line is not supported: use max_lines)");
+        let e = unknown_arguments(
+            &args(r#"{"path": "a", "maxLines": 3}"#),
+            "read_file",
+            &accepted,
+        )
+        .unwrap_err();
+        assert!(e.ends_with("(did you mean max_lines?)"), "{e}");
+        let e = unknown_arguments(
+            &args(r#"{"path": "a", "strategy": {"type": "complete"}}"#),
+            "Read",
+            &["path", "start_line", "limit"],
+        )
+        .unwrap_err();
+        assert!(e.contains("Read accepts path, start_line, limit"), "{e}");
+        assert!(e.contains("lisp-read-file tool"), "{e}");
+        let long = "k".repeat(10_000);
+        let e = unknown_arguments(
+            &args(&format!(r#"{{"path": "a", "{long}": 1}}"#)),
+            "Read",
+            &["path"],
+        )
+        .unwrap_err();
+        assert!(e.len() < 300, "{}", e.len());
     }
 
     #[test]

@@ -3,7 +3,9 @@
 //! (`status`, `data`, `text`, `stats`, `context`, and `error` when `status` is `error`),
 //! lines formatted `"%4d | %s\n"`, over the one guard and line window.
 
-use super::compat::{echoed_arguments, integer_argument, path_argument, shown_path, LineWindow};
+use super::compat::{
+    echoed_arguments, integer_argument, path_argument, shown_path, unknown_arguments, LineWindow,
+};
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
 use crate::source::Source;
@@ -176,11 +178,13 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
     let fail = |code: &'static str, message: String, path_resolved: Option<String>| {
         error_envelope(arguments, code, message, elapsed_ms(started), path_resolved)
     };
-    let arguments_checked = path_argument(arguments).and_then(|path| {
-        let start_line = integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)?;
-        let limit = integer_argument(arguments, &path, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
-        Ok((path, start_line, limit))
-    });
+    let arguments_checked = unknown_arguments(arguments, NAME, &["path", "start_line", "limit"])
+        .and_then(|()| path_argument(arguments))
+        .and_then(|path| {
+            let start_line = integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)?;
+            let limit = integer_argument(arguments, &path, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
+            Ok((path, start_line, limit))
+        });
     let (path, start_line, limit) = match arguments_checked {
         Ok(checked) => checked,
         Err(message) => return fail("INVALID_PARAM", message, None),

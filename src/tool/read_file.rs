@@ -3,7 +3,8 @@
 //! error names — over the one guard and line window.
 
 use super::compat::{
-    ends_without_newline, integer_argument, path_argument, shown_path, CompatError, LineWindow,
+    ends_without_newline, integer_argument, path_argument, shown_path, unknown_arguments,
+    CompatError, LineWindow,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
@@ -63,6 +64,8 @@ pub const OUTPUT_SCHEMA: &str = r#"{
 }"#;
 
 pub const DEFAULT_MAX_LINES: usize = 200;
+/// The arguments of the published schema: any other is refused.
+const ACCEPTED: [&str; 3] = ["path", "start_line", "max_lines"];
 pub const MAX_MAX_LINES: usize = 500;
 
 /// The arguments, checked.
@@ -86,6 +89,7 @@ impl ReadFileRequest {
             path: shown.clone(),
             message,
         };
+        unknown_arguments(arguments, NAME, &ACCEPTED).map_err(invalid)?;
         let path = path_argument(arguments).map_err(invalid)?;
         Ok(ReadFileRequest {
             start_line: integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)
@@ -192,6 +196,9 @@ mod tests {
             r#"{"path": "a", "start_line": "2"}"#,
             r#"{"path": ""}"#,
             r#"{"path": 7}"#,
+            r#"{"path": "a", "start_line": 5, "end_line": 6}"#,
+            r#"{"path": "a", "maxLines": 6}"#,
+            r#"{"path": "a", "strategy": {"type": "complete"}}"#,
         ] {
             let e = ReadFileRequest::from_arguments(&args(bad)).unwrap_err();
             assert_eq!(e.code, "INVALID_ARGUMENT", "{bad}");

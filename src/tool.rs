@@ -63,7 +63,7 @@ pub struct ReadRequest {
 /// How much of a file a request reads (docs/tool.md#strategies). As JSON, an object with
 /// a `type`: `{"type": "byteRange", "start": 0, "end": 100}`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+#[serde(tag = "type", rename_all = "camelCase", try_from = "StrategyFields")]
 pub enum Strategy {
     /// The views: collapsed, raw or grep, paged by `offset` and `limit`.
     #[default]
@@ -85,6 +85,76 @@ pub enum Strategy {
         #[serde(rename = "endLine", default, skip_serializing_if = "Option::is_none")]
         end_line: Option<u64>,
     },
+}
+
+/// A strategy as JSON gives it: every member a strategy may have, checked by
+/// `TryFrom` (so that `{"type": "complete", "x": 1}` is refused like any unknown member).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StrategyFields {
+    #[serde(rename = "type")]
+    kind: String,
+    start: Option<u64>,
+    end: Option<u64>,
+    #[serde(rename = "startLine")]
+    start_line: Option<u64>,
+    #[serde(rename = "endLine")]
+    end_line: Option<u64>,
+}
+
+impl TryFrom<StrategyFields> for Strategy {
+    type Error = String;
+
+    fn try_from(f: StrategyFields) -> Result<Strategy, String> {
+        let members = |allowed: &[&str]| -> Result<(), String> {
+            let given = [
+                ("start", f.start.is_some()),
+                ("end", f.end.is_some()),
+                ("startLine", f.start_line.is_some()),
+                ("endLine", f.end_line.is_some()),
+            ];
+            match given
+                .iter()
+                .find(|(name, set)| *set && !allowed.contains(name))
+            {
+                Some((name, _)) => Err(format!(
+                    "strategy {} takes no {name} (it takes {})",
+                    f.kind,
+                    if allowed.is_empty() {
+                        "only type".to_string()
+                    } else {
+                        format!("type, {}", allowed.join(" and "))
+                    }
+                )),
+                None => Ok(()),
+            }
+        };
+        match f.kind.as_str() {
+            "default" => members(&[]).map(|()| Strategy::Default),
+            "complete" => members(&[]).map(|()| Strategy::Complete),
+            "byteRange" => {
+                members(&["start", "end"])?;
+                let start = f
+                    .start
+                    .ok_or("strategy byteRange needs start (a byte offset, from 0)")?;
+                Ok(Strategy::ByteRange { start, end: f.end })
+            }
+            "lineRange" => {
+                members(&["startLine", "endLine"])?;
+                let start_line = f
+                    .start_line
+                    .ok_or("strategy lineRange needs startLine (a line number, from 1)")?;
+                Ok(Strategy::LineRange {
+                    start_line,
+                    end_line: f.end_line,
+                })
+            }
+            other => Err(format!(
+                "unknown strategy type {}: use default, complete, byteRange or lineRange",
+                quote_prefix(other, 40)
+            )),
+        }
+    }
 }
 
 impl Strategy {

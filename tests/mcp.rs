@@ -746,7 +746,7 @@ async fn strategies_and_windows_of_files_over_the_cap() {
         text.push_str(&format!("line {i:04}\n"));
     }
     text.push_str(&"é".repeat(2500));
-    text.push_str("\n");
+    text.push('\n');
     std::fs::write(root.join("log.txt"), &text).unwrap();
     let client = start(
         &[

@@ -67,7 +67,10 @@ fn rendered(r: &ReadResult) -> String {
     let object = meta.as_object_mut().expect("meta is an object");
     object.remove("mtime_ms");
     // Every case here reads with the default strategy (tests/strategies.rs has the others).
-    assert_eq!(object.remove("applied_strategy"), Some(serde_json::json!({"type": "default"})));
+    assert_eq!(
+        object.remove("applied_strategy"),
+        Some(serde_json::json!({"type": "default"}))
+    );
     format!("{}{}\n", r.content, serde_json::to_string(&meta).unwrap())
 }
 

@@ -103,7 +103,10 @@ impl Guard {
             ToolError::new(
                 ErrorCode::InvalidArgument,
                 shown.clone(),
-                format!("{message} (reading {shown}); the valid byte range is 0 to {size}"),
+                format!(
+                    "{message} (reading {}); the valid byte range is 0 to {size}",
+                    crate::pattern::quote_prefix(&shown, 80)
+                ),
             )
         };
         if start > size {

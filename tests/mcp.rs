@@ -625,11 +625,6 @@ async fn every_error_code_is_a_tool_result_and_the_server_keeps_serving() {
         ),
         (
             "read_file",
-            json!({"path": "big.lisp"}),
-            "SIZE_LIMIT_EXCEEDED",
-        ),
-        (
-            "read_file",
             json!({"path": "ok.lisp", "max_lines": 501}),
             "INVALID_ARGUMENT",
         ),
@@ -859,6 +854,27 @@ async fn strategies_and_windows_of_files_over_the_cap() {
     let envelope = result.structured_content.unwrap();
     assert_eq!(envelope["error"]["code"], "INVALID_PARAM");
     assert_eq!(envelope["error"]["message"], "unknown argument end_line: Read accepts path, start_line, limit (end_line is not supported: use limit)");
+    // The compatibility tools read line windows of files over the cap too.
+    let result = call(
+        &client,
+        "read_file",
+        json!({"path": "log.txt", "start_line": 30, "max_lines": 1}),
+    )
+    .await;
+    let v = structured_ok(find(&tools, "read_file"), &result);
+    assert_eq!(v["content"], "line 0030\n");
+    assert_eq!(v["meta"]["line_count"], 31);
+    assert_eq!(v["meta"]["byte_length"], 5301);
+    assert_eq!(v["next_start_line"], 31);
+    let result = call(
+        &client,
+        "Read",
+        json!({"path": "log.txt", "start_line": 29, "limit": 2}),
+    )
+    .await;
+    let v = structured_ok(find(&tools, "Read"), &result);
+    assert_eq!(v["data"]["content"], "  29 | line 0029\n  30 | line 0030\n");
+    assert_eq!(v["stats"]["total_lines"], 31);
     client.cancel().await.unwrap();
 }
 

@@ -50,6 +50,8 @@ pub struct LineWindow {
     pub long_lines: Vec<LongLine>,
     /// Fewer lines than asked because the size cap was reached.
     pub stopped_by_cap: bool,
+    /// The file's last line has no line break.
+    pub ends_without_newline: bool,
     pub info: FileInfo,
 }
 
@@ -192,6 +194,7 @@ impl Guard {
             total_lines: window.total_lines,
             long_lines: window.long_lines,
             stopped_by_cap: window.stopped_by_cap,
+            ends_without_newline: window.ends_without_newline,
             info,
         })
     }
@@ -280,6 +283,7 @@ struct LineScan {
 }
 
 struct ScannedLines {
+    ends_without_newline: bool,
     text: Vec<u8>,
     returned: u64,
     total_lines: u64,
@@ -476,6 +480,7 @@ impl LineScan {
         if !self.bom_checked {
             self.flush_pending();
         }
+        let ends_without_newline = self.line_len > 0 || self.keeping;
         if self.line_len > 0 || self.keeping {
             if self.keeping && self.line_len == 0 {
                 // Cannot happen: a kept line has bytes. Kept safe anyway.
@@ -485,6 +490,7 @@ impl LineScan {
             }
         }
         ScannedLines {
+            ends_without_newline,
             text: self.text,
             returned: self.returned,
             total_lines: self.total_lines,

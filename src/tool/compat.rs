@@ -3,6 +3,8 @@
 //! reading of their integer arguments, and their error object. Only the formatting of the
 //! lines, the bounds and the error names differ between the tools.
 
+use crate::error::{ErrorCode, ToolError};
+use crate::guard::{Guard, LineQuery};
 use crate::pattern::quote_prefix;
 use crate::source::Source;
 use serde::Serialize;
@@ -226,6 +228,86 @@ impl LineWindow {
     /// 1-based first and last line of the window (for messages).
     pub fn first_and_last(&self) -> (usize, usize) {
         (self.lines.start + 1, self.lines.end)
+    }
+}
+
+/// The lines of a window as both tools show them, and what the file holds around them.
+/// A file over the size cap is read by the guard's streaming line scan: a window of any
+/// file, its memory bounded by the cap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WindowText {
+    pub display_path: String,
+    /// The window's lines, without their line breaks, decoded (U+FFFD for invalid bytes).
+    pub lines: Vec<String>,
+    pub window: LineWindow,
+    pub byte_length: usize,
+    pub mtime_ms: u64,
+    /// False when invalid bytes were replaced (in the file; over the cap, in the window).
+    pub valid_utf8: bool,
+    /// The file's last line has no line break.
+    pub ends_without_newline: bool,
+}
+
+/// At most `max_lines` lines from 1-based `start_line`.
+pub(crate) fn read_window(
+    guard: &Guard,
+    path: &str,
+    start_line: usize,
+    max_lines: usize,
+) -> Result<WindowText, ToolError> {
+    match guard.read(path) {
+        Ok(file) => {
+            let source = Source::new(&file.bytes);
+            let window = LineWindow::new(&source, start_line, max_lines);
+            Ok(WindowText {
+                lines: window
+                    .lines
+                    .clone()
+                    .zip(source.lines_from(window.lines.start))
+                    .map(|(_, line)| line.into_owned())
+                    .collect(),
+                window,
+                byte_length: file.bytes.len(),
+                mtime_ms: file.mtime_ms,
+                valid_utf8: source.is_valid_utf8(),
+                ends_without_newline: ends_without_newline(&source),
+                display_path: file.display_path,
+            })
+        }
+        Err(e) if e.code == ErrorCode::SizeLimitExceeded => {
+            let scanned = guard.read_lines(
+                path,
+                LineQuery {
+                    first: start_line as u64,
+                    count: max_lines as u64,
+                    // Whole lines, as these tools return them; the cap bounds the window.
+                    keep_per_line: usize::try_from(guard.max_file_bytes()).unwrap_or(usize::MAX),
+                    long_line_bytes: u64::MAX,
+                },
+            )?;
+            let total = usize::try_from(scanned.total_lines).unwrap_or(usize::MAX);
+            let first = start_line.saturating_sub(1).min(total);
+            let returned = usize::try_from(scanned.returned).unwrap_or(0);
+            let lines: Vec<String> = scanned
+                .text
+                .split(|&b| b == b'\n')
+                .take(returned)
+                .map(|line| String::from_utf8_lossy(line).into_owned())
+                .collect();
+            Ok(WindowText {
+                lines,
+                window: LineWindow {
+                    lines: first..first + returned,
+                    total,
+                },
+                byte_length: usize::try_from(scanned.info.size).unwrap_or(usize::MAX),
+                mtime_ms: scanned.info.mtime_ms,
+                valid_utf8: std::str::from_utf8(&scanned.text).is_ok(),
+                ends_without_newline: scanned.ends_without_newline,
+                display_path: scanned.display_path,
+            })
+        }
+        Err(e) => Err(e),
     }
 }
 

@@ -4,11 +4,10 @@
 //! lines formatted `"%4d | %s\n"`, over the one guard and line window.
 
 use super::compat::{
-    echoed_arguments, integer_argument, path_argument, shown_path, unknown_arguments, LineWindow,
+    echoed_arguments, integer_argument, path_argument, read_window, shown_path, unknown_arguments,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
-use crate::source::Source;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
@@ -189,16 +188,15 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
         Ok(checked) => checked,
         Err(message) => return fail("INVALID_PARAM", message, None),
     };
-    let file = match guard.read(&path) {
-        Ok(file) => file,
+    let read = match read_window(guard, &path, start_line, limit) {
+        Ok(read) => read,
         Err(e) => {
             let (code, message) = seed_error(&path, e);
             return fail(code, message, None);
         }
     };
-    let shown = file.display_path.clone();
-    let source = Source::new(&file.bytes);
-    let window = LineWindow::new(&source, start_line, limit);
+    let shown = read.display_path.clone();
+    let window = &read.window;
     let total = window.total;
     // Kept for compatibility (docs/mcp.md): past the end is an error; an empty file accepts start_line 1 only.
     if start_line > total.max(1) {
@@ -213,12 +211,11 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
     }
     let mut content = String::new();
     let mut chars_read = 0;
-    for index in window.lines.clone() {
-        let line = source.line(index);
+    for (index, line) in window.lines.clone().zip(&read.lines) {
         chars_read += line.chars().count() + 1;
         let _ = writeln!(content, "{:4} | {}", index + 1, line);
     }
-    let fallback_encoding = (!source.is_valid_utf8()).then_some("replace");
+    let fallback_encoding = (!read.valid_utf8).then_some("replace");
     let truncated = window.truncated();
     let (first, last) = window.first_and_last();
     let lines_read = window.lines.len();
@@ -264,8 +261,8 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
                 lines_read,
                 chars_read,
                 total_lines: total,
-                file_size_bytes: file.bytes.len(),
-                file_mtime_ms: file.mtime_ms,
+                file_size_bytes: read.byte_length,
+                file_mtime_ms: read.mtime_ms,
                 encoding: if fallback_encoding.is_some() {
                     "utf-8 (replace)"
                 } else {

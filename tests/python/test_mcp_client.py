@@ -748,13 +748,17 @@ async def test_size_limit(project: Project) -> None:
     async with connect(project, "--root", str(project.root), "--max-file-bytes", "100", *ALL) as server:
         for tool in ALL_TOOLS:
             await server.ok(tool, {"path": "at-cap.txt"})
-            # lisp-read-file refuses the whole text; its other strategies read windows.
-            whole = {"strategy": {"type": "complete"}} if tool == "lisp-read-file" else {}
-            e = await server.err(tool, {"path": "over-cap.txt", **whole}, "SIZE_LIMIT_EXCEEDED")
-            if tool != "Read":
-                assert e["path"] == "over-cap.txt"
-            await server.err(tool, {"path": "demo.lisp", **whole}, "SIZE_LIMIT_EXCEEDED")
             await server.still_serving(tool, "at-cap.txt")
+        # The whole text of a file over the cap is refused...
+        whole = {"strategy": {"type": "complete"}}
+        e = await server.err("lisp-read-file", {"path": "over-cap.txt", **whole}, "SIZE_LIMIT_EXCEEDED")
+        assert e["path"] == "over-cap.txt"
+        await server.err("lisp-read-file", {"path": "demo.lisp", **whole}, "SIZE_LIMIT_EXCEEDED")
+        # ...while line windows of it are read, by every tool (the cap bounds the window).
+        r = await server.ok("read_file", {"path": "demo.lisp", "start_line": 2, "max_lines": 1})
+        assert r["content"] == "(defpackage #:demo\n" and r["meta"]["line_count"] == 35
+        r = await server.ok("Read", {"path": "demo.lisp", "start_line": 35})
+        assert r["data"]["content"].startswith("  35 | ")
         # Over the cap, the default strategy gives a raw window of a text file, and the
         # collapsed view of a Lisp file says which window to ask for.
         r = await server.ok("lisp-read-file", {"path": "over-cap.txt", "limit": 1})

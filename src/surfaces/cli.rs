@@ -43,6 +43,8 @@ lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-
 lisp-read-file -c 'handler-case' src/io.lisp     expand forms that mention handler-case\n  \
 lisp-read-file --raw --offset 100 --limit 50 src/io.lisp\n  \
 lisp-read-file -c TODO NOTES.md                  grep with 5 lines of context\n  \
+lisp-read-file --lines 100000..100050 big.log    a line window of a file of any size\n  \
+lisp-read-file --bytes 2000..4000 data.json      bytes, e.g. the rest of a cut line\n  \
 lisp-read-file outline --json src/*.lisp         items with byte offsets, one JSON per file\n  \
 lisp-read-file mcp --root .                      MCP server on stdio (for code agents)\n\n\
 Exit status: 0 success, 1 tool error (CODE: message on stderr; with --json the error \
@@ -227,7 +229,8 @@ struct GuardArgs {
     /// first root; paths that leave every root are refused. Without --root any file may be read.
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
-    /// Refuse files larger than this many bytes.
+    /// The size cap: the most bytes loaded or returned. A whole read of a larger file is
+    /// refused; windows of it (--lines, --bytes) are read.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FILE_BYTES)]
     max_file_bytes: u64,
     /// Extra definer table (same shape as grammar/definers.lisp); `.lisp-read-file.lisp`

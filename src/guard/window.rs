@@ -566,6 +566,32 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any bytes, any chunking, any window: the streamed lines are the source's.
+        #[test]
+        fn any_bytes_stream_as_the_sources_lines(
+            text in proptest::collection::vec(proptest::sample::select(
+                vec![b'a', b'\n', b'\r', 0xEF, 0xBB, 0xBF, 0xC3, 0xA9, 0xFF]), 0..64),
+            chunk in 1usize..9,
+            first in 1u64..12,
+            count in 0u64..12,
+        ) {
+            let source = Source::new(&text);
+            let got = scan(&text, query(first, count), 1 << 20, chunk);
+            proptest::prop_assert_eq!(got.total_lines, source.line_count() as u64);
+            let want: Vec<u8> = source
+                .line_spans_from(first as usize - 1)
+                .take(count as usize)
+                .flat_map(|(s, e)| {
+                    let mut v = text[s..e].to_vec();
+                    v.push(b'\n');
+                    v
+                })
+                .collect();
+            proptest::prop_assert_eq!(got.text, want);
+        }
+    }
+
     #[test]
     fn long_lines_are_kept_as_prefixes_with_their_place() {
         let mut text = b"short\n".to_vec();

@@ -369,6 +369,23 @@ fn windows_keep_every_refusal_of_the_guard() {
     let outside = Scratch::new("refusals-outside");
     outside.write("secret.txt", "secret\n");
     std::os::unix::fs::symlink(outside.dir.join("secret.txt"), s.dir.join("link.txt")).unwrap();
+    // A short first line, then binary bytes within the first 8 KiB.
+    let mut late = b"ok\n\xff".to_vec();
+    late.extend(std::iter::repeat_n(0u8, 200));
+    s.write("late.bin", &late);
+    for strategy in [
+        Strategy::ByteRange {
+            start: 0,
+            end: Some(2),
+        },
+        Strategy::LineRange {
+            start_line: 1,
+            end_line: Some(1),
+        },
+    ] {
+        let e = s.read(CAP, "late.bin", strategy).unwrap_err();
+        assert_eq!(e.code, ErrorCode::BinaryFile, "{strategy:?}");
+    }
     let strategies = [
         Strategy::ByteRange {
             start: 50_000,

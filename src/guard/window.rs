@@ -148,7 +148,7 @@ impl Guard {
         let to = to.max(from);
         let bytes = buf[from..to].to_vec();
         drop(buf);
-        self.check_window_text(&file, &shown, start == 0, &bytes)?;
+        self.check_window_text(&file, &shown, &bytes)?;
         Ok(ByteWindow {
             display_path: shown,
             bytes,
@@ -185,7 +185,7 @@ impl Guard {
         }
         drop(buf);
         let window = scan.finish();
-        self.check_window_text(&file, &shown, window.sniff_at == Some(0), &window.sniff)?;
+        self.check_window_text(&file, &shown, &window.sniff)?;
         Ok(LineWindow {
             display_path: shown,
             text: window.text,
@@ -199,20 +199,13 @@ impl Guard {
         })
     }
 
-    /// The text rule on the file's first 8 KiB (when the window does not start there) and
-    /// on the window's first bytes; a character cut at the end of either does not count.
-    fn check_window_text(
-        &self,
-        file: &File,
-        shown: &str,
-        window_is_head: bool,
-        window: &[u8],
-    ) -> Result<(), ToolError> {
-        if !window_is_head {
-            let head = read_at_most(file, 0, content::BINARY_SNIFF_BYTES as u64)
-                .map_err(|e| read_error(shown, &e))?;
-            content::check_text(shown, complete_chars(&head))?;
-        }
+    /// The text rule on the file's first 8 KiB (read here: a window may start later, or
+    /// hold less) and on the window's first bytes; a character cut at the end of either
+    /// does not count.
+    fn check_window_text(&self, file: &File, shown: &str, window: &[u8]) -> Result<(), ToolError> {
+        let head = read_at_most(file, 0, content::BINARY_SNIFF_BYTES as u64)
+            .map_err(|e| read_error(shown, &e))?;
+        content::check_text(shown, complete_chars(&head))?;
         let sniff = &window[..window.len().min(content::BINARY_SNIFF_BYTES)];
         content::check_text(shown, complete_chars(sniff))
     }
@@ -279,7 +272,6 @@ struct LineScan {
     stopped_by_cap: bool,
     /// The first bytes of the window, as they are in the file (for the text rule).
     sniff: Vec<u8>,
-    sniff_at: Option<u64>,
 }
 
 struct ScannedLines {
@@ -290,7 +282,6 @@ struct ScannedLines {
     long_lines: Vec<LongLine>,
     stopped_by_cap: bool,
     sniff: Vec<u8>,
-    sniff_at: Option<u64>,
 }
 
 impl LineScan {
@@ -314,7 +305,6 @@ impl LineScan {
             long_lines: Vec::new(),
             stopped_by_cap: false,
             sniff: Vec::new(),
-            sniff_at: None,
         }
     }
 
@@ -412,9 +402,6 @@ impl LineScan {
         }
         self.keeping = true;
         self.kept = 0;
-        if self.sniff_at.is_none() {
-            self.sniff_at = Some(at);
-        }
     }
 
     fn take(&mut self, part: &[u8]) {
@@ -497,7 +484,6 @@ impl LineScan {
             long_lines: self.long_lines,
             stopped_by_cap: self.stopped_by_cap,
             sniff: self.sniff,
-            sniff_at: self.sniff_at,
         }
     }
 }

@@ -446,7 +446,7 @@ fn read_line_range(
     end_line: Option<u64>,
 ) -> Result<ReadResult, ToolError> {
     let count = end_line.map_or(u64::MAX, |end| end - start_line + 1);
-    let window = guard.read_lines(
+    let window = guard.read_lines_cancellable(
         &request.path,
         LineQuery {
             first: start_line,
@@ -454,6 +454,7 @@ fn read_line_range(
             keep_per_line: KEEP_PER_LINE,
             long_line_bytes: MAX_LINE_CHARS as u64,
         },
+        &options.cancel,
     )?;
     let total = window.total_lines;
     let invalid = |message: String| {
@@ -510,7 +511,7 @@ fn over_cap(
     let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
     let whole_file_view = patterns || (is_lisp && options.collapsed);
     if !whole_file_view {
-        let window = guard.read_lines(
+        let window = guard.read_lines_cancellable(
             &request.path,
             LineQuery {
                 first: (request.offset as u64).saturating_add(1),
@@ -518,6 +519,7 @@ fn over_cap(
                 keep_per_line: KEEP_PER_LINE,
                 long_line_bytes: MAX_LINE_CHARS as u64,
             },
+            &options.cancel,
         )?;
         let view = view::render_window(&window, options, Paging::Offset);
         let mut meta = empty_meta(Strategy::Default);

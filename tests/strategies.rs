@@ -360,6 +360,28 @@ fn files_over_the_cap_are_read_in_windows() {
 }
 
 #[test]
+fn a_cancelled_line_window_stops() {
+    let s = Scratch::new("cancel");
+    s.write("big.log", numbered(10_000));
+    let mut request = ReadRequest::new("big.log");
+    request.strategy = Strategy::LineRange {
+        start_line: 9_000,
+        end_line: None,
+    };
+    let cancel = lisp_read_file::cancel::CancelToken::new();
+    let guard = s.guard(1000);
+    let grammar = Grammar::builtin();
+    assert!(tool::read_cancellable(&guard, &grammar, &request, &cancel).is_ok());
+    cancel.cancel();
+    let e = tool::read_cancellable(&guard, &grammar, &request, &cancel).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Cancelled);
+    // The default strategy over the cap streams the same way.
+    request.strategy = Strategy::Default;
+    let e = tool::read_cancellable(&guard, &grammar, &request, &cancel).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Cancelled);
+}
+
+#[test]
 fn windows_keep_every_refusal_of_the_guard() {
     let s = Scratch::new("refusals");
     let mut binary = b"\x89PNG\r\n\x1a\n\0\0\0".to_vec();

@@ -7,6 +7,7 @@
 use super::content;
 use super::messages::read_error;
 use super::{FileInfo, Guard, Opened};
+use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use std::fs::File;
 use std::io::{self, Read};
@@ -168,12 +169,33 @@ impl Guard {
     /// Every refusal of [`Guard::read`] but the size cap; `BINARY_FILE` by the text rule on
     /// the file's first 8 KiB and the first 8 KiB of the window.
     pub fn read_lines(&self, user_path: &str, query: LineQuery) -> Result<LineWindow, ToolError> {
+        self.read_lines_cancellable(user_path, query, &CancelToken::default())
+    }
+
+    /// [`Guard::read_lines`] for a caller that may give up: `cancel` is polled once per
+    /// buffer (64 KiB), and a set token ends the scan with `CANCELLED`.
+    ///
+    /// # Errors
+    /// As [`Guard::read_lines`], and `CANCELLED`.
+    pub fn read_lines_cancellable(
+        &self,
+        user_path: &str,
+        query: LineQuery,
+        cancel: &CancelToken,
+    ) -> Result<LineWindow, ToolError> {
         let Opened { file, shown, info } = self.open(user_path)?;
         let mut scan = LineScan::new(query, self.max_file_bytes);
         let mut buf = vec![0u8; SCAN_BUFFER_BYTES];
         let mut reader = &file;
         let mut at: u64 = 0;
         loop {
+            if cancel.is_cancelled() {
+                return Err(ToolError::new(
+                    ErrorCode::Cancelled,
+                    shown,
+                    "the request was cancelled before its answer was ready; ask again if it is still wanted",
+                ));
+            }
             let n = match reader.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => n,

@@ -49,7 +49,7 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
 /// How a window read in windows continues.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Paging {
-    /// The default strategy on a file over the size cap: `offset`/`limit` as in [`render`].
+    /// The default strategy on a file over the size cap: `offset`/`limit` as in the raw view.
     Offset,
     /// Strategy `lineRange`, which asked for lines up to `end_line` (1-based, inclusive;
     /// `None`: to the end of the file).

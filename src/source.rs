@@ -78,25 +78,33 @@ impl<'a> Source<'a> {
 
     /// The text of 0-based line `index`, without its line break (`\n` or `\r\n`).
     pub fn line(&self, index: usize) -> Cow<'a, str> {
+        let (start, end) = self.line_span(index);
+        String::from_utf8_lossy(&self.bytes[start..end])
+    }
+
+    /// The bytes `[start, end)` of 0-based line `index`, without its line break.
+    pub fn line_span(&self, index: usize) -> (usize, usize) {
         let line_starts = self.line_starts();
         let start = line_starts[index];
-        let mut end = line_starts
+        let next = line_starts
             .get(index + 1)
             .copied()
             .unwrap_or(self.bytes.len());
-        if end > start && self.bytes[end - 1] == b'\n' {
-            end -= 1;
-        }
-        if end > start && self.bytes[end - 1] == b'\r' {
-            end -= 1;
-        }
-        String::from_utf8_lossy(&self.bytes[start..end])
+        (start, line_end(self.bytes, start, next))
     }
 
     /// The lines from 0-based line `first` on, each as [`Source::line`] gives it, found
     /// without the line index: a view that shows a window of lines does not keep the
     /// start of every line of the file.
     pub fn lines_from(&self, first: usize) -> impl Iterator<Item = Cow<'a, str>> + '_ {
+        let bytes = self.bytes;
+        self.line_spans_from(first)
+            .map(move |(start, end)| String::from_utf8_lossy(&bytes[start..end]))
+    }
+
+    /// The byte spans of the lines from 0-based line `first` on, as
+    /// [`Source::line_span`] gives them, found without the line index.
+    pub fn line_spans_from(&self, first: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
         let bytes = self.bytes;
         let mut at = match first.checked_sub(1) {
             _ if first >= self.line_count => bytes.len(),
@@ -110,16 +118,9 @@ impl<'a> Source<'a> {
                 return None;
             }
             let next = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |k| at + k + 1);
-            let mut end = next;
-            if end > at && bytes[end - 1] == b'\n' {
-                end -= 1;
-            }
-            if end > at && bytes[end - 1] == b'\r' {
-                end -= 1;
-            }
-            let line = String::from_utf8_lossy(&bytes[at..end]);
+            let span = (at, line_end(bytes, at, next));
             at = next;
-            Some(line)
+            Some(span)
         })
     }
 
@@ -137,6 +138,18 @@ impl<'a> Source<'a> {
             .copied()
             .unwrap_or(self.bytes.len())
     }
+}
+
+/// The end of the line `[start, next)` without its line break (`\n`, `\r\n`).
+fn line_end(bytes: &[u8], start: usize, next: usize) -> usize {
+    let mut end = next;
+    if end > start && bytes[end - 1] == b'\n' {
+        end -= 1;
+    }
+    if end > start && bytes[end - 1] == b'\r' {
+        end -= 1;
+    }
+    end
 }
 
 #[cfg(test)]

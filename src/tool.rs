@@ -9,12 +9,12 @@ pub mod read_file;
 use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
-use crate::guard::{Guard, LoadedFile};
+use crate::guard::{FileInfo, Guard, LineQuery, LoadedFile};
 use crate::outline::StreamedOutline;
 use crate::pattern::{quote_prefix, PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
 use crate::scan::Diagnostic;
 use crate::source::Source;
-use crate::view::{self, Comments, Mode, Pattern, ViewOptions};
+use crate::view::{self, Comments, CutLine, Mode, Paging, Pattern, ViewOptions, MAX_LINE_CHARS};
 use serde::{Deserialize, Serialize};
 
 /// Default `limit`: lines of any view.
@@ -52,6 +52,120 @@ pub struct ReadRequest {
     /// Number lines in raw mode.
     #[serde(default)]
     pub line_numbers: bool,
+    /// How much of the file to read (docs/tool.md#strategies).
+    #[serde(default)]
+    pub strategy: Strategy,
+    /// Add the file's size, modification time, owner and permissions to the result.
+    #[serde(default)]
+    pub include_metadata: bool,
+}
+
+/// How much of a file a request reads (docs/tool.md#strategies). As JSON, an object with
+/// a `type`: `{"type": "byteRange", "start": 0, "end": 100}`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", try_from = "StrategyFields")]
+pub enum Strategy {
+    /// The views: collapsed, raw or grep, paged by `offset` and `limit`.
+    #[default]
+    Default,
+    /// The whole text, verbatim, bounded only by the size cap.
+    Complete,
+    /// Bytes `start..end` (`end` exclusive; the end of the file when absent), verbatim,
+    /// cut to UTF-8 character boundaries.
+    ByteRange {
+        start: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        end: Option<u64>,
+    },
+    /// Lines `startLine..=endLine`, 1-based (to the end of the file when `endLine` is
+    /// absent), as the raw view shows them.
+    LineRange {
+        #[serde(rename = "startLine")]
+        start_line: u64,
+        #[serde(rename = "endLine", default, skip_serializing_if = "Option::is_none")]
+        end_line: Option<u64>,
+    },
+}
+
+/// A strategy as JSON gives it: every member a strategy may have, checked by
+/// `TryFrom` (so that `{"type": "complete", "x": 1}` is refused like any unknown member).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StrategyFields {
+    #[serde(rename = "type")]
+    kind: String,
+    start: Option<u64>,
+    end: Option<u64>,
+    #[serde(rename = "startLine")]
+    start_line: Option<u64>,
+    #[serde(rename = "endLine")]
+    end_line: Option<u64>,
+}
+
+impl TryFrom<StrategyFields> for Strategy {
+    type Error = String;
+
+    fn try_from(f: StrategyFields) -> Result<Strategy, String> {
+        let members = |allowed: &[&str]| -> Result<(), String> {
+            let given = [
+                ("start", f.start.is_some()),
+                ("end", f.end.is_some()),
+                ("startLine", f.start_line.is_some()),
+                ("endLine", f.end_line.is_some()),
+            ];
+            match given
+                .iter()
+                .find(|(name, set)| *set && !allowed.contains(name))
+            {
+                Some((name, _)) => Err(format!(
+                    "strategy {} takes no {name} (it takes {})",
+                    f.kind,
+                    if allowed.is_empty() {
+                        "only type".to_string()
+                    } else {
+                        format!("type, {}", allowed.join(" and "))
+                    }
+                )),
+                None => Ok(()),
+            }
+        };
+        match f.kind.as_str() {
+            "default" => members(&[]).map(|()| Strategy::Default),
+            "complete" => members(&[]).map(|()| Strategy::Complete),
+            "byteRange" => {
+                members(&["start", "end"])?;
+                let start = f
+                    .start
+                    .ok_or("strategy byteRange needs start (a byte offset, from 0)")?;
+                Ok(Strategy::ByteRange { start, end: f.end })
+            }
+            "lineRange" => {
+                members(&["startLine", "endLine"])?;
+                let start_line = f
+                    .start_line
+                    .ok_or("strategy lineRange needs startLine (a line number, from 1)")?;
+                Ok(Strategy::LineRange {
+                    start_line,
+                    end_line: f.end_line,
+                })
+            }
+            other => Err(format!(
+                "unknown strategy type {}: use default, complete, byteRange or lineRange",
+                quote_prefix(other, 40)
+            )),
+        }
+    }
+}
+
+impl Strategy {
+    fn name(self) -> &'static str {
+        match self {
+            Strategy::Default => "default",
+            Strategy::Complete => "complete",
+            Strategy::ByteRange { .. } => "byteRange",
+            Strategy::LineRange { .. } => "lineRange",
+        }
+    }
 }
 
 fn yes() -> bool {
@@ -77,6 +191,8 @@ impl ReadRequest {
             comments: Comments::None,
             context_lines: DEFAULT_CONTEXT_LINES,
             line_numbers: false,
+            strategy: Strategy::Default,
+            include_metadata: false,
         }
     }
 }
@@ -89,6 +205,46 @@ pub struct ReadResult {
     pub mode: Mode,
     pub content: String,
     pub meta: Meta,
+    /// The file's size, modification time, owner and permissions, when asked for
+    /// (`include_metadata`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<FileMetadata>,
+}
+
+/// What the file system says about the file (`include_metadata`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileMetadata {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time, ms since the Unix epoch.
+    pub mtime_ms: u64,
+    /// Owner's user id and group id.
+    pub owner_uid: u32,
+    pub owner_gid: u32,
+    /// Permission bits as a number (`0o644` is 420).
+    pub mode: u32,
+    /// The same as `ls -l` shows them: `rw-r--r--`.
+    pub permissions: String,
+}
+
+impl FileMetadata {
+    fn of(info: &FileInfo) -> FileMetadata {
+        let mut permissions = String::with_capacity(9);
+        for shift in [6, 3, 0] {
+            let bits = (info.mode >> shift) & 7;
+            permissions.push(if bits & 4 != 0 { 'r' } else { '-' });
+            permissions.push(if bits & 2 != 0 { 'w' } else { '-' });
+            permissions.push(if bits & 1 != 0 { 'x' } else { '-' });
+        }
+        FileMetadata {
+            size: info.size,
+            mtime_ms: info.mtime_ms,
+            owner_uid: info.uid,
+            owner_gid: info.gid,
+            mode: info.mode,
+            permissions,
+        }
+    }
 }
 
 /// Facts about the file and the view.
@@ -98,7 +254,9 @@ pub struct Meta {
     pub expanded_forms: usize,
     pub truncated: bool,
     pub next_offset: Option<usize>,
-    pub total_lines: usize,
+    /// Lines in the file; `None` when not counted (a byte window does not read the
+    /// whole file, nor does a whole-file view of a file over the size cap).
+    pub total_lines: Option<usize>,
     pub byte_length: usize,
     pub mtime_ms: u64,
     pub diagnostics: Vec<Diagnostic>,
@@ -108,6 +266,19 @@ pub struct Meta {
     /// `"replace"` when the file is not valid UTF-8 and was decoded with U+FFFD.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback_encoding: Option<String>,
+    /// The strategy as applied: a byte range as cut to character boundaries and the cap,
+    /// a line range as returned.
+    #[serde(default)]
+    pub applied_strategy: Strategy,
+    /// Bytes of the file after what was returned (`complete`, `byteRange`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining_bytes: Option<u64>,
+    /// Lines of the file after what was returned (`default` in the raw view, `lineRange`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remaining_lines: Option<u64>,
+    /// Lines cut at 2,000 characters, with the byte range that holds their rest.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut_lines: Vec<CutLine>,
 }
 
 /// Reads `request.path` through the guard and renders its view.
@@ -130,11 +301,27 @@ pub fn read_cancellable(
 ) -> Result<ReadResult, ToolError> {
     let mut options = view_options(request)?;
     options.cancel = cancel.clone();
-    let file = guard.read(&request.path)?;
-    render_file(file, grammar, &options, None)
+    let mut result = match request.strategy {
+        Strategy::Default => match guard.read(&request.path) {
+            Ok(file) => render_file(file, grammar, &options, None),
+            Err(e) if e.code == ErrorCode::SizeLimitExceeded => over_cap(guard, request, &options),
+            Err(e) => Err(e),
+        },
+        Strategy::Complete => read_complete(guard, &request.path),
+        Strategy::ByteRange { start, end } => read_byte_range(guard, &request.path, start, end),
+        Strategy::LineRange {
+            start_line,
+            end_line,
+        } => read_line_range(guard, request, &options, start_line, end_line),
+    }?;
+    if !request.include_metadata {
+        result.metadata = None;
+    }
+    Ok(result)
 }
 
 /// Renders a file already loaded (e.g. stdin). `lisp` overrides the extension check.
+/// Only the default and `complete` strategies apply to bytes already loaded.
 pub fn read_loaded(
     file: LoadedFile,
     grammar: &Grammar,
@@ -142,7 +329,247 @@ pub fn read_loaded(
     lisp: Option<bool>,
 ) -> Result<ReadResult, ToolError> {
     let options = view_options(request)?;
-    render_file(file, grammar, &options, lisp)
+    let mut result = match request.strategy {
+        Strategy::Default => render_file(file, grammar, &options, lisp),
+        Strategy::Complete => Ok(complete(file)),
+        other => Err(ToolError::new(
+            ErrorCode::InvalidArgument,
+            file.display_path.clone(),
+            format!(
+                "strategy {} needs a file to read from (reading {}); pass a file path, or use the default or complete strategy",
+                other.name(),
+                quote_prefix(&file.display_path, 80)
+            ),
+        )),
+    }?;
+    if !request.include_metadata {
+        result.metadata = None;
+    }
+    Ok(result)
+}
+
+/// The strategies other than `default` show text, not views: `mode` is `raw`.
+fn window_result(
+    display_path: String,
+    content: String,
+    byte_length: u64,
+    meta: Meta,
+) -> ReadResult {
+    ReadResult {
+        path: display_path,
+        mode: Mode::Raw,
+        content,
+        meta: Meta {
+            byte_length: usize::try_from(byte_length).unwrap_or(usize::MAX),
+            ..meta
+        },
+        metadata: None,
+    }
+}
+
+fn empty_meta(strategy: Strategy) -> Meta {
+    Meta {
+        total_forms: 0,
+        expanded_forms: 0,
+        truncated: false,
+        next_offset: None,
+        total_lines: None,
+        byte_length: 0,
+        mtime_ms: 0,
+        diagnostics: Vec::new(),
+        diagnostics_omitted: 0,
+        fallback_encoding: None,
+        applied_strategy: strategy,
+        remaining_bytes: None,
+        remaining_lines: None,
+        cut_lines: Vec::new(),
+    }
+}
+
+/// `complete`: the whole text (after a BOM), under the size cap.
+fn read_complete(guard: &Guard, path: &str) -> Result<ReadResult, ToolError> {
+    guard.read(path).map(complete)
+}
+
+fn complete(file: LoadedFile) -> ReadResult {
+    let source = Source::new(&file.bytes);
+    let content = source.text(0, file.bytes.len()).into_owned();
+    let mut meta = empty_meta(Strategy::Complete);
+    meta.total_lines = Some(source.line_count());
+    meta.mtime_ms = file.mtime_ms;
+    meta.remaining_bytes = Some(0);
+    meta.remaining_lines = Some(0);
+    meta.fallback_encoding = (!source.is_valid_utf8()).then(|| "replace".to_string());
+    let metadata = file.info.as_ref().map(FileMetadata::of);
+    let mut result = window_result(file.display_path, content, file.bytes.len() as u64, meta);
+    result.metadata = metadata;
+    result
+}
+
+/// `byteRange`: the bytes, read at their offset.
+fn read_byte_range(
+    guard: &Guard,
+    path: &str,
+    start: u64,
+    end: Option<u64>,
+) -> Result<ReadResult, ToolError> {
+    let window = guard.read_bytes(path, start, end)?;
+    let size = window.info.size;
+    let asked_end = end.unwrap_or(size);
+    let mut meta = empty_meta(Strategy::ByteRange {
+        start: window.start,
+        end: Some(window.end),
+    });
+    meta.mtime_ms = window.info.mtime_ms;
+    meta.truncated = window.end < asked_end;
+    meta.remaining_bytes = Some(size.saturating_sub(window.end));
+    let content = String::from_utf8_lossy(&window.bytes);
+    if matches!(content, std::borrow::Cow::Owned(_)) {
+        meta.fallback_encoding = Some("replace".into());
+    }
+    let content = content.into_owned();
+    let mut result = window_result(window.display_path, content, size, meta);
+    result.metadata = Some(FileMetadata::of(&window.info));
+    Ok(result)
+}
+
+/// A line of a line window is kept up to this many bytes: enough for the characters the
+/// views show of it.
+const KEEP_PER_LINE: usize = 4 * MAX_LINE_CHARS + 4;
+
+/// `lineRange`: the lines, found by one streaming pass.
+fn read_line_range(
+    guard: &Guard,
+    request: &ReadRequest,
+    options: &ViewOptions,
+    start_line: u64,
+    end_line: Option<u64>,
+) -> Result<ReadResult, ToolError> {
+    let count = end_line.map_or(u64::MAX, |end| end - start_line + 1);
+    let window = guard.read_lines_cancellable(
+        &request.path,
+        LineQuery {
+            first: start_line,
+            count: count.min(request.limit as u64),
+            keep_per_line: KEEP_PER_LINE,
+            long_line_bytes: MAX_LINE_CHARS as u64,
+        },
+        &options.cancel,
+    )?;
+    let total = window.total_lines;
+    let invalid = |message: String| {
+        ToolError::new(
+            ErrorCode::InvalidArgument,
+            window.display_path.clone(),
+            format!(
+                "{message} (reading {}); the valid line range is 1 to {}",
+                quote_prefix(&window.display_path, 80),
+                total.max(1)
+            ),
+        )
+    };
+    if start_line > total.max(1) {
+        return Err(invalid(format!(
+            "the file has {total} lines: startLine must be at most {}, not {start_line}",
+            total.max(1)
+        )));
+    }
+    if let Some(end) = end_line.filter(|&end| end > total.max(1)) {
+        return Err(invalid(format!(
+            "the file has {total} lines: endLine must be at most {}, not {end}",
+            total.max(1)
+        )));
+    }
+    let view = view::render_window(&window, options, Paging::LineRange { end_line });
+    let last = start_line + window.returned;
+    let mut meta = empty_meta(Strategy::LineRange {
+        start_line,
+        end_line: (window.returned > 0).then(|| last - 1),
+    });
+    meta.total_lines = usize::try_from(total).ok();
+    meta.mtime_ms = window.info.mtime_ms;
+    meta.truncated = view.truncated;
+    meta.remaining_lines = Some(total.saturating_sub(last.saturating_sub(1)));
+    meta.cut_lines = view.cut_lines;
+    if std::str::from_utf8(&window.text).is_err() {
+        meta.fallback_encoding = Some("replace".into());
+    }
+    let mut result = window_result(window.display_path, view.content, window.info.size, meta);
+    result.metadata = Some(FileMetadata::of(&window.info));
+    Ok(result)
+}
+
+/// The default strategy on a file over the size cap: raw lines are a window read by
+/// streaming; the whole-file views (collapsed, patterns) say so and name the window to
+/// ask for.
+fn over_cap(
+    guard: &Guard,
+    request: &ReadRequest,
+    options: &ViewOptions,
+) -> Result<ReadResult, ToolError> {
+    let is_lisp = view::is_lisp_path(&request.path);
+    let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
+    let whole_file_view = patterns || (is_lisp && options.collapsed);
+    if !whole_file_view {
+        let window = guard.read_lines_cancellable(
+            &request.path,
+            LineQuery {
+                first: (request.offset as u64).saturating_add(1),
+                count: request.limit as u64,
+                keep_per_line: KEEP_PER_LINE,
+                long_line_bytes: MAX_LINE_CHARS as u64,
+            },
+            &options.cancel,
+        )?;
+        let view = view::render_window(&window, options, Paging::Offset);
+        let mut meta = empty_meta(Strategy::Default);
+        meta.total_lines = usize::try_from(window.total_lines).ok();
+        meta.mtime_ms = window.info.mtime_ms;
+        meta.truncated = view.truncated;
+        meta.next_offset = view.next_offset;
+        meta.remaining_lines = Some(
+            window
+                .total_lines
+                .saturating_sub((request.offset as u64).saturating_add(window.returned)),
+        );
+        meta.cut_lines = view.cut_lines;
+        if std::str::from_utf8(&window.text).is_err() {
+            meta.fallback_encoding = Some("replace".into());
+        }
+        let mut result = window_result(window.display_path, view.content, window.info.size, meta);
+        result.metadata = Some(FileMetadata::of(&window.info));
+        return Ok(result);
+    }
+    // The whole-file views need the whole file: a window of it is what can be read.
+    let window = guard.read_bytes(&request.path, 0, Some(0))?;
+    let size = window.info.size;
+    let mode = if is_lisp && options.collapsed {
+        Mode::LispCollapsed
+    } else {
+        Mode::TextFiltered
+    };
+    let what = if mode == Mode::LispCollapsed {
+        "the collapsed view and patterns read the whole file"
+    } else {
+        "patterns read the whole file"
+    };
+    let limit = request.limit.min(DEFAULT_LIMIT);
+    let content = format!(
+        "[{path} is {size} bytes, over the {cap}-byte size cap; {what}. Read it in windows: strategy {{\"type\":\"lineRange\",\"startLine\":1,\"endLine\":{limit}}} (command line: --lines 1..{limit}), or {{\"type\":\"byteRange\",\"start\":0,\"end\":{cap}}} (--bytes 0..{cap}); or raise the cap with --max-file-bytes.]\n",
+        path = window.display_path,
+        cap = guard.max_file_bytes(),
+    );
+    let mut meta = empty_meta(Strategy::Default);
+    meta.truncated = true;
+    meta.mtime_ms = window.info.mtime_ms;
+    meta.byte_length = usize::try_from(size).unwrap_or(usize::MAX);
+    Ok(ReadResult {
+        path: window.display_path,
+        mode,
+        content,
+        meta,
+        metadata: Some(FileMetadata::of(&window.info)),
+    })
 }
 
 fn render_file(
@@ -170,6 +597,11 @@ fn render_file(
     if let Some(e) = too_costly(options, &file.display_path) {
         return Err(e);
     }
+    let total_lines = source.line_count();
+    let remaining_lines = (view.mode == Mode::Raw).then(|| {
+        view.next_offset
+            .map_or(0, |next| total_lines.saturating_sub(next) as u64)
+    });
     Ok(ReadResult {
         path: file.display_path.clone(),
         mode: view.mode,
@@ -177,15 +609,20 @@ fn render_file(
         meta: Meta {
             total_forms: view.total_forms,
             expanded_forms: view.expanded_forms,
-            truncated: view.truncated,
+            truncated: view.truncated || !view.cut_lines.is_empty(),
             next_offset: view.next_offset,
-            total_lines: source.line_count(),
+            total_lines: Some(total_lines),
             byte_length: file.bytes.len(),
             mtime_ms: file.mtime_ms,
             diagnostics_omitted: outline.as_ref().map_or(0, |o| o.omitted_diagnostics),
             diagnostics: outline.map(|o| o.diagnostics).unwrap_or_default(),
             fallback_encoding: (!source.is_valid_utf8()).then(|| "replace".to_string()),
+            applied_strategy: Strategy::Default,
+            remaining_bytes: None,
+            remaining_lines,
+            cut_lines: view.cut_lines,
         },
+        metadata: file.info.as_ref().map(FileMetadata::of),
     })
 }
 
@@ -206,6 +643,7 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
             "limit must be at least 1 (reading {reading}); omit it for the default of {DEFAULT_LIMIT} lines"
         )));
     }
+    check_strategy(request, &reading).map_err(invalid)?;
     // `name_pattern` is also literal text (docs/views.md#expanded-forms), case-insensitive.
     let compile = |name: &str, text: &Option<String>, by_name: bool| {
         let Some(text) = text else { return Ok(None) };
@@ -237,6 +675,43 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         line_numbers: request.line_numbers,
         cancel: CancelToken::default(),
     })
+}
+
+/// The strategy's own bounds, and the parameters that only the default strategy takes.
+fn check_strategy(request: &ReadRequest, reading: &str) -> Result<(), String> {
+    let strategy = request.strategy;
+    if strategy == Strategy::Default {
+        return Ok(());
+    }
+    let name = strategy.name();
+    if request.name_pattern.is_some() || request.content_pattern.is_some() {
+        return Err(format!(
+            "name_pattern and content_pattern apply to the default strategy, not to {name} (reading {reading}); drop them, or the strategy"
+        ));
+    }
+    if request.offset != 0 {
+        return Err(format!(
+            "offset applies to the default strategy, not to {name} (reading {reading}); use {{\"type\":\"lineRange\",\"startLine\":N}} to start at line N"
+        ));
+    }
+    match strategy {
+        Strategy::ByteRange {
+            start,
+            end: Some(end),
+        } if end < start => Err(format!(
+            "byteRange end ({end}) must be at least its start ({start}) (reading {reading}); end is exclusive, or omit it to read to the end of the file"
+        )),
+        Strategy::LineRange { start_line: 0, .. } => Err(format!(
+            "lineRange startLine must be at least 1 (reading {reading}); lines are numbered from 1"
+        )),
+        Strategy::LineRange {
+            start_line,
+            end_line: Some(end),
+        } if end < start_line => Err(format!(
+            "lineRange endLine ({end}) must be at least its startLine ({start_line}) (reading {reading}); endLine is inclusive, or omit it to read to the end of the file"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The error when a pattern spent its matching budget on this file.

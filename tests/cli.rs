@@ -291,11 +291,34 @@ fn file_over_the_cap_is_size_limit_exceeded() {
     s.write("ten.lisp", "(defun f)\n"); // exactly 10 bytes
     s.write("eleven.lisp", "(defun fg)\n");
     s.run(&["--max-file-bytes", "10", "ten.lisp"]).ok();
+    // The whole text of a file over the cap is refused...
     let msg = s
-        .run(&["--max-file-bytes", "10", "eleven.lisp"])
+        .run(&[
+            "--max-file-bytes",
+            "10",
+            "--strategy",
+            "complete",
+            "eleven.lisp",
+        ])
         .tool_error("SIZE_LIMIT_EXCEEDED")
         .to_string();
     assert!(msg.contains("--max-file-bytes"), "says what to do: {msg}");
+    assert!(
+        msg.contains("--lines or --bytes"),
+        "names the windows: {msg}"
+    );
+    // ...while its collapsed view says so and names the window to ask for.
+    let note = s.run(&["--max-file-bytes", "10", "eleven.lisp"]);
+    assert_eq!(
+        note.ok(),
+        "[eleven.lisp is 11 bytes, over the 10-byte size cap; the collapsed view and patterns read the whole file. Read it in windows: strategy {\"type\":\"lineRange\",\"startLine\":1,\"endLine\":2000} (command line: --lines 1..2000), or {\"type\":\"byteRange\",\"start\":0,\"end\":10} (--bytes 0..10); or raise the cap with --max-file-bytes.]\n"
+    );
+    // and a window of it is read: at most the cap of it, the cut said.
+    assert_eq!(
+        s.run(&["--max-file-bytes", "10", "--lines", "1..1", "eleven.lisp"])
+            .ok(),
+        "(defun fg…[+1 chars; the rest is {\"type\":\"byteRange\",\"start\":9,\"end\":10}]\n"
+    );
     // Standard input has the same cap.
     let r = run_in(
         &s.dir,
@@ -388,7 +411,8 @@ fn usage_errors_exit_2() {
 // ---------------------------------------------------------------------------------------
 // --json (docs/tool.md)
 
-const META_KEYS: [&str; 8] = [
+const META_KEYS: [&str; 9] = [
+    "applied_strategy",
     "total_forms",
     "expanded_forms",
     "truncated",
@@ -708,11 +732,22 @@ fn max_file_bytes_flag() {
     let n = SAMPLE.len().to_string();
     let less = (SAMPLE.len() - 1).to_string();
     s.run(&["--max-file-bytes", &n, "sample.lisp"]).ok();
-    s.run(&["--max-file-bytes", &less, "sample.lisp"])
-        .tool_error("SIZE_LIMIT_EXCEEDED");
+    s.run(&[
+        "--max-file-bytes",
+        &less,
+        "--strategy",
+        "complete",
+        "sample.lisp",
+    ])
+    .tool_error("SIZE_LIMIT_EXCEEDED");
     // The default cap is 1 MiB.
     s.write("big.lisp", vec![b' '; 1024 * 1024 + 1]);
-    s.run(&["big.lisp"]).tool_error("SIZE_LIMIT_EXCEEDED");
+    s.run(&["--strategy", "complete", "big.lisp"])
+        .tool_error("SIZE_LIMIT_EXCEEDED");
+    assert!(s
+        .run(&["big.lisp"])
+        .ok()
+        .contains("over the 1048576-byte size cap"));
     s.write("cap.lisp", vec![b' '; 1024 * 1024]);
     s.run(&["cap.lisp"]).ok();
 }
@@ -968,6 +1003,11 @@ fn help_mentions_every_flag() {
             "all",
             "--context",
             "--line-numbers",
+            "--strategy",
+            "complete",
+            "--bytes",
+            "--lines",
+            "--metadata",
             "--json",
             "--root",
             "--max-file-bytes",

@@ -519,8 +519,68 @@ async fn every_error_code_is_a_tool_result_and_the_server_keeps_serving() {
         ),
         (
             "lisp-read-file",
-            json!({"path": "big.lisp"}),
+            json!({"path": "big.lisp", "strategy": {"type": "complete"}}),
             "SIZE_LIMIT_EXCEEDED",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "strategy": {"type": "byteRange", "start": 17}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "strategy": {"type": "byteRange", "start": 5, "end": 4}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "strategy": {"type": "lineRange", "startLine": 0}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "strategy": {"type": "lineRange", "startLine": 2}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "strategy": {"type": "lineRange", "startLine": 1, "endLine": 18446744073709551615u64}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "strategy": {"type": "lineRange", "start": 1}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "strategy": {"type": "everything"}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "lisp-read-file",
+            json!({"path": "ok.lisp", "strategy": "complete"}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "read_file",
+            json!({"path": "ok.lisp", "start_line": 5, "end_line": 6}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "read_file",
+            json!({"path": "ok.lisp", "maxLines": 6}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "read_file",
+            json!({"path": "ok.lisp", "strategy": {"type": "complete"}}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            "Read",
+            json!({"path": "ok.lisp", "start_line": 1, "end_line": 6}),
+            "INVALID_PARAM",
         ),
         (
             "lisp-read-file",
@@ -562,11 +622,6 @@ async fn every_error_code_is_a_tool_result_and_the_server_keeps_serving() {
             "read_file",
             json!({"path": "binary.lisp"}),
             "BINARY_NOT_SUPPORTED",
-        ),
-        (
-            "read_file",
-            json!({"path": "big.lisp"}),
-            "SIZE_LIMIT_EXCEEDED",
         ),
         (
             "read_file",
@@ -672,6 +727,155 @@ impl ClientHandler for RootsClient {
                 .collect(),
         ))
     }
+}
+
+/// Every strategy through the server on a file over the cap: results validate against
+/// the outputSchema; errors name the valid range; unknown compatibility arguments name
+/// what is accepted.
+#[tokio::test]
+async fn strategies_and_windows_of_files_over_the_cap() {
+    let (_base, root) = troublesome_project();
+    // 30 lines of 10 bytes, then one line of 5,000 characters: 5,301 bytes, over 4,096.
+    let mut text = String::new();
+    for i in 1..=30 {
+        text.push_str(&format!("line {i:04}\n"));
+    }
+    text.push_str(&"é".repeat(2500));
+    text.push('\n');
+    std::fs::write(root.join("log.txt"), &text).unwrap();
+    let client = start(
+        &[
+            "--root",
+            root.to_str().unwrap(),
+            "--tools",
+            "lisp-read-file,read_file,Read",
+            "--max-file-bytes",
+            "4096",
+        ],
+        &repo(),
+    )
+    .await;
+    let tools = tools(&client).await;
+    let lrf = find(&tools, "lisp-read-file");
+    let ok = |args: Value| {
+        let client = client.clone();
+        async move {
+            let result = call(&client, "lisp-read-file", args).await;
+            structured_ok(lrf, &result)
+        }
+    };
+    // lineRange near the end of a file over the cap.
+    let v = ok(json!({"path": "log.txt", "strategy": {"type": "lineRange", "startLine": 29, "endLine": 30}, "include_metadata": true})).await;
+    assert_eq!(v["content"], "line 0029\nline 0030\n");
+    assert_eq!(
+        v["meta"]["applied_strategy"],
+        json!({"type": "lineRange", "startLine": 29, "endLine": 30})
+    );
+    assert_eq!(v["meta"]["remaining_lines"], 1);
+    assert_eq!(v["meta"]["total_lines"], 31);
+    assert_eq!(v["meta"]["truncated"], false);
+    assert_eq!(v["metadata"]["size"], text.len());
+    assert_eq!(v["metadata"]["permissions"].as_str().unwrap().len(), 9);
+    // The long last line is cut, and the rest named as a byte range.
+    let v =
+        ok(json!({"path": "log.txt", "strategy": {"type": "lineRange", "startLine": 31}})).await;
+    assert_eq!(v["meta"]["truncated"], true);
+    assert_eq!(
+        v["meta"]["cut_lines"],
+        json!([{"line": 31, "start": 300 + 4000, "end": 300 + 5000}])
+    );
+    assert!(v["content"].as_str().unwrap().ends_with(
+        "é…[+500 chars; the rest is {\"type\":\"byteRange\",\"start\":4300,\"end\":5300}]\n"
+    ));
+    // byteRange: cut to character boundaries (4301 is inside an é), and to the cap.
+    let v = ok(json!({"path": "log.txt", "strategy": {"type": "byteRange", "start": 4301}})).await;
+    assert_eq!(
+        v["meta"]["applied_strategy"],
+        json!({"type": "byteRange", "start": 4302, "end": 5301})
+    );
+    assert_eq!(
+        v["content"].as_str().unwrap(),
+        format!("{}\n", "é".repeat(499))
+    );
+    assert_eq!(v["meta"]["remaining_bytes"], 0);
+    assert_eq!(v["meta"]["total_lines"], Value::Null);
+    let v = ok(json!({"path": "log.txt", "strategy": {"type": "byteRange", "start": 0}})).await;
+    assert_eq!(v["meta"]["applied_strategy"]["end"], 4096);
+    assert_eq!(v["meta"]["remaining_bytes"], 5301 - 4096);
+    assert_eq!(v["meta"]["truncated"], true);
+    // The default strategy on a text file over the cap: a streamed raw window.
+    let v = ok(json!({"path": "log.txt", "offset": 2, "limit": 2})).await;
+    assert_eq!(
+        v["content"],
+        "line 0003\nline 0004\n[Showing lines 3-4 of 31. Use offset=4 to read more.]\n"
+    );
+    assert_eq!(v["meta"]["next_offset"], 4);
+    assert_eq!(v["meta"]["remaining_lines"], 27);
+    // complete on a small file; the collapsed view of a Lisp file over the cap says so.
+    let v = ok(json!({"path": "ok.lisp", "strategy": {"type": "complete"}})).await;
+    assert_eq!(v["content"], "(defun f (x) x)\n");
+    assert_eq!(v["meta"]["remaining_bytes"], 0);
+    let v = ok(json!({"path": "big.lisp"})).await;
+    assert!(
+        v["content"].as_str().unwrap().contains("\"startLine\":1"),
+        "{v}"
+    );
+    assert_eq!(v["meta"]["truncated"], true);
+    // Invalid ranges name the valid range.
+    let result = call(
+        &client,
+        "lisp-read-file",
+        json!({"path": "log.txt", "strategy": {"type": "byteRange", "start": 9999}}),
+    )
+    .await;
+    assert_eq!(error_code(&result), "INVALID_ARGUMENT");
+    assert!(
+        text_of(&result).contains("the file has 5301 bytes: start must be at most 5301"),
+        "{}",
+        text_of(&result)
+    );
+    let result = call(&client, "lisp-read-file", json!({"path": "log.txt", "strategy": {"type": "lineRange", "startLine": 5, "endLine": 40}})).await;
+    assert!(
+        text_of(&result).contains("the file has 31 lines: endLine must be at most 31"),
+        "{}",
+        text_of(&result)
+    );
+    // The compatibility tools name what they accept.
+    let result = call(
+        &client,
+        "read_file",
+        json!({"path": "ok.lisp", "start_line": 5, "end_line": 6}),
+    )
+    .await;
+    assert_eq!(error_code(&result), "INVALID_ARGUMENT");
+    assert_eq!(text_of(&result), "INVALID_ARGUMENT: unknown argument end_line: read_file accepts path, start_line, max_lines (end_line is not supported: use max_lines)");
+    let result = call(&client, "Read", json!({"path": "ok.lisp", "end_line": 6})).await;
+    assert_eq!(result.is_error, Some(true));
+    let envelope = result.structured_content.unwrap();
+    assert_eq!(envelope["error"]["code"], "INVALID_PARAM");
+    assert_eq!(envelope["error"]["message"], "unknown argument end_line: Read accepts path, start_line, limit (end_line is not supported: use limit)");
+    // The compatibility tools read line windows of files over the cap too.
+    let result = call(
+        &client,
+        "read_file",
+        json!({"path": "log.txt", "start_line": 30, "max_lines": 1}),
+    )
+    .await;
+    let v = structured_ok(find(&tools, "read_file"), &result);
+    assert_eq!(v["content"], "line 0030\n");
+    assert_eq!(v["meta"]["line_count"], 31);
+    assert_eq!(v["meta"]["byte_length"], 5301);
+    assert_eq!(v["next_start_line"], 31);
+    let result = call(
+        &client,
+        "Read",
+        json!({"path": "log.txt", "start_line": 29, "limit": 2}),
+    )
+    .await;
+    let v = structured_ok(find(&tools, "Read"), &result);
+    assert_eq!(v["data"]["content"], "  29 | line 0029\n  30 | line 0030\n");
+    assert_eq!(v["stats"]["total_lines"], 31);
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]

@@ -3,7 +3,7 @@
 //!
 //! Each case is one named snapshot `tests/snapshots/views__<name>.snap` holding the exact
 //! `content` string followed by one line: the `meta` object as compact JSON without
-//! `mtime_ms` (which depends on the checkout).
+//! `mtime_ms` (which depends on the checkout) and `applied_strategy` (always the default).
 //!
 //! To write new or changed snapshots: `INSTA_UPDATE=always cargo test --test views`
 //! (or `cargo insta test --accept`), then read every changed snapshot against docs/views.md and
@@ -56,17 +56,21 @@ fn check_invariants(path: &str, r: &ReadResult) {
     );
     assert_eq!(
         r.meta.truncated,
-        r.meta.next_offset.is_some(),
-        "{path}: truncated iff there is a next_offset"
+        r.meta.next_offset.is_some() || !r.meta.cut_lines.is_empty(),
+        "{path}: truncated iff there is a next_offset or a cut line"
     );
 }
 
 /// The snapshot text: the content, then the meta as compact JSON without `mtime_ms`.
 fn rendered(r: &ReadResult) -> String {
     let mut meta = serde_json::to_value(&r.meta).expect("meta serializes");
-    meta.as_object_mut()
-        .expect("meta is an object")
-        .remove("mtime_ms");
+    let object = meta.as_object_mut().expect("meta is an object");
+    object.remove("mtime_ms");
+    // Every case here reads with the default strategy (tests/strategies.rs has the others).
+    assert_eq!(
+        object.remove("applied_strategy"),
+        Some(serde_json::json!({"type": "default"}))
+    );
     format!("{}{}\n", r.content, serde_json::to_string(&meta).unwrap())
 }
 
@@ -445,8 +449,20 @@ fn long_lines_are_cut() {
     });
     // 450 arguments of 5 characters and a space each, plus the head and the bracket.
     let long = "(defun many-arguments (".len() + 450 * 6 - 1 + 1;
-    let cut = format!("…[+{} chars]\n", long - 2000);
+    // The rest of the cut line is named as a byte range: the line starts at byte 57.
+    let cut = format!(
+        "…[+{} chars; the rest is {{\"type\":\"byteRange\",\"start\":{},\"end\":{}}}]\n",
+        long - 2000,
+        57 + 2000,
+        57 + long
+    );
     assert!(r.content.contains(&cut), "{cut:?} in {}", r.content);
+    assert!(r.meta.truncated, "a cut line is a truncated view");
+    assert_eq!(r.meta.cut_lines.len(), 1);
+    assert_eq!(
+        (r.meta.cut_lines[0].line, r.meta.cut_lines[0].start),
+        (2, 57 + 2000)
+    );
     case("long_line__expanded", "views/long-line.lisp", |r| {
         r.name_pattern = pattern("many-arguments")
     });
@@ -465,7 +481,7 @@ fn crlf_line_endings() {
         r.collapsed = false;
         r.line_numbers = true;
     });
-    assert_eq!(r.meta.total_lines, 6);
+    assert_eq!(r.meta.total_lines, Some(6));
     case("crlf__comments_all", "views/crlf.lisp", |r| {
         r.comments = Comments::All
     });
@@ -506,9 +522,9 @@ fn invalid_utf8_is_replaced_and_reported() {
 #[test]
 fn empty_file() {
     let r = case("empty__collapsed", "views/empty.lisp", |_| {});
-    assert_eq!((r.content.as_str(), r.meta.total_lines), ("", 0));
+    assert_eq!((r.content.as_str(), r.meta.total_lines), ("", Some(0)));
     let r = case("empty__raw", "views/empty.lisp", |r| r.collapsed = false);
-    assert_eq!((r.content.as_str(), r.meta.total_lines), ("", 0));
+    assert_eq!((r.content.as_str(), r.meta.total_lines), ("", Some(0)));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -84,6 +84,8 @@ the file that cl-mcp's meta holds (read as raw lines, a second call)."
                                  :comments comments :limit *whole-view-limit*))
          (meta (getf result :meta))
          (total-lines (getf meta :total-lines))
+         ;; null when the file is over the size cap (the view is then a note).
+         (total-lines (if (integerp total-lines) total-lines 0))
          (text (if (plusp total-lines)
                    (getf (read-file path :collapsed nil :limit total-lines) :content)
                    "")))

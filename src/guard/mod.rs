@@ -20,6 +20,7 @@
 mod content;
 mod messages;
 mod resolve;
+mod window;
 
 use crate::error::{ErrorCode, ToolError};
 use messages::{internal, invalid_path, open_error, printable, read_error, refuse_kind};
@@ -35,6 +36,7 @@ use std::time::UNIX_EPOCH;
 
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use messages::{printable as printable_path, SHOWN_PATH_CHARS};
+pub use window::{ByteWindow, LineQuery, LineWindow, LongLine};
 
 /// Default size cap: one constant shared by code and tests.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -71,6 +73,47 @@ pub struct LoadedFile {
     pub bytes: Vec<u8>,
     /// Modification time in ms since the epoch (0 when unknown, e.g. stdin).
     pub mtime_ms: u64,
+    /// What the file system says about the file (`None` for bytes from elsewhere, stdin).
+    pub info: Option<FileInfo>,
+}
+
+/// What the file system says about a file, from the fstat of the opened handle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FileInfo {
+    /// Size in bytes.
+    pub size: u64,
+    /// Modification time in ms since the epoch (0 when unknown).
+    pub mtime_ms: u64,
+    /// Owner's user id.
+    pub uid: u32,
+    /// Owner's group id.
+    pub gid: u32,
+    /// Permission bits (`st_mode & 0o7777`).
+    pub mode: u32,
+}
+
+impl FileInfo {
+    fn of(meta: &fs::Metadata) -> FileInfo {
+        use std::os::unix::fs::MetadataExt;
+        FileInfo {
+            size: meta.len(),
+            mtime_ms: meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            uid: meta.uid(),
+            gid: meta.gid(),
+            mode: meta.mode() & 0o7777,
+        }
+    }
+}
+
+/// An opened regular file that passed every check but the size cap and the text rule.
+struct Opened {
+    file: File,
+    shown: String,
+    info: FileInfo,
 }
 
 impl Guard {
@@ -131,6 +174,11 @@ impl Guard {
     /// The code of the refusal (`ACCESS_DENIED`, `NOT_FOUND`, `NOT_FILE`, ...), or
     /// `INTERNAL` for an unexpected system error.
     pub fn read(&self, user_path: &str) -> Result<LoadedFile, ToolError> {
+        self.read_opened(self.open(user_path)?)
+    }
+
+    /// Resolve, open and fstat: a regular file (any size), not read yet.
+    fn open(&self, user_path: &str) -> Result<Opened, ToolError> {
         check_path_text(user_path)?;
         let (file, shown) = if self.roots.is_empty() {
             (open_unconfined(user_path)?, printable(user_path))
@@ -138,7 +186,13 @@ impl Guard {
             let opened = resolve::open_confined(&self.roots, user_path)?;
             (opened.file, opened.display)
         };
-        self.read_opened(file, shown)
+        let meta = file.metadata().map_err(|e| internal(&shown, &e))?;
+        refuse_non_regular(&shown, meta.file_type())?;
+        Ok(Opened {
+            info: FileInfo::of(&meta),
+            file,
+            shown,
+        })
     }
 
     /// The checks that apply to bytes from elsewhere (stdin for the CLI's `-`): size cap,
@@ -155,14 +209,14 @@ impl Guard {
             display_path: display_path.to_string(),
             bytes,
             mtime_ms: 0,
+            info: None,
         })
     }
 
-    /// Fstat the handle (only a regular file under the cap), read, apply the text rule.
-    fn read_opened(&self, file: File, shown: String) -> Result<LoadedFile, ToolError> {
-        let meta = file.metadata().map_err(|e| internal(&shown, &e))?;
-        refuse_non_regular(&shown, meta.file_type())?;
-        let len = meta.len();
+    /// Only a file under the cap: read it, apply the text rule.
+    fn read_opened(&self, opened: Opened) -> Result<LoadedFile, ToolError> {
+        let Opened { file, shown, info } = opened;
+        let len = info.size;
         if len > self.max_file_bytes {
             return Err(self.too_big(&shown, "file", len));
         }
@@ -185,15 +239,11 @@ impl Guard {
             ));
         }
         content::check_text(&shown, &bytes)?;
-        let mtime_ms = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         Ok(LoadedFile {
             display_path: shown,
             bytes,
-            mtime_ms,
+            mtime_ms: info.mtime_ms,
+            info: Some(info),
         })
     }
 
@@ -203,9 +253,14 @@ impl Guard {
             ErrorCode::SizeLimitExceeded,
             shown,
             format!(
-                "{what} is {size} bytes, over the {cap}-byte cap: {shown}; \
-                 read a smaller file, or raise the cap with --max-file-bytes",
-                cap = self.max_file_bytes
+                "{what} is {size} bytes, over the {cap}-byte cap: {shown}; {next}",
+                cap = self.max_file_bytes,
+                next = if what == "file" {
+                    "read a window of it (strategy lineRange or byteRange; on the command \
+                     line --lines or --bytes), or raise the cap with --max-file-bytes"
+                } else {
+                    "read a smaller input, or raise the cap with --max-file-bytes"
+                }
             ),
         )
     }

@@ -14,7 +14,7 @@ use crate::grammar::Grammar;
 use crate::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
 use crate::outline::{Items, OutlineItem, StreamedOutline};
 use crate::scan::ItemKind;
-use crate::tool::{self, ReadRequest, DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
+use crate::tool::{self, ReadRequest, Strategy, DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
 use crate::view::Comments;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
@@ -43,6 +43,8 @@ lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-
 lisp-read-file -c 'handler-case' src/io.lisp     expand forms that mention handler-case\n  \
 lisp-read-file --raw --offset 100 --limit 50 src/io.lisp\n  \
 lisp-read-file -c TODO NOTES.md                  grep with 5 lines of context\n  \
+lisp-read-file --lines 100000..100050 big.log    a line window of a file of any size\n  \
+lisp-read-file --bytes 2000..4000 data.json      bytes, e.g. the rest of a cut line\n  \
 lisp-read-file outline --json src/*.lisp         items with byte offsets, one JSON per file\n  \
 lisp-read-file mcp --root .                      MCP server on stdio (for code agents)\n\n\
 Exit status: 0 success, 1 tool error (CODE: message on stderr; with --json the error \
@@ -85,6 +87,21 @@ struct ReadArgs {
     /// Number the lines in raw mode.
     #[arg(long)]
     line_numbers: bool,
+    /// Reading strategy: default (the views) or complete (the whole text, verbatim, up to
+    /// the size cap). See also --bytes and --lines.
+    #[arg(long, value_enum, default_value_t = StrategyArg::Default, conflicts_with_all = ["bytes", "lines"])]
+    strategy: StrategyArg,
+    /// Read bytes START..END of the file (END exclusive; `START..` to the end), verbatim,
+    /// cut to UTF-8 character boundaries: strategy byteRange. Works on files of any size.
+    #[arg(long, value_name = "START..END", value_parser = parse_range, conflicts_with = "lines")]
+    bytes: Option<(u64, Option<u64>)>,
+    /// Read lines FIRST..LAST (1-based, inclusive; `FIRST..` to the end, at most --limit
+    /// lines): strategy lineRange. Works on files of any size.
+    #[arg(long, value_name = "FIRST..LAST", value_parser = parse_range)]
+    lines: Option<(u64, Option<u64>)>,
+    /// Add the file's size, modification time, owner and permissions (with --json).
+    #[arg(long)]
+    metadata: bool,
     /// Print the result object (path, mode, content, meta) as JSON.
     #[arg(long)]
     json: bool,
@@ -93,6 +110,35 @@ struct ReadArgs {
     /// The file to read; `-` reads Lisp source from standard input.
     #[arg(value_name = "PATH", required = true)]
     path: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum StrategyArg {
+    /// The views: collapsed, raw or grep, paged by --offset and --limit.
+    Default,
+    /// The whole text, verbatim, up to the size cap.
+    Complete,
+}
+
+/// `N..M` or `N..` (a range of bytes or lines).
+fn parse_range(text: &str) -> Result<(u64, Option<u64>), String> {
+    let Some((start, end)) = text.split_once("..") else {
+        return Err(format!(
+            "expected START..END or START.. (e.g. 10..20), not {text:?}"
+        ));
+    };
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u64>()
+            .map_err(|e| format!("{s:?} is not a number ({e}); expected START..END or START.."))
+    };
+    let start = number(start)?;
+    let end = if end.trim().is_empty() {
+        None
+    } else {
+        Some(number(end)?)
+    };
+    Ok((start, end))
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -183,7 +229,8 @@ struct GuardArgs {
     /// first root; paths that leave every root are refused. Without --root any file may be read.
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
-    /// Refuse files larger than this many bytes.
+    /// The size cap: the most bytes loaded or returned. A whole read of a larger file is
+    /// refused; windows of it (--lines, --bytes) are read.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FILE_BYTES)]
     max_file_bytes: u64,
     /// Extra definer table (same shape as grammar/definers.lisp); `.lisp-read-file.lisp`
@@ -257,6 +304,16 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         comments: args.comments.into(),
         context_lines: args.context_lines,
         line_numbers: args.line_numbers,
+        strategy: match (args.bytes, args.lines, args.strategy) {
+            (Some((start, end)), _, _) => Strategy::ByteRange { start, end },
+            (_, Some((start_line, end_line)), _) => Strategy::LineRange {
+                start_line,
+                end_line,
+            },
+            (_, _, StrategyArg::Complete) => Strategy::Complete,
+            (_, _, StrategyArg::Default) => Strategy::Default,
+        },
+        include_metadata: args.metadata,
     };
     let result = setup(&args.guard).and_then(|(guard, grammar)| {
         if path == "-" {

@@ -462,7 +462,19 @@ const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
     "limit": {"type": "integer", "minimum": 1, "default": 2000, "description": "Maximum lines returned."},
     "comments": {"type": "string", "enum": ["none", "headers", "preceding", "all"], "default": "none", "description": "Top-level comments in the collapsed view: none, section headers (;;; lines), the block above each form, or all."},
     "context_lines": {"type": "integer", "minimum": 0, "default": 5, "description": "Lines of context around matches in the text-filtered (grep) view."},
-    "line_numbers": {"type": "boolean", "default": false, "description": "Prefix raw lines with their numbers (N: )."}
+    "line_numbers": {"type": "boolean", "default": false, "description": "Prefix raw lines with their numbers (N: )."},
+    "strategy": {
+      "type": "object",
+      "default": {"type": "default"},
+      "description": "How much of the file to read. default: the views above, paged by offset/limit. complete: the whole text verbatim, up to the size cap. byteRange: bytes start..end (end exclusive, optional), verbatim, cut to UTF-8 character boundaries. lineRange: lines startLine..endLine (1-based, inclusive; endLine optional; at most limit lines). byteRange and lineRange read files of any size.",
+      "anyOf": [
+        {"properties": {"type": {"const": "default"}}, "required": ["type"], "additionalProperties": false},
+        {"properties": {"type": {"const": "complete"}}, "required": ["type"], "additionalProperties": false},
+        {"properties": {"type": {"const": "byteRange"}, "start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 0}}, "required": ["type", "start"], "additionalProperties": false},
+        {"properties": {"type": {"const": "lineRange"}, "startLine": {"type": "integer", "minimum": 1}, "endLine": {"type": "integer", "minimum": 1}}, "required": ["type", "startLine"], "additionalProperties": false}
+      ]
+    },
+    "include_metadata": {"type": "boolean", "default": false, "description": "Add the file's size, modification time, owner and permissions (metadata)."}
   },
   "required": ["path"],
   "additionalProperties": false
@@ -481,7 +493,7 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
         "expanded_forms": {"type": "integer", "minimum": 0},
         "truncated": {"type": "boolean"},
         "next_offset": {"type": ["integer", "null"], "minimum": 0},
-        "total_lines": {"type": "integer", "minimum": 0},
+        "total_lines": {"type": ["integer", "null"], "minimum": 0, "description": "Lines in the file; null when not counted (byteRange, or a whole-file view of a file over the size cap)."},
         "byte_length": {"type": "integer", "minimum": 0},
         "mtime_ms": {"type": "integer", "minimum": 0},
         "diagnostics": {
@@ -500,9 +512,49 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
           }
         },
         "diagnostics_omitted": {"type": "integer", "minimum": 1},
-        "fallback_encoding": {"type": "string", "enum": ["replace"]}
+        "fallback_encoding": {"type": "string", "enum": ["replace"]},
+        "applied_strategy": {
+          "type": "object",
+          "description": "The strategy as applied: a byte range as cut to character boundaries and the size cap, a line range as returned.",
+          "anyOf": [
+            {"properties": {"type": {"const": "default"}}, "required": ["type"], "additionalProperties": false},
+            {"properties": {"type": {"const": "complete"}}, "required": ["type"], "additionalProperties": false},
+            {"properties": {"type": {"const": "byteRange"}, "start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 0}}, "required": ["type", "start", "end"], "additionalProperties": false},
+            {"properties": {"type": {"const": "lineRange"}, "startLine": {"type": "integer", "minimum": 1}, "endLine": {"type": "integer", "minimum": 1}}, "required": ["type", "startLine"], "additionalProperties": false}
+          ]
+        },
+        "remaining_bytes": {"type": "integer", "minimum": 0, "description": "Bytes of the file after what was returned (complete, byteRange)."},
+        "remaining_lines": {"type": "integer", "minimum": 0, "description": "Lines of the file after what was returned (raw views, lineRange)."},
+        "cut_lines": {
+          "type": "array",
+          "description": "Lines cut at 2,000 characters: the bytes start..end hold the rest (strategy byteRange reads them).",
+          "items": {
+            "type": "object",
+            "properties": {
+              "line": {"type": "integer", "minimum": 1},
+              "start": {"type": "integer", "minimum": 0},
+              "end": {"type": "integer", "minimum": 0}
+            },
+            "required": ["line", "start", "end"],
+            "additionalProperties": false
+          }
+        }
       },
-      "required": ["total_forms", "expanded_forms", "truncated", "next_offset", "total_lines", "byte_length", "mtime_ms", "diagnostics"],
+      "required": ["total_forms", "expanded_forms", "truncated", "next_offset", "total_lines", "byte_length", "mtime_ms", "diagnostics", "applied_strategy"],
+      "additionalProperties": false
+    },
+    "metadata": {
+      "type": "object",
+      "description": "Only with include_metadata: what the file system says about the file.",
+      "properties": {
+        "size": {"type": "integer", "minimum": 0},
+        "mtime_ms": {"type": "integer", "minimum": 0},
+        "owner_uid": {"type": "integer", "minimum": 0},
+        "owner_gid": {"type": "integer", "minimum": 0},
+        "mode": {"type": "integer", "minimum": 0, "description": "Permission bits (420 is 0o644)."},
+        "permissions": {"type": "string", "description": "As ls -l shows them: rw-r--r--."}
+      },
+      "required": ["size", "mtime_ms", "owner_uid", "owner_gid", "mode", "permissions"],
       "additionalProperties": false
     }
   },

@@ -3,6 +3,8 @@
 //! reading of their integer arguments, and their error object. Only the formatting of the
 //! lines, the bounds and the error names differ between the tools.
 
+use crate::error::{ErrorCode, ToolError};
+use crate::guard::{Guard, LineQuery};
 use crate::pattern::quote_prefix;
 use crate::source::Source;
 use serde::Serialize;
@@ -27,6 +29,77 @@ pub(crate) fn path_argument(arguments: &Map<String, Value>) -> Result<String, St
             json_type(other)
         )),
         None => Err("path is missing; pass the path of a file to read".into()),
+    }
+}
+
+/// The arguments a compatibility tool does not know, refused by name (its published
+/// schema stays as it is: the strictness is in handling). The message names what the
+/// tool accepts and, for a near miss or a parameter of another tool, what to use.
+pub(crate) fn unknown_arguments(
+    arguments: &Map<String, Value>,
+    tool: &str,
+    accepted: &[&str],
+) -> Result<(), String> {
+    let unknown: Vec<&String> = arguments
+        .keys()
+        .filter(|k| !accepted.contains(&k.as_str()))
+        .collect();
+    let Some(first) = unknown.first() else {
+        return Ok(());
+    };
+    let normal = |name: &str| -> String {
+        name.chars()
+            .filter(|c| *c != '_' && *c != '-')
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let hint = |name: &str| -> Option<String> {
+        let lines = if accepted.contains(&"max_lines") {
+            "max_lines"
+        } else {
+            "limit"
+        };
+        if let Some(near) = accepted.iter().find(|a| normal(a) == normal(name)) {
+            return Some(format!("did you mean {near}?"));
+        }
+        match normal(name).as_str() {
+            "endline" | "end" | "lines" | "count" | "maxlines" | "limit" | "numlines" => Some(
+                format!("{} is not supported: use {lines}", quote_name(name)),
+            ),
+            "offset" | "line" | "startline" | "start" | "from" => Some(format!(
+                "{} is not supported: use start_line",
+                quote_name(name)
+            )),
+            "strategy" | "includemetadata" | "namepattern" | "contentpattern" => Some(format!(
+                "{} is a parameter of the lisp-read-file tool",
+                quote_name(name)
+            )),
+            _ => None,
+        }
+    };
+    let names: Vec<String> = unknown.iter().take(5).map(|k| quote_name(k)).collect();
+    let more = if unknown.len() > 5 {
+        format!(" and {} more", unknown.len() - 5)
+    } else {
+        String::new()
+    };
+    let plural = if unknown.len() == 1 { "" } else { "s" };
+    let mut message = format!(
+        "unknown argument{plural} {}{more}: {tool} accepts {}",
+        names.join(", "),
+        accepted.join(", ")
+    );
+    if let Some(hint) = hint(first) {
+        message.push_str(&format!(" ({hint})"));
+    }
+    Err(message)
+}
+
+/// An argument's name as a message shows it: cut to 80 characters.
+fn quote_name(name: &str) -> String {
+    match name.char_indices().nth(80) {
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+        None => name.to_string(),
     }
 }
 
@@ -158,6 +231,86 @@ impl LineWindow {
     }
 }
 
+/// The lines of a window as both tools show them, and what the file holds around them.
+/// A file over the size cap is read by the guard's streaming line scan: a window of any
+/// file, its memory bounded by the cap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WindowText {
+    pub display_path: String,
+    /// The window's lines, without their line breaks, decoded (U+FFFD for invalid bytes).
+    pub lines: Vec<String>,
+    pub window: LineWindow,
+    pub byte_length: usize,
+    pub mtime_ms: u64,
+    /// False when invalid bytes were replaced (in the file; over the cap, in the window).
+    pub valid_utf8: bool,
+    /// The file's last line has no line break.
+    pub ends_without_newline: bool,
+}
+
+/// At most `max_lines` lines from 1-based `start_line`.
+pub(crate) fn read_window(
+    guard: &Guard,
+    path: &str,
+    start_line: usize,
+    max_lines: usize,
+) -> Result<WindowText, ToolError> {
+    match guard.read(path) {
+        Ok(file) => {
+            let source = Source::new(&file.bytes);
+            let window = LineWindow::new(&source, start_line, max_lines);
+            Ok(WindowText {
+                lines: window
+                    .lines
+                    .clone()
+                    .zip(source.lines_from(window.lines.start))
+                    .map(|(_, line)| line.into_owned())
+                    .collect(),
+                window,
+                byte_length: file.bytes.len(),
+                mtime_ms: file.mtime_ms,
+                valid_utf8: source.is_valid_utf8(),
+                ends_without_newline: ends_without_newline(&source),
+                display_path: file.display_path,
+            })
+        }
+        Err(e) if e.code == ErrorCode::SizeLimitExceeded => {
+            let scanned = guard.read_lines(
+                path,
+                LineQuery {
+                    first: start_line as u64,
+                    count: max_lines as u64,
+                    // Whole lines, as these tools return them; the cap bounds the window.
+                    keep_per_line: usize::try_from(guard.max_file_bytes()).unwrap_or(usize::MAX),
+                    long_line_bytes: u64::MAX,
+                },
+            )?;
+            let total = usize::try_from(scanned.total_lines).unwrap_or(usize::MAX);
+            let first = start_line.saturating_sub(1).min(total);
+            let returned = usize::try_from(scanned.returned).unwrap_or(0);
+            let lines: Vec<String> = scanned
+                .text
+                .split(|&b| b == b'\n')
+                .take(returned)
+                .map(|line| String::from_utf8_lossy(line).into_owned())
+                .collect();
+            Ok(WindowText {
+                lines,
+                window: LineWindow {
+                    lines: first..first + returned,
+                    total,
+                },
+                byte_length: usize::try_from(scanned.info.size).unwrap_or(usize::MAX),
+                mtime_ms: scanned.info.mtime_ms,
+                valid_utf8: std::str::from_utf8(&scanned.text).is_ok(),
+                ends_without_newline: scanned.ends_without_newline,
+                display_path: scanned.display_path,
+            })
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// True when the file's last line has no line break: it is returned without one.
 pub(crate) fn ends_without_newline(source: &Source) -> bool {
     !source.bytes().is_empty() && !source.bytes().ends_with(b"\n")
@@ -232,6 +385,50 @@ mod tests {
         assert!(path_argument(&args(r#"{}"#))
             .unwrap_err()
             .contains("missing"));
+    }
+
+    #[test]
+    fn unknown_arguments_are_named_with_what_to_use() {
+        let args = |s: &str| serde_json::from_str::<Map<String, Value>>(s).unwrap();
+        let accepted = ["path", "start_line", "max_lines"];
+        assert_eq!(
+            unknown_arguments(
+                &args(r#"{"path": "a", "max_lines": 3}"#),
+                "read_file",
+                &accepted
+            ),
+            Ok(())
+        );
+        let e = unknown_arguments(
+            &args(r#"{"path": "a", "start_line": 5, "end_line": 6}"#),
+            "read_file",
+            &accepted,
+        )
+        .unwrap_err();
+        assert_eq!(e, "unknown argument end_line: read_file accepts path, start_line, max_lines (end_line is not supported: use max_lines)");
+        let e = unknown_arguments(
+            &args(r#"{"path": "a", "maxLines": 3}"#),
+            "read_file",
+            &accepted,
+        )
+        .unwrap_err();
+        assert!(e.ends_with("(did you mean max_lines?)"), "{e}");
+        let e = unknown_arguments(
+            &args(r#"{"path": "a", "strategy": {"type": "complete"}}"#),
+            "Read",
+            &["path", "start_line", "limit"],
+        )
+        .unwrap_err();
+        assert!(e.contains("Read accepts path, start_line, limit"), "{e}");
+        assert!(e.contains("lisp-read-file tool"), "{e}");
+        let long = "k".repeat(10_000);
+        let e = unknown_arguments(
+            &args(&format!(r#"{{"path": "a", "{long}": 1}}"#)),
+            "Read",
+            &["path"],
+        )
+        .unwrap_err();
+        assert!(e.len() < 300, "{}", e.len());
     }
 
     #[test]

@@ -3,10 +3,11 @@
 //! (`status`, `data`, `text`, `stats`, `context`, and `error` when `status` is `error`),
 //! lines formatted `"%4d | %s\n"`, over the one guard and line window.
 
-use super::compat::{echoed_arguments, integer_argument, path_argument, shown_path, LineWindow};
+use super::compat::{
+    echoed_arguments, integer_argument, path_argument, read_window, shown_path, unknown_arguments,
+};
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
-use crate::source::Source;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
@@ -176,25 +177,26 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
     let fail = |code: &'static str, message: String, path_resolved: Option<String>| {
         error_envelope(arguments, code, message, elapsed_ms(started), path_resolved)
     };
-    let arguments_checked = path_argument(arguments).and_then(|path| {
-        let start_line = integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)?;
-        let limit = integer_argument(arguments, &path, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
-        Ok((path, start_line, limit))
-    });
+    let arguments_checked = unknown_arguments(arguments, NAME, &["path", "start_line", "limit"])
+        .and_then(|()| path_argument(arguments))
+        .and_then(|path| {
+            let start_line = integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)?;
+            let limit = integer_argument(arguments, &path, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
+            Ok((path, start_line, limit))
+        });
     let (path, start_line, limit) = match arguments_checked {
         Ok(checked) => checked,
         Err(message) => return fail("INVALID_PARAM", message, None),
     };
-    let file = match guard.read(&path) {
-        Ok(file) => file,
+    let read = match read_window(guard, &path, start_line, limit) {
+        Ok(read) => read,
         Err(e) => {
             let (code, message) = seed_error(&path, e);
             return fail(code, message, None);
         }
     };
-    let shown = file.display_path.clone();
-    let source = Source::new(&file.bytes);
-    let window = LineWindow::new(&source, start_line, limit);
+    let shown = read.display_path.clone();
+    let window = &read.window;
     let total = window.total;
     // Kept for compatibility (docs/mcp.md): past the end is an error; an empty file accepts start_line 1 only.
     if start_line > total.max(1) {
@@ -209,12 +211,11 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
     }
     let mut content = String::new();
     let mut chars_read = 0;
-    for index in window.lines.clone() {
-        let line = source.line(index);
+    for (index, line) in window.lines.clone().zip(&read.lines) {
         chars_read += line.chars().count() + 1;
         let _ = writeln!(content, "{:4} | {}", index + 1, line);
     }
-    let fallback_encoding = (!source.is_valid_utf8()).then_some("replace");
+    let fallback_encoding = (!read.valid_utf8).then_some("replace");
     let truncated = window.truncated();
     let (first, last) = window.first_and_last();
     let lines_read = window.lines.len();
@@ -260,8 +261,8 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
                 lines_read,
                 chars_read,
                 total_lines: total,
-                file_size_bytes: file.bytes.len(),
-                file_mtime_ms: file.mtime_ms,
+                file_size_bytes: read.byte_length,
+                file_mtime_ms: read.mtime_ms,
                 encoding: if fallback_encoding.is_some() {
                     "utf-8 (replace)"
                 } else {

@@ -3,11 +3,10 @@
 //! error names — over the one guard and line window.
 
 use super::compat::{
-    ends_without_newline, integer_argument, path_argument, shown_path, CompatError, LineWindow,
+    integer_argument, path_argument, read_window, shown_path, unknown_arguments, CompatError,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
-use crate::source::Source;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -63,6 +62,8 @@ pub const OUTPUT_SCHEMA: &str = r#"{
 }"#;
 
 pub const DEFAULT_MAX_LINES: usize = 200;
+/// The arguments of the published schema: any other is refused.
+const ACCEPTED: [&str; 3] = ["path", "start_line", "max_lines"];
 pub const MAX_MAX_LINES: usize = 500;
 
 /// The arguments, checked.
@@ -86,6 +87,7 @@ impl ReadFileRequest {
             path: shown.clone(),
             message,
         };
+        unknown_arguments(arguments, NAME, &ACCEPTED).map_err(invalid)?;
         let path = path_argument(arguments).map_err(invalid)?;
         Ok(ReadFileRequest {
             start_line: integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)
@@ -126,27 +128,27 @@ pub struct ReadFileMeta {
 
 /// Reads the window. A `start_line` past the end is not an error: empty content, as the published definition says (docs/mcp.md#read_file).
 pub fn read_file(guard: &Guard, request: &ReadFileRequest) -> Result<ReadFileOutput, CompatError> {
-    let file = guard.read(&request.path).map_err(seed_error)?;
-    let source = Source::new(&file.bytes);
-    let window = LineWindow::new(&source, request.start_line, request.max_lines);
+    let read = read_window(guard, &request.path, request.start_line, request.max_lines)
+        .map_err(seed_error)?;
+    let window = &read.window;
     let mut content = String::new();
-    for index in window.lines.clone() {
-        content.push_str(&source.line(index));
-        if index + 1 < window.total || !ends_without_newline(&source) {
+    for (index, line) in window.lines.clone().zip(&read.lines) {
+        content.push_str(line);
+        if index + 1 < window.total || !read.ends_without_newline {
             content.push('\n');
         }
     }
     Ok(ReadFileOutput {
-        path: file.display_path.clone(),
+        path: read.display_path.clone(),
         content,
         truncated: window.truncated(),
         next_start_line: window.next_start_line(),
         meta: ReadFileMeta {
-            byte_length: file.bytes.len(),
+            byte_length: read.byte_length,
             line_count: window.total,
             returned_line_count: window.lines.len(),
-            mtime_ms: file.mtime_ms,
-            fallback_encoding: (!source.is_valid_utf8()).then_some("replace"),
+            mtime_ms: read.mtime_ms,
+            fallback_encoding: (!read.valid_utf8).then_some("replace"),
         },
     })
 }
@@ -192,6 +194,9 @@ mod tests {
             r#"{"path": "a", "start_line": "2"}"#,
             r#"{"path": ""}"#,
             r#"{"path": 7}"#,
+            r#"{"path": "a", "start_line": 5, "end_line": 6}"#,
+            r#"{"path": "a", "maxLines": 6}"#,
+            r#"{"path": "a", "strategy": {"type": "complete"}}"#,
         ] {
             let e = ReadFileRequest::from_arguments(&args(bad)).unwrap_err();
             assert_eq!(e.code, "INVALID_ARGUMENT", "{bad}");

@@ -56,6 +56,7 @@ pub(crate) fn render_items<'a>(
         expanded_forms: 0,
         truncated: false,
         next_offset: None,
+        cut_lines: Vec::new(),
     };
     let mut pager = Pager::default();
     // Whether each pattern is still to be matched by some form.

@@ -18,6 +18,7 @@ use crate::source::Source;
 use serde::{Deserialize, Serialize};
 
 pub use lines::MAX_LINE_CHARS;
+pub use raw::{render_window, Paging};
 
 /// Which view was rendered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -107,6 +108,17 @@ pub struct View {
     pub truncated: bool,
     /// The `offset` that continues a truncated view.
     pub next_offset: Option<usize>,
+    /// Lines cut at [`MAX_LINE_CHARS`] characters, with the byte range of their rest.
+    pub cut_lines: Vec<CutLine>,
+}
+
+/// A line a view cut (docs/views.md#long-lines): its 1-based number and the bytes
+/// `start..end` of the file that hold what is not shown (strategy `byteRange` reads them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutLine {
+    pub line: u64,
+    pub start: u64,
+    pub end: u64,
 }
 
 /// Renders the view of a file. `outline` is `Some` for Lisp files.

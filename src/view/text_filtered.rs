@@ -1,8 +1,8 @@
 //! Text-filtered mode (docs/views.md#text-filtered-view): grep with context, in the convention of `grep -n -C`:
 //! matching lines `N: text`, context lines `N- text`, blocks separated by `--`.
 
-use super::lines::{join, number_width, Line};
-use super::{Mode, View, ViewOptions};
+use super::lines::{join, number_width, shown_line, Line};
+use super::{CutLine, Mode, View, ViewOptions};
 use crate::source::Source;
 
 pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
@@ -22,6 +22,7 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
         expanded_forms: 0,
         truncated: false,
         next_offset: None,
+        cut_lines: Vec::new(),
     };
     let mut lines: Vec<Line> = Vec::new();
     let mut shown = 0usize;
@@ -60,14 +61,27 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
             if k == from && separated {
                 lines.push(Line::Plain("--".into()));
             }
-            let text = source.line(k).into_owned();
+            let (start, end) = source.line_span(k);
+            let (text, rest) = shown_line(
+                &source.bytes()[start..end],
+                start as u64,
+                (end - start) as u64,
+                None,
+            );
+            if let Some((start, end)) = rest {
+                view.cut_lines.push(CutLine {
+                    line: k as u64 + 1,
+                    start,
+                    end,
+                });
+            }
             let sep = if k == i || (k > i && is_match(k)) {
                 ':'
             } else {
                 '-'
             };
-            lines.push(Line::Numbered {
-                number: k + 1,
+            lines.push(Line::Shown {
+                number: Some(k + 1),
                 sep,
                 text,
             });

@@ -224,7 +224,7 @@ async def test_lisp_read_file_schemas_follow_spec_section_6(project: Project) ->
         props = tool["inputSchema"]["properties"]
         assert set(props) == {
             "path", "collapsed", "name_pattern", "content_pattern", "offset", "limit",
-            "comments", "context_lines", "line_numbers",
+            "comments", "context_lines", "line_numbers", "strategy", "include_metadata",
         }
         assert tool["inputSchema"]["required"] == ["path"]
         expected = {
@@ -237,6 +237,8 @@ async def test_lisp_read_file_schemas_follow_spec_section_6(project: Project) ->
             "comments": ("string", "none"),
             "context_lines": ("integer", 5),
             "line_numbers": ("boolean", False),
+            "strategy": ("object", {"type": "default"}),
+            "include_metadata": ("boolean", False),
         }
         for name, (kind, default) in expected.items():
             assert props[name]["type"] == kind, name
@@ -254,9 +256,11 @@ async def test_lisp_read_file_schemas_follow_spec_section_6(project: Project) ->
         assert out["properties"]["mode"]["enum"] == ["lisp-collapsed", "raw", "text-filtered"]
         assert set(out["properties"]["meta"]["required"]) == {
             "total_forms", "expanded_forms", "truncated", "next_offset", "total_lines",
-            "byte_length", "mtime_ms", "diagnostics",
+            "byte_length", "mtime_ms", "diagnostics", "applied_strategy",
         }
-        assert "fallback_encoding" in out["properties"]["meta"]["properties"]
+        for name in ("fallback_encoding", "remaining_bytes", "remaining_lines", "cut_lines"):
+            assert name in out["properties"]["meta"]["properties"], name
+        assert "metadata" in out["properties"]
 
 
 async def test_read_file_output_schema_follows_seed_000(project: Project) -> None:
@@ -744,11 +748,24 @@ async def test_size_limit(project: Project) -> None:
     async with connect(project, "--root", str(project.root), "--max-file-bytes", "100", *ALL) as server:
         for tool in ALL_TOOLS:
             await server.ok(tool, {"path": "at-cap.txt"})
-            e = await server.err(tool, {"path": "over-cap.txt"}, "SIZE_LIMIT_EXCEEDED")
-            if tool != "Read":
-                assert e["path"] == "over-cap.txt"
-            await server.err(tool, {"path": "demo.lisp"}, "SIZE_LIMIT_EXCEEDED")
             await server.still_serving(tool, "at-cap.txt")
+        # The whole text of a file over the cap is refused...
+        whole = {"strategy": {"type": "complete"}}
+        e = await server.err("lisp-read-file", {"path": "over-cap.txt", **whole}, "SIZE_LIMIT_EXCEEDED")
+        assert e["path"] == "over-cap.txt"
+        await server.err("lisp-read-file", {"path": "demo.lisp", **whole}, "SIZE_LIMIT_EXCEEDED")
+        # ...while line windows of it are read, by every tool (the cap bounds the window).
+        r = await server.ok("read_file", {"path": "demo.lisp", "start_line": 2, "max_lines": 1})
+        assert r["content"] == "(defpackage #:demo\n" and r["meta"]["line_count"] == 35
+        r = await server.ok("Read", {"path": "demo.lisp", "start_line": 35})
+        assert r["data"]["content"].startswith("  35 | ")
+        # Over the cap, the default strategy gives a raw window of a text file, and the
+        # collapsed view of a Lisp file says which window to ask for.
+        r = await server.ok("lisp-read-file", {"path": "over-cap.txt", "limit": 1})
+        assert r["content"].startswith("x" * 99) and r["meta"]["total_lines"] == 1
+        r = await server.ok("lisp-read-file", {"path": "demo.lisp"})
+        assert '"type":"lineRange","startLine":1' in r["content"], r
+        assert r["meta"]["truncated"] is True
 
 
 async def test_binary_means_a_nul_byte_in_the_first_8_kib(project: Project) -> None:
@@ -768,7 +785,7 @@ async def test_binary_means_a_nul_byte_in_the_first_8_kib(project: Project) -> N
 
 LISP_READ_FILE_BAD_ARGUMENTS = [
     # (arguments, the input schema rejects them too)
-    ({"path": "demo.lisp", "name_pattern": "(unclosed"}, False),
+    ({"path": "demo.lisp", "content_pattern": "(unclosed"}, False),
     ({"path": "demo.lisp", "content_pattern": "[z-a]"}, False),
     ({"path": "demo.lisp", "limit": 0}, True),
     ({"path": "demo.lisp", "limit": "ten"}, True),
@@ -792,11 +809,94 @@ async def test_lisp_read_file_invalid_arguments(project: Project) -> None:
             if isinstance(arguments.get("path"), str):
                 assert e["path"] == arguments["path"]
             await server.still_serving()
-        bad_regex = await server.err("lisp-read-file", {"path": "demo.lisp", "name_pattern": "(unclosed"}, "INVALID_ARGUMENT")
+        # name_pattern is also literal text (docs/views.md): only content_pattern is a strict regex.
+        bad_regex = await server.err("lisp-read-file", {"path": "demo.lisp", "content_pattern": "(unclosed"}, "INVALID_ARGUMENT")
         assert "(unclosed" in bad_regex["message"] and "regex" in bad_regex["message"]
         # No arguments at all.
         await server.err("lisp-read-file", None, "INVALID_ARGUMENT")
         await server.still_serving()
+
+
+async def test_strategies_on_a_small_and_a_large_file(project: Project) -> None:
+    small = "".join(f"line {i}\n" for i in range(1, 11))
+    project.write("small.txt", small)
+    # 3.3 MB, over three times the default cap: 100,000 lines of 33 bytes.
+    project.write("large.log", "".join(f"{i:09d} entry of the large log\n" for i in range(1, 100_001)))
+    async with connect(project, "--root", str(project.root)) as server:
+        call = lambda path, strategy, **more: server.ok(
+            "lisp-read-file", {"path": path, "strategy": strategy, **more})
+        r = await call("small.txt", {"type": "default"})
+        assert r["content"] == small and r["meta"]["applied_strategy"] == {"type": "default"}
+        r = await call("small.txt", {"type": "complete"}, include_metadata=True)
+        assert r["content"] == small and r["meta"]["remaining_bytes"] == 0
+        assert r["metadata"]["size"] == len(small) and len(r["metadata"]["permissions"]) == 9
+        assert r["metadata"]["mtime_ms"] == r["meta"]["mtime_ms"]
+        r = await call("small.txt", {"type": "byteRange", "start": 7, "end": 14})
+        assert r["content"] == "line 2\n" and r["meta"]["remaining_bytes"] == len(small) - 14
+        assert "metadata" not in r
+        r = await call("small.txt", {"type": "lineRange", "startLine": 9})
+        assert r["content"] == "line 9\nline 10\n"
+        assert r["meta"]["applied_strategy"] == {"type": "lineRange", "startLine": 9, "endLine": 10}
+        # The large file: windows anywhere, never a size error.
+        r = await call("large.log", {"type": "lineRange", "startLine": 99_999, "endLine": 100_000})
+        assert r["content"] == "000099999 entry of the large log\n000100000 entry of the large log\n"
+        assert r["meta"]["total_lines"] == 100_000 and r["meta"]["remaining_lines"] == 0
+        r = await call("large.log", {"type": "byteRange", "start": 33 * 50_000, "end": 33 * 50_001})
+        assert r["content"] == "000050001 entry of the large log\n"
+        r = await call("large.log", {"type": "byteRange", "start": 0})
+        assert r["meta"]["applied_strategy"] == {"type": "byteRange", "start": 0, "end": 1_048_576}
+        assert r["meta"]["truncated"] is True
+        assert r["meta"]["remaining_bytes"] == 3_300_000 - 1_048_576
+        r = await server.ok("lisp-read-file", {"path": "large.log", "offset": 99_998})
+        assert r["content"].endswith("000100000 entry of the large log\n")
+        await server.err("lisp-read-file", {"path": "large.log", "strategy": {"type": "complete"}}, "SIZE_LIMIT_EXCEEDED")
+
+
+async def test_invalid_ranges_name_the_valid_range(project: Project) -> None:
+    project.write("ten.txt", "0123456789")
+    async with connect(project, "--root", str(project.root)) as server:
+        for strategy, words in [
+            ({"type": "byteRange", "start": 11}, "the file has 10 bytes: start must be at most 10"),
+            ({"type": "byteRange", "start": 0, "end": 11}, "the file has 10 bytes: end must be at most 10"),
+            ({"type": "byteRange", "start": 5, "end": 4}, "end (4) must be at least its start (5)"),
+            ({"type": "lineRange", "startLine": 2}, "the file has 1 lines: startLine must be at most 1"),
+            ({"type": "lineRange", "startLine": 0}, "startLine must be at least 1"),
+            ({"type": "lineRange", "startLine": 1, "endLine": 2**64 - 1}, "endLine must be at most 1"),
+        ]:
+            e = await server.err("lisp-read-file", {"path": "ten.txt", "strategy": strategy}, "INVALID_ARGUMENT")
+            assert words in e["message"], (strategy, e)
+        for strategy in ({"type": "nope"}, {"type": "byteRange"}, {"type": "byteRange", "start": -1},
+                         {"type": "lineRange", "startLine": 1, "end": 3}, "complete"):
+            await server.err("lisp-read-file", {"path": "ten.txt", "strategy": strategy}, "INVALID_ARGUMENT")
+        await server.still_serving()
+
+
+async def test_long_lines_name_the_byte_range_of_their_rest(project: Project) -> None:
+    project.write("one-line.json", '{"k": "' + "v" * 5000 + '"}')
+    async with connect(project, "--root", str(project.root)) as server:
+        r = await server.ok("lisp-read-file", {"path": "one-line.json"})
+        assert r["meta"]["truncated"] is True
+        assert r["meta"]["cut_lines"] == [{"line": 1, "start": 2000, "end": 5009}]
+        assert r["content"].endswith('…[+3009 chars; the rest is {"type":"byteRange","start":2000,"end":5009}]\n')
+        rest = await server.ok("lisp-read-file", {"path": "one-line.json", "strategy": {"type": "byteRange", "start": 2000, "end": 5009}})
+        assert r["content"][:2000] + rest["content"] == '{"k": "' + "v" * 5000 + '"}'
+
+
+async def test_compat_tools_refuse_unknown_arguments(project: Project) -> None:
+    async with connect(project, "--root", str(project.root), *ALL) as server:
+        e = await server.err("read_file", {"path": "demo.lisp", "start_line": 5, "end_line": 6}, "INVALID_ARGUMENT")
+        assert e["message"] == ("unknown argument end_line: read_file accepts path, start_line, max_lines "
+                                "(end_line is not supported: use max_lines)")
+        e = await server.err("read_file", {"path": "demo.lisp", "maxLines": 3}, "INVALID_ARGUMENT")
+        assert e["message"].endswith("(did you mean max_lines?)")
+        await server.err("read_file", {"path": "demo.lisp", "strategy": {"type": "complete"}}, "INVALID_ARGUMENT")
+        e = await server.err("Read", {"path": "demo.lisp", "end_line": 6}, "INVALID_PARAM")
+        assert e["error"]["message"] == ("unknown argument end_line: Read accepts path, start_line, limit "
+                                         "(end_line is not supported: use limit)")
+        # Their published definitions are unchanged.
+        assert set(server.tools["read_file"]["inputSchema"]["properties"]) == {"path", "start_line", "max_lines"}
+        assert set(server.tools["Read"]["inputSchema"]["properties"]) == {"path", "start_line", "limit"}
+        await server.still_serving("Read", "demo.lisp")
 
 
 async def test_compat_tools_invalid_path_arguments(project: Project) -> None:
@@ -908,7 +1008,7 @@ async def test_client_roots_are_the_allowed_directories(project: Project) -> Non
             assert "in-client-root" in text and "in-working-dir" not in text, result
         view = await server.ok("lisp-read-file", {"path": "a.lisp"})
         assert view["path"] == "a.lisp"
-        assert view["content"] == "1: (defun in-client-root () ...)\n"
+        assert view["content"] == "1: (defun in-client-root () t)\n"
         inside = await server.ok("read_file", {"path": str(client_root / "only-here.txt")})
         assert inside["path"] == "only-here.txt" and inside["content"] == "in-client-root\n"
         for tool in ALL_TOOLS:

@@ -652,3 +652,29 @@ fn collapsed_offset_past_end_says_so() {
         );
     }
 }
+
+/// docs/views.md#collapsed-view: a container of more children than it lists says where
+/// the others start (the outline keeps at most outline::MAX_CHILDREN of them).
+#[test]
+fn a_container_past_its_listed_children_says_where_the_rest_starts() {
+    let n = lisp_read_file::outline::MAX_CHILDREN;
+    let text = format!("(progn\n{})\n", "(defun f ())\n".repeat(n + 2));
+    let source = lisp_read_file::source::Source::new(text.as_bytes());
+    let grammar = Grammar::builtin();
+    let outline = lisp_read_file::outline::outline_bytes(text.as_bytes(), &grammar);
+    let options = lisp_read_file::view::ViewOptions {
+        limit: n + 10,
+        ..Default::default()
+    };
+    let view = lisp_read_file::view::render(&source, Some(&outline), &options);
+    let expected = format!(
+        "[More forms inside, from line {}, are not listed: a container lists at most {n}. Read them with collapsed=false offset={}.]\n",
+        n + 2,
+        n + 1
+    );
+    assert!(
+        view.content.ends_with(&expected),
+        "{}",
+        &view.content[view.content.len() - 300..]
+    );
+}

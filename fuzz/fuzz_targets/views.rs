@@ -81,6 +81,8 @@ fn check(view: &View, total: usize, options: &ViewOptions, lisp: bool) {
     // A continuation means a truncated view; a truncated view without one (a form cut at
     // the limit, the last on the page) says in its note how to read the rest.
     assert!(view.next_offset.is_none() || view.truncated, "next_offset without truncated");
+    // Notes give numbers, never a placeholder (found by this target: `limit=...`).
+    assert!(!c.contains("=..."), "a note with a placeholder: {c:?}");
     if view.truncated && view.next_offset.is_none() {
         assert!(c.contains("offset="), "truncated with no way to go on: {c:?}");
     }

@@ -7,7 +7,7 @@
 
 use super::lines::{join, number_width, Line};
 use super::{Comments, Mode, View, ViewOptions};
-use crate::outline::{Balance, Form, Items, Outline, OutlineItem};
+use crate::outline::{Balance, Form, Items, Outline, OutlineItem, MAX_CHILDREN};
 use crate::scan::{Diagnostic, DiagnosticKind, ItemKind};
 use crate::source::Source;
 use std::ops::ControlFlow;
@@ -19,6 +19,8 @@ pub const SHORT_FORM_CHARS: usize = 100;
 /// Something shown, starting at 0-based source line `line`.
 struct Entry {
     line: usize,
+    /// The 1-based last line of the entry's item in the file.
+    end_line: usize,
     lines: Vec<Line>,
     /// Forms shown verbatim in this entry.
     expanded: usize,
@@ -212,6 +214,8 @@ struct Pager {
 /// line past that, and how many of its entries were cut or hidden.
 struct Oversized {
     line: usize,
+    /// The last line of the forms shown cut (1-based).
+    end_line: usize,
     budget: usize,
     hidden: usize,
     several: bool,
@@ -265,6 +269,7 @@ impl Pager {
         // Larger than a whole page: show it cut.
         let mut o = Oversized {
             line: entry.line,
+            end_line: entry.end_line,
             budget: options.limit,
             hidden: 0,
             several: !self.group.is_empty(),
@@ -316,8 +321,9 @@ impl Pager {
             ));
         } else {
             let it = if o.several { "them" } else { "it" };
+            let lines = o.end_line.saturating_sub(line).max(1);
             note.push_str(&format!(
-                ". Read {it} whole with collapsed=false offset={line} limit=..."
+                ". Read {it} whole with collapsed=false offset={line} limit={lines}"
             ));
         }
         match next {
@@ -331,6 +337,7 @@ impl Pager {
 impl Oversized {
     /// Shows what the budget leaves of `entry`; counts it as hidden when nothing is left.
     fn show(&mut self, entry: Entry, view: &mut View, lines: &mut Vec<Line>) {
+        self.end_line = self.end_line.max(entry.end_line);
         if self.budget == 0 {
             self.hidden += 1;
         } else {
@@ -412,6 +419,7 @@ impl Context<'_> {
                             if comments == Comments::Headers && self.text(item).starts_with(";;;") {
                                 emit(Entry {
                                     line,
+                                    end_line: item.end_line,
                                     lines: vec![Line::numbered(item.start_line, self.text(item))],
                                     expanded: 0,
                                 })?;
@@ -439,6 +447,7 @@ impl Context<'_> {
                 if !lines.is_empty() {
                     emit(Entry {
                         line,
+                        end_line: item.end_line,
                         lines,
                         expanded: 0,
                     })?;
@@ -464,12 +473,14 @@ impl Context<'_> {
                 }
                 emit(Entry {
                     line,
+                    end_line: item.end_line,
                     lines,
                     expanded,
                 })?;
             }
             ItemKind::Shebang => emit(Entry {
                 line,
+                end_line: item.end_line,
                 lines: vec![Line::numbered(item.start_line, self.text(item))],
                 expanded: 0,
             })?,
@@ -481,6 +492,7 @@ impl Context<'_> {
                     .collect();
                 emit(Entry {
                     line,
+                    end_line: item.end_line,
                     lines,
                     expanded: 0,
                 })?;
@@ -609,6 +621,12 @@ impl Context<'_> {
         if let Some(Line::Numbered { text, .. }) = lines.last_mut() {
             let at = text.len().saturating_sub(tail);
             text.insert(at, ')');
+        }
+        if let Some(cut) = form.children_cut_at {
+            lines.push(Line::Note(format!(
+                "[More forms inside, from line {cut}, are not listed: a container lists at most {MAX_CHILDREN}. Read them with collapsed=false offset={}.]",
+                cut - 1
+            )));
         }
         (lines, tail)
     }

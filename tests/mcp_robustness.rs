@@ -603,6 +603,63 @@ fn the_id_of_a_cancelled_request_is_not_reused() {
     );
 }
 
+/// Past the 32 unanswered requests the server admits, it still reads (holding up to
+/// 1 MiB of requests): cancellations and a ping are seen at once, and closing stdin
+/// ends it at once. An outside test saw the ping unanswered for 4 s and the exit take
+/// 11 s with 40 slow calls in flight, the cancels stuck behind them.
+#[test]
+fn more_requests_than_slots_leave_cancellations_and_the_end_of_input_seen() {
+    let _heavy = heavy();
+    let mut server = start_slow();
+    let started = Instant::now();
+    send_slow_call(&mut server, 1);
+    let answer = server.response(1);
+    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
+    let one_call = started.elapsed();
+    for id in 100..140 {
+        send_slow_call(&mut server, id);
+    }
+    for id in 100..140 {
+        server.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "test"}}),
+        );
+    }
+    let sent = Instant::now();
+    server.send(&json!({"jsonrpc": "2.0", "id": 200, "method": "ping"}));
+    let first = server.next_message();
+    assert_eq!(
+        first["id"],
+        200,
+        "a cancelled call was answered: {}",
+        short(&first)
+    );
+    let waited = sent.elapsed();
+    assert!(
+        waited < one_call,
+        "ping waited {waited:?} behind 40 cancelled calls; one call takes {one_call:?}"
+    );
+    // Again with calls that are not cancelled: closing stdin ends the server at once.
+    for id in 300..340 {
+        send_slow_call(&mut server, id);
+    }
+    std::thread::sleep(one_call / 10);
+    let closed = Instant::now();
+    drop(server.stdin.take());
+    while server.child.try_wait().unwrap().is_none() && closed.elapsed() < TIMEOUT {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let exit = closed.elapsed();
+    let rest = server.finish();
+    assert!(
+        exit < one_call / 2,
+        "exit took {exit:?} with 40 calls in flight; one call takes {one_call:?}"
+    );
+    assert!(rest
+        .iter()
+        .all(|m| !(100..140).contains(&m["id"].as_u64().unwrap_or(0))));
+}
+
 #[test]
 fn a_request_id_already_in_flight_gets_an_error_and_the_first_its_answer() {
     let _heavy = heavy();

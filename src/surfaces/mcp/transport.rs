@@ -7,9 +7,11 @@
 //! being held in memory, so a flood cannot grow the process.
 //!
 //! Backpressure: each request holds one of [`MAX_IN_FLIGHT`] slots from the moment it is
-//! read until its answer is written (or it is cancelled); no new line is read while all
-//! slots are taken. A client that sends requests and never reads stdout thus stops the
-//! server reading, instead of making it hold every answer in memory.
+//! admitted until its answer is written (or it is cancelled). While all slots are taken,
+//! requests read are held (at most [`MAX_HELD_BYTES`]), so that cancellations and the
+//! end of input are still seen; past that no new line is read. A client that sends
+//! requests and never reads stdout thus stops the server reading, instead of making it
+//! hold every answer in memory.
 //!
 //! Two checks rmcp does not make: a request whose id is already in flight gets -32600
 //! ("duplicate request id") instead of one of the two answers being lost, and a
@@ -50,6 +52,12 @@ type Cancelled = Arc<SyncMutex<VecDeque<RequestId>>>;
 /// How many cancelled ids are remembered.
 pub const MAX_CANCELLED_IDS: usize = 1024;
 
+/// Requests read while every slot is taken are held, up to this many bytes, so that the
+/// reading goes on: cancellations and the end of input are seen at once even when the
+/// client keeps more than [`MAX_IN_FLIGHT`] requests unanswered. Past it nothing more is
+/// read until a slot frees.
+pub const MAX_HELD_BYTES: usize = 1 << 20;
+
 enum LineRead {
     Line,
     Oversized,
@@ -67,6 +75,9 @@ pub struct LineTransport<R, W> {
     slot: Option<OwnedSemaphorePermit>,
     in_flight: InFlight,
     cancelled: Cancelled,
+    /// Requests read while every slot was taken, in order, with their line lengths.
+    held: VecDeque<(Value, usize)>,
+    held_bytes: usize,
     /// Told when stdin ends, so that the server can stop without waiting for computations.
     input_ended: Arc<Notify>,
 }
@@ -102,6 +113,8 @@ where
             slot: None,
             in_flight: InFlight::default(),
             cancelled: Cancelled::default(),
+            held: VecDeque::new(),
+            held_bytes: 0,
             input_ended: Arc::new(Notify::new()),
         }
     }
@@ -160,6 +173,30 @@ where
             }
             drop(slot);
         });
+    }
+
+    /// A cancellation of a request still held: it is dropped, never answered, and its id
+    /// stays taken as a cancelled one's.
+    fn drop_held_if_cancelled(&mut self, value: &Value) {
+        if value.get("method").and_then(Value::as_str) != Some("notifications/cancelled") {
+            return;
+        }
+        let Some(id) = value.pointer("/params/requestId") else {
+            return;
+        };
+        let Some(k) = self.held.iter().position(|(v, _)| v.get("id") == Some(id)) else {
+            return;
+        };
+        if let Some((_, bytes)) = self.held.remove(k) {
+            self.held_bytes -= bytes;
+        }
+        if let Ok(id) = serde_json::from_value::<RequestId>(id.clone()) {
+            let mut cancelled = lock(&self.cancelled);
+            if cancelled.len() == MAX_CANCELLED_IDS {
+                cancelled.pop_front();
+            }
+            cancelled.push_back(id);
+        }
     }
 
     /// Takes the line's slot for a request; `false` when its id is already in flight or
@@ -318,8 +355,22 @@ where
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             if self.slot.is_none() {
-                // Waits here, reading nothing, while every slot is taken.
+                self.slot = self.slots.clone().try_acquire_owned().ok();
+            }
+            // A request held while every slot was taken goes first once one frees.
+            if self.slot.is_some() {
+                if let Some((value, bytes)) = self.held.pop_front() {
+                    self.held_bytes -= bytes;
+                    if let Some(message) = self.admit(value) {
+                        return Some(message);
+                    }
+                    continue;
+                }
+            }
+            if self.slot.is_none() && self.held_bytes >= MAX_HELD_BYTES {
+                // Every slot taken and the read-ahead full: read nothing until one frees.
                 self.slot = Some(self.slots.clone().acquire_owned().await.ok()?);
+                continue;
             }
             match self.read_line().await {
                 Ok(LineRead::Line) => {}
@@ -350,6 +401,13 @@ where
             }
             match serde_json::from_slice::<Value>(text) {
                 Ok(value) => {
+                    let is_request = value.get("method").is_some() && value.get("id").is_some();
+                    if is_request && self.slot.is_none() {
+                        self.held_bytes += text.len();
+                        self.held.push_back((value, text.len()));
+                        continue;
+                    }
+                    self.drop_held_if_cancelled(&value);
                     if let Some(message) = self.admit(value) {
                         return Some(message);
                     }

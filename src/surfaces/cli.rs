@@ -81,6 +81,14 @@ struct ReadArgs {
     /// Top-level comments in the collapsed view.
     #[arg(long, value_enum, default_value_t = CommentsArg::None)]
     comments: CommentsArg,
+    /// Collapsed view: show only the forms with these operators (comma-separated,
+    /// case-insensitive, package prefix ignored), e.g. `--kinds defun,defmacro`.
+    #[arg(long, value_name = "OPS", value_delimiter = ',')]
+    kinds: Option<Vec<String>>,
+    /// Collapsed view: hide the forms `#+`/`#-` exclude under these features
+    /// (comma-separated), e.g. `--features sbcl,x86-64,unix`.
+    #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
+    features: Option<Vec<String>>,
     /// Lines of context around each match when grepping a text file.
     #[arg(long = "context", value_name = "N", default_value_t = DEFAULT_CONTEXT_LINES)]
     context_lines: usize,
@@ -302,6 +310,8 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         offset: args.offset,
         limit: args.limit,
         comments: args.comments.into(),
+        kinds: args.kinds.clone(),
+        features: args.features.clone(),
         context_lines: args.context_lines,
         line_numbers: args.line_numbers,
         strategy: match (args.bytes, args.lines, args.strategy) {

@@ -41,6 +41,8 @@ a window of lines. Nothing is ever evaluated, and broken files still give a view
 lisp-read-file src/package.lisp                  collapsed view\n  \
 lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-...\n  \
 lisp-read-file -c 'handler-case' src/io.lisp     expand forms that mention handler-case\n  \
+lisp-read-file --kinds defmethod src/shapes.lisp only the methods\n  \
+lisp-read-file --features sbcl,unix src/os.lisp  hide forms #+/#- exclude on SBCL/Unix\n  \
 lisp-read-file --raw --offset 100 --limit 50 src/io.lisp\n  \
 lisp-read-file -c TODO NOTES.md                  grep with 5 lines of context\n  \
 lisp-read-file --lines 100000..100050 big.log    a line window of a file of any size\n  \

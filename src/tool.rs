@@ -46,6 +46,12 @@ pub struct ReadRequest {
     /// Top-level comments in the collapsed view.
     #[serde(default)]
     pub comments: Comments,
+    /// Collapsed view: only the forms with these operators (docs/views.md#kinds-and-features).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kinds: Option<Vec<String>>,
+    /// Collapsed view: hide the forms `#+`/`#-` exclude under these features.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<Vec<String>>,
     /// Context lines around matches in text-filtered mode.
     #[serde(default = "default_context_lines")]
     pub context_lines: usize,
@@ -189,6 +195,8 @@ impl ReadRequest {
             offset: 0,
             limit: DEFAULT_LIMIT,
             comments: Comments::None,
+            kinds: None,
+            features: None,
             context_lines: DEFAULT_CONTEXT_LINES,
             line_numbers: false,
             strategy: Strategy::Default,
@@ -671,6 +679,8 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         offset: request.offset,
         limit: request.limit,
         comments: request.comments,
+        kinds: request.kinds.as_ref().map(view::Kinds::new),
+        features: request.features.as_ref().map(view::FeatureList::new),
         context_lines: request.context_lines,
         line_numbers: request.line_numbers,
         cancel: CancelToken::default(),
@@ -687,6 +697,11 @@ fn check_strategy(request: &ReadRequest, reading: &str) -> Result<(), String> {
     if request.name_pattern.is_some() || request.content_pattern.is_some() {
         return Err(format!(
             "name_pattern and content_pattern apply to the default strategy, not to {name} (reading {reading}); drop them, or the strategy"
+        ));
+    }
+    if request.kinds.is_some() || request.features.is_some() {
+        return Err(format!(
+            "kinds and features apply to the default strategy, not to {name} (reading {reading}); drop them, or the strategy"
         ));
     }
     if request.offset != 0 {

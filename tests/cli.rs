@@ -192,6 +192,37 @@ fn collapsed_view_on_stdout_nothing_on_stderr() {
     assert_eq!(run(&[DEMO]).stdout, r.stdout);
 }
 
+#[test]
+fn kinds_and_features_flags() {
+    let file = "fixtures/views/kinds_features.lisp";
+    let r = run(&[
+        "--kinds",
+        "defclass,DEFMETHOD",
+        "--features",
+        "sbcl,unix",
+        file,
+    ]);
+    assert_eq!(
+        r.ok(),
+        "[features: 2 forms not shown, excluded by #+/#- under (sbcl unix).]
+[kinds: 7 other forms not shown (kinds defclass DEFMETHOD).]
+ 5: (defclass shape () (name))
+11: (defmethod area ((s shape)) ...)
+14: (cl:defmethod describe-shape ((s shape)) ...)
+17: (eval-when (:compile-toplevel :load-toplevel :execute)
+20:   (defmethod area :around ((s shape)) ...))
+"
+    );
+    // Other strategies refuse them.
+    let r = run(&["--kinds", "defun", "--strategy", "complete", file]);
+    assert_eq!(r.code, 1, "{r:#?}");
+    assert!(
+        r.stderr
+            .contains("kinds and features apply to the default strategy"),
+        "{r:#?}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Tool errors: exit 1, `CODE: message` on stderr, nothing on stdout
 

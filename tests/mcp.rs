@@ -283,6 +283,17 @@ async fn lisp_read_file_views_match_the_cli() {
             "raw",
         ),
         (
+            json!({"path": "fixtures/views/kinds_features.lisp", "kinds": ["defun", "cl:defmethod"], "features": ["sbcl", "x86-64", "unix"]}),
+            vec![
+                "--kinds",
+                "defun,cl:defmethod",
+                "--features",
+                "sbcl,x86-64,unix",
+                "fixtures/views/kinds_features.lisp",
+            ],
+            "lisp-collapsed",
+        ),
+        (
             json!({"path": "README.md", "content_pattern": "MCP", "context_lines": 1}),
             vec!["-c", "MCP", "--context", "1", "README.md"],
             "text-filtered",
@@ -311,6 +322,16 @@ async fn lisp_read_file_views_match_the_cli() {
     let value = structured_ok(tool, &result);
     assert_eq!(value["meta"]["expanded_forms"], 1);
     assert!(text_of(&result).contains("22: (defmethod area :around ((s shape))"));
+    let result = call(
+        &client,
+        "lisp-read-file",
+        json!({"path": "fixtures/views/kinds_features.lisp", "kinds": ["defclass"], "features": ["ccl"]}),
+    )
+    .await;
+    structured_ok(tool, &result);
+    assert!(text_of(&result).starts_with(
+        "[features: 1 form not shown, excluded by #+/#- under (ccl).]\n[kinds: 9 other forms not shown (kinds defclass).]\n 5: (defclass shape () (name))\n"
+    ), "{}", text_of(&result));
     client.cancel().await.unwrap();
 }
 

@@ -136,6 +136,39 @@ fn collapsed_demo() {
     assert_eq!(r.meta.total_forms, 9);
 }
 
+/// docs/views.md#kinds-and-features: only the operators asked for, containers with their
+/// matching children; forms `#+`/`#-` exclude hidden; each counted in one note.
+#[test]
+fn kinds_and_features() {
+    let file = "views/kinds_features.lisp";
+    let list = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+    case("kinds__defmethod", file, |r| r.kinds = list(&["defmethod"]));
+    case("kinds__defun_defclass", file, |r| {
+        r.kinds = list(&["defun", "DEFCLASS"])
+    });
+    case("features__sbcl", file, |r| {
+        r.features = list(&["sbcl", "x86-64", "unix"])
+    });
+    case("features__ccl", file, |r| r.features = list(&["ccl"]));
+    let r = case("kinds_features__paged", file, |r| {
+        r.kinds = list(&["cl:defun"]);
+        r.features = list(&["sbcl"]);
+        r.limit = 4;
+    });
+    let next = r.meta.next_offset.expect("a second page");
+    case("kinds_features__paged_next", file, |r| {
+        r.kinds = list(&["cl:defun"]);
+        r.features = list(&["sbcl"]);
+        r.limit = 4;
+        r.offset = next;
+    });
+    let r = case("kinds__with_name_pattern", file, |r| {
+        r.kinds = list(&["defmethod"]);
+        r.name_pattern = pattern("area");
+    });
+    assert_eq!(r.meta.expanded_forms, 3);
+}
+
 /// docs/views.md#collapsed-view: signatures are source text, case kept (a regression test: keyword options
 /// were once lower-cased, `(ASDF:DEFSYSTEM "LOUD" :depends-on ("QUIET"))`).
 #[test]

@@ -41,6 +41,8 @@ a window of lines. Nothing is ever evaluated, and broken files still give a view
 lisp-read-file src/package.lisp                  collapsed view\n  \
 lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-...\n  \
 lisp-read-file -c 'handler-case' src/io.lisp     expand forms that mention handler-case\n  \
+lisp-read-file --kinds defmethod src/shapes.lisp only the methods\n  \
+lisp-read-file --features sbcl,unix src/os.lisp  hide forms #+/#- exclude on SBCL/Unix\n  \
 lisp-read-file --raw --offset 100 --limit 50 src/io.lisp\n  \
 lisp-read-file -c TODO NOTES.md                  grep with 5 lines of context\n  \
 lisp-read-file --lines 100000..100050 big.log    a line window of a file of any size\n  \
@@ -81,6 +83,14 @@ struct ReadArgs {
     /// Top-level comments in the collapsed view.
     #[arg(long, value_enum, default_value_t = CommentsArg::None)]
     comments: CommentsArg,
+    /// Collapsed view: show only the forms with these operators (comma-separated,
+    /// case-insensitive, package prefix ignored), e.g. `--kinds defun,defmacro`.
+    #[arg(long, value_name = "OPS", value_delimiter = ',')]
+    kinds: Option<Vec<String>>,
+    /// Collapsed view: hide the forms `#+`/`#-` exclude under these features
+    /// (comma-separated), e.g. `--features sbcl,x86-64,unix`.
+    #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
+    features: Option<Vec<String>>,
     /// Lines of context around each match when grepping a text file.
     #[arg(long = "context", value_name = "N", default_value_t = DEFAULT_CONTEXT_LINES)]
     context_lines: usize,
@@ -302,6 +312,8 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         offset: args.offset,
         limit: args.limit,
         comments: args.comments.into(),
+        kinds: args.kinds.clone(),
+        features: args.features.clone(),
         context_lines: args.context_lines,
         line_numbers: args.line_numbers,
         strategy: match (args.bytes, args.lines, args.strategy) {

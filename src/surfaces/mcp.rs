@@ -461,6 +461,8 @@ const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
     "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "0-based first line (a cut view's footer names the offset that continues it)."},
     "limit": {"type": "integer", "minimum": 1, "default": 2000, "description": "Maximum lines returned."},
     "comments": {"type": "string", "enum": ["none", "headers", "preceding", "all"], "default": "none", "description": "Top-level comments in the collapsed view: none, section headers (;;; lines), the block above each form, or all."},
+    "kinds": {"type": "array", "items": {"type": "string"}, "description": "Collapsed view: show only the top-level forms (and container children) whose operator is one of these, case-insensitive, package prefix ignored (e.g. [\"defmethod\"]); the others are counted in a note."},
+    "features": {"type": "array", "items": {"type": "string"}, "description": "Collapsed view: the features present (e.g. [\"sbcl\", \"x86-64\", \"unix\"]); forms that #+/#- exclude under them are hidden and counted in a note (undecidable expressions keep the form)."},
     "context_lines": {"type": "integer", "minimum": 0, "default": 5, "description": "Lines of context around matches in the text-filtered (grep) view."},
     "line_numbers": {"type": "boolean", "default": false, "description": "Prefix raw lines with their numbers (N: )."},
     "strategy": {
@@ -820,10 +822,10 @@ mod tests {
                 assert_eq!(&property["default"], value, "{field}");
             }
         }
-        for field in ["name_pattern", "content_pattern"] {
+        for field in ["name_pattern", "content_pattern", "kinds", "features"] {
             assert!(properties.contains_key(field));
         }
-        assert_eq!(properties.len(), defaults.as_object().unwrap().len() + 2);
+        assert_eq!(properties.len(), defaults.as_object().unwrap().len() + 4);
     }
 
     /// Every `required` name is defined in the `properties` of the same schema object,

@@ -5,6 +5,7 @@
 //! Paging works on entries: `offset` skips those that start before it, `limit` stops
 //! before the first entry that does not fit, and the footer names the offset to continue.
 
+use super::filter::{Filter, Hidden};
 use super::lines::{join, number_width, Line};
 use super::{Comments, Mode, View, ViewOptions};
 use crate::outline::{Balance, Form, Items, Outline, OutlineItem, MAX_CHILDREN};
@@ -50,6 +51,7 @@ pub(crate) fn render_items<'a>(
         options,
         diagnostics: items.diagnostics(),
         intact: std::cell::Cell::new(true),
+        filter: Filter::new(options.kinds.as_ref(), options.features.as_ref()),
     };
     let mut view = View {
         mode: Mode::LispCollapsed,
@@ -69,7 +71,28 @@ pub(crate) fn render_items<'a>(
     let mut entries = Entries::default();
     // Matches of each pattern outside the window: before `offset`, after the page.
     let mut outside = [Outside::default(), Outside::default()];
+    // Forms `kinds` and `features` hide in the window (docs/views.md#kinds-and-features).
+    let mut hidden = Hidden::default();
     items.each_item(&mut |item| {
+        let line = item.start_line - 1;
+        let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
+        let (shown, hidden_here) = match item.kind {
+            ItemKind::Form => ctx.filter.top_level(item),
+            _ => (true, Hidden::default()),
+        };
+        let in_window = line >= options.offset && !pager.done;
+        if !shown {
+            if in_window {
+                hidden.add(hidden_here);
+            }
+            // Its comment block goes with it.
+            entries.block = None;
+            return if pager.done && !patterns {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            };
+        }
         let mut matched = [false, false];
         for (k, by_name) in [(0, true), (1, false)] {
             let pattern_given = [&options.name_pattern, &options.content_pattern][k].is_some();
@@ -84,7 +107,9 @@ pub(crate) fn render_items<'a>(
             });
             pager.done = flow.is_break();
         }
-        let line = item.start_line - 1;
+        if in_window && !(pager.done && view.next_offset == Some(line)) {
+            hidden.add(hidden_here);
+        }
         let after = pager.done && view.next_offset.is_some_and(|next| line >= next);
         for k in 0..2 {
             if matched[k] && line < options.offset {
@@ -93,7 +118,6 @@ pub(crate) fn render_items<'a>(
                 outside[k].after.note(item.start_line);
             }
         }
-        let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
         if pager.done && !patterns {
             ControlFlow::Break(())
         } else {
@@ -136,6 +160,7 @@ pub(crate) fn render_items<'a>(
     for (k, name) in ["name_pattern", "content_pattern"].into_iter().enumerate() {
         outside[k].notes(name, &mut lines);
     }
+    hidden_notes(options, hidden, &mut lines);
     let omitted = items.omitted_diagnostics();
     if omitted > 0 {
         lines.push(Line::Note(format!(
@@ -146,6 +171,28 @@ pub(crate) fn render_items<'a>(
     lines.append(&mut pager.lines);
     view.content = join(&lines, number_width(source.line_count()));
     view
+}
+
+/// The notes of the forms `kinds` and `features` hid in the window
+/// (docs/views.md#kinds-and-features).
+fn hidden_notes(options: &ViewOptions, hidden: Hidden, lines: &mut Vec<Line>) {
+    let forms = |n: usize| if n == 1 { "form" } else { "forms" };
+    if let Some(f) = options.features.as_ref().filter(|_| hidden.features > 0) {
+        lines.push(Line::Note(format!(
+            "[features: {} {} not shown, excluded by #+/#- under ({}).]",
+            hidden.features,
+            forms(hidden.features),
+            f.names.join(" ")
+        )));
+    }
+    if let Some(k) = options.kinds.as_ref().filter(|_| hidden.kinds > 0) {
+        lines.push(Line::Note(format!(
+            "[kinds: {} other {} not shown (kinds {}).]",
+            hidden.kinds,
+            forms(hidden.kinds),
+            k.names.join(" ")
+        )));
+    }
 }
 
 /// Forms matching a pattern on one side of the window: how many, and the first's line.
@@ -392,6 +439,8 @@ struct Context<'a> {
     /// Whether the top-level form being rendered has no problem: only then are its short
     /// forms shown whole (the text of a broken form is not Lisp to be trusted).
     intact: std::cell::Cell<bool>,
+    /// Which forms `kinds` and `features` show.
+    filter: Filter<'a>,
 }
 
 impl Context<'_> {
@@ -594,17 +643,23 @@ impl Context<'_> {
         let before = *expanded;
         let mut children: Vec<Line> = Vec::new();
         let mut tail = 0;
+        // Children `kinds` or `features` hide: the container is never shown whole then.
+        let mut filtered = false;
         for child in &form.children {
+            if !self.filter.child_shown(child) {
+                filtered = true;
+                continue;
+            }
             let (lines, child_tail) = self.form_lines_with_tail(child, depth + 1, expanded);
             children.extend(lines);
             tail = child_tail;
         }
         let child_matched = *expanded > before;
-        if !child_matched && self.content_matches(item) {
+        if !child_matched && !filtered && self.content_matches(item) {
             *expanded = before + 1;
             return (self.verbatim(item, depth), 0);
         }
-        if !child_matched {
+        if !child_matched && !filtered {
             if let Some(line) = self.short_form(item, depth) {
                 return (vec![line], 0);
             }
@@ -679,7 +734,7 @@ impl Context<'_> {
                 {
                     return true;
                 }
-                stack.extend(form.children.iter());
+                stack.extend(form.children.iter().filter(|c| self.filter.child_shown(c)));
             }
         }
         false

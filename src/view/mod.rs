@@ -7,6 +7,7 @@
 //! nothing, a cut view).
 
 pub(crate) mod collapsed;
+mod filter;
 mod lines;
 mod raw;
 mod text_filtered;
@@ -17,6 +18,7 @@ pub use crate::pattern::Pattern;
 use crate::source::Source;
 use serde::{Deserialize, Serialize};
 
+pub use filter::{FeatureList, Kinds};
 pub use lines::MAX_LINE_CHARS;
 pub use raw::{render_window, Paging};
 
@@ -70,6 +72,10 @@ pub struct ViewOptions {
     /// Maximum number of lines returned.
     pub limit: usize,
     pub comments: Comments,
+    /// Collapsed view: show only the forms with these operators (docs/views.md#kinds-and-features).
+    pub kinds: Option<Kinds>,
+    /// Collapsed view: hide the forms `#+`/`#-` exclude under these features.
+    pub features: Option<FeatureList>,
     /// Context lines around each match in text-filtered mode.
     pub context_lines: usize,
     /// Number lines in raw mode.
@@ -88,6 +94,8 @@ impl Default for ViewOptions {
             offset: 0,
             limit: 2000,
             comments: Comments::None,
+            kinds: None,
+            features: None,
             context_lines: 5,
             line_numbers: false,
             cancel: CancelToken::default(),
@@ -149,6 +157,11 @@ fn raw_lisp(source: &Source, options: &ViewOptions) -> View {
     if options.name_pattern.is_some() || options.content_pattern.is_some() {
         view.content
             .push_str("[name_pattern and content_pattern apply to the collapsed view; collapsed=false shows raw lines.]\n");
+    }
+    if options.kinds.is_some() || options.features.is_some() {
+        view.content.push_str(
+            "[kinds and features apply to the collapsed view; collapsed=false shows raw lines.]\n",
+        );
     }
     view
 }

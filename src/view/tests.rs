@@ -274,3 +274,95 @@ fn an_unclosed_form_never_shows_a_closing_parenthesis_of_its_own() {
         "1: (defun ok () t)\n2: (defun h () ...)\n[Unclosed form at line 2; it runs to the end of the file.]\n"
     );
 }
+
+const KINDS_FEATURES: &str = include_str!("../../fixtures/views/kinds_features.lisp");
+
+#[test]
+fn kinds_show_only_those_operators_with_matching_container_children() {
+    let v = view_of(KINDS_FEATURES, true, |r| {
+        r.kinds = Some(vec!["DEFMETHOD".into()]);
+    });
+    assert!(
+        v.content
+            .starts_with("[kinds: 9 other forms not shown (kinds DEFMETHOD).]\n"),
+        "{}",
+        v.content
+    );
+    // `cl:defmethod` is a defmethod; the container shows its matching child only.
+    assert!(
+        v.content.contains("14: (cl:defmethod describe-shape"),
+        "{}",
+        v.content
+    );
+    assert!(v.content.contains("17: (eval-when (:compile-toplevel :load-toplevel :execute)\n20:   (defmethod area :around ((s shape)) ...))\n"), "{}", v.content);
+    assert!(
+        !v.content.contains("defun") && !v.content.contains("defvar"),
+        "{}",
+        v.content
+    );
+    // name_pattern expands only forms shown.
+    let v = view_of(KINDS_FEATURES, true, |r| {
+        r.kinds = Some(vec!["defclass".into()]);
+        r.name_pattern = Some("helper".into());
+    });
+    assert_eq!(v.expanded_forms, 0, "{}", v.content);
+    assert!(
+        v.content.contains("[No definition matched name_pattern"),
+        "{}",
+        v.content
+    );
+}
+
+#[test]
+fn features_hide_forms_read_conditionals_exclude() {
+    let v = view_of(KINDS_FEATURES, true, |r| {
+        r.features = Some(vec!["sbcl".into(), "x86-64".into(), "unix".into()]);
+    });
+    assert!(
+        v.content.starts_with(
+            "[features: 2 forms not shown, excluded by #+/#- under (sbcl x86-64 unix).]\n"
+        ),
+        "{}",
+        v.content
+    );
+    assert!(v.content.contains("#+sbcl (defun sbcl-only"));
+    assert!(
+        !v.content.contains("not-sbcl")
+            && !v.content.contains("ccl-or-ecl")
+            && !v.content.contains("#+(or")
+    );
+    // Undecidable: shown.
+    assert!(v
+        .content
+        .contains("#+#.(cl:if t '(and) '(or)) (defun read-time-feature"));
+    // Without features nothing is hidden.
+    let v = view_of(KINDS_FEATURES, true, |_| {});
+    assert!(!v.content.contains("[features") && v.content.contains("not-sbcl"));
+}
+
+#[test]
+fn hidden_forms_take_no_lines_of_a_page() {
+    let edit = |r: &mut ReadRequest| {
+        r.kinds = Some(vec!["defun".into()]);
+        r.features = Some(vec!["sbcl".into()]);
+        r.limit = 4;
+    };
+    let v = view_of(KINDS_FEATURES, true, edit);
+    assert_eq!(v.next_offset, Some(35), "{}", v.content);
+    assert_eq!(v.content.lines().filter(|l| !l.starts_with('[')).count(), 4);
+    let v = view_of(KINDS_FEATURES, true, |r| {
+        edit(r);
+        r.offset = 35;
+    });
+    assert_eq!(v.next_offset, None);
+    assert!(
+        v.content.contains("36: #+#.") && v.content.contains("40: (DEFUN shout"),
+        "{}",
+        v.content
+    );
+    assert!(
+        !v.content.contains("[kinds") && !v.content.contains("[features"),
+        "{}",
+        v.content
+    );
+}

@@ -689,6 +689,12 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
 
 /// The strategy's own bounds, and the parameters that only the default strategy takes.
 fn check_strategy(request: &ReadRequest, reading: &str) -> Result<(), String> {
+    let no_kind = |kinds: &Vec<String>| kinds.iter().all(|k| k.trim().is_empty());
+    if request.kinds.as_ref().is_some_and(no_kind) {
+        return Err(format!(
+            "kinds is empty (reading {reading}): give at least one operator, e.g. [\"defun\"], or leave kinds out"
+        ));
+    }
     let strategy = request.strategy;
     if strategy == Strategy::Default {
         return Ok(());

@@ -221,6 +221,10 @@ fn kinds_and_features_flags() {
             .contains("kinds and features apply to the default strategy"),
         "{r:#?}"
     );
+    // An empty list would hide everything: refused.
+    let r = run(&["--kinds", "", file]);
+    assert_eq!(r.code, 1, "{r:#?}");
+    assert!(r.stderr.contains("kinds is empty"), "{r:#?}");
 }
 
 // ---------------------------------------------------------------------------------------

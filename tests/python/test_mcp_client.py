@@ -218,13 +218,14 @@ async def test_read_definition_is_seed_001_verbatim(project: Project) -> None:
         assert tool["inputSchema"] == SEED_001_DEFINITION["parameters"]
 
 
-async def test_lisp_read_file_schemas_follow_spec_section_6(project: Project) -> None:
+async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project) -> None:
     async with connect(project, "--root", str(project.root)) as server:
         tool = server.tools["lisp-read-file"]
         props = tool["inputSchema"]["properties"]
         assert set(props) == {
             "path", "collapsed", "name_pattern", "content_pattern", "offset", "limit",
             "comments", "context_lines", "line_numbers", "strategy", "include_metadata",
+            "kinds", "features",
         }
         assert tool["inputSchema"]["required"] == ["path"]
         expected = {
@@ -239,6 +240,8 @@ async def test_lisp_read_file_schemas_follow_spec_section_6(project: Project) ->
             "line_numbers": ("boolean", False),
             "strategy": ("object", {"type": "default"}),
             "include_metadata": ("boolean", False),
+            "kinds": ("array", None),
+            "features": ("array", None),
         }
         for name, (kind, default) in expected.items():
             assert props[name]["type"] == kind, name

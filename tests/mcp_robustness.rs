@@ -467,6 +467,15 @@ fn send_slow_call(server: &mut RawServer, id: u64) {
                    "arguments": {"path": "big.lisp", "name_pattern": "^no-such-definition$"}}}));
 }
 
+/// How long one slow call takes here (id 1), to compare other waits with.
+fn time_one_slow_call(server: &mut RawServer) -> Duration {
+    let started = Instant::now();
+    send_slow_call(server, 1);
+    let answer = server.response(1);
+    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
+    started.elapsed()
+}
+
 #[test]
 fn slow_calls_leave_ping_answered_and_a_cancelled_call_unanswered() {
     let _heavy = heavy();
@@ -508,11 +517,7 @@ fn closing_stdin_while_calls_compute_ends_the_process_at_once() {
     let _heavy = heavy();
     // How long one slow call takes here, to compare the exit with.
     let mut server = start_slow();
-    let started = Instant::now();
-    send_slow_call(&mut server, 1);
-    let answer = server.response(1);
-    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
-    let one_call = started.elapsed();
+    let one_call = time_one_slow_call(&mut server);
     for id in [2, 3] {
         send_slow_call(&mut server, id);
     }
@@ -538,11 +543,7 @@ fn closing_stdin_while_calls_compute_ends_the_process_at_once() {
 fn cancelled_calls_stop_computing_and_free_their_threads() {
     let _heavy = heavy();
     let mut server = start_slow();
-    let started = Instant::now();
-    send_slow_call(&mut server, 1);
-    let answer = server.response(1);
-    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
-    let one_call = started.elapsed();
+    let one_call = time_one_slow_call(&mut server);
     for id in 2..=5 {
         send_slow_call(&mut server, id);
     }
@@ -611,11 +612,7 @@ fn the_id_of_a_cancelled_request_is_not_reused() {
 fn more_requests_than_slots_leave_cancellations_and_the_end_of_input_seen() {
     let _heavy = heavy();
     let mut server = start_slow();
-    let started = Instant::now();
-    send_slow_call(&mut server, 1);
-    let answer = server.response(1);
-    assert_eq!(answer["result"]["isError"], false, "{}", short(&answer));
-    let one_call = started.elapsed();
+    let one_call = time_one_slow_call(&mut server);
     for id in 100..140 {
         send_slow_call(&mut server, id);
     }

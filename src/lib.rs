@@ -11,6 +11,9 @@
 //! * [`scan`]: the tolerant, lossless S-expression scanner: bytes → top-level items.
 //! * [`grammar`]: the definer table (`grammar/definers.lisp`), read with `lexpr`.
 //! * [`outline`]: classifies each form with the definer table.
+//! * [`features`]: `#+`/`#-` feature expressions decided against a feature list.
+//! * [`view`]: the collapsed, raw and grep views; [`tool`]: the tool's request, result and
+//!   reading strategies; [`surfaces`]: the CLI and the MCP server.
 
 pub mod cancel;
 pub mod error;

@@ -17,10 +17,7 @@ use crate::source::Source;
 use crate::view::{self, Comments, CutLine, Mode, Paging, Pattern, ViewOptions, MAX_LINE_CHARS};
 use serde::{Deserialize, Serialize};
 
-/// Default `limit`: lines of any view.
-pub const DEFAULT_LIMIT: usize = 2000;
-/// Default `context_lines` of the text-filtered view.
-pub const DEFAULT_CONTEXT_LINES: usize = 5;
+pub use crate::view::{DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
 
 /// The parameters of the `lisp-read-file` tool (docs/tool.md).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

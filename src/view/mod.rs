@@ -58,6 +58,12 @@ pub enum Comments {
     All,
 }
 
+/// Default `limit`: lines a view returns (the one definition; the tool, the CLI and the
+/// MCP schema's `default`, checked by a test, use it).
+pub const DEFAULT_LIMIT: usize = 2000;
+/// Default `context_lines` of the text-filtered view.
+pub const DEFAULT_CONTEXT_LINES: usize = 5;
+
 /// What to render.
 #[derive(Clone, Debug)]
 pub struct ViewOptions {
@@ -92,11 +98,11 @@ impl Default for ViewOptions {
             name_pattern: None,
             content_pattern: None,
             offset: 0,
-            limit: 2000,
+            limit: DEFAULT_LIMIT,
             comments: Comments::None,
             kinds: None,
             features: None,
-            context_lines: 5,
+            context_lines: DEFAULT_CONTEXT_LINES,
             line_numbers: false,
             cancel: CancelToken::default(),
         }

@@ -1,0 +1,341 @@
+//! Folding source text for one line: whitespace and comments folded to one space,
+//! capped lengths, invalid UTF-8 decoded, abbreviations that stay balanced Lisp.
+
+use super::*;
+
+/// Source text of `[start, end)` on one line: whitespace runs become one space, comments
+/// are dropped, strings, characters and `|escapes|` are kept as written.
+pub fn fold(b: &[u8], start: usize, end: usize) -> String {
+    fold_capped(b, start, end, usize::MAX)
+}
+
+/// The start of [`fold`]'s text, enough to abbreviate it to `max_chars` or to tell it is
+/// longer: a part that is shown only when short (a value, an option) is often a long
+/// form, and folding all of it to throw it away was most of the cost of some signatures.
+pub(super) fn fold_short(b: &[u8], start: usize, end: usize, max_chars: usize) -> String {
+    fold_capped(b, start, end, short_cap(max_chars))
+}
+
+/// [`fold`], stopping after more than `cap` bytes of text (see [`fold_bytes`]).
+pub(super) fn fold_capped(b: &[u8], start: usize, end: usize, cap: usize) -> String {
+    let span = &b[start.min(end).min(b.len())..end.min(b.len())];
+    if folds_to_itself(span) {
+        return lossy(span).into_owned();
+    }
+    let mut out = String::with_capacity(end.saturating_sub(start).min(256));
+    fold_into_capped(&mut out, b, start, end, cap);
+    out
+}
+
+/// Bytes of fold output that hold more than `max_chars + 1` characters (4 bytes at most
+/// each): then the text is longer than `max_chars` even after `trim_end` (a chunk ends in
+/// at most one blank, `\ `), and its first `max_chars` characters are those of the fold.
+pub(super) fn short_cap(max_chars: usize) -> usize {
+    4 * (max_chars + 2)
+}
+
+/// [`fold`], borrowing the text of a plain token (the common case) from the file.
+pub(super) fn fold_cow(b: &[u8], start: usize, end: usize) -> Cow<'_, str> {
+    let span = &b[start.min(end).min(b.len())..end.min(b.len())];
+    if folds_to_itself(span) {
+        return lossy(span);
+    }
+    Cow::Owned(fold(b, start, end))
+}
+
+/// Whether [`fold`] leaves `span` as it is: it changes only whitespace (folded, or turned
+/// into spaces inside strings) and comments (dropped), and a comment needs `;` or `#|`.
+/// So a span without whitespace, `;` and `|` is its own text: a token (`defun`,
+/// `sb-impl::x`, `#:foo`) or a string without blanks, the common names.
+#[inline]
+pub(super) fn folds_to_itself(span: &[u8]) -> bool {
+    !span.iter().any(|&c| FOLD_CHANGES[c as usize])
+}
+
+/// The bytes [`folds_to_itself`] looks for: a table, since every name goes through it.
+pub(super) static FOLD_CHANGES: [bool; 256] = {
+    let classes = crate::scan::class_table();
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = matches!(
+            classes[c],
+            ByteClass::Whitespace | ByteClass::Semicolon | ByteClass::Bar
+        );
+        c += 1;
+    }
+    t
+};
+
+/// `String::from_utf8_lossy`, with the checks for ASCII and for valid UTF-8 (nearly every
+/// token) first: for a short token `is_ascii` is a few instructions, `str::from_utf8` a
+/// hundred, the lossy decoder more.
+#[inline]
+pub(super) fn lossy(bytes: &[u8]) -> Cow<'_, str> {
+    if bytes.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8.
+        return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(bytes) });
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// [`fold`], appended to `out`.
+pub(super) fn fold_into(out: &mut String, b: &[u8], start: usize, end: usize) {
+    fold_into_capped(out, b, start, end, usize::MAX);
+}
+
+/// [`fold_into`], stopping after more than `cap` bytes (see [`fold_bytes`]).
+pub(super) fn fold_into_capped(out: &mut String, b: &[u8], start: usize, end: usize, cap: usize) {
+    let mut bytes = std::mem::take(out).into_bytes();
+    let from = bytes.len();
+    fold_bytes(&mut bytes, b, start, end, cap);
+    *out = if std::str::from_utf8(&bytes[from..]).is_ok() {
+        // SAFETY: `bytes[..from]` was a `String` and `bytes[from..]` was just checked; two
+        // valid UTF-8 sequences concatenated are valid UTF-8. (Checking only the new part
+        // keeps building a signature from parts linear.)
+        unsafe { String::from_utf8_unchecked(bytes) }
+    } else {
+        // Invalid UTF-8 in the source: this part is decoded with U+FFFD.
+        let part = String::from_utf8_lossy(&bytes[from..]).into_owned();
+        bytes.truncate(from);
+        // SAFETY: `bytes[..from]` was a `String`.
+        let mut text = unsafe { String::from_utf8_unchecked(bytes) };
+        text.push_str(&part);
+        text
+    };
+}
+
+/// [`fold`] abbreviated to `SHORT_PART_CHARS`, appended to `out`.
+pub(super) fn push_short(out: &mut String, b: &[u8], start: usize, end: usize) {
+    let from = out.len();
+    fold_into_capped(out, b, start, end, short_cap(SHORT_PART_CHARS));
+    if out[from..].chars().count() > SHORT_PART_CHARS {
+        let text = abbreviate_balanced(&out[from..], SHORT_PART_CHARS);
+        out.truncate(from);
+        out.push_str(&text);
+    }
+}
+
+/// The bytes of [`fold`], appended to `out`; stops once more than `cap` bytes have been
+/// appended (between two chunks, so what was appended is exactly the start of the fold).
+pub(super) fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, cap: usize) {
+    let b = &b[..end.min(b.len())];
+    let from = out.len();
+    let mut pending_space = false;
+    // Whether the last byte pushed is a real `(` (not the one of `#\(`).
+    let mut last_open = false;
+    // Where the datum after a dispatch prefix starts (`#+#|x|#`): a token starts there.
+    let mut datum_start = start;
+    // Whether the last chunk was a character object: `#\( )` keeps its space.
+    let mut last_character = false;
+    let mut i = start;
+    while i < b.len() && out.len() - from <= cap {
+        let c = b[i];
+        let class_here = byte_class(c);
+        let next = match class_here {
+            ByteClass::Whitespace => {
+                pending_space = true;
+                i += 1;
+                while i < b.len() && byte_class(b[i]) == ByteClass::Whitespace {
+                    i += 1;
+                }
+                continue;
+            }
+            ByteClass::Semicolon => {
+                pending_space = true;
+                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
+                continue;
+            }
+            ByteClass::Hash if i == datum_start || hash_starts_token(b, i) => {
+                match hash_start(b, i) {
+                    HashStart::BlockComment => {
+                        pending_space = true;
+                        i = block_comment_end(b, i).0;
+                        // The reader starts afresh after a comment: `|##|` is two.
+                        datum_start = i;
+                        continue;
+                    }
+                    HashStart::Character => character_end(b, i).0,
+                    HashStart::Other { after, prefix } => {
+                        if prefix {
+                            datum_start = after;
+                        }
+                        after
+                    }
+                }
+            }
+            ByteClass::DoubleQuote => string_end(b, i).0,
+            ByteClass::Bar => multiple_escape_end(b, i).0,
+            ByteClass::Backslash => (i + 2).min(b.len()),
+            // A run of constituents is one chunk: none of them changes the state below
+            // after the first (and none is a line break).
+            ByteClass::Constituent => b[i + 1..]
+                .iter()
+                .position(|&c| byte_class(c) != ByteClass::Constituent)
+                .map_or(b.len(), |k| i + 1 + k),
+            _ => i + 1,
+        };
+        let next = next.min(b.len()).max(i + 1);
+        if (class_here == ByteClass::Close && !last_character)
+            || (last_open && out.last() == Some(&b'('))
+        {
+            pending_space = false;
+        }
+        last_open = class_here == ByteClass::Open;
+        last_character = c == b'#' && hash_start(b, i) == HashStart::Character;
+        if pending_space && out.len() > from {
+            out.push(b' ');
+        }
+        pending_space = false;
+        if matches!(
+            class_here,
+            ByteClass::Constituent | ByteClass::Open | ByteClass::Close | ByteClass::Prefix
+        ) {
+            // No whitespace inside: copied as is.
+            out.extend_from_slice(&b[i..next]);
+        } else {
+            // Inside strings and escapes whitespace is kept, but a signature stays on one
+            // line.
+            out.extend(b[i..next].iter().map(|&c| {
+                if c == b'\n' || c == b'\r' || c == b'\t' {
+                    b' '
+                } else {
+                    c
+                }
+            }));
+        }
+        i = next;
+    }
+}
+
+/// Where a text of Lisp (a signature, folded: no comments) leaves the reader: lists
+/// still open, inside a string or a `|...|` escape, after a `\\` or `#\\`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Balance {
+    pub depth: usize,
+    pub string: bool,
+    pub bar: bool,
+    pub escape: bool,
+}
+
+impl Balance {
+    /// The state after reading `text` from the top level (a `)` too many is ignored).
+    pub fn of(text: &str) -> Balance {
+        let mut s = Balance::default();
+        // Whether the last byte is a `#` that starts a token: the byte after it is a
+        // dispatch character (`#"` starts no string, as in the scanner).
+        let mut dispatch = false;
+        let (mut prev, mut prev2) = (b' ', b' ');
+        // Whether `prev` is the character of a dispatch prefix (`#+`, `#.`): a datum starts
+        // after it.
+        let mut feature = false;
+        // Inside a `;` comment (never in folded text, which drops them).
+        let mut comment = false;
+        for &c in text.as_bytes() {
+            let after_dispatch = std::mem::take(&mut dispatch);
+            if comment {
+                comment = c != b'\n';
+            } else if s.escape {
+                s.escape = false;
+            } else if after_dispatch && c.is_ascii_digit() {
+                // A numeric argument: `#1;` is still a dispatch.
+                dispatch = true;
+            } else if after_dispatch && (c == b'"' || c == b';') {
+                // Not a string, not a comment.
+            } else if c == b'\\' {
+                // In a string, a `|...|`, a token, or a character `#\\x`.
+                s.escape = true;
+            } else if s.string {
+                s.string = c != b'"';
+            } else if s.bar {
+                s.bar = c != b'|';
+            } else {
+                match c {
+                    b'"' => s.string = true,
+                    // Folded text has no `#|` comments: a `|` is an escape, even after
+                    // `#` inside a token (`foo#|x|#bar`).
+                    b'|' => s.bar = true,
+                    b'(' => s.depth += 1,
+                    b')' => s.depth = s.depth.saturating_sub(1),
+                    // A `#` that starts a datum: after a delimiter or a dispatch prefix.
+                    b'#' => {
+                        dispatch = !is_symbol_byte(prev)
+                            || feature
+                            || (prev2 == b',' && matches!(prev, b'@' | b'.'))
+                    }
+                    b';' => comment = true,
+                    _ => {}
+                }
+            }
+            feature = after_dispatch && c != b'\\';
+            prev2 = prev;
+            prev = c;
+        }
+        s
+    }
+
+    /// Whether the text is complete: no list, string or escape left open.
+    pub fn is_closed(&self) -> bool {
+        *self == Balance::default()
+    }
+
+    /// Appends `...` and what closes the text read: the string or escape, then the lists.
+    pub(super) fn close(&self, out: &mut String) {
+        if self.escape {
+            out.push('.');
+        }
+        if self.string {
+            out.push_str("...\"");
+        } else if self.bar {
+            out.push_str("...|");
+        } else if !out.ends_with("...") {
+            out.push_str(if self.depth == 0 { "..." } else { " ..." });
+        }
+        out.extend(std::iter::repeat_n(')', self.depth));
+    }
+}
+
+/// `text` (Lisp text) cut to about `max` characters and closed: `...` where it is cut,
+/// then the string and lists it leaves open, so that the result reads as balanced Lisp
+/// (`(a (b c ...))`, `"abc..."`).
+pub fn abbreviate_balanced(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut = text
+        .char_indices()
+        .nth(max.saturating_sub(3))
+        .map_or(text.len(), |(at, _)| at);
+    let mut out = text[..cut].trim_end().to_string();
+    let mut state = Balance::of(&out);
+    if state.escape {
+        // A `\\` or `#\\` without its character: drop it.
+        out.pop();
+        if out.ends_with('#') {
+            out.pop();
+        }
+        state = Balance::of(&out);
+    }
+    state.close(&mut out);
+    out
+}
+
+/// Closes a text that the file leaves open (an unclosed form): `...` then the closers.
+pub(super) fn close_open(text: &mut String) {
+    let state = Balance::of(text);
+    if !state.is_closed() {
+        state.close(text);
+    }
+}
+
+/// `text` cut to `max` characters, with `...` when cut.
+pub fn abbreviate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(3)).collect();
+    format!("{}...", cut.trim_end())
+}

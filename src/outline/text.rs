@@ -111,7 +111,6 @@ pub(super) fn definition(
     name: Option<&str>,
     scratch: &mut Scratch,
 ) -> FormText {
-    let b = parts.b;
     let mut form = FormText::default();
     if d.whole {
         form.signature = parts.read_whole();
@@ -119,49 +118,88 @@ pub(super) fn definition(
     }
     // (element index, text) of everything shown, sorted by index at the end.
     let mut shown = scratch.shown.pop().unwrap_or_default();
-    let mut skipped = false;
-
-    if let Some(n) = d.name {
-        if let Some(e) = parts.get(n).cloned() {
-            if (d.name_in_list || d.inferred) && e.core_is_list {
-                let text = fold_short(b, e.start, e.end, SHORT_PART_CHARS);
-                let name = name.unwrap_or_default();
-                let part = if text.chars().count() <= SHORT_PART_CHARS {
-                    Shown::Text(text)
-                } else if name.starts_with('(') {
-                    // The list is the name (`(setf foo)`): names are shown whole.
-                    Shown::Name
-                } else {
-                    Shown::Text(format!("({name} ...)"))
-                };
-                shown.push((n, part));
-            } else {
-                shown.push((n, Shown::Name));
-            }
-        }
-    }
+    name_part(parts, d, name, &mut shown);
     let mut body = d.body;
     if d.inferred {
         body = inferred_parts(parts, d.name.unwrap_or(1) + 1, &mut shown);
     }
     if d.qualifiers {
-        let mut i = d.name.unwrap_or(1) + 1;
-        while let Some(e) = parts.get(i).cloned() {
-            shown.push((i, Shown::Fold(e.start, e.end)));
-            if e.core_is_list && !e.quoted {
-                form.specializers = Some(specializers(b, &e));
-                break;
-            }
-            form.qualifiers.push(fold(b, e.start, e.end));
-            i += 1;
-        }
-        body = Some(i + 1);
+        body = Some(method_parts(parts, d, &mut shown, &mut form));
     }
+    list_parts(parts, d, &mut shown);
+    let skipped = slot_parts(parts, d, &mut shown, &mut form) | value_part(parts, d, &mut shown);
+    fixed_parts(parts, d, &mut shown);
+    keyword_parts(parts, d, &mut shown, &mut form);
+    docstring(parts, d, body, &mut form);
+    form.signature = signature(parts, operator, name, &mut shown, skipped);
+    shown.clear();
+    scratch.shown.push(shown);
+    form
+}
+
+/// The defined name: as the name, or the list in its place when short.
+fn name_part(parts: &mut Parts, d: &Definer, name: Option<&str>, shown: &mut Vec<(usize, Shown)>) {
+    let b = parts.b;
+    let Some(n) = d.name else { return };
+    let Some(e) = parts.get(n).cloned() else {
+        return;
+    };
+    if !((d.name_in_list || d.inferred) && e.core_is_list) {
+        shown.push((n, Shown::Name));
+        return;
+    }
+    let text = fold_short(b, e.start, e.end, SHORT_PART_CHARS);
+    let name = name.unwrap_or_default();
+    let part = if text.chars().count() <= SHORT_PART_CHARS {
+        Shown::Text(text)
+    } else if name.starts_with('(') {
+        // The list is the name (`(setf foo)`): names are shown whole.
+        Shown::Name
+    } else {
+        Shown::Text(format!("({name} ...)"))
+    };
+    shown.push((n, part));
+}
+
+/// A method's qualifiers and specialized lambda list; returns where its body starts.
+fn method_parts(
+    parts: &mut Parts,
+    d: &Definer,
+    shown: &mut Vec<(usize, Shown)>,
+    form: &mut FormText,
+) -> usize {
+    let b = parts.b;
+    let mut i = d.name.unwrap_or(1) + 1;
+    while let Some(e) = parts.get(i).cloned() {
+        shown.push((i, Shown::Fold(e.start, e.end)));
+        if e.core_is_list && !e.quoted {
+            form.specializers = Some(specializers(b, &e));
+            break;
+        }
+        form.qualifiers.push(fold(b, e.start, e.end));
+        i += 1;
+    }
+    i + 1
+}
+
+/// The lambda list and the superclasses, folded.
+fn list_parts(parts: &mut Parts, d: &Definer, shown: &mut Vec<(usize, Shown)>) {
     for n in [d.lambda_list, d.superclasses].into_iter().flatten() {
         if let Some(e) = parts.get(n) {
             shown.push((n, Shown::Fold(e.start, e.end)));
         }
     }
+}
+
+/// Slot names (a slot list, or slots from an element on, after an optional docstring);
+/// returns whether a part was left out (that docstring).
+fn slot_parts(
+    parts: &mut Parts,
+    d: &Definer,
+    shown: &mut Vec<(usize, Shown)>,
+    form: &mut FormText,
+) -> bool {
+    let b = parts.b;
     if let Some(n) = d.slots {
         if let Some(e) = parts.get(n).cloned() {
             let names = if e.core_is_list {
@@ -175,6 +213,7 @@ pub(super) fn definition(
             shown.push((n, names));
         }
     }
+    let mut skipped = false;
     if let Some(n) = d.slots_from {
         let mut i = n;
         if parts.first_byte(i) == Some(b'"') {
@@ -187,21 +226,34 @@ pub(super) fn definition(
             i += 1;
         }
     }
-    if let Some(n) = d.value {
-        if let Some(e) = parts.get(n).cloned() {
-            let one_line = !b[e.start..e.end].contains(&b'\n');
-            let text = if one_line {
-                fold_short(b, e.start, e.end, SHORT_PART_CHARS)
-            } else {
-                String::new()
-            };
-            if one_line && text.chars().count() <= SHORT_PART_CHARS {
-                shown.push((n, Shown::Text(text)));
-            } else {
-                skipped = true;
-            }
-        }
+    skipped
+}
+
+/// A variable's or constant's value when it is one short line; returns whether it was
+/// left out.
+fn value_part(parts: &mut Parts, d: &Definer, shown: &mut Vec<(usize, Shown)>) -> bool {
+    let b = parts.b;
+    let Some(n) = d.value else { return false };
+    let Some(e) = parts.get(n).cloned() else {
+        return false;
+    };
+    let one_line = !b[e.start..e.end].contains(&b'\n');
+    let text = if one_line {
+        fold_short(b, e.start, e.end, SHORT_PART_CHARS)
+    } else {
+        String::new()
+    };
+    if one_line && text.chars().count() <= SHORT_PART_CHARS {
+        shown.push((n, Shown::Text(text)));
+        false
+    } else {
+        true
     }
+}
+
+/// The elements the entry always shows, shortened.
+fn fixed_parts(parts: &mut Parts, d: &Definer, shown: &mut Vec<(usize, Shown)>) {
+    let b = parts.b;
     for &n in &d.shown {
         if let Some(e) = parts.get(n).cloned() {
             let text = fold_short(b, e.start, e.end, SHORT_PART_CHARS);
@@ -213,29 +265,45 @@ pub(super) fn definition(
             shown.push((n, Shown::Text(text)));
         }
     }
-    if !d.keywords.is_empty() || d.doc_keyword.is_some() {
-        let first = d.name.unwrap_or(0) + 1;
-        let mut i = first;
-        while let Some(e) = parts.get(i).cloned() {
-            i += 1;
-            // Only a keyword can match (the table's keys all start with `:`): the other
-            // elements, often the whole body, are not folded to find that out.
-            if b[e.start] != b':' {
-                continue;
-            }
-            let written = fold(b, e.start, e.end);
-            let key = written.to_lowercase();
-            if d.keywords.contains(&key) {
-                if let Some(value) = parts.get(i).map(|v| fold_short(b, v.start, v.end, 200)) {
-                    shown.push((i - 1, Shown::Text(written)));
-                    shown.push((i, Shown::Text(abbreviate_balanced(&value, 200))));
-                }
-            }
-            if d.doc_keyword.as_deref() == Some(key.as_str()) {
-                form.doc = parts.get(i).and_then(|v| doc_line(b, v));
+}
+
+/// The keyword arguments the entry shows, and the docstring of its doc keyword.
+fn keyword_parts(
+    parts: &mut Parts,
+    d: &Definer,
+    shown: &mut Vec<(usize, Shown)>,
+    form: &mut FormText,
+) {
+    if d.keywords.is_empty() && d.doc_keyword.is_none() {
+        return;
+    }
+    let b = parts.b;
+    let mut i = d.name.unwrap_or(0) + 1;
+    while let Some(e) = parts.get(i).cloned() {
+        i += 1;
+        // Only a keyword can match (the table's keys all start with `:`): the other
+        // elements, often the whole body, are not folded to find that out.
+        if b[e.start] != b':' {
+            continue;
+        }
+        let written = fold(b, e.start, e.end);
+        let key = written.to_lowercase();
+        if d.keywords.contains(&key) {
+            if let Some(value) = parts.get(i).map(|v| fold_short(b, v.start, v.end, 200)) {
+                shown.push((i - 1, Shown::Text(written)));
+                shown.push((i, Shown::Text(abbreviate_balanced(&value, 200))));
             }
         }
+        if d.doc_keyword.as_deref() == Some(key.as_str()) {
+            form.doc = parts.get(i).and_then(|v| doc_line(b, v));
+        }
     }
+}
+
+/// The docstring: the entry's docstring element, else the body's, else a
+/// `(:documentation ...)` option.
+fn docstring(parts: &mut Parts, d: &Definer, body: Option<usize>, form: &mut FormText) {
+    let b = parts.b;
     if let Some(n) = d.doc {
         if parts.first_byte(n) == Some(b'"') {
             form.doc = parts.get(n).and_then(|e| doc_line(b, e));
@@ -254,6 +322,18 @@ pub(super) fn definition(
             i += 1;
         }
     }
+}
+
+/// The signature from the shown parts in element order: `...` where elements were left
+/// out or follow, and only the closers the file has.
+fn signature(
+    parts: &mut Parts,
+    operator: &str,
+    name: Option<&str>,
+    shown: &mut Vec<(usize, Shown)>,
+    skipped: bool,
+) -> String {
+    let b = parts.b;
     shown.sort_by_key(|(i, _)| *i);
     shown.dedup_by_key(|(i, _)| *i);
     let last_shown = shown.last().map_or(0, |(i, _)| *i);
@@ -261,7 +341,7 @@ pub(super) fn definition(
     let mut signature = String::with_capacity(64);
     signature.push('(');
     signature.push_str(operator);
-    for (_, part) in &shown {
+    for (_, part) in shown.iter() {
         signature.push(' ');
         match part {
             Shown::Name => signature.push_str(name.unwrap_or_default()),
@@ -282,10 +362,7 @@ pub(super) fn definition(
         }
         signature.push(')');
     }
-    form.signature = signature;
-    shown.clear();
-    scratch.shown.push(shown);
-    form
+    signature
 }
 
 /// The parts a generic `def...` form shows after its name, from element `n`: the first

@@ -128,19 +128,37 @@ pub(crate) fn render_items<'a>(
         pager.finish(&mut view, source, options);
     }
     if pager.first.is_none() && options.offset > 0 {
-        let total = source.line_count();
-        pager.lines.push(Line::Note(if options.offset >= total {
-            format!(
-                "[Offset {} is past end of file ({total} lines).]",
-                options.offset
-            )
-        } else {
-            format!(
-                "[No top-level form starts at or after line {} ({total} lines).]",
-                options.offset + 1
-            )
-        }));
+        pager.lines.push(offset_note(source, options.offset));
     }
+    let omitted = items.omitted_diagnostics();
+    let mut lines = head_notes(options, unmatched, &outside, hidden, omitted);
+    lines.append(&mut pager.lines);
+    view.content = join(&lines, number_width(source.line_count()));
+    view
+}
+
+/// The note when no top-level form starts at or after `offset`.
+fn offset_note(source: &Source, offset: usize) -> Line {
+    let total = source.line_count();
+    Line::Note(if offset >= total {
+        format!("[Offset {offset} is past end of file ({total} lines).]")
+    } else {
+        format!(
+            "[No top-level form starts at or after line {} ({total} lines).]",
+            offset + 1
+        )
+    })
+}
+
+/// The notes at the top of the view: patterns that matched nothing, matches outside the
+/// window, forms `kinds` and `features` hid, diagnostics past the cap.
+fn head_notes(
+    options: &ViewOptions,
+    unmatched: [bool; 2],
+    outside: &[Outside; 2],
+    hidden: Hidden,
+    omitted: usize,
+) -> Vec<Line> {
     let mut lines: Vec<Line> = Vec::new();
     for (k, (name, pattern)) in [
         ("name_pattern", &options.name_pattern),
@@ -161,16 +179,13 @@ pub(crate) fn render_items<'a>(
         outside[k].notes(name, &mut lines);
     }
     hidden_notes(options, hidden, &mut lines);
-    let omitted = items.omitted_diagnostics();
     if omitted > 0 {
         lines.push(Line::Note(format!(
             "[{omitted} more problems after the first {} are not listed; fix those and read the file again.]",
             crate::scan::MAX_DIAGNOSTICS
         )));
     }
-    lines.append(&mut pager.lines);
-    view.content = join(&lines, number_width(source.line_count()));
-    view
+    lines
 }
 
 /// The notes of the forms `kinds` and `features` hid in the window

@@ -467,6 +467,24 @@ fn send_slow_call(server: &mut RawServer, id: u64) {
                    "arguments": {"path": "big.lisp", "name_pattern": "^no-such-definition$"}}}));
 }
 
+/// Tells the server the client gave up on request `id`.
+fn send_cancel(server: &mut RawServer, id: u64) {
+    server.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id, "reason": "test"}}),
+    );
+}
+
+/// Closes the server's stdin; how long it then takes to exit.
+fn close_stdin_and_time_exit(server: &mut RawServer) -> Duration {
+    let closed = Instant::now();
+    drop(server.stdin.take());
+    while server.child.try_wait().unwrap().is_none() && closed.elapsed() < TIMEOUT {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    closed.elapsed()
+}
+
 /// How long one slow call takes here (id 1), to compare other waits with.
 fn time_one_slow_call(server: &mut RawServer) -> Duration {
     let started = Instant::now();
@@ -485,10 +503,7 @@ fn slow_calls_leave_ping_answered_and_a_cancelled_call_unanswered() {
     }
     // Let the calls start computing (each takes seconds), so that the ping comes after.
     std::thread::sleep(Duration::from_millis(300));
-    server.send(
-        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": 10, "reason": "test"}}),
-    );
+    send_cancel(&mut server, 10);
     server.send(&json!({"jsonrpc": "2.0", "id": 20, "method": "ping"}));
     // The ping is answered while the three calls still compute.
     let first = server.next_message();
@@ -522,12 +537,7 @@ fn closing_stdin_while_calls_compute_ends_the_process_at_once() {
         send_slow_call(&mut server, id);
     }
     std::thread::sleep(one_call / 10);
-    let closed = Instant::now();
-    drop(server.stdin.take());
-    while server.child.try_wait().unwrap().is_none() && closed.elapsed() < TIMEOUT {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let exit = closed.elapsed();
+    let exit = close_stdin_and_time_exit(&mut server);
     server.finish();
     // Waiting for the computations would take most of one call; exiting takes little.
     assert!(
@@ -549,10 +559,7 @@ fn cancelled_calls_stop_computing_and_free_their_threads() {
     }
     std::thread::sleep(one_call / 10);
     for id in 2..=5 {
-        server.send(
-            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id, "reason": "test"}}),
-        );
+        send_cancel(&mut server, id);
     }
     let sent = Instant::now();
     let small = server.call(6, "lisp-read-file", json!({"path": "small.lisp"}));
@@ -580,10 +587,7 @@ fn the_id_of_a_cancelled_request_is_not_reused() {
         let id = 50 + round;
         send_slow_call(&mut server, id);
         std::thread::sleep(Duration::from_millis(100));
-        server.send(
-            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id, "reason": "test"}}),
-        );
+        send_cancel(&mut server, id);
         server.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": {"name": "lisp-read-file", "arguments": {"path": "small.lisp"}}}));
         let answer = server.response(id);
@@ -617,10 +621,7 @@ fn more_requests_than_slots_leave_cancellations_and_the_end_of_input_seen() {
         send_slow_call(&mut server, id);
     }
     for id in 100..140 {
-        server.send(
-            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id, "reason": "test"}}),
-        );
+        send_cancel(&mut server, id);
     }
     let sent = Instant::now();
     server.send(&json!({"jsonrpc": "2.0", "id": 200, "method": "ping"}));
@@ -641,12 +642,7 @@ fn more_requests_than_slots_leave_cancellations_and_the_end_of_input_seen() {
         send_slow_call(&mut server, id);
     }
     std::thread::sleep(one_call / 10);
-    let closed = Instant::now();
-    drop(server.stdin.take());
-    while server.child.try_wait().unwrap().is_none() && closed.elapsed() < TIMEOUT {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    let exit = closed.elapsed();
+    let exit = close_stdin_and_time_exit(&mut server);
     let rest = server.finish();
     assert!(
         exit < one_call / 2,

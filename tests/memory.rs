@@ -5,6 +5,8 @@
 //! The peak is the child's own maximum resident set size as reported by `wait4`, so
 //! tests running at the same time do not see each other's children.
 
+mod common;
+
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -70,20 +72,9 @@ fn peak_bytes(args: &[&str]) -> usize {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: `pid` is our own child, not reaped yet (the `Child` is never waited on);
-    // `status` and `usage` are valid, writable and live for the call.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4 failed for {args:?}");
-    assert!(
-        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "{args:?} exited with status {status}"
-    );
-    // Linux reports kilobytes.
-    usage.ru_maxrss as usize * 1024
+    let (code, peak) = common::peak::wait_with_peak(child);
+    assert_eq!(code, 0, "{args:?} exited with status {code}");
+    peak
 }
 
 /// Asserts the promise for every view of `path`; `extra`: arguments given to each run.

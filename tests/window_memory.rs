@@ -8,6 +8,8 @@
 //! `tests/memory.rs`); one test in its own file, so that no other test of this process
 //! raises the peak a child starts from.
 
+mod common;
+
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -38,21 +40,10 @@ fn run(args: &[&str]) -> (i32, String, u64) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid; wait4 fills it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: `pid` is our own child, not reaped yet; `status` and `usage` are valid.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid, "wait4 failed for {args:?}");
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
+    let (code, peak) = common::peak::wait_with_peak(child);
     let text = fs::read_to_string(&out).unwrap();
     let _ = fs::remove_file(&out);
-    (code, text, usage.ru_maxrss as u64 * 1024)
+    (code, text, peak as u64)
 }
 
 fn tempfile_path(name: &str) -> PathBuf {

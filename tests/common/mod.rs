@@ -33,3 +33,4 @@ pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
 }
 pub mod mutation;
+pub mod peak;

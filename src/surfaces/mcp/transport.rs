@@ -191,12 +191,17 @@ where
             self.held_bytes -= bytes;
         }
         if let Ok(id) = serde_json::from_value::<RequestId>(id.clone()) {
-            let mut cancelled = lock(&self.cancelled);
-            if cancelled.len() == MAX_CANCELLED_IDS {
-                cancelled.pop_front();
-            }
-            cancelled.push_back(id);
+            self.remember_cancelled(id);
         }
+    }
+
+    /// Keeps a cancelled request's id taken (the last [`MAX_CANCELLED_IDS`]).
+    fn remember_cancelled(&self, id: RequestId) {
+        let mut cancelled = lock(&self.cancelled);
+        if cancelled.len() == MAX_CANCELLED_IDS {
+            cancelled.pop_front();
+        }
+        cancelled.push_back(id);
     }
 
     /// Takes the line's slot for a request; `false` when its id is already in flight or
@@ -258,11 +263,7 @@ where
                     // rmcp writes no answer for a cancelled request: free its slot now,
                     // and keep its id from being answered or reused.
                     if lock(&self.in_flight).remove(&id).is_some() {
-                        let mut cancelled = lock(&self.cancelled);
-                        if cancelled.len() == MAX_CANCELLED_IDS {
-                            cancelled.pop_front();
-                        }
-                        cancelled.push_back(id);
+                        self.remember_cancelled(id);
                     }
                 }
             }

@@ -15,6 +15,9 @@ pub enum ErrorCode {
     AccessDenied,
     BinaryFile,
     SizeLimitExceeded,
+    /// A PDF, DOCX file or notebook that cannot be read: damaged, encrypted, over a
+    /// document limit, or a build without document support (docs/documents.md).
+    UnsupportedDocument,
     /// The caller gave up on the request before its answer was ready (MCP cancellation).
     Cancelled,
     Internal,
@@ -30,6 +33,7 @@ impl ErrorCode {
             ErrorCode::AccessDenied => "ACCESS_DENIED",
             ErrorCode::BinaryFile => "BINARY_FILE",
             ErrorCode::SizeLimitExceeded => "SIZE_LIMIT_EXCEEDED",
+            ErrorCode::UnsupportedDocument => "UNSUPPORTED_DOCUMENT",
             ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::Internal => "INTERNAL",
         }

@@ -7,6 +7,7 @@
 //! ```
 //!
 //! * [`guard`]: the only stage that touches the file system: roots, refusals, bytes.
+//! * [`document`]: the text of PDF, DOCX and notebook files, from bytes the guard read.
 //! * [`source`]: the bytes, where the text starts (after a BOM), the line index.
 //! * [`scan`]: the tolerant, lossless S-expression scanner: bytes → top-level items.
 //! * [`grammar`]: the definer table (`grammar/definers.lisp`), read with `lexpr`.
@@ -16,6 +17,7 @@
 //!   reading strategies; [`surfaces`]: the CLI and the MCP server.
 
 pub mod cancel;
+pub mod document;
 pub mod error;
 pub mod features;
 pub mod grammar;

@@ -3,18 +3,21 @@
 //! server are thin surfaces over [`read`].
 
 pub mod compat;
+mod documents;
 pub mod read_envelope;
 pub mod read_file;
 
 use crate::cancel::CancelToken;
+use crate::document::{DocumentInfo, Format};
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
-use crate::guard::{FileInfo, Guard, LineQuery, LoadedFile};
+use crate::guard::{ByteWindow, FileInfo, Guard, LineQuery, LineWindow, LoadedFile};
 use crate::outline::StreamedOutline;
 use crate::pattern::{quote_prefix, PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
 use crate::scan::Diagnostic;
 use crate::source::Source;
 use crate::view::{self, Comments, CutLine, Mode, Paging, Pattern, ViewOptions, MAX_LINE_CHARS};
+use documents::{read_document, sniffed_document};
 use serde::{Deserialize, Serialize};
 
 pub use crate::view::{DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
@@ -284,6 +287,10 @@ pub struct Meta {
     /// Lines cut at 2,000 characters, with the byte range that holds their rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cut_lines: Vec<CutLine>,
+    /// The file is a document (PDF, DOCX, notebook) and the views show its extracted text
+    /// (docs/documents.md): its format, pages or cells, kernel language.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document: Option<DocumentInfo>,
 }
 
 /// Reads `request.path` through the guard and renders its view.
@@ -306,7 +313,10 @@ pub fn read_cancellable(
 ) -> Result<ReadResult, ToolError> {
     let mut options = view_options(request)?;
     options.cancel = cancel.clone();
-    let mut result = match request.strategy {
+    if let Some(format) = Format::of_path(&request.path) {
+        return read_document(guard, grammar, request, &options, format, None);
+    }
+    let result = match request.strategy {
         Strategy::Default => match guard.read(&request.path) {
             Ok(file) => render_file(file, grammar, &options, None),
             Err(e) if e.code == ErrorCode::SizeLimitExceeded => over_cap(guard, request, &options),
@@ -318,6 +328,12 @@ pub fn read_cancellable(
             start_line,
             end_line,
         } => read_line_range(guard, request, &options, start_line, end_line),
+    };
+    let mut result = match result {
+        Err(e) if e.code == ErrorCode::BinaryFile => {
+            sniffed_document(guard, grammar, request, &options, e)
+        }
+        other => other,
     }?;
     if !request.include_metadata {
         result.metadata = None;
@@ -388,6 +404,7 @@ fn empty_meta(strategy: Strategy) -> Meta {
         remaining_bytes: None,
         remaining_lines: None,
         cut_lines: Vec::new(),
+        document: None,
     }
 }
 
@@ -419,6 +436,11 @@ fn read_byte_range(
     end: Option<u64>,
 ) -> Result<ReadResult, ToolError> {
     let window = guard.read_bytes(path, start, end)?;
+    Ok(byte_range_result(window, end))
+}
+
+/// The result of `byteRange` for the window read.
+fn byte_range_result(window: ByteWindow, end: Option<u64>) -> ReadResult {
     let size = window.info.size;
     let asked_end = end.unwrap_or(size);
     let mut meta = empty_meta(Strategy::ByteRange {
@@ -435,7 +457,7 @@ fn read_byte_range(
     let content = content.into_owned();
     let mut result = window_result(window.display_path, content, size, meta);
     result.metadata = Some(FileMetadata::of(&window.info));
-    Ok(result)
+    result
 }
 
 /// A line of a line window is kept up to this many bytes: enough for the characters the
@@ -461,6 +483,16 @@ fn read_line_range(
         },
         &options.cancel,
     )?;
+    line_range_result(window, options, start_line, end_line)
+}
+
+/// The result of `lineRange` for the window read, or the error of a range past the end.
+fn line_range_result(
+    window: LineWindow,
+    options: &ViewOptions,
+    start_line: u64,
+    end_line: Option<u64>,
+) -> Result<ReadResult, ToolError> {
     let total = window.total_lines;
     let invalid = |message: String| {
         ToolError::new(
@@ -626,6 +658,7 @@ fn render_file(
             remaining_bytes: None,
             remaining_lines,
             cut_lines: view.cut_lines,
+            document: None,
         },
         metadata: file.info.as_ref().map(FileMetadata::of),
     })

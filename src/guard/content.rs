@@ -41,13 +41,19 @@ pub(super) fn check_text(shown: &str, bytes: &[u8]) -> Result<(), ToolError> {
         return Ok(());
     };
     let shown = printable(shown);
+    let lower = shown.to_ascii_lowercase();
+    let next = if lower.ends_with(".pdf") || lower.ends_with(".docx") {
+        "this tool reads text only; the lisp-read-file tool (and the command line) extract \
+         the text of PDF and DOCX documents"
+    } else {
+        "this tool reads text only, use a tool made for binary data"
+    };
     Err(ToolError::new(
         ErrorCode::BinaryFile,
         shown.clone(),
         format!(
             "binary file (NUL byte at offset {at}, and the file is not UTF-8 text with a few \
-             NUL characters): {shown}; this tool reads text only, use a tool made for binary \
-             data"
+             NUL characters): {shown}; {next}"
         ),
     ))
 }

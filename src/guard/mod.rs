@@ -36,10 +36,14 @@ use std::time::UNIX_EPOCH;
 
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use messages::{printable as printable_path, SHOWN_PATH_CHARS};
-pub use window::{ByteWindow, LineQuery, LineWindow, LongLine};
+pub use window::{lines_of, ByteWindow, LineQuery, LineWindow, LongLine};
 
 /// Default size cap: one constant shared by code and tests.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// A document (PDF, DOCX, notebook) may be this many times the size cap: 32 MiB by
+/// default. Its text is bounded separately (docs/documents.md#limits).
+pub const DOCUMENT_CAP_FACTOR: u64 = 32;
 
 /// Longest path accepted: Linux's `PATH_MAX`.
 pub const MAX_PATH_BYTES: usize = 4096;
@@ -175,6 +179,52 @@ impl Guard {
     /// `INTERNAL` for an unexpected system error.
     pub fn read(&self, user_path: &str) -> Result<LoadedFile, ToolError> {
         self.read_opened(self.open(user_path)?)
+    }
+
+    /// The size cap of a document: [`DOCUMENT_CAP_FACTOR`] times the size cap.
+    #[must_use]
+    pub fn max_document_bytes(&self) -> u64 {
+        self.max_file_bytes.saturating_mul(DOCUMENT_CAP_FACTOR)
+    }
+
+    /// A document's bytes (docs/documents.md): like [`Guard::read`], but under the
+    /// document cap and without the text rule, since a PDF or DOCX file is binary. The
+    /// caller decides what it is and hands the bytes to `crate::document`; nothing else is
+    /// read.
+    ///
+    /// # Errors
+    /// As [`Guard::read`], with `SIZE_LIMIT_EXCEEDED` over the document cap and no
+    /// `BINARY_FILE`.
+    pub fn read_document(&self, user_path: &str) -> Result<LoadedFile, ToolError> {
+        let Opened { file, shown, info } = self.open(user_path)?;
+        let cap = self.max_document_bytes();
+        let too_big = |size: String| {
+            ToolError::new(
+                ErrorCode::SizeLimitExceeded,
+                shown.clone(),
+                format!(
+                    "document is {size}, over the {cap}-byte cap for documents \
+                     ({DOCUMENT_CAP_FACTOR} times --max-file-bytes): {shown}; split or \
+                     convert it, or raise the cap with --max-file-bytes"
+                ),
+            )
+        };
+        if info.size > cap {
+            return Err(too_big(format!("{} bytes", info.size)));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(info.size).unwrap_or(0));
+        file.take(cap.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| read_error(&shown, &e))?;
+        if bytes.len() as u64 > cap {
+            return Err(too_big("growing while read".into()));
+        }
+        Ok(LoadedFile {
+            display_path: shown,
+            bytes,
+            mtime_ms: info.mtime_ms,
+            info: Some(info),
+        })
     }
 
     /// Resolve, open and fstat: a regular file (any size), not read yet.

@@ -233,6 +233,35 @@ impl Guard {
     }
 }
 
+/// The lines `query` asks for of text already in memory (the text of a document), split
+/// and cut as [`Guard::read_lines`] splits and cuts a file's: no file system, and at most
+/// `budget` bytes kept.
+#[must_use]
+pub fn lines_of(
+    display_path: String,
+    text: &[u8],
+    query: LineQuery,
+    budget: u64,
+    info: FileInfo,
+) -> LineWindow {
+    let mut scan = LineScan::new(query, budget);
+    for (i, chunk) in text.chunks(SCAN_BUFFER_BYTES).enumerate() {
+        scan.feed(chunk, (i * SCAN_BUFFER_BYTES) as u64);
+    }
+    let window = scan.finish();
+    LineWindow {
+        display_path,
+        text: window.text,
+        first_line: query.first,
+        returned: window.returned,
+        total_lines: window.total_lines,
+        long_lines: window.long_lines,
+        stopped_by_cap: window.stopped_by_cap,
+        ends_without_newline: window.ends_without_newline,
+        info,
+    }
+}
+
 /// `bytes` without a UTF-8 character cut at their end.
 fn complete_chars(bytes: &[u8]) -> &[u8] {
     match std::str::from_utf8(bytes) {

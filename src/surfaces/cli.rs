@@ -36,7 +36,9 @@ For a Lisp file (.lisp .lsp .cl .asd .ros) it prints the collapsed view: one lin
 top-level definition, its signature, the body replaced by `...`. Definitions whose name \
 matches --name-pattern or whose text matches --content-pattern are shown whole, verbatim. \
 For other text files --content-pattern greps with context; without a pattern it prints \
-a window of lines. Nothing is ever evaluated, and broken files still give a view.",
+a window of lines. PDF, DOCX and Jupyter notebook files give their extracted text \
+(a notebook of a Common Lisp kernel is read as Lisp). Nothing is ever evaluated, and \
+broken files still give a view.",
     after_help = "Examples:\n  \
 lisp-read-file src/package.lisp                  collapsed view\n  \
 lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-...\n  \

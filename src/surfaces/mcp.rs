@@ -446,7 +446,7 @@ fn to_value(value: &impl serde::Serialize) -> Value {
 // ---- tool definitions ----
 
 /// One line for `lisp-read-file`; the compatibility tools keep their published words verbatim.
-pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context.";
+pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context; PDF, DOCX and Jupyter notebook files give their text (pages, paragraphs, cells; a Common Lisp notebook is outlined like a Lisp file).";
 
 /// Told to the client at initialization: how to use the tools.
 const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then call it again with name_pattern (a regex on definition names) to see the definitions you will change, verbatim with their line numbers. Paths are relative to the first root.";
@@ -540,6 +540,19 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
             "required": ["line", "start", "end"],
             "additionalProperties": false
           }
+        },
+        "document": {
+          "type": "object",
+          "description": "The file is a document (PDF, DOCX, Jupyter notebook): the view shows its extracted text, and byte_length, lines and ranges count that text.",
+          "properties": {
+            "format": {"type": "string", "enum": ["pdf", "docx", "ipynb"]},
+            "pages": {"type": "integer", "minimum": 0, "description": "PDF: pages in the document."},
+            "cells": {"type": "integer", "minimum": 0, "description": "Notebook: cells in the notebook."},
+            "language": {"type": "string", "description": "Notebook: the kernel's language; a Common Lisp kernel's cells are read as Lisp."},
+            "truncated": {"type": "boolean", "description": "The text was cut by a document limit (pages, text size); its last line says which."}
+          },
+          "required": ["format"],
+          "additionalProperties": false
         }
       },
       "required": ["total_forms", "expanded_forms", "truncated", "next_offset", "total_lines", "byte_length", "mtime_ms", "diagnostics", "applied_strategy"],
@@ -615,6 +628,7 @@ pub fn definition(tool: ToolName) -> Tool {
             "ACCESS_DENIED",
             "BINARY_FILE",
             "SIZE_LIMIT_EXCEEDED",
+            "UNSUPPORTED_DOCUMENT",
             "INTERNAL",
         ],
         ToolName::ReadFile => &[

@@ -468,7 +468,12 @@ async def test_special_content_is_reported_in_meta(project: Project) -> None:
 
 async def test_every_fixture_through_every_tool(project: Project) -> None:
     """All fixtures: MCP result == CLI --json result, and all results fit their schemas."""
-    files = sorted(p for p in (project.root / "fixtures").rglob("*") if p.is_file())
+    # Documents (fixtures/documents/: PDF, DOCX, notebooks) are read as extracted text by
+    # lisp-read-file and as files by the others: test_documents.py covers them.
+    documents = project.root / "fixtures" / "documents"
+    files = sorted(
+        p for p in (project.root / "fixtures").rglob("*") if p.is_file() and documents not in p.parents
+    )
     assert len(files) > 50
     problems: list[str] = []
     async with connect(project, "--root", str(project.root), *ALL) as server:

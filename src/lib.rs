@@ -22,6 +22,7 @@ pub mod grammar;
 pub mod guard;
 pub mod outline;
 pub mod pattern;
+pub mod project;
 pub mod scan;
 pub mod source;
 pub mod surfaces;

@@ -24,6 +24,7 @@ pub mod grammar;
 pub mod guard;
 pub mod outline;
 pub mod pattern;
+pub mod project;
 pub mod scan;
 pub mod source;
 pub mod surfaces;

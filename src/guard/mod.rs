@@ -20,6 +20,7 @@
 mod content;
 mod messages;
 mod resolve;
+mod walk;
 mod window;
 
 use crate::error::{ErrorCode, ToolError};
@@ -36,6 +37,7 @@ use std::time::UNIX_EPOCH;
 
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use messages::{printable as printable_path, SHOWN_PATH_CHARS};
+pub use walk::{Directory, Skipped, Walk, WalkedFile, MAX_WALKED_FILES};
 pub use window::{lines_of, ByteWindow, LineQuery, LineWindow, LongLine};
 
 /// Default size cap: one constant shared by code and tests.

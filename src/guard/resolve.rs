@@ -22,7 +22,7 @@ use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::os::fd::OwnedFd;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Symlinks followed in one resolution, as Linux's `MAXSYMLINKS`.
 const MAX_SYMLINKS: u32 = 40;
@@ -89,6 +89,18 @@ pub(super) struct Opened {
     pub display: String,
 }
 
+/// What a path names: an opened regular file, or a directory inside a root.
+pub(super) enum Found {
+    File(Opened),
+    Directory {
+        /// How the directory is shown (`.` for the first root itself).
+        display: String,
+        /// Its absolute path, made of the root's canonical path and the names on the
+        /// walk's stack (each entered by handle and checked), for the directory walk.
+        path: PathBuf,
+    },
+}
+
 /// Resolves `user_path` inside `roots` and opens it.
 ///
 /// A relative path starts at the first root; an absolute one at `/`. The file must lie
@@ -96,6 +108,14 @@ pub(super) struct Opened {
 /// while the walk is outside every root is refused as outside, so probing tells nothing
 /// about what exists there.
 pub(super) fn open_confined(roots: &[RootDir], user_path: &str) -> Result<Opened, ToolError> {
+    match find_confined(roots, user_path)? {
+        Found::File(opened) => Ok(opened),
+        Found::Directory { display, .. } => Err(refuse_kind(&display, FileType::Directory)),
+    }
+}
+
+/// As [`open_confined`], but a directory inside a root is an answer, not a refusal.
+pub(super) fn find_confined(roots: &[RootDir], user_path: &str) -> Result<Found, ToolError> {
     let mut walk = Walk::start(roots, user_path)?;
     walk.run()
 }
@@ -138,7 +158,7 @@ impl<'a> Walk<'a> {
         Ok(walk)
     }
 
-    fn run(&mut self) -> Result<Opened, ToolError> {
+    fn run(&mut self) -> Result<Found, ToolError> {
         while let Some(name) = self.pending.pop() {
             self.steps += 1;
             if self.steps > MAX_STEPS {
@@ -158,7 +178,7 @@ impl<'a> Walk<'a> {
                 FileType::Directory => self.descend(name)?,
                 _ if !last => return Err(self.failed(&name, Errno::NOTDIR)),
                 kind => match self.open_file(&name, kind)? {
-                    Some(opened) => return Ok(opened),
+                    Some(opened) => return Ok(Found::File(opened)),
                     // Swapped for a symlink after we looked: look again.
                     None => self.pending.push(name),
                 },
@@ -166,7 +186,22 @@ impl<'a> Walk<'a> {
         }
         // The path ended on a directory (`.`, `sub/..`, a trailing `/`).
         let display = self.display(None).ok_or_else(|| self.outside())?;
-        Err(refuse_kind(&display, FileType::Directory))
+        let path = self.absolute().ok_or_else(|| self.outside())?;
+        Ok(Found::Directory { display, path })
+    }
+
+    /// The absolute path of the current directory: the canonical path of the innermost
+    /// root on the stack and the names entered below it.
+    fn absolute(&self) -> Option<PathBuf> {
+        let at = self.stack.iter().rposition(|d| d.root.is_some())?;
+        let root = self.stack[at].root?;
+        let mut path = self.roots[root].path.clone();
+        path.extend(
+            self.stack[at + 1..]
+                .iter()
+                .filter_map(|d| d.name.as_deref()),
+        );
+        Some(path)
     }
 
     fn top(&self) -> &Dir {

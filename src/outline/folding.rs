@@ -123,45 +123,79 @@ pub(super) fn push_short(out: &mut String, b: &[u8], start: usize, end: usize) {
 /// appended (between two chunks, so what was appended is exactly the start of the fold).
 pub(super) fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, cap: usize) {
     let b = &b[..end.min(b.len())];
-    let from = out.len();
-    let mut pending_space = false;
-    // Whether the last byte pushed is a real `(` (not the one of `#\(`).
-    let mut last_open = false;
-    // Where the datum after a dispatch prefix starts (`#+#|x|#`): a token starts there.
-    let mut datum_start = start;
-    // Whether the last chunk was a character object: `#\( )` keeps its space.
-    let mut last_character = false;
+    let mut fold = Folding {
+        from: out.len(),
+        pending_space: false,
+        last_open: false,
+        datum_start: start,
+        last_character: false,
+    };
     let mut i = start;
-    while i < b.len() && out.len() - from <= cap {
-        let c = b[i];
-        let class_here = byte_class(c);
-        let next = match class_here {
+    while i < b.len() && out.len() - fold.from <= cap {
+        match fold.chunk_end(b, i) {
+            Chunk::Skipped(next) => i = next,
+            Chunk::Copied(next) => {
+                let next = next.min(b.len()).max(i + 1);
+                fold.push(out, b, i, next);
+                i = next;
+            }
+        }
+    }
+}
+
+/// The state of a fold between two chunks.
+struct Folding {
+    /// Where the fold starts in `out`.
+    from: usize,
+    /// Whitespace or a comment was skipped: one space before the next chunk.
+    pending_space: bool,
+    /// Whether the last byte pushed is a real `(` (not the one of `#\(`).
+    last_open: bool,
+    /// Where the datum after a dispatch prefix starts (`#+#|x|#`): a token starts there.
+    datum_start: usize,
+    /// Whether the last chunk was a character object: `#\( )` keeps its space.
+    last_character: bool,
+}
+
+/// What the bytes at a position are to a fold.
+enum Chunk {
+    /// Whitespace or a comment, skipped up to here.
+    Skipped(usize),
+    /// A chunk copied up to here.
+    Copied(usize),
+}
+
+impl Folding {
+    fn chunk_end(&mut self, b: &[u8], i: usize) -> Chunk {
+        let skipped = |fold: &mut Folding, next| {
+            fold.pending_space = true;
+            Chunk::Skipped(next)
+        };
+        Chunk::Copied(match byte_class(b[i]) {
             ByteClass::Whitespace => {
-                pending_space = true;
-                i += 1;
-                while i < b.len() && byte_class(b[i]) == ByteClass::Whitespace {
-                    i += 1;
-                }
-                continue;
+                let run = b[i..]
+                    .iter()
+                    .position(|&c| byte_class(c) != ByteClass::Whitespace);
+                return skipped(self, run.map_or(b.len(), |k| i + k));
             }
             ByteClass::Semicolon => {
-                pending_space = true;
-                i = memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k);
-                continue;
+                return skipped(
+                    self,
+                    memchr::memchr(b'\n', &b[i..]).map_or(b.len(), |k| i + k),
+                );
             }
-            ByteClass::Hash if i == datum_start || hash_starts_token(b, i) => {
+            ByteClass::Hash if i == self.datum_start || hash_starts_token(b, i) => {
                 match hash_start(b, i) {
                     HashStart::BlockComment => {
-                        pending_space = true;
-                        i = block_comment_end(b, i).0;
+                        let next = block_comment_end(b, i).0;
                         // The reader starts afresh after a comment: `|##|` is two.
-                        datum_start = i;
-                        continue;
+                        self.datum_start = next;
+                        return skipped(self, next);
                     }
                     HashStart::Character => character_end(b, i).0,
                     HashStart::Other { after, prefix } => {
                         if prefix {
-                            datum_start = after;
+                            self.datum_start = after;
                         }
                         after
                     }
@@ -177,19 +211,24 @@ pub(super) fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, 
                 .position(|&c| byte_class(c) != ByteClass::Constituent)
                 .map_or(b.len(), |k| i + 1 + k),
             _ => i + 1,
-        };
-        let next = next.min(b.len()).max(i + 1);
-        if (class_here == ByteClass::Close && !last_character)
-            || (last_open && out.last() == Some(&b'('))
+        })
+    }
+
+    /// Appends the chunk `b[i..next]`, after one space if whitespace came before it.
+    fn push(&mut self, out: &mut Vec<u8>, b: &[u8], i: usize, next: usize) {
+        let c = b[i];
+        let class_here = byte_class(c);
+        if (class_here == ByteClass::Close && !self.last_character)
+            || (self.last_open && out.last() == Some(&b'('))
         {
-            pending_space = false;
+            self.pending_space = false;
         }
-        last_open = class_here == ByteClass::Open;
-        last_character = c == b'#' && hash_start(b, i) == HashStart::Character;
-        if pending_space && out.len() > from {
+        self.last_open = class_here == ByteClass::Open;
+        self.last_character = c == b'#' && hash_start(b, i) == HashStart::Character;
+        if self.pending_space && out.len() > self.from {
             out.push(b' ');
         }
-        pending_space = false;
+        self.pending_space = false;
         if matches!(
             class_here,
             ByteClass::Constituent | ByteClass::Open | ByteClass::Close | ByteClass::Prefix
@@ -207,7 +246,6 @@ pub(super) fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, 
                 }
             }));
         }
-        i = next;
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::compat::{
     echoed_arguments, integer_argument, path_argument, read_window, shown_path, unknown_arguments,
+    WindowText,
 };
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
@@ -177,14 +178,7 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
     let fail = |code: &'static str, message: String, path_resolved: Option<String>| {
         error_envelope(arguments, code, message, elapsed_ms(started), path_resolved)
     };
-    let arguments_checked = unknown_arguments(arguments, NAME, &["path", "start_line", "limit"])
-        .and_then(|()| path_argument(arguments))
-        .and_then(|path| {
-            let start_line = integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)?;
-            let limit = integer_argument(arguments, &path, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
-            Ok((path, start_line, limit))
-        });
-    let (path, start_line, limit) = match arguments_checked {
+    let (path, start_line, limit) = match checked_arguments(arguments) {
         Ok(checked) => checked,
         Err(message) => return fail("INVALID_PARAM", message, None),
     };
@@ -195,20 +189,37 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
             return fail(code, message, None);
         }
     };
-    let shown = read.display_path.clone();
-    let window = &read.window;
-    let total = window.total;
+    let total = read.window.total;
     // Kept for compatibility (docs/mcp.md): past the end is an error; an empty file accepts start_line 1 only.
     if start_line > total.max(1) {
-        let message = if total == 0 {
-            format!("Invalid start_line {start_line}: '{shown}' is empty; use start_line=1.")
-        } else {
-            format!(
-                "Invalid start_line {start_line}: '{shown}' has {total} lines; use a start_line from 1 to {total}."
-            )
-        };
-        return fail("INVALID_PARAM", message, Some(shown));
+        let message = past_the_end(start_line, &read.display_path, total);
+        return fail("INVALID_PARAM", message, Some(read.display_path));
     }
+    success(arguments, &read, elapsed_ms(started))
+}
+
+/// `path`, `start_line` and `limit`, checked; unknown arguments refused.
+fn checked_arguments(arguments: &Map<String, Value>) -> Result<(String, usize, usize), String> {
+    unknown_arguments(arguments, NAME, &["path", "start_line", "limit"])?;
+    let path = path_argument(arguments)?;
+    let start_line = integer_argument(arguments, &path, "start_line", 1, 1, usize::MAX)?;
+    let limit = integer_argument(arguments, &path, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)?;
+    Ok((path, start_line, limit))
+}
+
+fn past_the_end(start_line: usize, shown: &str, total: usize) -> String {
+    if total == 0 {
+        format!("Invalid start_line {start_line}: '{shown}' is empty; use start_line=1.")
+    } else {
+        format!(
+            "Invalid start_line {start_line}: '{shown}' has {total} lines; use a start_line from 1 to {total}."
+        )
+    }
+}
+
+/// The envelope of a window read: `partial` when cut or decoded with replacements.
+fn success(arguments: &Map<String, Value>, read: &WindowText, time_ms: u64) -> Envelope {
+    let window = &read.window;
     let mut content = String::new();
     let mut chars_read = 0;
     for (index, line) in window.lines.clone().zip(&read.lines) {
@@ -217,9 +228,49 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
     }
     let fallback_encoding = (!read.valid_utf8).then_some("replace");
     let truncated = window.truncated();
+    Envelope {
+        status: if truncated || fallback_encoding.is_some() {
+            Status::Partial
+        } else {
+            Status::Success
+        },
+        data: Some(Data {
+            content,
+            truncated,
+            fallback_encoding,
+        }),
+        text: summary(read, time_ms),
+        stats: Stats {
+            time_ms,
+            read: Some(ReadStats {
+                lines_read: window.lines.len(),
+                chars_read,
+                total_lines: window.total,
+                file_size_bytes: read.byte_length,
+                file_mtime_ms: read.mtime_ms,
+                encoding: if fallback_encoding.is_some() {
+                    "utf-8 (replace)"
+                } else {
+                    "utf-8"
+                },
+            }),
+        },
+        context: Context {
+            cwd: ".",
+            params_input: echoed_arguments(arguments),
+            path_resolved: Some(read.display_path.clone()),
+        },
+        error: None,
+    }
+}
+
+/// The envelope's `text`: what was read, how to continue, the encoding note.
+fn summary(read: &WindowText, time_ms: u64) -> String {
+    let shown = &read.display_path;
+    let window = &read.window;
+    let total = window.total;
     let (first, last) = window.first_and_last();
     let lines_read = window.lines.len();
-    let time_ms = elapsed_ms(started);
     let mut text = if total == 0 {
         format!("Read 0 lines from '{shown}' (file is empty).")
     } else {
@@ -238,45 +289,12 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
             "\n[Truncated: Showing {showing} of {total} lines. Use start_line={next} to continue.]"
         );
     }
-    if fallback_encoding.is_some() {
+    if !read.valid_utf8 {
         text.push_str(
             "\n[Encoding: the file is not valid UTF-8; invalid bytes were replaced with U+FFFD.]",
         );
     }
-    Envelope {
-        status: if truncated || fallback_encoding.is_some() {
-            Status::Partial
-        } else {
-            Status::Success
-        },
-        data: Some(Data {
-            content,
-            truncated,
-            fallback_encoding,
-        }),
-        text,
-        stats: Stats {
-            time_ms,
-            read: Some(ReadStats {
-                lines_read,
-                chars_read,
-                total_lines: total,
-                file_size_bytes: read.byte_length,
-                file_mtime_ms: read.mtime_ms,
-                encoding: if fallback_encoding.is_some() {
-                    "utf-8 (replace)"
-                } else {
-                    "utf-8"
-                },
-            }),
-        },
-        context: Context {
-            cwd: ".",
-            params_input: echoed_arguments(arguments),
-            path_resolved: Some(shown),
-        },
-        error: None,
-    }
+    text
 }
 
 /// An error envelope for a call refused before the file was looked at.

@@ -6,117 +6,160 @@ use super::{CutLine, Mode, View, ViewOptions};
 use crate::source::Source;
 
 pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
+    let mut grep = Grep {
+        source,
+        options,
+        patterns: [&options.content_pattern, &options.name_pattern]
+            .into_iter()
+            .flatten()
+            .collect(),
+        view: View {
+            mode: Mode::TextFiltered,
+            content: String::new(),
+            total_forms: 0,
+            expanded_forms: 0,
+            truncated: false,
+            next_offset: None,
+            cut_lines: Vec::new(),
+        },
+        lines: Vec::new(),
+        shown: 0,
+        last_printed: None,
+    };
     let total = source.line_count();
-    let patterns: Vec<_> = [&options.content_pattern, &options.name_pattern]
-        .into_iter()
-        .flatten()
-        .collect();
-    let is_match = |i: usize| {
-        let line = source.line(i);
-        patterns.iter().any(|p| p.is_match(&line))
-    };
-    let mut view = View {
-        mode: Mode::TextFiltered,
-        content: String::new(),
-        total_forms: 0,
-        expanded_forms: 0,
-        truncated: false,
-        next_offset: None,
-        cut_lines: Vec::new(),
-    };
-    let mut lines: Vec<Line> = Vec::new();
-    let mut shown = 0usize;
     let mut matches = 0usize;
-    // The block being built: lines [block_start, block_end) with the last match in it.
     let mut i = options.offset;
-    let mut last_printed: Option<usize> = None;
-    while i < total {
+    while i < total && !grep.view.truncated {
         // Polled once per 4096 lines: a relaxed load, nothing next to a regex search.
         if i.is_multiple_of(4096) && options.cancel.is_cancelled() {
             break;
         }
-        if !is_match(i) {
+        if !grep.is_match(i) {
             i += 1;
             continue;
         }
         matches += 1;
-        let from = i.saturating_sub(options.context_lines).max(options.offset);
-        let from = last_printed.map_or(from, |p| from.max(p + 1));
-        let separated = last_printed.is_some_and(|p| from > p + 1);
-        // Extend the block while matches keep coming within the context window.
-        let mut to = i.saturating_add(options.context_lines).min(total - 1);
+        let to = grep.block_end(i);
+        grep.push_block(i, to);
+        i = to + 1;
+    }
+    grep.footer(matches);
+    let mut view = grep.view;
+    view.content = join(&grep.lines, number_width(total));
+    view
+}
+
+/// The grep being rendered: the lines so far and where printing stopped.
+struct Grep<'s, 'o> {
+    source: &'s Source<'s>,
+    options: &'o ViewOptions,
+    patterns: Vec<&'o crate::pattern::Pattern>,
+    view: View,
+    lines: Vec<Line>,
+    /// Source lines shown (notes and separators not counted).
+    shown: usize,
+    last_printed: Option<usize>,
+}
+
+impl Grep<'_, '_> {
+    fn is_match(&self, i: usize) -> bool {
+        let line = self.source.line(i);
+        self.patterns.iter().any(|p| p.is_match(&line))
+    }
+
+    /// The last line of the block around the match at `i`: extended while matches keep
+    /// coming within the context window.
+    fn block_end(&self, i: usize) -> usize {
+        let last = self.source.line_count() - 1;
+        let context = self.options.context_lines;
+        let mut to = i.saturating_add(context).min(last);
         let mut j = i + 1;
         while j <= to {
-            if is_match(j) {
-                to = j.saturating_add(options.context_lines).min(total - 1);
+            if self.is_match(j) {
+                to = j.saturating_add(context).min(last);
             }
             j += 1;
         }
+        to
+    }
+
+    /// Prints the block of the match at `i` up to `to`, with its leading context, until
+    /// the page is full.
+    fn push_block(&mut self, i: usize, to: usize) {
+        let from = i
+            .saturating_sub(self.options.context_lines)
+            .max(self.options.offset);
+        let from = self.last_printed.map_or(from, |p| from.max(p + 1));
+        let separated = self.last_printed.is_some_and(|p| from > p + 1);
         for k in from..=to {
-            if shown == options.limit {
-                view.truncated = true;
-                view.next_offset = Some(k);
-                break;
+            if self.shown == self.options.limit {
+                self.view.truncated = true;
+                self.view.next_offset = Some(k);
+                return;
             }
             if k == from && separated {
-                lines.push(Line::Plain("--".into()));
+                self.lines.push(Line::Plain("--".into()));
             }
-            let (start, end) = source.line_span(k);
-            let (text, rest) = shown_line(
-                &source.bytes()[start..end],
-                start as u64,
-                (end - start) as u64,
-                None,
-            );
-            if let Some((start, end)) = rest {
-                view.cut_lines.push(CutLine {
-                    line: k as u64 + 1,
-                    start,
-                    end,
-                });
-            }
-            let sep = if k == i || (k > i && is_match(k)) {
+            let sep = if k == i || (k > i && self.is_match(k)) {
                 ':'
             } else {
                 '-'
             };
-            lines.push(Line::Shown {
-                number: Some(k + 1),
-                sep,
-                text,
+            self.push_line(k, sep);
+        }
+    }
+
+    fn push_line(&mut self, k: usize, sep: char) {
+        let (start, end) = self.source.line_span(k);
+        let (text, rest) = shown_line(
+            &self.source.bytes()[start..end],
+            start as u64,
+            (end - start) as u64,
+            None,
+        );
+        if let Some((start, end)) = rest {
+            self.view.cut_lines.push(CutLine {
+                line: k as u64 + 1,
+                start,
+                end,
             });
-            shown += 1;
-            last_printed = Some(k);
         }
-        if view.truncated {
-            break;
+        self.lines.push(Line::Shown {
+            number: Some(k + 1),
+            sep,
+            text,
+        });
+        self.shown += 1;
+        self.last_printed = Some(k);
+    }
+
+    /// How to continue a cut page, or that nothing matched.
+    fn footer(&mut self, matches: usize) {
+        let total = self.source.line_count();
+        let options = self.options;
+        if self.view.truncated {
+            let next = self.view.next_offset.unwrap_or(total);
+            self.lines.push(Line::Note(format!(
+                "[Showing matches before line {} of {total}. Use offset={next} to continue.]",
+                next + 1
+            )));
+        } else if matches == 0 {
+            let names: Vec<String> = [
+                ("content_pattern", &options.content_pattern),
+                ("name_pattern", &options.name_pattern),
+            ]
+            .into_iter()
+            .filter_map(|(k, p)| p.as_ref().map(|p| format!("{k} {}", p.quoted())))
+            .collect();
+            let from = if options.offset > 0 {
+                format!(" from line {}", options.offset.saturating_add(1))
+            } else {
+                String::new()
+            };
+            self.lines.push(Line::Note(format!(
+                "[No line matched {}{from}.]",
+                names.join(" or ")
+            )));
         }
-        i = to + 1;
     }
-    if view.truncated {
-        let next = view.next_offset.unwrap_or(total);
-        lines.push(Line::Note(format!(
-            "[Showing matches before line {} of {total}. Use offset={next} to continue.]",
-            next + 1
-        )));
-    } else if matches == 0 {
-        let names: Vec<String> = [
-            ("content_pattern", &options.content_pattern),
-            ("name_pattern", &options.name_pattern),
-        ]
-        .into_iter()
-        .filter_map(|(k, p)| p.as_ref().map(|p| format!("{k} {}", p.quoted())))
-        .collect();
-        let from = if options.offset > 0 {
-            format!(" from line {}", options.offset.saturating_add(1))
-        } else {
-            String::new()
-        };
-        lines.push(Line::Note(format!(
-            "[No line matched {}{from}.]",
-            names.join(" or ")
-        )));
-    }
-    view.content = join(&lines, number_width(total));
-    view
 }

@@ -1,0 +1,266 @@
+//! Directories: what a path names, and the files under a directory.
+//!
+//! The listing is the `ignore` crate's walk (the one ripgrep uses): `.gitignore`,
+//! `.ignore` and hidden files honoured, symlinked directories not entered. A listing is
+//! only a list of names: every file is then read by [`Guard::read_walked`], which resolves
+//! it again as any user path, by file identity inside the roots. A file the listing gives
+//! that the guard refuses (a symlink out of the roots, a FIFO, a file over the cap) is
+//! reported as skipped with the guard's reason, never read.
+//!
+//! Confined, `.gitignore` files above the walked directory are not read (they may lie
+//! outside the roots): a walk of `src/` inside a repository honours the ignore files under
+//! `src/` only. Nor is the user's global git ignore file read.
+//!
+//! This module does not read file contents, nor decide which files are Lisp (the caller
+//! passes a predicate).
+
+use super::messages::printable;
+use super::{resolve, Guard, LoadedFile};
+use crate::error::{ErrorCode, ToolError};
+use std::path::{Path, PathBuf};
+
+/// Most files one walk lists; past it the walk stops and says so.
+pub const MAX_WALKED_FILES: usize = 20_000;
+
+/// A directory a path named, inside the roots (or anywhere, unconfined).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Directory {
+    /// As paths are shown: relative to the first root (`.` for the root itself).
+    pub display_path: String,
+    path: PathBuf,
+}
+
+/// A file the walk listed, not read yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkedFile {
+    /// As paths are shown: relative to the first root, forward slashes.
+    pub display_path: String,
+    /// Relative to the walked directory, forward slashes: the order of a walk.
+    pub relative_path: String,
+    path: PathBuf,
+}
+
+/// A name the walk could not list or read, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub display_path: String,
+    pub error: ToolError,
+}
+
+/// The files under a directory that the predicate wanted, sorted by relative path.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Walk {
+    pub directory: Directory,
+    pub files: Vec<WalkedFile>,
+    /// Entries the walk could not list (an unreadable directory, a broken entry).
+    pub skipped: Vec<Skipped>,
+    /// The walk stopped at [`MAX_WALKED_FILES`].
+    pub stopped_at_limit: bool,
+}
+
+impl Guard {
+    /// The directory `user_path` names, or `None` when it names anything else or cannot be
+    /// resolved (reading it then gives the refusal).
+    ///
+    /// # Errors
+    /// The refusals of a path that cannot be accepted whatever it names (outside the
+    /// roots, too long, a NUL byte).
+    pub fn directory(&self, user_path: &str) -> Result<Option<Directory>, ToolError> {
+        super::check_path_text(user_path)?;
+        if self.roots.is_empty() {
+            let path = Path::new(user_path);
+            return Ok(path.is_dir().then(|| Directory {
+                display_path: printable(user_path),
+                path: path.to_path_buf(),
+            }));
+        }
+        match resolve::find_confined(&self.roots, user_path) {
+            Ok(resolve::Found::Directory { display, path }) => Ok(Some(Directory {
+                display_path: display,
+                path,
+            })),
+            Ok(resolve::Found::File(_)) => Ok(None),
+            Err(e) if e.code == ErrorCode::AccessDenied => Err(e),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Lists the files under `directory` whose relative path `wanted` accepts, honouring
+    /// ignore files; at most [`MAX_WALKED_FILES`]. Nothing is read but directory entries
+    /// and ignore files.
+    pub fn walk(&self, directory: &Directory, wanted: &dyn Fn(&str) -> bool) -> Walk {
+        let confined = !self.roots.is_empty();
+        let walker = ignore::WalkBuilder::new(&directory.path)
+            .follow_links(false)
+            .parents(!confined)
+            .git_global(false)
+            .require_git(false)
+            .build();
+        let mut walk = Walk {
+            directory: directory.clone(),
+            files: Vec::new(),
+            skipped: Vec::new(),
+            stopped_at_limit: false,
+        };
+        for entry in walker {
+            match entry {
+                Ok(entry) => {
+                    if entry.file_type().is_some_and(|t| t.is_dir()) {
+                        continue;
+                    }
+                    let Some(file) = self.walked(directory, entry.path()) else {
+                        continue;
+                    };
+                    if !wanted(&file.relative_path) {
+                        continue;
+                    }
+                    if walk.files.len() == MAX_WALKED_FILES {
+                        walk.stopped_at_limit = true;
+                        break;
+                    }
+                    walk.files.push(file);
+                }
+                Err(e) => walk.skipped.push(listing_error(directory, &e)),
+            }
+        }
+        walk.files
+            .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+        walk
+    }
+
+    /// Reads a listed file as any user path: resolved again inside the roots, checked,
+    /// read.
+    ///
+    /// # Errors
+    /// As [`Guard::read`].
+    pub fn read_walked(&self, file: &WalkedFile) -> Result<LoadedFile, ToolError> {
+        match file.path.to_str() {
+            Some(path) => self.read(path),
+            None => Err(super::messages::invalid_path(
+                &file.display_path,
+                "is not UTF-8; rename it to read it",
+            )),
+        }
+    }
+
+    /// The listed `path` as a [`WalkedFile`]; `None` if it is not below the directory.
+    fn walked(&self, directory: &Directory, path: &Path) -> Option<WalkedFile> {
+        let relative = path.strip_prefix(&directory.path).ok()?;
+        let relative_path = relative.to_string_lossy().replace('\\', "/");
+        let display_path = match directory.display_path.as_str() {
+            "." => printable(&relative_path),
+            dir => printable(&format!("{}/{relative_path}", dir.trim_end_matches('/'))),
+        };
+        Some(WalkedFile {
+            display_path,
+            relative_path,
+            path: path.to_path_buf(),
+        })
+    }
+}
+
+fn listing_error(directory: &Directory, error: &ignore::Error) -> Skipped {
+    let place = error_path(error)
+        .and_then(|p| p.strip_prefix(&directory.path).ok().map(Path::to_path_buf))
+        .map(|p| p.to_string_lossy().into_owned());
+    let display_path = match place {
+        Some(rel) if directory.display_path == "." => printable(&rel),
+        Some(rel) => printable(&format!("{}/{rel}", directory.display_path)),
+        None => directory.display_path.clone(),
+    };
+    let message = format!(
+        "could not list {display_path}: {}; check its permissions",
+        printable(&error.to_string())
+    );
+    Skipped {
+        error: ToolError::new(ErrorCode::AccessDenied, display_path.clone(), message),
+        display_path,
+    }
+}
+
+fn error_path(error: &ignore::Error) -> Option<&Path> {
+    match error {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("lrf-walk-unit-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn tree(name: &str) -> PathBuf {
+        let dir = scratch(name);
+        let root = &dir;
+        fs::create_dir_all(root.join("src/sub")).unwrap();
+        fs::create_dir_all(root.join("build")).unwrap();
+        fs::write(root.join("a.lisp"), "(defun a ())").unwrap();
+        fs::write(root.join("src/b.lisp"), "(defun b ())").unwrap();
+        fs::write(root.join("src/sub/c.lisp"), "(defun c ())").unwrap();
+        fs::write(root.join("src/notes.txt"), "text").unwrap();
+        fs::write(root.join("build/gen.lisp"), "(defun gen ())").unwrap();
+        fs::write(root.join(".gitignore"), "build/\n").unwrap();
+        dir
+    }
+
+    fn lisp(path: &str) -> bool {
+        Path::new(path).extension().is_some_and(|e| e == "lisp")
+    }
+
+    fn names(walk: &Walk) -> Vec<&str> {
+        walk.files.iter().map(|f| f.display_path.as_str()).collect()
+    }
+
+    #[test]
+    fn lists_sorted_honours_gitignore_and_the_predicate() {
+        let dir = tree("t1");
+        let guard = Guard::confined(std::slice::from_ref(&dir), 1 << 20).unwrap();
+        let root = guard.directory(".").unwrap().unwrap();
+        let walk = guard.walk(&root, &lisp);
+        assert_eq!(names(&walk), ["a.lisp", "src/b.lisp", "src/sub/c.lisp"]);
+        let src = guard.directory("src").unwrap().unwrap();
+        assert_eq!(src.display_path, "src");
+        let walk = guard.walk(&src, &lisp);
+        assert_eq!(names(&walk), ["src/b.lisp", "src/sub/c.lisp"]);
+        assert_eq!(walk.files[1].relative_path, "sub/c.lisp");
+        let read = guard.read_walked(&walk.files[1]).unwrap();
+        assert_eq!(read.display_path, "src/sub/c.lisp");
+        assert_eq!(read.bytes, b"(defun c ())");
+    }
+
+    #[test]
+    fn a_file_names_no_directory_and_outside_is_refused() {
+        let dir = tree("t2");
+        let guard = Guard::confined(&[dir.join("src")], 1 << 20).unwrap();
+        assert_eq!(guard.directory("b.lisp").unwrap(), None);
+        assert_eq!(guard.directory("missing").unwrap(), None);
+        let err = guard.directory("..").unwrap_err();
+        assert_eq!(err.code, ErrorCode::AccessDenied);
+    }
+
+    #[test]
+    fn a_symlink_out_of_the_root_is_listed_but_refused_when_read() {
+        let dir = tree("t3");
+        let outside = scratch("outside");
+        fs::write(outside.join("secret.lisp"), "(secret)").unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.lisp"), dir.join("src/link.lisp")).unwrap();
+        std::os::unix::fs::symlink(outside, dir.join("src/out")).unwrap();
+        let guard = Guard::confined(&[dir.join("src")], 1 << 20).unwrap();
+        let walk = guard.walk(&guard.directory(".").unwrap().unwrap(), &lisp);
+        // The symlinked directory is not entered; the symlinked file is refused on reading.
+        assert_eq!(names(&walk), ["b.lisp", "link.lisp", "sub/c.lisp"]);
+        let err = guard.read_walked(&walk.files[1]).unwrap_err();
+        assert_eq!(err.code, ErrorCode::AccessDenied);
+    }
+}

@@ -14,6 +14,8 @@ mod ipynb;
 #[cfg(feature = "documents")]
 mod pdf;
 #[cfg(feature = "documents")]
+mod pdf_budget;
+#[cfg(feature = "documents")]
 mod zip_limits;
 
 use crate::cancel::CancelToken;

@@ -18,8 +18,9 @@ pub(super) fn extract(bytes: &[u8], budget: &Budget) -> Result<Extracted, ToolEr
     if memchr::memmem::find(head, b"%PDF-").is_none() {
         return Err(budget.refuse("it is not a PDF (no %PDF- header in its first 1024 bytes)"));
     }
+    let eager_limit = super::pdf_budget::check(bytes, budget)?;
     let options = LoadOptions {
-        max_decompressed_size: Some(budget.limits.max_stream_bytes),
+        max_decompressed_size: Some(eager_limit),
         ..LoadOptions::default()
     };
     let doc =

@@ -244,6 +244,71 @@ mod with_parsers {
         out.into_inner()
     }
 
+    /// A PDF of `n` object streams, each inflating to `size` bytes of one array of zeros.
+    fn object_stream_bomb(n: usize, size: usize) -> Vec<u8> {
+        use std::io::Write;
+        let mut out = b"%PDF-1.5\n".to_vec();
+        let mut body = b"[".to_vec();
+        body.extend(std::iter::repeat_n(&b"0 "[..], size / 2).flatten());
+        body.push(b']');
+        for i in 0..n {
+            let header = format!("{} 0 ", 100 + i);
+            let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+            z.write_all(header.as_bytes()).unwrap();
+            z.write_all(&body).unwrap();
+            let packed = z.finish().unwrap();
+            out.extend_from_slice(
+                format!(
+                    "{} 0 obj\n<< /Type /ObjStm /N 1 /First {} /Length {} /Filter /FlateDecode >>\nstream\n",
+                    10 + i,
+                    header.len(),
+                    packed.len()
+                )
+                .as_bytes(),
+            );
+            out.extend_from_slice(&packed);
+            out.extend_from_slice(b"\nendstream\nendobj\n");
+        }
+        out.extend_from_slice(b"1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n");
+        out
+    }
+
+    #[test]
+    fn object_streams_inflate_under_one_budget() {
+        // Ten streams of 4 MiB: each under the per-stream limit, 40 MiB in all.
+        let bomb = object_stream_bomb(10, 4 << 20);
+        assert!(bomb.len() < 200_000, "{}", bomb.len());
+        let e = run(Format::Pdf, &bomb, &DEFAULT_LIMITS).unwrap_err();
+        assert_eq!(e.code, ErrorCode::UnsupportedDocument);
+        assert!(
+            e.message
+                .contains("inflate to more than 33554432 bytes in all"),
+            "{e:?}"
+        );
+        // Two of them are within the budget: loaded (no pages, no text).
+        let fine = object_stream_bomb(2, 4 << 20);
+        assert!(run(Format::Pdf, &fine, &DEFAULT_LIMITS).is_ok());
+        // A name written with #xx escapes is charged too.
+        let hidden = replace_all(&bomb, b"/ObjStm", b"/Obj#53tm");
+        let e = run(Format::Pdf, &hidden, &DEFAULT_LIMITS).unwrap_err();
+        assert!(e.message.contains("in all"), "{e:?}");
+    }
+
+    fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i..].starts_with(from) {
+                out.extend_from_slice(to);
+                i += from.len();
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        out
+    }
+
     #[test]
     fn time_limit_is_an_unsupported_document() {
         let limits = Limits {

@@ -162,6 +162,12 @@ impl<'a> Form<'a> {
         self.text().specializers.as_deref()
     }
 
+    /// Whether the form is a method definition (its definer takes qualifiers): only
+    /// those have a [`Form::method_key`]. Asked without making the form's text.
+    pub fn is_method(&self) -> bool {
+        self.entry.is_some_and(|d| d.qualifiers)
+    }
+
     /// `NAME QUALIFIERS... (SPECIALIZERS...)` for methods, e.g. `resize :before (shape t)`.
     pub fn method_key(&self) -> Option<String> {
         let specializers = self.specializers()?;

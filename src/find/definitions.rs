@@ -15,22 +15,35 @@ pub(crate) fn in_file(
     cancel: &CancelToken,
 ) -> FileAnswer {
     let b = &file.bytes;
-    if let Some(prefilter) = &search.prefilter {
-        if !prefilter.is_match(b) {
-            return FileAnswer::Definitions(Vec::new());
-        }
+    // With a prefilter, only the forms holding one of its matches can be definitions
+    // wanted (the name is inside its form): the others are only scanned.
+    let hits: Option<Vec<usize>> = search
+        .prefilter
+        .as_ref()
+        .map(|p| p.find_iter(b).map(|m| m.start()).collect());
+    if hits.as_ref().is_some_and(Vec::is_empty) {
+        return FileAnswer::Definitions(Vec::new());
     }
     let mut found = Vec::new();
     let mut cursor = Cursor::new(b);
     let mut over = false;
+    let mut next = 0usize;
     each_form(
         b,
         grammar,
-        &mut |_| {
+        &mut |item| {
             if cancel.is_cancelled() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(true)
+                return ControlFlow::Break(());
+            }
+            let Some(hits) = &hits else {
+                return ControlFlow::Continue(true);
+            };
+            while next < hits.len() && hits[next] < item.span.start {
+                next += 1;
+            }
+            match hits.get(next) {
+                None => ControlFlow::Break(()),
+                Some(&h) => ControlFlow::Continue(h < item.span.end),
             }
         },
         &mut |_, item| {
@@ -62,13 +75,16 @@ fn wanted(form: &Form, search: &Search) -> Option<String> {
     if !search.kind_wanted(form.operator.as_deref()) {
         return None;
     }
-    let shown = || form.method_key().unwrap_or_else(|| name.to_string());
+    // The method key (`area :around (shape)`) makes the form's text: only for methods.
+    let key = || form.is_method().then(|| form.method_key()).flatten();
+    let shown = || key().unwrap_or_else(|| name.to_string());
     match &search.target {
         Target::Name(query) => query.matches_name(name).then(shown),
         Target::Pattern(p) => {
-            let key = form.method_key();
-            (p.is_match(name) || key.as_deref().is_some_and(|k| p.is_match(k)))
-                .then(|| key.unwrap_or_else(|| name.to_string()))
+            if p.is_match(name) {
+                return Some(shown());
+            }
+            key().filter(|k| p.is_match(k))
         }
         Target::Symbol(_) => None,
     }

@@ -525,7 +525,8 @@ fn check(request: &FindRequest, shown: &str) -> Result<Search, ToolError> {
                 ),
             })
         })?;
-        (Target::Pattern(Box::new(pattern)), None)
+        let prefilter = pattern_literals(text).map(|literals| literals_finder(&literals));
+        (Target::Pattern(Box::new(pattern)), prefilter)
     };
     Ok(Search {
         target,
@@ -546,14 +547,70 @@ pub(crate) fn shown_file(display_path: &str) -> String {
     path.to_string()
 }
 
-/// The folded name as a case-insensitive literal search over bytes (ASCII case folding
-/// for an ASCII name: the fast path, as `rg -i` takes it).
+/// Texts one of which every name matching `name_pattern` contains (the regex's required
+/// prefixes or suffixes, and the text itself, which also matches literally), or `None`
+/// when no such finite set is known. A definition's name is cut from its file, so a file
+/// that contains none of them (case-insensitively) cannot hold a match, nor can a form
+/// without one: the literals find the forms to classify as the symbol's name does for
+/// references. A literal with whitespace is no use (names are shown with whitespace
+/// folded), nor one with parentheses (a method's printed specializers).
+fn pattern_literals(text: &str) -> Option<Vec<String>> {
+    use regex_syntax::hir::literal::{ExtractKind, Extractor};
+    let mut literals = vec![text.to_string()];
+    if let Ok(hir) = regex_syntax::Parser::new().parse(text) {
+        let found = [ExtractKind::Prefix, ExtractKind::Suffix]
+            .into_iter()
+            .find_map(|kind| {
+                let seq = Extractor::new().kind(kind).extract(&hir);
+                let literals = seq.literals()?;
+                let texts: Option<Vec<String>> = literals
+                    .iter()
+                    .map(|l| String::from_utf8(l.as_bytes().to_vec()).ok())
+                    .collect();
+                texts.filter(|t| !t.is_empty() && t.iter().all(|l| !l.is_empty()))
+            })?;
+        literals.extend(found);
+    }
+    // Parentheses and spaces: a method's name as printed (`area :around (shape)`) has
+    // them where the file may not.
+    let unusable = |l: &String| {
+        l.is_empty() || l.contains(|c: char| c.is_whitespace() || c == '(' || c == ')')
+    };
+    if literals.iter().any(unusable) {
+        return None;
+    }
+    // A text that contains another is implied by it: one literal searches fastest.
+    literals.sort_by_key(String::len);
+    let mut kept: Vec<String> = Vec::new();
+    for l in literals {
+        let folded = l.to_lowercase();
+        if !kept.iter().any(|k| folded.contains(&k.to_lowercase())) {
+            kept.push(l);
+        }
+    }
+    Some(kept)
+}
+
+/// Finds any of `literals`, case-insensitively (ASCII folding for ASCII literals, as
+/// [`name_finder`]).
+fn literals_finder(literals: &[String]) -> Regex {
+    let alternation: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
+    RegexBuilder::new(&alternation.join("|"))
+        .case_insensitive(true)
+        .unicode(!literals.iter().all(|l| l.is_ascii()))
+        .build()
+        .unwrap_or_else(|_| Regex::new("").expect("a valid regex"))
+}
+
+/// The folded name as a case-insensitive literal search over bytes: ASCII case folding
+/// for an ASCII name (the fast path; a name spelled with the Kelvin sign or the long s
+/// for `k` or `s` is not found), Unicode simple case folding otherwise.
 pub(crate) fn name_finder(name: &str) -> Regex {
     RegexBuilder::new(&regex::escape(name))
         .case_insensitive(true)
         .unicode(!name.is_ascii())
         .build()
-        .unwrap_or_else(|_| Regex::new("$^").expect("a valid regex"))
+        .unwrap_or_else(|_| Regex::new("").expect("a valid regex"))
 }
 
 #[cfg(test)]

@@ -304,3 +304,22 @@ fn skipped_files_are_reported_and_the_rest_searched() {
         result.content
     );
 }
+
+#[test]
+fn a_name_pattern_gives_the_literals_every_match_contains() {
+    let literals = |text: &str| pattern_literals(text);
+    assert_eq!(literals("^make-"), Some(vec!["make-".to_string()]));
+    assert_eq!(
+        literals("foo|bar"),
+        Some(vec!["foo".to_string(), "bar".to_string()])
+    );
+    assert_eq!(literals(".*-p$"), Some(vec!["-p".to_string()]));
+    assert_eq!(literals("x+y"), Some(vec!["x".to_string()]));
+    // Nothing every match must contain, or what the printed name may add: no prefilter.
+    assert_eq!(literals("."), None);
+    assert_eq!(literals("area :around"), None);
+    assert_eq!(literals(r"\(t\)"), None);
+    // Invalid regex: the text itself, matched literally.
+    assert_eq!(literals("*foo("), None);
+    assert_eq!(literals("*foo"), Some(vec!["*foo".to_string()]));
+}

@@ -99,7 +99,10 @@ fn families() -> Vec<(&'static str, Family)> {
     ]
 }
 
-fn requests() -> Vec<(&'static str, fn(&mut FindRequest))> {
+/// A request: its name and how it differs from the defaults.
+type Request = (&'static str, fn(&mut FindRequest));
+
+fn requests() -> Vec<Request> {
     vec![
         ("symbol", |r| r.symbol = Some("foo".into())),
         ("symbol with package", |r| r.symbol = Some("pkg:foo".into())),

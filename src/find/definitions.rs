@@ -22,7 +22,7 @@ pub(crate) fn in_file(
         .as_ref()
         .map(|p| p.find_iter(b).map(|m| m.start()).collect());
     if hits.as_ref().is_some_and(Vec::is_empty) {
-        return FileAnswer::Definitions(Vec::new());
+        return FileAnswer::definitions(Vec::new(), false);
     }
     let mut found = Vec::new();
     let mut cursor = Cursor::new(b);
@@ -63,10 +63,7 @@ pub(crate) fn in_file(
             ControlFlow::Continue(())
         },
     );
-    if over {
-        return FileAnswer::OverBudget;
-    }
-    FileAnswer::Definitions(found)
+    FileAnswer::definitions(found, over)
 }
 
 /// The name to show when `form` is a definition the search wants.

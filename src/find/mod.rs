@@ -255,21 +255,43 @@ impl Search {
 }
 
 /// What one file gave.
-pub(crate) enum FileAnswer {
-    Definitions(Vec<Definition>),
-    References(Vec<Reference>),
-    /// The collection budget was spent before or while this file was searched.
-    OverBudget,
+#[derive(Default)]
+pub(crate) struct FileAnswer {
+    pub definitions: Vec<Definition>,
+    pub references: Vec<Reference>,
+    /// The file was searched (not skipped because the collection budget was spent).
+    pub searched: bool,
+    /// The collection budget ran out: entries after these were not kept.
+    pub over_budget: bool,
 }
 
 impl FileAnswer {
+    pub fn definitions(definitions: Vec<Definition>, over_budget: bool) -> FileAnswer {
+        FileAnswer {
+            definitions,
+            searched: true,
+            over_budget,
+            ..FileAnswer::default()
+        }
+    }
+
+    pub fn references(references: Vec<Reference>, over_budget: bool) -> FileAnswer {
+        FileAnswer {
+            references,
+            searched: true,
+            over_budget,
+            ..FileAnswer::default()
+        }
+    }
+
     /// The answer with every entry naming the file `file`.
     fn named(mut self, file: &str) -> FileAnswer {
-        match &mut self {
-            FileAnswer::Definitions(d) => d.iter_mut().for_each(|d| d.file = file.to_string()),
-            FileAnswer::References(r) => r.iter_mut().for_each(|r| r.file = file.to_string()),
-            FileAnswer::OverBudget => {}
-        }
+        self.definitions
+            .iter_mut()
+            .for_each(|d| d.file = file.to_string());
+        self.references
+            .iter_mut()
+            .for_each(|r| r.file = file.to_string());
         self
     }
 }
@@ -355,15 +377,12 @@ pub fn find_in(
     };
     for (file, answer) in answers {
         match answer {
-            Ok(FileAnswer::Definitions(d)) => {
-                gathered.searched += 1;
-                gathered.definitions.extend(d);
+            Ok(answer) => {
+                gathered.searched += usize::from(answer.searched);
+                gathered.over_budget |= answer.over_budget;
+                gathered.definitions.extend(answer.definitions);
+                gathered.references.extend(answer.references);
             }
-            Ok(FileAnswer::References(r)) => {
-                gathered.searched += 1;
-                gathered.references.extend(r);
-            }
-            Ok(FileAnswer::OverBudget) => gathered.over_budget = true,
             Err(e) => gathered.skipped.push(SkippedFile {
                 file,
                 code: e.code,
@@ -381,7 +400,10 @@ fn search_file(
     cancel: &CancelToken,
 ) -> FileAnswer {
     if cancel.is_cancelled() || search.collected.load(Ordering::Relaxed) > MAX_COLLECTED {
-        return FileAnswer::OverBudget;
+        return FileAnswer {
+            over_budget: true,
+            ..FileAnswer::default()
+        };
     }
     match &search.target {
         Target::Symbol(query) => references::in_file(file, grammar, search, query, cancel),

@@ -37,7 +37,7 @@ pub(crate) fn in_file(
         None => Vec::new(),
     };
     if hits.is_empty() {
-        return FileAnswer::References(Vec::new());
+        return FileAnswer::references(Vec::new(), false);
     }
     let next = Cell::new(0usize);
     let skip_before = |at: usize| {
@@ -91,10 +91,7 @@ pub(crate) fn in_file(
             ControlFlow::Continue(())
         },
     );
-    if over {
-        return FileAnswer::OverBudget;
-    }
-    FileAnswer::References(found)
+    FileAnswer::references(found, over)
 }
 
 fn reference(

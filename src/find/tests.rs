@@ -323,3 +323,24 @@ fn a_name_pattern_gives_the_literals_every_match_contains() {
     assert_eq!(literals("*foo("), None);
     assert_eq!(literals("*foo"), Some(vec!["*foo".to_string()]));
 }
+
+#[test]
+fn collection_stops_at_its_budget_and_says_so() {
+    let mut text = format!("(progn {})\n", "a ".repeat(150_000));
+    text.push_str(&format!("(list {})\n", "a ".repeat(60_000)));
+    let dir = scratch("budget", &[("a.lisp", &text)]);
+    let result = run(&dir, |r| {
+        r.symbol = Some("a".into());
+        r.path = "a.lisp".into();
+    })
+    .unwrap();
+    assert_eq!(result.total, 1);
+    assert_eq!(result.references.as_ref().unwrap()[0].uses.len(), 150_000);
+    assert!(
+        result
+            .content
+            .contains("the search stopped after collecting 200000 entries and uses"),
+        "{}",
+        &result.content[result.content.len().saturating_sub(500)..]
+    );
+}

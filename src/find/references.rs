@@ -73,11 +73,19 @@ pub(crate) fn in_file(
                 return ControlFlow::Continue(());
             }
             let mut uses = Vec::new();
+            // Lexed from the form's start up to its last candidate, not further.
             each_token(b, start, end, &mut |s, e| {
                 skip_before(s);
-                if hits.get(next.get()).is_some_and(|&h| h < e) && query.matches_token(&b[s..e]) {
+                let Some(&h) = hits.get(next.get()) else {
+                    return ControlFlow::Break(());
+                };
+                if h >= end {
+                    return ControlFlow::Break(());
+                }
+                if h < e && query.matches_token(&b[s..e]) {
                     uses.push(s);
                 }
+                ControlFlow::Continue(())
             });
             skip_before(end);
             if uses.is_empty() {

@@ -5,15 +5,22 @@
 //! prefixes (`'`, `` ` ``, `,`, `,@`, `#'`) left out. An uninterned `#:foo` is handed
 //! whole (`#:` included), so that the caller sees it is not a package prefix.
 
+use std::ops::ControlFlow;
+
 use super::lexer::{
     class, close_list, hash_start, skip_block_comment, skip_character, skip_line_comment,
     skip_string, skip_token, skip_whitespace, Class, HashStart,
 };
 
-/// Calls `token(start, end)` for each token of `b[start..end]` in order. A construct that
-/// runs past `end` (an unterminated string, an unclosed feature expression) ends the walk
-/// at `end`.
-pub fn each_token(b: &[u8], start: usize, end: usize, token: &mut dyn FnMut(usize, usize)) {
+/// Calls `token(start, end)` for each token of `b[start..end]` in order, until it breaks.
+/// A construct that runs past `end` (an unterminated string, an unclosed feature
+/// expression) ends the walk at `end`.
+pub fn each_token(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    token: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+) {
     let end = end.min(b.len());
     let b = &b[..end];
     let mut i = start;
@@ -25,10 +32,15 @@ pub fn each_token(b: &[u8], start: usize, end: usize, token: &mut dyn FnMut(usiz
             Class::Prefix => i + 1,
             Class::DoubleQuote => skip_string(b, i).0,
             Class::Semicolon => skip_line_comment(b, i),
-            Class::Hash => hash(b, i, token),
+            Class::Hash => match hash(b, i, token) {
+                ControlFlow::Continue(next) => next,
+                ControlFlow::Break(()) => return,
+            },
             Class::Constituent | Class::Bar | Class::Backslash => {
                 let (to, _) = skip_token(b, i);
-                token(i, to);
+                if token(i, to).is_break() {
+                    return;
+                }
                 to
             }
         }
@@ -38,8 +50,12 @@ pub fn each_token(b: &[u8], start: usize, end: usize, token: &mut dyn FnMut(usiz
 }
 
 /// At a `#` that starts a token: steps over what it begins; returns where to go on.
-fn hash(b: &[u8], i: usize, token: &mut dyn FnMut(usize, usize)) -> usize {
-    match hash_start(b, i) {
+fn hash(
+    b: &[u8],
+    i: usize,
+    token: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+) -> ControlFlow<(), usize> {
+    ControlFlow::Continue(match hash_start(b, i) {
         HashStart::BlockComment => skip_block_comment(b, i).0,
         HashStart::Character => skip_character(b, i).0,
         HashStart::Other { after, prefix } => {
@@ -49,7 +65,7 @@ fn hash(b: &[u8], i: usize, token: &mut dyn FnMut(usize, usize)) -> usize {
                 // `#:foo`: the token continues after the dispatch character.
                 b':' => {
                     let (to, _) = skip_token(b, after);
-                    token(i, to);
+                    token(i, to)?;
                     to
                 }
                 // `#x1F`, `#b101`, `#o17`, `#3r12`, `#*1010`: numbers and bit vectors.
@@ -58,7 +74,7 @@ fn hash(b: &[u8], i: usize, token: &mut dyn FnMut(usize, usize)) -> usize {
                 _ => after,
             }
         }
-    }
+    })
 }
 
 /// `i` after `#+`/`#-`: skips blanks, comments and the feature expression (a token or a
@@ -93,7 +109,8 @@ mod tests {
     fn tokens(text: &str) -> Vec<&str> {
         let mut out = Vec::new();
         each_token(text.as_bytes(), 0, text.len(), &mut |s, e| {
-            out.push(&text[s..e])
+            out.push(&text[s..e]);
+            ControlFlow::Continue(())
         });
         out
     }

@@ -3,10 +3,11 @@
 //! 1. The prefilter finds every place the symbol's name occurs in the bytes,
 //!    case-insensitively (a file without one is done: it is never scanned).
 //! 2. One scan splits the file into top-level items; only the forms holding a candidate
-//!    are classified (for their operator, name and signature) and lexed token by token
-//!    ([`crate::scan::each_token`]). A candidate inside a string, a comment or a feature
-//!    expression is no token; a candidate inside a longer token (`foo` in `foo-bar`) is no
-//!    use; a token that contains a candidate is a use when it is the symbol
+//!    are lexed token by token ([`crate::scan::each_token`]), from their start to their
+//!    last candidate, and only those with a use are classified (for their operator, name
+//!    and signature). A candidate inside a string, a comment or a feature expression is
+//!    no token; a candidate inside a longer token (`foo` in `foo-bar`) is no use; a token
+//!    that contains a candidate is a use when it is the symbol
 //!    ([`super::SymbolQuery::matches_token`]).
 //!
 //! Each form is lexed at most once and the positions only move forward: linear in the
@@ -21,7 +22,7 @@ use crate::guard::LoadedFile;
 use crate::outline::{each_form, Form, OutlineItem};
 use crate::scan::each_token;
 use memchr::{memchr, memchr_iter, memrchr};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
 
 pub(crate) fn in_file(
@@ -50,6 +51,10 @@ pub(crate) fn in_file(
     let mut found = Vec::new();
     let mut cursor = Cursor::new(b);
     let mut over = false;
+    // The uses of the form being looked at: found by lexing before the form is
+    // classified, so that a form whose candidates are all in strings, comments or longer
+    // tokens is never classified.
+    let uses: RefCell<Vec<usize>> = RefCell::new(Vec::new());
     each_form(
         b,
         grammar,
@@ -57,40 +62,39 @@ pub(crate) fn in_file(
             if cancel.is_cancelled() {
                 return ControlFlow::Break(());
             }
-            skip_before(item.span.start);
+            let (start, end) = (item.span.start, item.span.end);
+            skip_before(start);
             match hits.get(next.get()) {
-                None => ControlFlow::Break(()),
-                Some(&h) => ControlFlow::Continue(h < item.span.end),
+                None => return ControlFlow::Break(()),
+                Some(&h) if h >= end => return ControlFlow::Continue(false),
+                Some(_) => {}
             }
+            let mut uses = uses.borrow_mut();
+            uses.clear();
+            // Lexed from the form's start up to its last candidate, not further.
+            each_token(b, start, end, &mut |s, e| {
+                skip_before(s);
+                match hits.get(next.get()) {
+                    Some(&h) if h < end => {
+                        if h < e && query.matches_token(&b[s..e]) {
+                            uses.push(s);
+                        }
+                        ControlFlow::Continue(())
+                    }
+                    _ => ControlFlow::Break(()),
+                }
+            });
+            skip_before(end);
+            ControlFlow::Continue(!uses.is_empty())
         },
-        &mut |scan_item, item| {
-            let (start, end) = (scan_item.span.start, scan_item.span.end);
+        &mut |_, item| {
             let Some(form) = &item.form else {
                 return ControlFlow::Continue(());
             };
             if !search.kind_wanted(form.operator.as_deref()) {
-                skip_before(end);
                 return ControlFlow::Continue(());
             }
-            let mut uses = Vec::new();
-            // Lexed from the form's start up to its last candidate, not further.
-            each_token(b, start, end, &mut |s, e| {
-                skip_before(s);
-                let Some(&h) = hits.get(next.get()) else {
-                    return ControlFlow::Break(());
-                };
-                if h >= end {
-                    return ControlFlow::Break(());
-                }
-                if h < e && query.matches_token(&b[s..e]) {
-                    uses.push(s);
-                }
-                ControlFlow::Continue(())
-            });
-            skip_before(end);
-            if uses.is_empty() {
-                return ControlFlow::Continue(());
-            }
+            let uses = uses.borrow();
             if !search.collect(1 + uses.len()) {
                 over = true;
                 return ControlFlow::Break(());

@@ -519,6 +519,12 @@ fn check(request: &FindRequest, shown: &str) -> Result<Search, ToolError> {
             None => None,
         };
     let symbol = |field: &str, text: &str| {
+        if text.len() > MAX_PATTERN_BYTES {
+            return Err(invalid(format!(
+                "{field} is {} bytes, over the limit of {MAX_PATTERN_BYTES}; give a symbol's name",
+                text.len()
+            )));
+        }
         SymbolQuery::parse(text).ok_or_else(|| {
             invalid(format!(
                 "{field} {} names no symbol; give a symbol such as foo, pkg:foo or (setf foo)",

@@ -162,6 +162,12 @@ impl<'a> Form<'a> {
         self.text().specializers.as_deref()
     }
 
+    /// Whether the form is a method definition (its definer takes qualifiers): only
+    /// those have a [`Form::method_key`]. Asked without making the form's text.
+    pub fn is_method(&self) -> bool {
+        self.entry.is_some_and(|d| d.qualifiers)
+    }
+
     /// `NAME QUALIFIERS... (SPECIALIZERS...)` for methods, e.g. `resize :before (shape t)`.
     pub fn method_key(&self) -> Option<String> {
         let specializers = self.specializers()?;
@@ -391,6 +397,27 @@ impl<'a> Items<'a> for StreamedOutline<'a> {
     fn omitted_diagnostics(&self) -> usize {
         self.omitted_diagnostics
     }
+}
+
+/// One scan of `bytes`: each top-level form that `wanted` accepts (given the scanner's
+/// item) is classified and handed to `f`, in file order; the others cost only the scan.
+/// A search that must look at few forms of a file (the references of a symbol) pays for
+/// those only. Stops when `wanted` or `f` breaks.
+pub fn each_form<'a>(
+    bytes: &'a [u8],
+    grammar: &'a Grammar,
+    wanted: &mut dyn FnMut(&scan::Item) -> ControlFlow<(), bool>,
+    f: &mut dyn FnMut(&scan::Item, &OutlineItem<'a>) -> ControlFlow<()>,
+) {
+    let mut scratch = Scratch::default();
+    scan::scan_each(bytes, &mut |item| {
+        if item.kind != ItemKind::Form || !wanted(&item)? {
+            return ControlFlow::Continue(());
+        }
+        let mut out = unclassified_item(&item);
+        classify_item(&mut out, &item, bytes, grammar, &mut scratch);
+        f(&item, &out)
+    });
 }
 
 mod classify;

@@ -29,8 +29,10 @@ BIN = Path(os.environ.get("LISP_READ_FILE_BIN") or REPO / "target" / "release" /
 # Seconds a single request may take before the test fails (a blocked server must not hang us).
 REQUEST_TIMEOUT = 30
 
-ALL_TOOLS = ("lisp-read-file", "read_file", "Read")
-DEFAULT_TOOLS = ("lisp-read-file", "read_file")
+ALL_TOOLS = ("lisp-read-file", "lisp-find", "read_file", "Read")
+DEFAULT_TOOLS = ("lisp-read-file", "lisp-find", "read_file")
+# The tools that read one file given by `path` alone (lisp-find also needs what to find).
+FILE_TOOLS = ("lisp-read-file", "read_file", "Read")
 
 
 def validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
@@ -111,7 +113,7 @@ class Server:
         assert not errors, f"structuredContent does not fit the outputSchema {errors}: {where}"
         texts = [block.text for block in result.content if block.type == "text"]
         assert len(texts) == len(result.content), f"non-text content: {where}"
-        if tool == "lisp-read-file":
+        if tool in ("lisp-read-file", "lisp-find"):
             assert texts == [content["content"]], f"text content is not the view: {where}"
         elif tool == "read_file":
             expected = [content["content"]]

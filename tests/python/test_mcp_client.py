@@ -24,6 +24,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from conftest import LONG_LINES, Project
 from harness import (
     ALL_TOOLS,
+    FILE_TOOLS,
     REPO,
     BIN,
     DEFAULT_TOOLS,
@@ -153,7 +154,7 @@ def test_initialize_echoes_every_handshake_protocol_version_the_sdk_knows() -> N
         assert first["id"] == 1 and first["result"]["protocolVersion"] == version, done.stdout
 
 
-async def test_default_tools_are_lisp_read_file_and_read_file(project: Project) -> None:
+async def test_default_tools_are_lisp_read_file_lisp_find_and_read_file(project: Project) -> None:
     async with connect(project, "--root", str(project.root)) as server:
         assert sorted(server.tools) == sorted(DEFAULT_TOOLS)
         # A tool that is not offered is unknown.
@@ -163,7 +164,7 @@ async def test_default_tools_are_lisp_read_file_and_read_file(project: Project) 
         await server.still_serving()
 
 
-async def test_tools_flag_offers_all_three(project: Project) -> None:
+async def test_tools_flag_offers_all_four(project: Project) -> None:
     async with connect(project, "--root", str(project.root), *ALL) as server:
         assert sorted(server.tools) == sorted(ALL_TOOLS)
 
@@ -185,8 +186,14 @@ async def test_every_tool_is_fully_described(project: Project, name: str) -> Non
             schema = tool[key]
             validator(schema)  # a valid Draft 2020-12 schema
             assert schema["type"] == "object", key
-            assert schema["properties"] and schema["required"], key
-        assert tool["inputSchema"]["required"] == ["path"]
+            assert schema["properties"], key
+            # lisp-find's path is optional (default ".", the first root).
+            assert schema.get("required") or (name, key) == ("lisp-find", "inputSchema"), key
+        if name == "lisp-find":
+            assert "required" not in tool["inputSchema"]
+            assert tool["inputSchema"]["properties"]["path"]["default"] == "."
+        else:
+            assert tool["inputSchema"]["required"] == ["path"]
         assert tool["inputSchema"]["properties"]["path"]["type"] == "string"
         annotations = tool["annotations"]
         assert annotations["readOnlyHint"] is True
@@ -195,6 +202,33 @@ async def test_every_tool_is_fully_described(project: Project, name: str) -> Non
         assert isinstance(tool.get("title"), str) and tool["title"].strip()
         assert isinstance(tool["description"], str) and tool["description"].strip()
         assert "\n" not in tool["description"], "a one-line description"
+
+
+async def test_lisp_find_definitions_references_and_refusals(project: Project) -> None:
+    project.write("src/a.lisp", "(defun make-point (x y)\n  (list x y))\n(defun norm (p)\n  ;; make-point\n  (make-point p \"make-point\"))\n")
+    project.write("src/b.lisp", "(defvar *origin* (make-point 0 0))\n")
+    async with connect(project, "--root", str(project.root)) as server:
+        found = await server.ok("lisp-find", {"name_pattern": "^make-", "path": "src"})
+        assert found["mode"] == "definitions" and found["total"] == 1
+        d = found["definitions"][0]
+        assert (d["file"], d["line"], d["end_line"], d["column"], d["kind"], d["name"]) == ("src/a.lisp", 1, 2, 0, "defun", "make-point")
+        assert "body" not in d
+        refs = await server.ok("lisp-find", {"symbol": "MAKE-POINT", "path": "src"})
+        assert refs["mode"] == "references" and "definitions" not in refs
+        assert [(r["file"], r["line"], r["definition"], [(u["line"], u["column"]) for u in r["uses"]]) for r in refs["references"]] == [
+            ("src/a.lisp", 1, True, [(1, 7)]),
+            ("src/a.lisp", 3, False, [(5, 3)]),
+            ("src/b.lisp", 1, False, [(1, 18)]),
+        ]
+        assert refs["content"].endswith("[3 forms using MAKE-POINT (3 uses) in 2 files; 2 files searched]\n")
+        page = await server.ok("lisp-find", {"symbol": "make-point", "path": "src", "limit": 1})
+        assert page["truncated"] is True and page["next_offset"] == 1 and len(page["references"]) == 1
+        await server.err("lisp-find", {"path": "src"}, "INVALID_ARGUMENT")
+        await server.err("lisp-find", {"symbol": "x", "name": "x"}, "INVALID_ARGUMENT")
+        await server.err("lisp-find", {"symbol": "x", "unknown": 1}, "INVALID_ARGUMENT")
+        await server.err("lisp-find", {"symbol": "x", "path": "missing"}, "NOT_FOUND")
+        await server.err("lisp-find", {"symbol": "x", "path": str(project.outside)}, "ACCESS_DENIED")
+        await server.still_serving()
 
 
 async def test_lisp_read_file_description_tells_to_read_before_editing(project: Project) -> None:
@@ -680,15 +714,16 @@ async def test_read_empty_file(project: Project) -> None:
 # Errors through MCP (docs/guard.md): a result with isError, the server keeps serving
 # ======================================================================================
 
-# kind -> (path, {tool: expected code})
+# kind -> (path, {tool: expected code}); a tool left out takes the path (a directory is
+# lisp-find's scope).
 FILE_ERRORS = {
-    "missing": ("no/such/file.lisp", {"lisp-read-file": "NOT_FOUND", "read_file": "NOT_FOUND", "Read": "NOT_FOUND"}),
+    "missing": ("no/such/file.lisp", {"lisp-read-file": "NOT_FOUND", "lisp-find": "NOT_FOUND", "read_file": "NOT_FOUND", "Read": "NOT_FOUND"}),
     "directory": ("sub", {"lisp-read-file": "IS_DIRECTORY", "read_file": "NOT_FILE", "Read": "IS_DIRECTORY"}),
     "dot-dot": ("../outside/secret.txt", {t: "ACCESS_DENIED" for t in ALL_TOOLS}),
     "dot-dot-inside": ("sub/../../outside/secret.lisp", {t: "ACCESS_DENIED" for t in ALL_TOOLS}),
     "symlink-out": ("escape-link.txt", {t: "ACCESS_DENIED" for t in ALL_TOOLS}),
     "symlinked-dir-out": ("escape-dir/secret.txt", {t: "ACCESS_DENIED" for t in ALL_TOOLS}),
-    "binary": ("binary.dat", {"lisp-read-file": "BINARY_FILE", "read_file": "BINARY_NOT_SUPPORTED", "Read": "BINARY_FILE"}),
+    "binary": ("binary.dat", {"lisp-read-file": "BINARY_FILE", "lisp-find": "BINARY_FILE", "read_file": "BINARY_NOT_SUPPORTED", "Read": "BINARY_FILE"}),
     "fifo": ("fifo", {t: "NOT_FILE" for t in ALL_TOOLS}),
     "socket": ("sock", {t: "NOT_FILE" for t in ALL_TOOLS}),
 }
@@ -698,9 +733,11 @@ FILE_ERRORS = {
 async def test_file_errors(project: Project, kind: str) -> None:
     path, codes = FILE_ERRORS[kind]
     async with connect(project, "--root", str(project.root), *ALL) as server:
-        for tool in ALL_TOOLS:
+        for tool in (t for t in ALL_TOOLS if t in codes):
+            # lisp-find needs what to find; the path is refused all the same.
+            arguments = {"path": path, "symbol": "x"} if tool == "lisp-find" else {"path": path}
             with anyio.fail_after(10):  # a FIFO must never block the server
-                e = await server.err(tool, {"path": path}, codes[tool])
+                e = await server.err(tool, arguments, codes[tool])
             if tool == "Read":
                 assert e["context"]["params_input"] == {"path": path}
             else:
@@ -712,11 +749,11 @@ async def test_file_errors(project: Project, kind: str) -> None:
 async def test_absolute_path_outside_the_root_is_access_denied(project: Project) -> None:
     outside = str(project.outside / "secret.txt")
     async with connect(project, "--root", str(project.root), *ALL) as server:
-        for tool in ALL_TOOLS:
+        for tool in FILE_TOOLS:
             e = await server.err(tool, {"path": outside}, "ACCESS_DENIED")
             assert "secret\n" not in json.dumps(e)
             await server.still_serving()
-        for tool in ALL_TOOLS:
+        for tool in FILE_TOOLS:
             e = await server.err(tool, {"path": "/etc/passwd"}, "ACCESS_DENIED")
         # Inside the root, an absolute path is fine and is answered relative to the root.
         inside = await server.ok("lisp-read-file", {"path": str(project.root / "demo.lisp")})
@@ -754,7 +791,7 @@ async def test_size_limit(project: Project) -> None:
     project.write("at-cap.txt", "x" * 99 + "\n")
     project.write("over-cap.txt", "x" * 100 + "\n")
     async with connect(project, "--root", str(project.root), "--max-file-bytes", "100", *ALL) as server:
-        for tool in ALL_TOOLS:
+        for tool in FILE_TOOLS:
             await server.ok(tool, {"path": "at-cap.txt"})
             await server.still_serving(tool, "at-cap.txt")
         # The whole text of a file over the cap is refused...
@@ -786,7 +823,7 @@ async def test_binary_means_a_nul_byte_in_the_first_8_kib(project: Project) -> N
         await server.err("lisp-read-file", {"path": "nul-late.txt"}, "BINARY_FILE")
         await server.err("read_file", {"path": "nul-late.txt"}, "BINARY_NOT_SUPPORTED")
         await server.err("Read", {"path": "nul-late.txt"}, "BINARY_FILE")
-        for tool in ALL_TOOLS:
+        for tool in FILE_TOOLS:
             await server.ok(tool, {"path": "nul-after.txt"})
             await server.ok(tool, {"path": "nul-in-string.lisp"})
 
@@ -948,7 +985,7 @@ async def test_concurrent_calls_each_get_their_own_answer(project: Project) -> N
         results: dict[int, Any] = {}
 
         async def one(i: int) -> None:
-            tool = ALL_TOOLS[i % 3]
+            tool = FILE_TOOLS[i % 3]
             if tool == "lisp-read-file":
                 args = {"path": "long.txt", "collapsed": False, "offset": i, "limit": 1}
             elif tool == "read_file":
@@ -965,7 +1002,7 @@ async def test_concurrent_calls_each_get_their_own_answer(project: Project) -> N
                 for i in range(60):
                     tg.start_soon(one, i)
         for i, result in results.items():
-            tool = ALL_TOOLS[i % 3]
+            tool = FILE_TOOLS[i % 3]
             if i % 5 == 4:
                 continue
             line = LONG_LINES[i]
@@ -979,7 +1016,7 @@ async def test_concurrent_calls_each_get_their_own_answer(project: Project) -> N
 
 async def test_logs_go_to_stderr_only(project: Project) -> None:
     async with connect(project, "--root", str(project.root), "--log-level", "trace", *ALL) as server:
-        for tool in ALL_TOOLS:
+        for tool in FILE_TOOLS:
             await server.ok(tool, {"path": "demo.lisp"})
             await server.err(tool, {"path": "missing.txt"}, "NOT_FOUND")
         with pytest.raises(MCPError):
@@ -1010,7 +1047,7 @@ async def test_client_roots_are_the_allowed_directories(project: Project) -> Non
     client_root, decoy = two_places(project)
     roots = Roots([client_root])
     async with connect(project, *ALL, cwd=decoy, roots=roots) as server:
-        for tool in ALL_TOOLS:
+        for tool in FILE_TOOLS:
             result = await server.ok(tool, {"path": "a.lisp"})
             text = json.dumps(result)
             assert "in-client-root" in text and "in-working-dir" not in text, result
@@ -1019,7 +1056,7 @@ async def test_client_roots_are_the_allowed_directories(project: Project) -> Non
         assert view["content"] == "1: (defun in-client-root () t)\n"
         inside = await server.ok("read_file", {"path": str(client_root / "only-here.txt")})
         assert inside["path"] == "only-here.txt" and inside["content"] == "in-client-root\n"
-        for tool in ALL_TOOLS:
+        for tool in FILE_TOOLS:
             await server.err(tool, {"path": str(decoy / "a.lisp")}, "ACCESS_DENIED")
             await server.err(tool, {"path": "../server-cwd/a.lisp"}, "ACCESS_DENIED")
             await server.err(tool, {"path": str(project.root / "demo.lisp")}, "ACCESS_DENIED")
@@ -1030,7 +1067,7 @@ async def test_client_roots_are_the_allowed_directories(project: Project) -> Non
 async def test_without_roots_capability_the_working_directory_is_the_root(project: Project) -> None:
     client_root, decoy = two_places(project)
     async with connect(project, *ALL, cwd=decoy) as server:
-        for tool in ALL_TOOLS:
+        for tool in FILE_TOOLS:
             result = await server.ok(tool, {"path": "a.lisp"})
             assert "in-working-dir" in json.dumps(result), result
             await server.err(tool, {"path": str(client_root / "a.lisp")}, "ACCESS_DENIED")
@@ -1102,7 +1139,7 @@ async def test_concurrent_first_calls_wait_for_the_client_roots(project: Project
         seen: list[str] = []
 
         async def one(i: int) -> None:
-            result = await server.ok(ALL_TOOLS[i % 3], {"path": "a.lisp"})
+            result = await server.ok(FILE_TOOLS[i % 3], {"path": "a.lisp"})
             seen.append(json.dumps(result))
 
         with anyio.fail_after(30):

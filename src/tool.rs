@@ -6,6 +6,7 @@ pub mod compat;
 pub mod project;
 pub mod read_envelope;
 pub mod read_file;
+pub mod read_tool;
 
 use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};

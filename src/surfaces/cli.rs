@@ -1,6 +1,7 @@
 //! The command line (docs/cli.md):
 //!
-//! * `lisp-read-file [OPTIONS] PATH`: the view of one file (collapsed, expanded, raw, grep);
+//! * `lisp-read-file [OPTIONS] PATH...`: the view of one file (collapsed, expanded, raw,
+//!   grep); the project map of a directory, an `.asd` file or several paths;
 //! * `lisp-read-file outline [--json] PATH...`: top-level items with positions;
 //! * `lisp-read-file mcp [--root DIR]... [--tools LIST]`: the MCP server ([`super::mcp`]).
 //!
@@ -39,6 +40,8 @@ For other text files --content-pattern greps with context; without a pattern it 
 a window of lines. Nothing is ever evaluated, and broken files still give a view.",
     after_help = "Examples:\n  \
 lisp-read-file src/package.lisp                  collapsed view\n  \
+lisp-read-file .                                 project map (ASDF order when an .asd is there)\n  \
+lisp-read-file -n '^make-' src/ tests/           expand matching definitions across files\n  \
 lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-...\n  \
 lisp-read-file -c 'handler-case' src/io.lisp     expand forms that mention handler-case\n  \
 lisp-read-file --kinds defmethod src/shapes.lisp only the methods\n  \
@@ -117,9 +120,10 @@ struct ReadArgs {
     json: bool,
     #[command(flatten)]
     guard: GuardArgs,
-    /// The file to read; `-` reads Lisp source from standard input.
-    #[arg(value_name = "PATH", required = true)]
-    path: Option<String>,
+    /// The file to read; `-` reads Lisp source from standard input. A directory or an
+    /// `.asd` file gives the project map; several paths give the map of them all.
+    #[arg(value_name = "PATH", required = true, num_args = 1..)]
+    paths: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -199,7 +203,7 @@ struct McpArgs {
     /// the first root. Default: the client's MCP roots, else the working directory.
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
-    /// Tools to offer, comma-separated, from: lisp-read-file, read_file, Read.
+    /// Tools to offer, comma-separated, from: lisp-read-file, read_file, Read, read.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "lisp-read-file,read_file", value_parser = parse_tool_name)]
     tools: Vec<ToolName>,
     /// Refuse files larger than this many bytes.
@@ -228,7 +232,7 @@ enum LogLevel {
 #[cfg(feature = "mcp")]
 fn parse_tool_name(name: &str) -> Result<ToolName, String> {
     ToolName::parse(name.trim()).ok_or_else(|| {
-        format!("unknown tool {name:?}; choose from lisp-read-file, read_file, Read")
+        format!("unknown tool {name:?}; choose from lisp-read-file, read_file, Read, read")
     })
 }
 
@@ -303,7 +307,7 @@ fn setup(args: &GuardArgs) -> Result<(Guard, Grammar), ToolError> {
 }
 
 fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
-    let path = args.path.clone().unwrap_or_default();
+    let path = args.paths.first().cloned().unwrap_or_default();
     let request = ReadRequest {
         path: path.clone(),
         collapsed: !args.raw,
@@ -342,6 +346,9 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
                 })?;
             let file = guard.check_bytes("-", bytes)?;
             tool::read_loaded(file, &grammar, &request, Some(true))
+        } else if args.paths.len() > 1 {
+            several_paths(&args.paths)?;
+            tool::project::read_paths(&guard, &grammar, &request, &args.paths)
         } else {
             tool::read(&guard, &grammar, &request)
         }
@@ -358,7 +365,10 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         Ok(result) => {
             out.write_all(result.content.as_bytes())?;
             out.flush()?;
-            Ok(ExitCode::SUCCESS)
+            // Several paths: like `outline`, a path that could not be read makes it 1.
+            let failed = args.paths.len() > 1
+                && result.files_skipped.as_ref().is_some_and(|s| !s.is_empty());
+            Ok(ExitCode::from(u8::from(failed)))
         }
         Err(e) => {
             if args.json {
@@ -370,6 +380,18 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// Several paths are a map: standard input is not one of them.
+fn several_paths(paths: &[String]) -> Result<(), ToolError> {
+    if paths.iter().any(|p| p == "-") {
+        return Err(ToolError::new(
+            crate::error::ErrorCode::InvalidArgument,
+            "-",
+            "- (standard input) is read alone; pass it as the only path, or pass files and directories",
+        ));
+    }
+    Ok(())
 }
 
 fn run_outline(args: OutlineArgs) -> io::Result<ExitCode> {

@@ -119,7 +119,8 @@ pub fn read_paths(
     }
     let mut plan = plan::paths(guard, files);
     plan.skipped = skipped;
-    build(guard, grammar, &options, plan, ".", Vec::new())
+    let display = crate::pattern::quote_prefix(&paths.join(" "), 200);
+    build(guard, grammar, &options, plan, &display, Vec::new())
 }
 
 /// What a map does not take: other strategies, raw lines.
@@ -255,6 +256,10 @@ fn choose_step(
     ] {
         if map::fits(&sections, step, limit) {
             break;
+        }
+        // Dropping docstrings saves characters, not lines.
+        if next == Step::NoDocstrings && full_lines > limit {
+            continue;
         }
         let detailed = file_options(options, detail);
         let rendered = project::par_map(files, &options.cancel, |r| {

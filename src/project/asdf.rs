@@ -32,6 +32,9 @@ pub struct System {
     pub name: String,
     /// Its Lisp source files in load order.
     pub components: Vec<Component>,
+    /// The systems its `:depends-on` names (`(:version NAME ...)` and `(:feature F NAME)`
+    /// give their NAME), lowercased.
+    pub depends_on: Vec<String>,
 }
 
 /// A Lisp source file component.
@@ -85,7 +88,32 @@ fn system(datum: &Datum, features: Option<&Features>) -> Option<System> {
     };
     let mut components = Vec::new();
     collect(plist, &dir, "", features, &mut components);
-    Some(System { name, components })
+    let depends_on = match plist_get(plist, "depends-on") {
+        Some(Datum::List(deps)) => deps.iter().filter_map(dependency_name).collect(),
+        _ => Vec::new(),
+    };
+    Some(System {
+        name: name.to_lowercase(),
+        components,
+        depends_on,
+    })
+}
+
+/// The system a `:depends-on` entry names.
+fn dependency_name(datum: &Datum) -> Option<String> {
+    let datum = match datum {
+        Datum::Cond { form, .. } => form,
+        d => d,
+    };
+    match datum {
+        Datum::List(items) => match items.first() {
+            Some(Datum::Sym(k)) if k == "version" => items.get(1).and_then(name_of),
+            Some(Datum::Sym(k)) if k == "feature" => items.get(2).and_then(name_of),
+            _ => None,
+        },
+        d => name_of(d).map(|n| n.to_lowercase()),
+    }
+    .map(|n| n.to_lowercase())
 }
 
 /// Appends the Lisp files of a component list (`plist` holds `:components`), depth-first
@@ -563,7 +591,7 @@ mod tests {
                (:module "util" :components ((:file "a") (:file "b" :pathname "bee")))
                (:module "x" :pathname "" :components ((:file "c.d")))
                (:file "e" :pathname "other/e.cl")))
-(asdf:defsystem #:foo/tests :components ((:file "t")))"#;
+(asdf:defsystem #:foo/tests :depends-on (#:foo (:version "Bar" "1.0") #+sbcl "sb") :components ((:file "t")))"#;
         assert_eq!(
             files(text, None),
             [
@@ -579,6 +607,8 @@ mod tests {
         );
         let systems = systems(text.as_bytes(), None);
         assert_eq!(systems[1].name, "foo/tests");
+        assert!(systems[0].depends_on.is_empty());
+        assert_eq!(systems[1].depends_on, ["foo", "bar", "sb"]);
         assert_eq!(systems[0].components[1].full_name, "util/a");
     }
 

@@ -6,7 +6,7 @@
 
 use super::asdf;
 use crate::features::Features;
-use crate::guard::{Directory, Guard, Skipped, WalkedFile};
+use crate::guard::{Directory, Guard, Skipped, WalkedFile, MAX_WALKED_FILES};
 use crate::view::is_lisp_path;
 use std::collections::HashSet;
 
@@ -45,9 +45,10 @@ pub fn is_asd(path: &str) -> bool {
         .is_some_and(|(_, ext)| ext.eq_ignore_ascii_case("asd"))
 }
 
-/// The map of a directory: the systems of the `.asd` files at its top level (in path
-/// order, each `.asd` file before its components), then the other Lisp files in path
-/// order.
+/// The map of a directory: the systems of the `.asd` files at its top level (a system
+/// after the local systems its `:depends-on` names, else in `.asd` path order and written
+/// order; each `.asd` file before its first system's files), then the other Lisp files in
+/// path order.
 pub fn directory(guard: &Guard, directory: &Directory, features: Option<&Features>) -> Plan {
     let walk = guard.walk(directory, &is_lisp_path);
     let mut plan = Plan {
@@ -55,20 +56,70 @@ pub fn directory(guard: &Guard, directory: &Directory, features: Option<&Feature
         stopped_at_limit: walk.stopped_at_limit,
         ..Plan::default()
     };
-    let mut seen = Seen::default();
+    let mut systems: Vec<(&WalkedFile, asdf::System)> = Vec::new();
     for asd in walk
         .files
         .iter()
         .filter(|f| !f.relative_path.contains('/') && is_asd(&f.relative_path))
     {
-        add_systems(guard, asd, features, &mut seen, &mut plan);
+        if let Ok(loaded) = guard.read_walked(asd) {
+            systems.extend(
+                asdf::systems(&loaded.bytes, features)
+                    .into_iter()
+                    .map(|s| (asd, s)),
+            );
+        }
+    }
+    let mut seen = Seen::default();
+    for i in by_dependencies(&systems) {
+        let (asd, system) = &systems[i];
+        add_system(guard, asd, system, &mut seen, &mut plan);
     }
     for file in walk.files {
+        if plan.files.len() >= MAX_WALKED_FILES {
+            plan.stopped_at_limit = true;
+            break;
+        }
         if seen.first(guard, &file) {
             plan.files.push(file);
         }
     }
     plan
+}
+
+/// Systems placed after the local systems they depend on: depth-first in the order
+/// given, an edge back into a system being placed (a cycle) ignored.
+fn by_dependencies(systems: &[(&WalkedFile, asdf::System)]) -> Vec<usize> {
+    let index: std::collections::HashMap<&str, usize> = systems
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, (_, s))| (s.name.as_str(), i))
+        .collect();
+    let mut state = vec![0u8; systems.len()];
+    let mut order = Vec::with_capacity(systems.len());
+    for root in 0..systems.len() {
+        let mut stack = vec![(root, 0usize)];
+        while let Some((node, edge)) = stack.pop() {
+            if edge == 0 {
+                if state[node] != 0 {
+                    continue;
+                }
+                state[node] = 1;
+            }
+            let deps = &systems[node].1.depends_on;
+            if let Some(dep) = deps.get(edge) {
+                stack.push((node, edge + 1));
+                if let Some(&d) = index.get(dep.as_str()).filter(|&&d| state[d] == 0) {
+                    stack.push((d, 0));
+                }
+            } else {
+                state[node] = 2;
+                order.push(node);
+            }
+        }
+    }
+    order
 }
 
 /// The map of one `.asd` file: itself, then its systems' files.
@@ -106,12 +157,31 @@ fn add_systems(
         return;
     };
     for system in asdf::systems(&loaded.bytes, features) {
-        for component in &system.components {
-            let file = guard.sibling(asd, &component.file);
-            if seen.first(guard, &file) {
-                plan.files.push(file);
-            }
-        }
-        plan.systems.push(system.name);
+        add_system(guard, asd, &system, seen, plan);
     }
+}
+
+/// Adds the `.asd` file (when not yet there) and the files of one system, at most
+/// [`MAX_WALKED_FILES`] in all.
+fn add_system(
+    guard: &Guard,
+    asd: &WalkedFile,
+    system: &asdf::System,
+    seen: &mut Seen,
+    plan: &mut Plan,
+) {
+    if seen.first(guard, asd) {
+        plan.files.push(asd.clone());
+    }
+    for component in &system.components {
+        if plan.files.len() >= MAX_WALKED_FILES {
+            plan.stopped_at_limit = true;
+            return;
+        }
+        let file = guard.sibling(asd, &component.file);
+        if seen.first(guard, &file) {
+            plan.files.push(file);
+        }
+    }
+    plan.systems.push(system.name.clone());
 }

@@ -13,9 +13,10 @@ use crate::error::{ErrorCode, ToolError};
 use crate::features::Features;
 use crate::grammar::Grammar;
 use crate::guard::{Directory, Guard, LoadedFile, Skipped, WalkedFile, MAX_WALKED_FILES};
-use crate::outline::StreamedOutline;
+use crate::outline::{outline_bytes, StreamedOutline};
 use crate::project::map::{self, Section, Step};
 use crate::project::{self, plan, plan::Plan};
+use crate::scan::ItemKind;
 use crate::source::Source;
 use crate::view::{self, Detail, Mode, ViewOptions};
 use serde::{Deserialize, Serialize};
@@ -141,46 +142,79 @@ fn check(request: &ReadRequest, display: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// A file read and rendered.
-struct Rendered {
-    section: Section,
-    forms: usize,
-    expanded: usize,
+/// A file read: its bytes and counts.
+struct Loaded {
+    display_path: String,
     bytes: Vec<u8>,
     mtime_ms: u64,
+    forms: usize,
+    /// Definitions listed at the names step (and counted at the counts step).
+    definitions: usize,
 }
 
-/// Renders one file's collapsed view, whole, at `detail`.
-fn render(bytes: &[u8], grammar: &Grammar, options: &ViewOptions, display: &str) -> Rendered {
-    let source = Source::new(bytes);
-    let outline = StreamedOutline::cancellable(bytes, grammar, options.cancel.clone());
-    let view = view::render_streamed(&source, &outline, options);
-    let content = map::strip_file_notes(&view.content);
-    Rendered {
-        section: Section {
-            display_path: display.to_string(),
-            definitions: map::numbered_lines(&content),
-            forms: view.total_forms,
-            content,
-        },
-        forms: view.total_forms,
-        expanded: view.expanded_forms,
-        bytes: Vec::new(),
-        mtime_ms: 0,
+/// Reads what a map needs of one file: one scan, no form text; with a pattern (`count`
+/// false), only the bytes (the counts come with the rendering).
+fn load(file: &LoadedFile, grammar: &Grammar, options: &ViewOptions, count: bool) -> Loaded {
+    let (forms, definitions) = if count {
+        let outline = outline_bytes(&file.bytes, grammar);
+        let forms = outline
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Form)
+            .count();
+        (forms, view::count_definitions(&outline, options))
+    } else {
+        (0, 0)
+    };
+    Loaded {
+        display_path: file.display_path.clone(),
+        bytes: file.bytes.clone(),
+        mtime_ms: file.mtime_ms,
+        forms,
+        definitions,
     }
 }
 
-/// The options of one file's whole view at `detail`.
-fn file_options(options: &ViewOptions, detail: Detail) -> ViewOptions {
-    ViewOptions {
-        offset: 0,
-        limit: usize::MAX / 4,
-        detail,
-        ..options.clone()
-    }
+/// One file's collapsed view, whole, at each detail of `details` (one outline for all).
+fn render(
+    file: &Loaded,
+    grammar: &Grammar,
+    options: &ViewOptions,
+    details: &[Detail],
+) -> Vec<(Section, usize)> {
+    let source = Source::new(&file.bytes);
+    // Several details share one outline (the form text is made once); one is streamed.
+    let outline = (details.len() > 1).then(|| outline_bytes(&file.bytes, grammar));
+    details
+        .iter()
+        .map(|&detail| {
+            let whole = ViewOptions {
+                offset: 0,
+                limit: usize::MAX / 4,
+                detail,
+                ..options.clone()
+            };
+            let view = match &outline {
+                Some(outline) => view::render(&source, Some(outline), &whole),
+                None => {
+                    let streamed =
+                        StreamedOutline::cancellable(&file.bytes, grammar, options.cancel.clone());
+                    view::render_streamed(&source, &streamed, &whole)
+                }
+            };
+            let content = map::strip_file_notes(&view.content);
+            let section = Section {
+                display_path: file.display_path.clone(),
+                definitions: file.definitions,
+                forms: view.total_forms,
+                content,
+            };
+            (section, view.expanded_forms)
+        })
+        .collect()
 }
 
-/// Reads and renders the plan's files, chooses the step, renders the page.
+/// Reads the plan's files, chooses the step, renders the page.
 fn build(
     guard: &Guard,
     grammar: &Grammar,
@@ -190,43 +224,27 @@ fn build(
     mut notes: Vec<String>,
 ) -> Result<ReadResult, ToolError> {
     let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
-    let first = if patterns {
-        Detail::Matches
-    } else {
-        Detail::Full
-    };
-    let first_options = file_options(options, first);
-    let answers = project::map_files(guard, &plan.files, &options.cancel, |file: &LoadedFile| {
-        let mut r = render(&file.bytes, grammar, &first_options, &file.display_path);
-        r.bytes.clone_from(&file.bytes);
-        r.mtime_ms = file.mtime_ms;
-        r
+    let answers = project::map_files(guard, &plan.files, &options.cancel, |file| {
+        load(file, grammar, options, !patterns)
     });
     cancelled(&options.cancel, display)?;
     let mut skipped = plan.skipped;
     let mut files = Vec::new();
     for (answer, walked) in answers.into_iter().zip(&plan.files) {
         match answer {
-            Ok(rendered) => files.push(rendered),
+            Ok(loaded) => files.push(loaded),
             Err(error) => skipped.push(skipped_of(walked, error)),
         }
     }
-    if let Some(e) = super::too_costly(options, display) {
-        return Err(e);
-    }
-    let (step, sections) = if patterns {
-        let (matched, unmatched): (Vec<_>, Vec<_>) = files.iter().partition(|r| r.expanded > 0);
-        let names: Vec<String> = unmatched
-            .iter()
-            .map(|r| r.section.display_path.clone())
-            .collect();
-        notes.extend(map::list_note("No matches in", &names, LISTED));
-        let sections = matched.iter().map(|r| r.section.clone()).collect();
-        (Step::Matches, sections)
+    let (step, sections, counts) = if patterns {
+        matches(grammar, options, &files, &mut notes)
     } else {
         choose_step(grammar, options, &files, &mut notes)
     };
     cancelled(&options.cancel, display)?;
+    if let Some(e) = super::too_costly(options, display) {
+        return Err(e);
+    }
     filter_notes(options, &mut notes);
     if plan.stopped_at_limit {
         notes.push(format!(
@@ -235,54 +253,119 @@ fn build(
     }
     notes.extend(skipped_note(&skipped));
     let page = map::render(&sections, step, options.offset, options.limit, &notes);
-    Ok(result(display, step, &files, &sections, page, skipped))
+    let mut result = result(display, &files, &sections, page, skipped);
+    result.step = Some(step);
+    result.meta.expanded_forms = counts.expanded;
+    result.meta.total_forms = counts.total_forms;
+    result.meta.truncated |= !matches!(step, Step::Full | Step::Matches);
+    Ok(result)
+}
+
+/// Patterns: the matching forms of every file; the files without any in one note.
+fn matches(
+    grammar: &Grammar,
+    options: &ViewOptions,
+    files: &[Loaded],
+    notes: &mut Vec<String>,
+) -> (Step, Vec<Section>, Counts) {
+    let rendered = project::par_map(files, &options.cancel, |f| {
+        render(f, grammar, options, &[Detail::Matches]).pop()
+    });
+    let mut sections = Vec::new();
+    let mut unmatched = Vec::new();
+    let mut total_forms = 0;
+    let mut expanded = 0;
+    for (section, count) in rendered.into_iter().flatten().flatten() {
+        total_forms += section.forms;
+        if count > 0 {
+            expanded += count;
+            sections.push(section);
+        } else {
+            unmatched.push(section.display_path);
+        }
+    }
+    notes.extend(map::list_note("No matches in", &unmatched, LISTED));
+    let counts = Counts {
+        expanded,
+        total_forms,
+    };
+    (Step::Matches, sections, counts)
+}
+
+/// The forms of a map: in all its files, and shown verbatim.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    expanded: usize,
+    total_forms: usize,
 }
 
 /// The first step whose whole map fits, with the sections at that step; the note that
-/// says how to narrow the map when it is not the first.
+/// says how to narrow the map when it is not the first. When the names step cannot fit
+/// (its lines are known from the counts), the files are not rendered at all.
 fn choose_step(
     grammar: &Grammar,
     options: &ViewOptions,
-    files: &[Rendered],
+    files: &[Loaded],
     notes: &mut Vec<String>,
-) -> (Step, Vec<Section>) {
+) -> (Step, Vec<Section>, Counts) {
     let limit = options.limit;
-    let mut sections: Vec<Section> = files.iter().map(|r| r.section.clone()).collect();
-    let (full_lines, full_chars) = map::size(&sections, Step::Full);
-    let mut step = Step::Full;
-    for (next, detail) in [
-        (Step::NoDocstrings, Detail::NoDocstrings),
-        (Step::Names, Detail::Names),
-    ] {
-        if map::fits(&sections, step, limit) {
-            break;
-        }
-        // Dropping docstrings saves characters, not lines.
-        if next == Step::NoDocstrings && full_lines > limit {
-            continue;
-        }
-        let detailed = file_options(options, detail);
-        let rendered = project::par_map(files, &options.cancel, |r| {
-            render(&r.bytes, grammar, &detailed, &r.section.display_path).section
-        });
-        sections = rendered
+    let counted: Vec<Section> = files
+        .iter()
+        .map(|f| Section {
+            display_path: f.display_path.clone(),
+            content: String::new(),
+            definitions: f.definitions,
+            forms: f.forms,
+        })
+        .collect();
+    // The names step has a header and a line per definition, a blank line between files.
+    let names_lines: usize = files.iter().map(|f| f.definitions + 2).sum::<usize>();
+    let (mut step, mut sections) = (Step::Counts, counted);
+    let mut whole = None;
+    if names_lines.saturating_sub(1) <= limit {
+        let details = [Detail::Full, Detail::NoDocstrings, Detail::Names];
+        let rendered: Vec<Vec<(Section, usize)>> = project::par_map(files, &options.cancel, |f| {
+            render(f, grammar, options, &details)
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+        whole = Some(map::size(&full_of(&rendered, 0), Step::Full));
+        for (k, candidate) in [Step::Full, Step::NoDocstrings, Step::Names]
             .into_iter()
-            .zip(files)
-            .map(|(s, r)| s.unwrap_or_else(|| r.section.clone()))
-            .collect();
-        step = next;
-    }
-    if !map::fits(&sections, step, limit) {
-        step = Step::Counts;
+            .enumerate()
+        {
+            let at_step = full_of(&rendered, k);
+            if rendered.len() == files.len() && map::fits(&at_step, candidate, limit) {
+                (step, sections) = (candidate, at_step);
+                break;
+            }
+        }
     }
     if step != Step::Full {
+        let size = match whole {
+            Some((lines, chars)) => format!("{lines} lines and {chars} characters"),
+            None => format!("over {limit} lines"),
+        };
         notes.push(format!(
-            "[Map shown at step {}: the whole outline is {full_lines} lines and {full_chars} characters, over the budget of {limit} lines and {} characters (limit). Narrow it: read a subdirectory or one file, pass kinds (e.g. [\"defun\", \"defmacro\"]) or a name_pattern, or raise limit.]",
+            "[Map shown at step {}: the whole outline is {size}, over the budget of {limit} lines and {} characters (limit). Narrow it: read a subdirectory or one file, pass kinds (e.g. [\"defun\", \"defmacro\"]) or a name_pattern, or raise limit.]",
             step.as_str(),
             limit.saturating_mul(map::CHARS_PER_LIMIT_LINE)
         ));
     }
-    (step, sections)
+    let counts = Counts {
+        expanded: 0,
+        total_forms: files.iter().map(|f| f.forms).sum(),
+    };
+    (step, sections, counts)
+}
+
+/// The sections of every file at the `k`th detail rendered.
+fn full_of(rendered: &[Vec<(Section, usize)>], k: usize) -> Vec<Section> {
+    rendered
+        .iter()
+        .filter_map(|details| details.get(k).map(|(s, _)| s.clone()))
+        .collect()
 }
 
 /// The map says once what `kinds` and `features` hide (each file's view would say it).
@@ -351,8 +434,7 @@ fn cancelled(cancel: &CancelToken, display: &str) -> Result<(), ToolError> {
 
 fn result(
     display: &str,
-    step: Step,
-    files: &[Rendered],
+    files: &[Loaded],
     sections: &[Section],
     page: map::Page,
     skipped: Vec<Skipped>,
@@ -367,13 +449,11 @@ fn result(
         })
         .collect();
     let mut meta = super::empty_meta(Strategy::Default);
-    meta.total_forms = files.iter().map(|r| r.forms).sum();
-    meta.expanded_forms = files.iter().map(|r| r.expanded).sum();
-    meta.truncated = page.next_offset.is_some() || !matches!(step, Step::Full | Step::Matches);
+    meta.truncated = page.next_offset.is_some();
     meta.next_offset = page.next_offset;
     meta.total_lines = Some(page.total_lines);
-    meta.byte_length = files.iter().map(|r| r.bytes.len()).sum();
-    meta.mtime_ms = files.iter().map(|r| r.mtime_ms).max().unwrap_or(0);
+    meta.byte_length = files.iter().map(|f| f.bytes.len()).sum();
+    meta.mtime_ms = files.iter().map(|f| f.mtime_ms).max().unwrap_or(0);
     ReadResult {
         path: display.to_string(),
         mode: Mode::Project,
@@ -391,6 +471,6 @@ fn result(
                 })
                 .collect(),
         ),
-        step: Some(step),
+        step: None,
     }
 }

@@ -137,6 +137,30 @@ pub(crate) fn render_items<'a>(
     view
 }
 
+/// The lines [`Detail::Names`] gives the file (without notes): the definitions `kinds`
+/// and `features` leave, top-level and inside containers. Makes no form text unless
+/// `features` needs a form's conditionals.
+pub(crate) fn count_definitions<'a>(items: &dyn Items<'a>, options: &ViewOptions) -> usize {
+    let filter = Filter::new(options.kinds.as_ref(), options.features.as_ref());
+    let mut count = 0;
+    items.each_item(&mut |item| {
+        if item.kind == ItemKind::Form && filter.top_level(item).0 {
+            let mut stack = vec![item];
+            while let Some(item) = stack.pop() {
+                if let Some(form) = &item.form {
+                    count += usize::from(form.operator.is_some() && form.name.is_some());
+                    stack.extend(form.children.iter().filter(|c| filter.child_shown(c)));
+                }
+            }
+        }
+        if options.cancel.is_cancelled() {
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
+    count
+}
+
 /// The note when no top-level form starts at or after `offset`.
 fn offset_note(source: &Source, offset: usize) -> Line {
     let total = source.line_count();
@@ -612,12 +636,15 @@ impl Context<'_> {
         depth: usize,
         expanded: &mut usize,
     ) -> (Vec<Line>, usize) {
+        let names = self.options.detail == Detail::Names;
         let Some(form) = &item.form else {
-            return (self.verbatim(item, depth), 0);
+            return if names {
+                (Vec::new(), 0)
+            } else {
+                (self.verbatim(item, depth), 0)
+            };
         };
-        if self.options.detail == Detail::Names
-            && !(self.name_matches(form) || self.content_matches(item))
-        {
+        if names && !(self.name_matches(form) || self.content_matches(item)) {
             return (self.name_lines(item, form, depth, expanded), 0);
         }
         if !form.children.is_empty() {

@@ -182,6 +182,11 @@ pub fn render_streamed(source: &Source, outline: &StreamedOutline, options: &Vie
     }
 }
 
+/// Definitions the collapsed view lists at [`Detail::Names`] (a project map's counts).
+pub fn count_definitions(outline: &Outline, options: &ViewOptions) -> usize {
+    collapsed::count_definitions(outline, options)
+}
+
 /// The raw lines of a Lisp file.
 fn raw_lisp(source: &Source, options: &ViewOptions) -> View {
     let mut view = raw::render(source, options);

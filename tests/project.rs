@@ -212,7 +212,7 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     assert!(!names.content.contains("print"));
     assert!(names
         .content
-        .contains("[Map shown at step names: the whole outline is 65 lines and "));
+        .contains("[Map shown at step names: the whole outline takes 65 lines and "));
     assert!(names
         .content
         .contains("Narrow it: read a subdirectory or one file, pass kinds"));
@@ -221,6 +221,9 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     assert_eq!(counts.step, Some(Step::Counts));
     assert!(counts.content.starts_with(
         "==> a.lisp <== 10 definitions\n==> b.lisp <== 10 definitions\n==> c.lisp <== 10 definitions\n[Map shown at step counts"
+    ));
+    assert!(counts.content.contains(
+        "[Map shown at step counts: the names of the definitions alone take 35 lines, over the budget of 10 lines (limit)."
     ));
     // Even counts do not fit: pages of counts.
     let paged = at(2);

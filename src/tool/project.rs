@@ -343,14 +343,19 @@ fn choose_step(
         }
     }
     if step != Step::Full {
-        let size = match whole {
-            Some((lines, chars)) => format!("{lines} lines and {chars} characters"),
-            None => format!("over {limit} lines"),
+        let budget = limit.saturating_mul(map::CHARS_PER_LIMIT_LINE);
+        let why = match whole {
+            Some((lines, chars)) => format!(
+                "the whole outline takes {lines} lines and {chars} characters, over the budget of {limit} lines and {budget} characters"
+            ),
+            None => format!(
+                "the names of the definitions alone take {} lines, over the budget of {limit} lines",
+                names_lines.saturating_sub(1)
+            ),
         };
         notes.push(format!(
-            "[Map shown at step {}: the whole outline is {size}, over the budget of {limit} lines and {} characters (limit). Narrow it: read a subdirectory or one file, pass kinds (e.g. [\"defun\", \"defmacro\"]) or a name_pattern, or raise limit.]",
-            step.as_str(),
-            limit.saturating_mul(map::CHARS_PER_LIMIT_LINE)
+            "[Map shown at step {}: {why} (limit). Narrow it: read a subdirectory or one file, pass kinds (e.g. [\"defun\", \"defmacro\"]) or a name_pattern, or raise limit.]",
+            step.as_str()
         ));
     }
     let counts = Counts {

@@ -323,6 +323,12 @@ fn kinds_and_features_work_on_directories() {
         kinds.content,
         "==> a.lisp <==\n2: (defun a ())\n3: #+sbcl (defun on-sbcl ())\n4: #-sbcl (defun elsewhere ())\n\n==> sub/b.lisp <==\n2: (defun b ())\n[kinds: only the forms with operators defun are shown.]\n"
     );
+    // A file with nothing of these kinds is named in one note.
+    let macros = s.read(".", |r| r.kinds = Some(vec!["defmacro".into()]));
+    assert_eq!(
+        macros.content,
+        "==> sub/b.lisp <==\n1: (defmacro m ())\n[Nothing shown in: a.lisp.]\n[kinds: only the forms with operators defmacro are shown.]\n"
+    );
     let features = s.read(".", |r| r.features = Some(vec!["sbcl".into()]));
     assert!(features.content.contains("#+sbcl (defun on-sbcl ())"));
     assert!(!features.content.contains("elsewhere"));

@@ -150,28 +150,31 @@ struct Loaded {
     forms: usize,
     /// Definitions listed at the names step (and counted at the counts step).
     definitions: usize,
+    /// Top-level forms `kinds` and `features` leave.
+    shown: usize,
 }
 
 /// Reads what a map needs of one file: one scan, no form text; with a pattern (`count`
 /// false), only the bytes (the counts come with the rendering).
 fn load(file: &LoadedFile, grammar: &Grammar, options: &ViewOptions, count: bool) -> Loaded {
-    let (forms, definitions) = if count {
+    let (forms, shown) = if count {
         let outline = outline_bytes(&file.bytes, grammar);
         let forms = outline
             .items
             .iter()
             .filter(|i| i.kind == ItemKind::Form)
             .count();
-        (forms, view::count_definitions(&outline, options))
+        (forms, view::count_shown(&outline, options))
     } else {
-        (0, 0)
+        (0, view::Shown::default())
     };
     Loaded {
         display_path: file.display_path.clone(),
         bytes: file.bytes.clone(),
         mtime_ms: file.mtime_ms,
         forms,
-        definitions,
+        definitions: shown.definitions,
+        shown: shown.forms,
     }
 }
 
@@ -309,6 +312,13 @@ fn choose_step(
     notes: &mut Vec<String>,
 ) -> (Step, Vec<Section>, Counts) {
     let limit = options.limit;
+    let total_forms = files.iter().map(|f| f.forms).sum();
+    // With kinds or features, a file with nothing left is named in one note.
+    let filtered = options.kinds.is_some() || options.features.is_some();
+    let (files, emptied): (Vec<&Loaded>, Vec<&Loaded>) =
+        files.iter().partition(|f| !filtered || f.shown > 0);
+    let emptied: Vec<String> = emptied.iter().map(|f| f.display_path.clone()).collect();
+    notes.extend(map::list_note("Nothing shown in", &emptied, LISTED));
     let counted: Vec<Section> = files
         .iter()
         .map(|f| Section {
@@ -324,7 +334,7 @@ fn choose_step(
     let mut whole = None;
     if names_lines.saturating_sub(1) <= limit {
         let details = [Detail::Full, Detail::NoDocstrings, Detail::Names];
-        let rendered: Vec<Vec<(Section, usize)>> = project::par_map(files, &options.cancel, |f| {
+        let rendered: Vec<Vec<(Section, usize)>> = project::par_map(&files, &options.cancel, |f| {
             render(f, grammar, options, &details)
         })
         .into_iter()
@@ -360,7 +370,7 @@ fn choose_step(
     }
     let counts = Counts {
         expanded: 0,
-        total_forms: files.iter().map(|f| f.forms).sum(),
+        total_forms,
     };
     (step, sections, counts)
 }

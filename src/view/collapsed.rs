@@ -7,7 +7,7 @@
 
 use super::filter::{Filter, Hidden};
 use super::lines::{join, number_width, Line};
-use super::{Comments, Detail, Mode, View, ViewOptions};
+use super::{Comments, Detail, Mode, Shown, View, ViewOptions};
 use crate::outline::{Balance, Form, Items, Outline, OutlineItem, MAX_CHILDREN};
 use crate::scan::{Diagnostic, DiagnosticKind, ItemKind};
 use crate::source::Source;
@@ -137,18 +137,21 @@ pub(crate) fn render_items<'a>(
     view
 }
 
-/// The lines [`Detail::Names`] gives the file (without notes): the definitions `kinds`
-/// and `features` leave, top-level and inside containers. Makes no form text unless
-/// `features` needs a form's conditionals.
-pub(crate) fn count_definitions<'a>(items: &dyn Items<'a>, options: &ViewOptions) -> usize {
+/// What the collapsed view shows of a file, counted without making form text (unless
+/// `features` needs a form's conditionals): the top-level forms `kinds` and `features`
+/// leave, and the definitions among them and their children (the lines of
+/// [`Detail::Names`]).
+pub(crate) fn count_shown<'a>(items: &dyn Items<'a>, options: &ViewOptions) -> Shown {
     let filter = Filter::new(options.kinds.as_ref(), options.features.as_ref());
-    let mut count = 0;
+    let mut shown = Shown::default();
     items.each_item(&mut |item| {
         if item.kind == ItemKind::Form && filter.top_level(item).0 {
+            shown.forms += 1;
             let mut stack = vec![item];
             while let Some(item) = stack.pop() {
                 if let Some(form) = &item.form {
-                    count += usize::from(form.operator.is_some() && form.name.is_some());
+                    shown.definitions +=
+                        usize::from(form.operator.is_some() && form.name.is_some());
                     stack.extend(form.children.iter().filter(|c| filter.child_shown(c)));
                 }
             }
@@ -158,7 +161,7 @@ pub(crate) fn count_definitions<'a>(items: &dyn Items<'a>, options: &ViewOptions
         }
         ControlFlow::Continue(())
     });
-    count
+    shown
 }
 
 /// The note when no top-level form starts at or after `offset`.

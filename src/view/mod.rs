@@ -182,9 +182,18 @@ pub fn render_streamed(source: &Source, outline: &StreamedOutline, options: &Vie
     }
 }
 
-/// Definitions the collapsed view lists at [`Detail::Names`] (a project map's counts).
-pub fn count_definitions(outline: &Outline, options: &ViewOptions) -> usize {
-    collapsed::count_definitions(outline, options)
+/// What the collapsed view of a file shows, counted (a project map's counts).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shown {
+    /// Top-level forms `kinds` and `features` leave.
+    pub forms: usize,
+    /// Definitions among them and their children: the lines of [`Detail::Names`].
+    pub definitions: usize,
+}
+
+/// What the collapsed view of a file shows, counted without rendering.
+pub fn count_shown(outline: &Outline, options: &ViewOptions) -> Shown {
+    collapsed::count_shown(outline, options)
 }
 
 /// The raw lines of a Lisp file.

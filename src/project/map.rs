@@ -52,20 +52,14 @@ pub struct Section {
     pub definitions: usize,
     /// Top-level forms in the file.
     pub forms: usize,
+    /// Lines of the view not kept in `content` (a file outside the page): counted, never
+    /// shown.
+    pub elided: usize,
 }
 
 /// The characters a map may use for each line of `limit` (the token-like budget): at the
 /// default limit of 2,000 lines, 80,000 characters.
 pub const CHARS_PER_LIMIT_LINE: usize = 40;
-
-/// One line of the whole map.
-#[derive(Debug)]
-struct MapLine<'a> {
-    text: std::borrow::Cow<'a, str>,
-    /// Index of its file.
-    file: usize,
-    header: bool,
-}
 
 /// A page of the map.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -81,9 +75,16 @@ pub struct Page {
 
 /// Lines and characters of the whole map of `sections` at `step`.
 pub fn size(sections: &[Section], step: Step) -> (usize, usize) {
-    let lines = map_lines(sections, step);
-    let chars = lines.iter().map(|l| l.text.chars().count() + 1).sum();
-    (lines.len(), chars)
+    let (mut lines, mut chars) = (0, 0);
+    each_line(sections, step, &mut |_, line| {
+        lines += 1;
+        chars += 1 + match line {
+            Line::Header(text) => text.chars().count(),
+            Line::Text(text) => text.chars().count(),
+            Line::Elided => 0,
+        };
+    });
+    (lines, chars)
 }
 
 /// Whether the whole map fits `limit` lines and `limit` x [`CHARS_PER_LIMIT_LINE`]
@@ -93,8 +94,16 @@ pub fn fits(sections: &[Section], step: Step, limit: usize) -> bool {
     lines <= limit && chars <= limit.saturating_mul(CHARS_PER_LIMIT_LINE)
 }
 
+/// A line of the map: its file, whether it is the file's header, its text.
+enum Line<'a> {
+    Header(String),
+    Text(&'a str),
+    /// A line of a section whose text was not kept (outside the page).
+    Elided,
+}
+
 /// The page `offset..offset + limit` of the map, then `notes` (one per line, each in
-/// brackets).
+/// brackets). Lines outside the page are counted, not made.
 pub fn render(
     sections: &[Section],
     step: Step,
@@ -102,26 +111,26 @@ pub fn render(
     limit: usize,
     notes: &[String],
 ) -> Page {
-    let lines = map_lines(sections, step);
+    let end = offset.saturating_add(limit);
     let mut file_lines = vec![0; sections.len()];
-    for line in &lines {
-        file_lines[line.file] += 1;
-    }
-    let total = lines.len();
-    let end = offset.saturating_add(limit).min(total);
     let mut content = String::new();
-    if let Some(first) = lines
-        .get(offset)
-        .filter(|l| !l.header && !l.text.is_empty())
-    {
-        if let Some(file) = sections.get(first.file) {
-            content.push_str(&format!("==> {} <== (continued)\n", file.display_path));
+    let mut index = 0;
+    each_line(sections, step, &mut |file, line| {
+        file_lines[file] += 1;
+        if (offset..end).contains(&index) {
+            if index == offset {
+                continued(&mut content, sections, file, &line);
+            }
+            match line {
+                Line::Header(text) => content.push_str(&text),
+                Line::Text(text) => content.push_str(text),
+                Line::Elided => {}
+            }
+            content.push('\n');
         }
-    }
-    for line in lines.get(offset..end).unwrap_or_default() {
-        content.push_str(&line.text);
-        content.push('\n');
-    }
+        index += 1;
+    });
+    let total = index;
     let next_offset = (end < total).then_some(end);
     if let Some(next) = next_offset {
         content.push_str(&format!(
@@ -145,9 +154,17 @@ pub fn render(
     }
 }
 
-/// Every line of the map at `step`.
-fn map_lines(sections: &[Section], step: Step) -> Vec<MapLine<'_>> {
-    let mut lines = Vec::new();
+/// A page that starts inside a file repeats its header (not a map line).
+fn continued(content: &mut String, sections: &[Section], file: usize, line: &Line) {
+    if matches!(line, Line::Text(t) if !t.is_empty()) {
+        if let Some(section) = sections.get(file) {
+            content.push_str(&format!("==> {} <== (continued)\n", section.display_path));
+        }
+    }
+}
+
+/// Calls `f` with every line of the map at `step` and the index of its file.
+fn each_line<'s>(sections: &'s [Section], step: Step, f: &mut dyn FnMut(usize, Line<'s>)) {
     for (file, section) in sections.iter().enumerate() {
         if step == Step::Counts {
             let what = if section.definitions == 1 {
@@ -155,38 +172,28 @@ fn map_lines(sections: &[Section], step: Step) -> Vec<MapLine<'_>> {
             } else {
                 "definitions"
             };
-            lines.push(MapLine {
-                text: format!(
-                    "==> {} <== {} {what}",
-                    section.display_path, section.definitions
-                )
-                .into(),
-                file,
-                header: true,
-            });
+            let header = format!(
+                "==> {} <== {} {what}",
+                section.display_path, section.definitions
+            );
+            f(file, Line::Header(header));
             continue;
         }
         if file > 0 {
-            lines.push(MapLine {
-                text: "".into(),
-                file: file - 1,
-                header: false,
-            });
+            // The blank line between files goes with the file before.
+            f(file - 1, Line::Text(""));
         }
-        lines.push(MapLine {
-            text: format!("==> {} <==", section.display_path).into(),
+        f(
             file,
-            header: true,
-        });
+            Line::Header(format!("==> {} <==", section.display_path)),
+        );
         for text in section.content.lines() {
-            lines.push(MapLine {
-                text: text.into(),
-                file,
-                header: false,
-            });
+            f(file, Line::Text(text));
+        }
+        for _ in 0..section.elided {
+            f(file, Line::Elided);
         }
     }
-    lines
 }
 
 /// A view's lines without the per-file notes a map says once for all files (what `kinds`
@@ -247,6 +254,7 @@ mod tests {
             content: content.into(),
             definitions,
             forms: 0,
+            elided: 0,
         }
     }
 

@@ -142,11 +142,15 @@ fn check(request: &ReadRequest, display: &str) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// A file read: its bytes and counts.
-struct Loaded {
+/// Files rendered at once: what a map holds in memory beyond its page is this many
+/// files' views (the text of files outside the page, or of steps that cannot fit, is
+/// dropped as the chunks come).
+const CHUNK: usize = 64;
+
+/// A file counted: what the counts step shows of it, and whether the others may fit.
+struct Counted {
+    walked: WalkedFile,
     display_path: String,
-    bytes: Vec<u8>,
-    mtime_ms: u64,
     forms: usize,
     /// Definitions listed at the names step (and counted at the counts step).
     definitions: usize,
@@ -154,39 +158,31 @@ struct Loaded {
     shown: usize,
 }
 
-/// Reads what a map needs of one file: one scan, no form text; with a pattern (`count`
-/// false), only the bytes (the counts come with the rendering).
-fn load(file: &LoadedFile, grammar: &Grammar, options: &ViewOptions, count: bool) -> Loaded {
-    let (forms, shown) = if count {
-        let outline = outline_bytes(&file.bytes, grammar);
-        let forms = outline
-            .items
-            .iter()
-            .filter(|i| i.kind == ItemKind::Form)
-            .count();
-        (forms, view::count_shown(&outline, options))
-    } else {
-        (0, view::Shown::default())
-    };
-    Loaded {
-        display_path: file.display_path.clone(),
-        bytes: file.bytes.clone(),
-        mtime_ms: file.mtime_ms,
-        forms,
-        definitions: shown.definitions,
-        shown: shown.forms,
+/// What a map adds up over its files (`meta`).
+#[derive(Clone, Copy, Default)]
+struct Totals {
+    forms: usize,
+    expanded: usize,
+    bytes: usize,
+    mtime_ms: u64,
+}
+
+impl Totals {
+    fn add(&mut self, file: &LoadedFile) {
+        self.bytes += file.bytes.len();
+        self.mtime_ms = self.mtime_ms.max(file.mtime_ms);
     }
 }
 
-/// One file's collapsed view, whole, at each detail of `details` (one outline for all).
+/// One file's collapsed view, whole, at each detail of `details` (one outline for all;
+/// streamed for one detail), with the forms each expanded.
 fn render(
-    file: &Loaded,
+    file: &LoadedFile,
     grammar: &Grammar,
     options: &ViewOptions,
     details: &[Detail],
 ) -> Vec<(Section, usize)> {
     let source = Source::new(&file.bytes);
-    // Several details share one outline (the form text is made once); one is streamed.
     let outline = (details.len() > 1).then(|| outline_bytes(&file.bytes, grammar));
     details
         .iter()
@@ -205,12 +201,12 @@ fn render(
                     view::render_streamed(&source, &streamed, &whole)
                 }
             };
-            let content = map::strip_file_notes(&view.content);
             let section = Section {
                 display_path: file.display_path.clone(),
-                definitions: file.definitions,
+                content: map::strip_file_notes(&view.content),
+                definitions: 0,
                 forms: view.total_forms,
-                content,
+                elided: 0,
             };
             (section, view.expanded_forms)
         })
@@ -227,22 +223,29 @@ fn build(
     mut notes: Vec<String>,
 ) -> Result<ReadResult, ToolError> {
     let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
-    let answers = project::map_files(guard, &plan.files, &options.cancel, |file| {
-        load(file, grammar, options, !patterns)
-    });
-    cancelled(&options.cancel, display)?;
     let mut skipped = plan.skipped;
-    let mut files = Vec::new();
-    for (answer, walked) in answers.into_iter().zip(&plan.files) {
-        match answer {
-            Ok(loaded) => files.push(loaded),
-            Err(error) => skipped.push(skipped_of(walked, error)),
-        }
-    }
-    let (step, sections, counts) = if patterns {
-        matches(grammar, options, &files, &mut notes)
+    let mut totals = Totals::default();
+    let (step, sections) = if patterns {
+        let sections = matches(
+            guard,
+            grammar,
+            options,
+            &plan.files,
+            &mut totals,
+            &mut skipped,
+            &mut notes,
+        );
+        (Step::Matches, sections)
     } else {
-        choose_step(grammar, options, &files, &mut notes)
+        let counted = count(
+            guard,
+            grammar,
+            options,
+            &plan.files,
+            &mut totals,
+            &mut skipped,
+        );
+        choose_step(guard, grammar, options, &counted, &mut skipped, &mut notes)
     };
     cancelled(&options.cancel, display)?;
     if let Some(e) = super::too_costly(options, display) {
@@ -256,131 +259,250 @@ fn build(
     }
     notes.extend(skipped_note(&skipped));
     let page = map::render(&sections, step, options.offset, options.limit, &notes);
-    let mut result = result(display, &files, &sections, page, skipped);
+    let mut result = result(display, totals, &sections, page, skipped);
     result.step = Some(step);
-    result.meta.expanded_forms = counts.expanded;
-    result.meta.total_forms = counts.total_forms;
     result.meta.truncated |= !matches!(step, Step::Full | Step::Matches);
     Ok(result)
 }
 
-/// Patterns: the matching forms of every file; the files without any in one note.
-fn matches(
+/// Reads every file once and counts what the steps would show of it: one scan, no form
+/// text, nothing kept.
+fn count(
+    guard: &Guard,
     grammar: &Grammar,
     options: &ViewOptions,
-    files: &[Loaded],
-    notes: &mut Vec<String>,
-) -> (Step, Vec<Section>, Counts) {
-    let rendered = project::par_map(files, &options.cancel, |f| {
-        render(f, grammar, options, &[Detail::Matches]).pop()
+    files: &[WalkedFile],
+    totals: &mut Totals,
+    skipped: &mut Vec<Skipped>,
+) -> Vec<Counted> {
+    let answers = project::map_files(guard, files, &options.cancel, |file| {
+        let outline = outline_bytes(&file.bytes, grammar);
+        let forms = outline
+            .items
+            .iter()
+            .filter(|i| i.kind == ItemKind::Form)
+            .count();
+        let shown = view::count_shown(&outline, options);
+        (
+            file.display_path.clone(),
+            forms,
+            shown,
+            file.bytes.len(),
+            file.mtime_ms,
+        )
     });
-    let mut sections = Vec::new();
+    let mut counted = Vec::new();
+    for (answer, walked) in answers.into_iter().zip(files) {
+        match answer {
+            Ok((display_path, forms, shown, bytes, mtime_ms)) => {
+                totals.forms += forms;
+                totals.bytes += bytes;
+                totals.mtime_ms = totals.mtime_ms.max(mtime_ms);
+                counted.push(Counted {
+                    walked: walked.clone(),
+                    display_path,
+                    forms,
+                    definitions: shown.definitions,
+                    shown: shown.forms,
+                });
+            }
+            Err(error) => skipped.push(skipped_of(walked, error)),
+        }
+    }
+    counted
+}
+
+/// Patterns: the matching forms of every file, the text kept only for the files on the
+/// page; the files without any in one note.
+fn matches(
+    guard: &Guard,
+    grammar: &Grammar,
+    options: &ViewOptions,
+    files: &[WalkedFile],
+    totals: &mut Totals,
+    skipped: &mut Vec<Skipped>,
+    notes: &mut Vec<String>,
+) -> Vec<Section> {
+    let page = options.offset..options.offset.saturating_add(options.limit);
+    let mut sections: Vec<Section> = Vec::new();
     let mut unmatched = Vec::new();
-    let mut total_forms = 0;
-    let mut expanded = 0;
-    for (section, count) in rendered.into_iter().flatten().flatten() {
-        total_forms += section.forms;
-        if count > 0 {
-            expanded += count;
+    let mut line = 0;
+    for chunk in files.chunks(CHUNK) {
+        let answers = project::map_files(guard, chunk, &options.cancel, |file| {
+            let mut t = Totals::default();
+            t.add(file);
+            (render(file, grammar, options, &[Detail::Matches]).pop(), t)
+        });
+        for (answer, walked) in answers.into_iter().zip(chunk) {
+            let (rendered, t) = match answer {
+                Ok(answer) => answer,
+                Err(error) => {
+                    skipped.push(skipped_of(walked, error));
+                    continue;
+                }
+            };
+            let Some((mut section, expanded)) = rendered else {
+                continue;
+            };
+            totals.bytes += t.bytes;
+            totals.mtime_ms = totals.mtime_ms.max(t.mtime_ms);
+            totals.forms += section.forms;
+            if expanded == 0 {
+                unmatched.push(section.display_path);
+                continue;
+            }
+            totals.expanded += expanded;
+            // The file's own lines: its header and its view (the blank line before it
+            // goes with the file before).
+            let own = line + usize::from(!sections.is_empty());
+            let lines = section.content.lines().count();
+            if own + 1 + lines <= page.start || own >= page.end {
+                section.elided = lines;
+                section.content = String::new();
+            }
+            line = own + 1 + lines;
             sections.push(section);
-        } else {
-            unmatched.push(section.display_path);
         }
     }
     notes.extend(map::list_note("No matches in", &unmatched, LISTED));
-    let counts = Counts {
-        expanded,
-        total_forms,
-    };
-    (Step::Matches, sections, counts)
+    sections
 }
 
-/// The forms of a map: in all its files, and shown verbatim.
-#[derive(Clone, Copy, Default)]
-struct Counts {
-    expanded: usize,
-    total_forms: usize,
+/// A step's sections as the chunks come: kept while the step still fits, counted always.
+struct Candidate {
+    step: Step,
+    sections: Vec<Section>,
+    lines: usize,
+    chars: usize,
+    fits: bool,
+}
+
+impl Candidate {
+    fn new(step: Step) -> Candidate {
+        Candidate {
+            step,
+            sections: Vec::new(),
+            lines: 0,
+            chars: 0,
+            fits: true,
+        }
+    }
+
+    fn add(&mut self, section: Section, limit: usize) {
+        let (lines, chars) = map::size(std::slice::from_ref(&section), self.step);
+        let separator = usize::from(self.lines > 0);
+        self.lines += lines + separator;
+        self.chars += chars + separator;
+        if self.lines > limit || self.chars > limit.saturating_mul(map::CHARS_PER_LIMIT_LINE) {
+            self.fits = false;
+            self.sections = Vec::new();
+        } else if self.fits {
+            self.sections.push(section);
+        }
+    }
 }
 
 /// The first step whose whole map fits, with the sections at that step; the note that
 /// says how to narrow the map when it is not the first. When the names step cannot fit
 /// (its lines are known from the counts), the files are not rendered at all.
 fn choose_step(
+    guard: &Guard,
     grammar: &Grammar,
     options: &ViewOptions,
-    files: &[Loaded],
+    counted: &[Counted],
+    skipped: &mut Vec<Skipped>,
     notes: &mut Vec<String>,
-) -> (Step, Vec<Section>, Counts) {
+) -> (Step, Vec<Section>) {
     let limit = options.limit;
-    let total_forms = files.iter().map(|f| f.forms).sum();
     // With kinds or features, a file with nothing left is named in one note.
     let filtered = options.kinds.is_some() || options.features.is_some();
-    let (files, emptied): (Vec<&Loaded>, Vec<&Loaded>) =
-        files.iter().partition(|f| !filtered || f.shown > 0);
+    let (files, emptied): (Vec<&Counted>, Vec<&Counted>) =
+        counted.iter().partition(|f| !filtered || f.shown > 0);
     let emptied: Vec<String> = emptied.iter().map(|f| f.display_path.clone()).collect();
     notes.extend(map::list_note("Nothing shown in", &emptied, LISTED));
-    let counted: Vec<Section> = files
+    // The names step has a header and a line per definition, a blank line between files.
+    let names_lines = files
+        .iter()
+        .map(|f| f.definitions + 2)
+        .sum::<usize>()
+        .saturating_sub(1);
+    let mut whole = None;
+    if names_lines <= limit {
+        let candidates = render_steps(guard, grammar, options, &files, skipped);
+        whole = Some((candidates[0].lines, candidates[0].chars));
+        if let Some(c) = candidates.into_iter().find(|c| c.fits) {
+            if c.step != Step::Full {
+                notes.push(step_note(c.step, limit, whole, names_lines));
+            }
+            return (c.step, c.sections);
+        }
+    }
+    notes.push(step_note(Step::Counts, limit, whole, names_lines));
+    let sections = files
         .iter()
         .map(|f| Section {
             display_path: f.display_path.clone(),
-            content: String::new(),
             definitions: f.definitions,
             forms: f.forms,
+            ..Section::default()
         })
         .collect();
-    // The names step has a header and a line per definition, a blank line between files.
-    let names_lines: usize = files.iter().map(|f| f.definitions + 2).sum::<usize>();
-    let (mut step, mut sections) = (Step::Counts, counted);
-    let mut whole = None;
-    if names_lines.saturating_sub(1) <= limit {
-        let details = [Detail::Full, Detail::NoDocstrings, Detail::Names];
-        let rendered: Vec<Vec<(Section, usize)>> = project::par_map(&files, &options.cancel, |f| {
-            render(f, grammar, options, &details)
-        })
+    (Step::Counts, sections)
+}
+
+/// Renders the files at the full, no-docstrings and names details, chunk by chunk.
+fn render_steps(
+    guard: &Guard,
+    grammar: &Grammar,
+    options: &ViewOptions,
+    files: &[&Counted],
+    skipped: &mut Vec<Skipped>,
+) -> Vec<Candidate> {
+    let details = [Detail::Full, Detail::NoDocstrings, Detail::Names];
+    let mut candidates: Vec<Candidate> = [Step::Full, Step::NoDocstrings, Step::Names]
         .into_iter()
-        .flatten()
+        .map(Candidate::new)
         .collect();
-        whole = Some(map::size(&full_of(&rendered, 0), Step::Full));
-        for (k, candidate) in [Step::Full, Step::NoDocstrings, Step::Names]
-            .into_iter()
-            .enumerate()
-        {
-            let at_step = full_of(&rendered, k);
-            if rendered.len() == files.len() && map::fits(&at_step, candidate, limit) {
-                (step, sections) = (candidate, at_step);
-                break;
+    for chunk in files.chunks(CHUNK) {
+        let walked: Vec<WalkedFile> = chunk.iter().map(|f| f.walked.clone()).collect();
+        let answers = project::map_files(guard, &walked, &options.cancel, |file| {
+            render(file, grammar, options, &details)
+        });
+        for ((answer, file), walked) in answers.into_iter().zip(chunk).zip(&walked) {
+            match answer {
+                Ok(rendered) => {
+                    for (candidate, (mut section, _)) in candidates.iter_mut().zip(rendered) {
+                        section.definitions = file.definitions;
+                        candidate.add(section, options.limit);
+                    }
+                }
+                Err(error) => skipped.push(skipped_of(walked, error)),
             }
         }
     }
-    if step != Step::Full {
-        let budget = limit.saturating_mul(map::CHARS_PER_LIMIT_LINE);
-        let why = match whole {
-            Some((lines, chars)) => format!(
-                "the whole outline takes {lines} lines and {chars} characters, over the budget of {limit} lines and {budget} characters"
-            ),
-            None => format!(
-                "the names of the definitions alone take {} lines, over the budget of {limit} lines",
-                names_lines.saturating_sub(1)
-            ),
-        };
-        notes.push(format!(
-            "[Map shown at step {}: {why} (limit). Narrow it: read a subdirectory or one file, pass kinds (e.g. [\"defun\", \"defmacro\"]) or a name_pattern, or raise limit.]",
-            step.as_str()
-        ));
-    }
-    let counts = Counts {
-        expanded: 0,
-        total_forms,
-    };
-    (step, sections, counts)
+    candidates
 }
 
-/// The sections of every file at the `k`th detail rendered.
-fn full_of(rendered: &[Vec<(Section, usize)>], k: usize) -> Vec<Section> {
-    rendered
-        .iter()
-        .filter_map(|details| details.get(k).map(|(s, _)| s.clone()))
-        .collect()
+/// The note of a step after `full`: why, and how to narrow the map.
+fn step_note(
+    step: Step,
+    limit: usize,
+    whole: Option<(usize, usize)>,
+    names_lines: usize,
+) -> String {
+    let budget = limit.saturating_mul(map::CHARS_PER_LIMIT_LINE);
+    let why = match whole {
+        Some((lines, chars)) => format!(
+            "the whole outline takes {lines} lines and {chars} characters, over the budget of {limit} lines and {budget} characters"
+        ),
+        None => format!(
+            "the names of the definitions alone take {names_lines} lines, over the budget of {limit} lines"
+        ),
+    };
+    format!(
+        "[Map shown at step {}: {why} (limit). Narrow it: read a subdirectory or one file, pass kinds (e.g. [\"defun\", \"defmacro\"]) or a name_pattern, or raise limit.]",
+        step.as_str()
+    )
 }
 
 /// The map says once what `kinds` and `features` hide (each file's view would say it).
@@ -449,7 +571,7 @@ fn cancelled(cancel: &CancelToken, display: &str) -> Result<(), ToolError> {
 
 fn result(
     display: &str,
-    files: &[Loaded],
+    totals: Totals,
     sections: &[Section],
     page: map::Page,
     skipped: Vec<Skipped>,
@@ -464,11 +586,13 @@ fn result(
         })
         .collect();
     let mut meta = super::empty_meta(Strategy::Default);
+    meta.total_forms = totals.forms;
+    meta.expanded_forms = totals.expanded;
     meta.truncated = page.next_offset.is_some();
     meta.next_offset = page.next_offset;
     meta.total_lines = Some(page.total_lines);
-    meta.byte_length = files.iter().map(|f| f.bytes.len()).sum();
-    meta.mtime_ms = files.iter().map(|f| f.mtime_ms).max().unwrap_or(0);
+    meta.byte_length = totals.bytes;
+    meta.mtime_ms = totals.mtime_ms;
     ReadResult {
         path: display.to_string(),
         mode: Mode::Project,

@@ -37,7 +37,9 @@ For a Lisp file (.lisp .lsp .cl .asd .ros) it prints the collapsed view: one lin
 top-level definition, its signature, the body replaced by `...`. Definitions whose name \
 matches --name-pattern or whose text matches --content-pattern are shown whole, verbatim. \
 For other text files --content-pattern greps with context; without a pattern it prints \
-a window of lines. Nothing is ever evaluated, and broken files still give a view.",
+a window of lines. A directory, an .asd file or several paths give the project map: \
+every Lisp file's outline under a ==> PATH <== header, in ASDF load order. Nothing is \
+ever evaluated, and broken files still give a view.",
     after_help = "Examples:\n  \
 lisp-read-file src/package.lisp                  collapsed view\n  \
 lisp-read-file .                                 project map (ASDF order when an .asd is there)\n  \
@@ -64,7 +66,8 @@ struct Cli {
     read: ReadArgs,
 }
 
-/// The view of one file (docs/tool.md).
+/// The view of one file (docs/tool.md), or the project map of a directory, an `.asd`
+/// file or several paths (docs/project.md).
 #[derive(Args, Debug)]
 struct ReadArgs {
     /// Raw lines instead of the collapsed view (collapsed=false).

@@ -658,5 +658,22 @@ mod tests {
         ] {
             let _ = systems(junk.as_bytes(), None);
         }
+        // Random bytes drawn from the reader's syntax: never a panic.
+        let alphabet = b"()#+-'`,@\"\\|;:.\n abp";
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..2_000 {
+            let text: Vec<u8> = (0..64)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    alphabet[(state % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            let mut with_system = b"(defsystem \"s\" :components (".to_vec();
+            with_system.extend_from_slice(&text);
+            let _ = systems(&text, None);
+            let _ = systems(&with_system, Some(&Features::new(["sbcl"])));
+        }
     }
 }

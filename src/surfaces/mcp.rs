@@ -466,7 +466,7 @@ fn to_value(value: &impl serde::Serialize) -> Value {
 pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context. A directory or an .asd file gives the project map: the outline of every Lisp file under ==> PATH <== headers, in ASDF load order, with patterns across files.";
 
 /// Told to the client at initialization: how to use the tools.
-const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then call it again with name_pattern (a regex on definition names) to see the definitions you will change, verbatim with their line numbers. Paths are relative to the first root.";
+const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then call it again with name_pattern (a regex on definition names) to see the definitions you will change, verbatim with their line numbers. To find your way in a project, call it on a directory or an .asd file: the outline of every file in ASDF load order. Paths are relative to the first root.";
 
 const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
   "type": "object",

@@ -351,6 +351,11 @@ fn several_paths_give_their_map() {
         r.stdout,
         "==> b.lisp <==\n1: (defun b () 1)\n[Skipped 1 file (1 NOT_FOUND): missing.lisp (NOT_FOUND).]\n"
     );
+    let r = s.run(&["--json", "b.lisp", "missing.lisp"]);
+    assert_eq!(r.code, 1, "{r:#?}");
+    let v: Value = serde_json::from_str(r.stdout.trim_end()).unwrap();
+    assert_eq!(v["mode"], "project");
+    assert_eq!(v["files_skipped"][0]["code"], "NOT_FOUND");
     s.run(&["b.lisp", "-"]).tool_error("INVALID_ARGUMENT");
 }
 

@@ -358,20 +358,22 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
     });
     let stdout = io::stdout();
     let mut out = stdout.lock();
+    // Several paths: like `outline`, a path that could not be read makes the status 1.
+    let failed = |result: &tool::ReadResult| {
+        let skipped = result.files_skipped.as_ref().is_some_and(|s| !s.is_empty());
+        ExitCode::from(u8::from(args.paths.len() > 1 && skipped))
+    };
     match result {
         Ok(result) if args.json => {
             serde_json::to_writer(&mut out, &result)?;
             out.write_all(b"\n")?;
             out.flush()?;
-            Ok(ExitCode::SUCCESS)
+            Ok(failed(&result))
         }
         Ok(result) => {
             out.write_all(result.content.as_bytes())?;
             out.flush()?;
-            // Several paths: like `outline`, a path that could not be read makes it 1.
-            let failed = args.paths.len() > 1
-                && result.files_skipped.as_ref().is_some_and(|s| !s.is_empty());
-            Ok(ExitCode::from(u8::from(failed)))
+            Ok(failed(&result))
         }
         Err(e) => {
             if args.json {

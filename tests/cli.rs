@@ -300,13 +300,63 @@ fn paths_escaping_the_root_are_access_denied() {
     assert!(s.run(&[&secret]).ok().contains("*secret*"));
 }
 
+/// A directory gives its project map (docs/project.md); the strategies and raw lines
+/// that read one file are refused on it.
 #[test]
-fn directory_is_is_directory() {
+fn a_directory_gives_its_map() {
     let s = Scratch::new("dir");
     s.mkdir("root/sub");
-    s.run(&["root/sub"]).tool_error("IS_DIRECTORY");
-    s.run(&["--root", "root", "sub"]).tool_error("IS_DIRECTORY");
-    s.run(&["--root", "root", "."]).tool_error("IS_DIRECTORY");
+    assert_eq!(
+        s.run(&["root/sub"]).ok(),
+        "[No Lisp files (.lisp .lsp .cl .asd .ros) under root/sub.]\n"
+    );
+    s.write("root/sub/a.lisp", "(defun a (x)\n  x)\n");
+    assert_eq!(
+        s.run(&["--root", "root", "sub"]).ok(),
+        "==> sub/a.lisp <==\n1: (defun a (x) ...)\n"
+    );
+    assert_eq!(
+        s.run(&["--root", "root", "--json", "."]).json()["mode"],
+        "project"
+    );
+    for flags in [
+        &["--raw"][..],
+        &["--lines", "1..2"],
+        &["--bytes", "0..2"],
+        &["--strategy", "complete"],
+    ] {
+        let mut args = vec!["--root", "root"];
+        args.extend_from_slice(flags);
+        args.push("sub");
+        let r = s.run(&args);
+        let message = r.tool_error("INVALID_ARGUMENT");
+        assert!(message.contains("sub is a directory"), "{message}");
+    }
+}
+
+/// Several paths print the map of them, in the order given; one that cannot be read is
+/// listed as skipped and makes the exit status 1.
+#[test]
+fn several_paths_give_their_map() {
+    let s = Scratch::new("several");
+    s.write("b.lisp", "(defun b () 1)\n");
+    s.write("d/a.lisp", "(defun a () 1)\n");
+    assert_eq!(
+        s.run(&["b.lisp", "d"]).ok(),
+        "==> b.lisp <==\n1: (defun b () 1)\n\n==> d/a.lisp <==\n1: (defun a () 1)\n"
+    );
+    let r = s.run(&["b.lisp", "missing.lisp", "b.lisp"]);
+    assert_eq!(r.code, 1, "{r:#?}");
+    assert_eq!(
+        r.stdout,
+        "==> b.lisp <==\n1: (defun b () 1)\n[Skipped 1 file (1 NOT_FOUND): missing.lisp (NOT_FOUND).]\n"
+    );
+    let r = s.run(&["--json", "b.lisp", "missing.lisp"]);
+    assert_eq!(r.code, 1, "{r:#?}");
+    let v: Value = serde_json::from_str(r.stdout.trim_end()).unwrap();
+    assert_eq!(v["mode"], "project");
+    assert_eq!(v["files_skipped"][0]["code"], "NOT_FOUND");
+    s.run(&["b.lisp", "-"]).tool_error("INVALID_ARGUMENT");
 }
 
 #[test]
@@ -432,7 +482,6 @@ fn usage_errors_exit_2() {
         &["--comments", "bogus", DEMO],
         &[],
         &["--raw"],
-        &[DEMO, "second-path.lisp"],
         &["outline"],
         &["outline", "--json"],
         &["outline", "--no-such-flag", DEMO],
@@ -879,11 +928,16 @@ fn dash_reads_lisp_from_stdin() {
 fn text_files_and_lisp_extensions() {
     let s = Scratch::new("extensions");
     let src = "(defun f (x)\n  x)\n";
-    for name in ["a.lisp", "a.lsp", "a.cl", "a.asd", "a.ros", "A.LISP"] {
+    for name in ["a.lisp", "a.lsp", "a.cl", "a.ros", "A.LISP"] {
         s.write(name, src);
         let v = s.run(&["--json", name]).json();
         assert_eq!(v["mode"], "lisp-collapsed", "{name}");
     }
+    // An .asd file gives the map of its systems, itself first (docs/project.md).
+    s.write("a.asd", src);
+    let v = s.run(&["--json", "a.asd"]).json();
+    assert_eq!(v["mode"], "project");
+    assert_eq!(v["content"], "==> a.asd <==\n1: (defun f (x) ...)\n");
     for name in ["a.txt", "a.md", "a.el", "Makefile"] {
         s.write(name, src);
         let v = s.run(&["--json", name]).json();

@@ -643,7 +643,11 @@ async fn every_error_code_is_a_tool_result_and_the_server_keeps_serving() {
             json!({"path": "missing.lisp"}),
             "NOT_FOUND",
         ),
-        ("lisp-read-file", json!({"path": "dir"}), "IS_DIRECTORY"),
+        (
+            "lisp-read-file",
+            json!({"path": "dir", "collapsed": false}),
+            "INVALID_ARGUMENT",
+        ),
         ("lisp-read-file", json!({"path": "fifo.lisp"}), "NOT_FILE"),
         (
             "lisp-read-file",

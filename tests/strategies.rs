@@ -423,7 +423,8 @@ fn windows_keep_every_refusal_of_the_guard() {
         let code = |path: &str| s.read(CAP, path, strategy).unwrap_err().code;
         // Binary by the file's first 8 KiB, even when the window is all text.
         assert_eq!(code("image.png"), ErrorCode::BinaryFile, "{strategy:?}");
-        assert_eq!(code("dir"), ErrorCode::IsDirectory);
+        // A directory is read as a project map, by the default strategy only.
+        assert_eq!(code("dir"), ErrorCode::InvalidArgument);
         assert_eq!(code("missing.txt"), ErrorCode::NotFound);
         assert_eq!(code("link.txt"), ErrorCode::AccessDenied);
         assert_eq!(

@@ -121,7 +121,8 @@ CONTEXT-LINES lines of context. OFFSET (0-based line) and LIMIT (lines) page the
 LIMIT from 1, all at most 2^64-1. COMMENTS: :NONE, :HEADERS, :PRECEDING or :ALL.
 LINE-NUMBERS numbers the raw view.
 
-:MODE is \"lisp-collapsed\", \"raw\" or \"text-filtered\". :META holds :TOTAL-FORMS,
+:MODE is \"lisp-collapsed\", \"raw\", \"text-filtered\", or \"project\" for the map of a
+directory or an .asd file. :META holds :TOTAL-FORMS,
 :EXPANDED-FORMS, :TRUNCATED, :NEXT-OFFSET, :TOTAL-LINES, :BYTE-LENGTH, :MTIME-MS,
 :DIAGNOSTICS (a list of plists) and, for a file that is not UTF-8,
 :FALLBACK-ENCODING. A failure signals READER-ERROR with the program's code; a bad

@@ -565,8 +565,10 @@ its standard error says: fake-server: cannot serve today\\'"
     (let ((err (should-error (lisp-read-file-expand "\\w{5000}" (lrf-test-file "src/demo.lisp"))
                              :type 'user-error)))
       (should (string-match-p "\\`INVALID_ARGUMENT: " (error-message-string err))))
-    (make-directory (lrf-test-file "dir.lisp"))
-    (should-error (lisp-read-file-outline (lrf-test-file "dir.lisp")) :type 'user-error)
+    ;; A directory gives its project map (docs/project.md); a binary file is an error.
+    (let ((coding-system-for-write 'binary))
+      (write-region "(defun f ()\0)\n" nil (lrf-test-file "bin.lisp")))
+    (should-error (lisp-read-file-outline (lrf-test-file "bin.lisp")) :type 'user-error)
     ;; The process survived them all.
     (with-current-buffer (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
       (should (equal (lrf-test-button-lines) lrf-test-demo-lines)))))

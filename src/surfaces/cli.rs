@@ -1,6 +1,7 @@
 //! The command line (docs/cli.md):
 //!
-//! * `lisp-read-file [OPTIONS] PATH`: the view of one file (collapsed, expanded, raw, grep);
+//! * `lisp-read-file [OPTIONS] PATH...`: the view of one file (collapsed, expanded, raw,
+//!   grep); the project map of a directory, an `.asd` file or several paths;
 //! * `lisp-read-file outline [--json] PATH...`: top-level items with positions;
 //! * `lisp-read-file find (--name N | --name-pattern RE | --symbol S) [PATH]...`:
 //!   definitions and references across files ([`crate::find`]);
@@ -41,10 +42,13 @@ top-level definition, its signature, the body replaced by `...`. Definitions who
 matches --name-pattern or whose text matches --content-pattern are shown whole, verbatim. \
 For other text files --content-pattern greps with context; without a pattern it prints \
 a window of lines. PDF, DOCX and Jupyter notebook files give their extracted text \
-(a notebook of a Common Lisp kernel is read as Lisp). Nothing is ever evaluated, and \
-broken files still give a view.",
+(a notebook of a Common Lisp kernel is read as Lisp). A directory, an .asd file or \
+several paths give the project map: every Lisp file's outline under a ==> PATH <== \
+header, in ASDF load order. Nothing is ever evaluated, and broken files still give a view.",
     after_help = "Examples:\n  \
 lisp-read-file src/package.lisp                  collapsed view\n  \
+lisp-read-file .                                 project map (ASDF order when an .asd is there)\n  \
+lisp-read-file -n '^make-' src/ tests/           expand matching definitions across files\n  \
 lisp-read-file -n '^parse-' src/reader.lisp      expand definitions named parse-...\n  \
 lisp-read-file -c 'handler-case' src/io.lisp     expand forms that mention handler-case\n  \
 lisp-read-file --kinds defmethod src/shapes.lisp only the methods\n  \
@@ -69,7 +73,8 @@ struct Cli {
     read: ReadArgs,
 }
 
-/// The view of one file (docs/tool.md).
+/// The view of one file (docs/tool.md), or the project map of a directory, an `.asd`
+/// file or several paths (docs/project.md).
 #[derive(Args, Debug)]
 struct ReadArgs {
     /// Raw lines instead of the collapsed view (collapsed=false).
@@ -125,9 +130,10 @@ struct ReadArgs {
     json: bool,
     #[command(flatten)]
     guard: GuardArgs,
-    /// The file to read; `-` reads Lisp source from standard input.
-    #[arg(value_name = "PATH", required = true)]
-    path: Option<String>,
+    /// The file to read; `-` reads Lisp source from standard input. A directory or an
+    /// `.asd` file gives the project map; several paths give the map of them all.
+    #[arg(value_name = "PATH", required = true, num_args = 1..)]
+    paths: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -216,7 +222,7 @@ struct McpArgs {
     /// the first root. Default: the client's MCP roots, else the working directory.
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
-    /// Tools to offer, comma-separated, from: lisp-read-file, lisp-find, read_file, Read.
+    /// Tools to offer, comma-separated, from: lisp-read-file, lisp-find, read_file, Read, read.
     #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "lisp-read-file,lisp-find,read_file", value_parser = parse_tool_name)]
     tools: Vec<ToolName>,
     /// Refuse files larger than this many bytes.
@@ -245,7 +251,9 @@ enum LogLevel {
 #[cfg(feature = "mcp")]
 fn parse_tool_name(name: &str) -> Result<ToolName, String> {
     ToolName::parse(name.trim()).ok_or_else(|| {
-        format!("unknown tool {name:?}; choose from lisp-read-file, lisp-find, read_file, Read")
+        format!(
+            "unknown tool {name:?}; choose from lisp-read-file, lisp-find, read_file, Read, read"
+        )
     })
 }
 
@@ -356,7 +364,7 @@ fn setup(args: &GuardArgs) -> Result<(Guard, Grammar), ToolError> {
 }
 
 fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
-    let path = args.path.clone().unwrap_or_default();
+    let path = args.paths.first().cloned().unwrap_or_default();
     let request = ReadRequest {
         path: path.clone(),
         collapsed: !args.raw,
@@ -395,23 +403,31 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
                 })?;
             let file = guard.check_bytes("-", bytes)?;
             tool::read_loaded(file, &grammar, &request, Some(true))
+        } else if args.paths.len() > 1 {
+            several_paths(&args.paths)?;
+            tool::project::read_paths(&guard, &grammar, &request, &args.paths)
         } else {
             tool::read(&guard, &grammar, &request)
         }
     });
     let stdout = io::stdout();
     let mut out = stdout.lock();
+    // Several paths: like `outline`, a path that could not be read makes the status 1.
+    let failed = |result: &tool::ReadResult| {
+        let skipped = result.files_skipped.as_ref().is_some_and(|s| !s.is_empty());
+        ExitCode::from(u8::from(args.paths.len() > 1 && skipped))
+    };
     match result {
         Ok(result) if args.json => {
             serde_json::to_writer(&mut out, &result)?;
             out.write_all(b"\n")?;
             out.flush()?;
-            Ok(ExitCode::SUCCESS)
+            Ok(failed(&result))
         }
         Ok(result) => {
             out.write_all(result.content.as_bytes())?;
             out.flush()?;
-            Ok(ExitCode::SUCCESS)
+            Ok(failed(&result))
         }
         Err(e) => {
             if args.json {
@@ -468,6 +484,18 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// Several paths are a map: standard input is not one of them.
+fn several_paths(paths: &[String]) -> Result<(), ToolError> {
+    if paths.iter().any(|p| p == "-") {
+        return Err(ToolError::new(
+            crate::error::ErrorCode::InvalidArgument,
+            "-",
+            "- (standard input) is read alone; pass it as the only path, or pass files and directories",
+        ));
+    }
+    Ok(())
 }
 
 fn run_outline(args: OutlineArgs) -> io::Result<ExitCode> {

@@ -14,7 +14,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::find::{self, FindRequest};
 use crate::grammar::Grammar;
 use crate::guard::Guard;
-use crate::tool::{self, read_envelope, read_file, ReadRequest};
+use crate::tool::{self, read_envelope, read_file, read_tool, ReadRequest};
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -37,14 +37,17 @@ pub enum ToolName {
     LispFind,
     ReadFile,
     Read,
+    /// `read`: the whole text of a file, by path or ASDF component name (docs/mcp.md#read-tool).
+    ReadTool,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 4] = [
+    pub const ALL: [ToolName; 5] = [
         ToolName::LispReadFile,
         ToolName::LispFind,
         ToolName::ReadFile,
         ToolName::Read,
+        ToolName::ReadTool,
     ];
     /// Offered when `--tools` is not given (docs/mcp.md).
     pub const DEFAULT: [ToolName; 3] = [
@@ -59,6 +62,7 @@ impl ToolName {
             ToolName::LispFind => "lisp-find",
             ToolName::ReadFile => read_file::NAME,
             ToolName::Read => read_envelope::NAME,
+            ToolName::ReadTool => read_tool::NAME,
         }
     }
 
@@ -261,6 +265,7 @@ fn run_tool(
         ToolName::LispFind => call_lisp_find(reader, arguments, cancel),
         ToolName::ReadFile => call_read_file(reader, arguments),
         ToolName::Read => call_read(reader, arguments),
+        ToolName::ReadTool => read_tool_result(&read_tool::read(&reader.guard, arguments, cancel)),
     }));
     let result = outcome.unwrap_or_else(|_| {
         let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
@@ -441,6 +446,14 @@ fn call_read(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
     envelope_result(&read_envelope::read(&reader.guard, arguments))
 }
 
+/// `read` answers with its envelope whether it failed or not; a failure is `isError`.
+fn read_tool_result(output: &read_tool::Output) -> CallToolResult {
+    match (&output.data, &output.error) {
+        (Some(data), _) => success(vec![ContentBlock::text(data.content.clone())], output),
+        (None, error) => failure(error.clone().unwrap_or_default(), output),
+    }
+}
+
 /// `Read` answers with its envelope whether it failed or not.
 fn envelope_result(envelope: &read_envelope::Envelope) -> CallToolResult {
     if envelope.is_error() {
@@ -477,15 +490,15 @@ fn to_value(value: &impl serde::Serialize) -> Value {
 // ---- tool definitions ----
 
 /// One line for `lisp-read-file`; the compatibility tools keep their published words verbatim.
-pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context; PDF, DOCX and Jupyter notebook files give their text (pages, paragraphs, cells; a Common Lisp notebook is outlined like a Lisp file).";
+pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context; PDF, DOCX and Jupyter notebook files give their text (pages, paragraphs, cells; a Common Lisp notebook is outlined like a Lisp file). A directory or an .asd file gives the project map: the outline of every Lisp file under ==> PATH <== headers, in ASDF load order, with patterns across files.";
 
 /// Told to the client at initialization: how to use the tools.
-const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then call it again with name_pattern (a regex on definition names) to see the definitions you will change, verbatim with their line numbers. Paths are relative to the first root.";
+const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then call it again with name_pattern (a regex on definition names) to see the definitions you will change, verbatim with their line numbers. To find your way in a project, call it on a directory or an .asd file: the outline of every file in ASDF load order. Paths are relative to the first root.";
 
 const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "minLength": 1, "description": "File to read: relative to the first root, or absolute inside a root."},
+    "path": {"type": "string", "minLength": 1, "description": "File to read, or a directory or .asd file for the project map: relative to the first root, or absolute inside a root."},
     "collapsed": {"type": "boolean", "default": true, "description": "Collapsed view for Lisp files (one line per top-level form); false gives raw lines."},
     "name_pattern": {"type": "string", "description": "Rust regex or literal text, case-insensitive: expand, verbatim, the definitions whose name matches the regex or contains the text (methods also as NAME QUALIFIERS (SPECIALIZERS), typed as printed: area :around (shape))."},
     "content_pattern": {"type": "string", "description": "Rust regex: expand the forms whose text matches; for a non-Lisp file, grep with context_lines around matches."},
@@ -517,7 +530,7 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "Relative to its root."},
-    "mode": {"type": "string", "enum": ["lisp-collapsed", "raw", "text-filtered"]},
+    "mode": {"type": "string", "enum": ["lisp-collapsed", "raw", "text-filtered", "project"]},
     "content": {"type": "string", "description": "The view, as also given in the text content."},
     "meta": {
       "type": "object",
@@ -589,6 +602,27 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
       "required": ["total_forms", "expanded_forms", "truncated", "next_offset", "total_lines", "byte_length", "mtime_ms", "diagnostics", "applied_strategy"],
       "additionalProperties": false
     },
+    "files": {
+      "type": "array",
+      "description": "Project map: its files in map order, with the map lines each takes and its top-level forms.",
+      "items": {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "lines": {"type": "integer", "minimum": 0}, "forms": {"type": "integer", "minimum": 0}},
+        "required": ["path", "lines", "forms"],
+        "additionalProperties": false
+      }
+    },
+    "files_skipped": {
+      "type": "array",
+      "description": "Project map: the files it could not show, with the error code and message of the refusal.",
+      "items": {
+        "type": "object",
+        "properties": {"path": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"}},
+        "required": ["path", "code", "message"],
+        "additionalProperties": false
+      }
+    },
+    "step": {"type": "string", "enum": ["full", "no-docstrings", "names", "counts", "matches"], "description": "Project map: how much of each file is shown (the first step whose whole map fits the budget)."},
     "metadata": {
       "type": "object",
       "description": "Only with include_metadata: what the file system says about the file.",
@@ -748,6 +782,12 @@ pub fn definition(tool: ToolName) -> Tool {
             read_envelope::INPUT_SCHEMA,
             read_envelope::OUTPUT_SCHEMA,
         ),
+        ToolName::ReadTool => (
+            "Read a file or ASDF component",
+            read_tool::DESCRIPTION,
+            read_tool::INPUT_SCHEMA,
+            read_tool::OUTPUT_SCHEMA,
+        ),
     };
     let mut output = Value::Object((*schema(output)).clone());
     // A tool error's structured content is the error object (docs/mcp.md); the schema says
@@ -773,7 +813,7 @@ pub fn definition(tool: ToolName) -> Tool {
             "SIZE_LIMIT_EXCEEDED",
             "INTERNAL",
         ],
-        ToolName::Read => &[],
+        ToolName::Read | ToolName::ReadTool => &[],
     };
     if let (false, Value::Object(object)) = (error_codes.is_empty(), &mut output) {
         // One object schema for both shapes (clients read `properties` at the top): the
@@ -886,6 +926,11 @@ impl ServerHandler for Server {
                 self.compute(tool, reader.clone(), arguments, &context)
                     .await?
             }
+            Err(refusal) if tool == ToolName::ReadTool => read_tool_result(&read_tool::Output {
+                success: false,
+                data: None,
+                error: Some(format!("{}: {}", refusal.code, refusal.message)),
+            }),
             Err(refusal) if tool == ToolName::Read => envelope_result(&read_envelope::refused(
                 &arguments,
                 refusal.code,

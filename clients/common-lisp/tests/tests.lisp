@@ -288,8 +288,9 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
                       (lambda () (lisp-read-file:read-file "../outside.lisp")))
   (check-reader-error "INVALID_ARGUMENT" *demo*
                       (lambda () (lisp-read-file:read-file *demo* :content-pattern "(")))
-  (check-reader-error "IS_DIRECTORY" "fixtures"
-                      (lambda () (lisp-read-file:read-file "fixtures"))))
+  ;; A directory gives its project map; raw lines of it are refused.
+  (check-reader-error "INVALID_ARGUMENT" "fixtures"
+                      (lambda () (lisp-read-file:read-file "fixtures" :collapsed nil))))
 
 (deftest tool-errors-over-mcp
   (with-client ()

@@ -34,10 +34,13 @@
 ;;   `lisp-read-file-outline'            collapsed view of this file
 ;;   `lisp-read-file-expand'             expand definitions by name
 ;;   `lisp-read-file-find-file-outline'  collapsed view of another file
+;;   `lisp-read-file-project-outline'    project map of a directory or .asd
 ;;   `lisp-read-file-shutdown'           stop the companion processes
 ;;
 ;; From Lisp, `lisp-read-file-call' returns the result of one call of
-;; the tool (the view text and its meta data) as an alist.
+;; the tool (the view text and its meta data) as an alist, and
+;; `lisp-read-file-find' the result of the lisp-find tool (definitions
+;; and references across the project).
 ;;
 ;; Each numbered line of an outline buffer is a button: RET or a mouse
 ;; click visits that line of the file.  In the outline buffer `n' and
@@ -45,14 +48,23 @@
 ;;
 ;; `lisp-read-file-mode' is a minor mode for `lisp-mode' buffers: it
 ;; builds the `imenu' index from the outline (see
-;; `lisp-read-file-imenu-create-index' and `lisp-read-file-imenu-groups')
-;; and binds the commands under the prefix C-c C-o, which neither
-;; `lisp-mode', SLIME nor SLY use:
+;; `lisp-read-file-imenu-create-index' and `lisp-read-file-imenu-groups'),
+;; installs an xref backend, and binds the commands under the prefix
+;; C-c C-o, which neither `lisp-mode', SLIME nor SLY use:
 ;;
 ;;   C-c C-o C-o, C-c C-o o   `lisp-read-file-outline'
 ;;   C-c C-o C-e, C-c C-o e   `lisp-read-file-expand'
 ;;   C-c C-o C-f, C-c C-o f   `lisp-read-file-find-file-outline'
+;;   C-c C-o C-p, C-c C-o p   `lisp-read-file-project-outline'
 ;;   C-c C-o i                `imenu'
+;;
+;; The xref backend (`lisp-read-file-xref-backend') answers M-.
+;; (`xref-find-definitions'), M-? (`xref-find-references') and C-M-.
+;; (`xref-find-apropos') from the files of the project root, read by
+;; the lisp-find tool: no Lisp has to run or to have loaded the code.
+;; It is a fallback: a backend that another buffer-local function of
+;; `xref-backend-functions' gives (SLIME's or SLY's style, when
+;; connected) comes first, unless `lisp-read-file-xref-first' is set.
 ;;
 ;; The program reads files from disk.  When the buffer of a file has
 ;; unsaved changes the outline is of the saved file, its line numbers
@@ -814,11 +826,14 @@ after it visit lines of that file."
 (define-derived-mode lisp-read-file-outline-mode special-mode "LRF-Outline"
   "Major mode of the outline buffers of lisp-read-file.
 Each numbered line is a button that visits that line of the file.
+\\[xref-find-definitions] and \\[xref-find-references] on a name use the
+lisp-read-file xref backend, as in `lisp-read-file-mode'.
 
 \\{lisp-read-file-outline-mode-map}"
   (setq-local revert-buffer-function #'lisp-read-file--revert)
   (setq-local header-line-format '(:eval (lisp-read-file--header-line)))
   (setq-local truncate-lines t)
+  (add-hook 'xref-backend-functions #'lisp-read-file-xref-backend 0 t)
   (set-syntax-table lisp-mode-syntax-table))
 
 (defun lisp-read-file-next-line (&optional n)
@@ -1213,12 +1228,14 @@ asked (SLIME's, SLY's...), not the global ones such as etags'."
 
 (defun lisp-read-file-xref-backend ()
   "Return the lisp-read-file xref backend for this buffer, or nil.
-`lisp-read-file-mode' adds this function to the buffer-local value
-of `xref-backend-functions'.  Unless `lisp-read-file-xref-first' is
-non-nil it is a fallback: it returns nil when another buffer-local
-backend function, such as SLIME's or SLY's when they are connected
-to a Lisp, offers a backend, so that that backend is used."
-  (when (and lisp-read-file-mode
+`lisp-read-file-mode' and the outline buffers add this function to
+the buffer-local value of `xref-backend-functions'.  Unless
+`lisp-read-file-xref-first' is non-nil it is a fallback: it returns
+nil when another buffer-local backend function, such as SLIME's or
+SLY's when they are connected to a Lisp, offers a backend, so that
+that backend is used."
+  (when (and (or lisp-read-file-mode
+                 (derived-mode-p 'lisp-read-file-outline-mode))
              (not lisp-read-file--asking-backends)
              (or lisp-read-file-xref-first
                  (not (lisp-read-file--other-xref-backend))))

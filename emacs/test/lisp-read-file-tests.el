@@ -726,6 +726,8 @@ its standard error says: fake-server: cannot serve today\\'"
        (copy-file (expand-file-name (concat "fixtures/project/" name) lrf-test-repository)
                   (lrf-test-file name) t))
      (clrhash lisp-read-file--names-cache)
+     (when (get-buffer "*xref*")
+       (kill-buffer "*xref*"))
      ,@body))
 
 (defun lrf-test-tools ()
@@ -824,7 +826,8 @@ its standard error says: fake-server: cannot serve today\\'"
       (search-forward "square-of")
       (backward-char 3)
       (switch-to-buffer source)
-      (call-interactively #'xref-find-definitions)
+      (let ((this-command 'xref-find-definitions))
+        (call-interactively #'xref-find-definitions))
       (should (equal (file-relative-name buffer-file-name lrf-test-project)
                      "src/circle.lisp"))
       (should (= (line-number-at-pos) 8))
@@ -843,7 +846,7 @@ its standard error says: fake-server: cannot serve today\\'"
   "M-. on a generic function lists it and its methods, with signatures."
   (lrf-test-with-shapes
     (lrf-test-require-find)
-    (with-current-buffer (lrf-test-visit "src/generics.lisp" 17)
+    (with-current-buffer (lrf-test-visit "src/generics.lisp" 16)
       (let ((xrefs (xref-backend-definitions (xref-find-backend) "area")))
         (should (equal (sort (lrf-test-xref-places xrefs)
                              (lambda (a b) (string< (format "%s" a) (format "%s" b))))
@@ -854,7 +857,8 @@ its standard error says: fake-server: cannot serve today\\'"
                                             (xref-item-summary xref)))
                          xrefs)))
       (search-forward "(area")
-      (call-interactively #'xref-find-definitions)
+      (let ((this-command 'xref-find-definitions))
+        (call-interactively #'xref-find-definitions))
       ;; Several: the *xref* buffer lists them, grouped by file.
       (with-current-buffer "*xref*"
         (let ((text (buffer-substring-no-properties (point-min) (point-max))))
@@ -866,9 +870,10 @@ its standard error says: fake-server: cannot serve today\\'"
           (goto-char (point-min))
           (re-search-forward "^ *12: ")
           (xref-goto-xref)))
-      (should (equal (file-relative-name buffer-file-name lrf-test-project)
-                     "src/circle.lisp"))
-      (should (= (line-number-at-pos) 12)))))
+      (with-current-buffer (window-buffer (selected-window))
+        (should (equal (file-relative-name buffer-file-name lrf-test-project)
+                       "src/circle.lisp"))
+        (should (= (line-number-at-pos) 12))))))
 
 (ert-deftest lrf-test-xref-references ()
   "M-? lists the uses as tokens, grouped by form, never in strings or comments."
@@ -878,13 +883,13 @@ its standard error says: fake-server: cannot serve today\\'"
       (let* ((xrefs (xref-backend-references (xref-find-backend) "area"))
              (places (lrf-test-xref-places xrefs)))
         ;; The uses in code, in every file.
-        (dolist (place '(("src/generics.lisp" 5) ("src/generics.lisp" 17)
+        (dolist (place '(("src/generics.lisp" 5) ("src/generics.lisp" 16)
                          ("src/circle.lisp" 12) ("src/square.lisp" 8)
                          ("src/square.lisp" 11) ("src/square.lisp" 16)))
           (should (member place places)))
         ;; Never in a docstring, string, comment or block comment.
         (dolist (place '(("src/generics.lisp" 6) ("src/generics.lisp" 8)
-                         ("src/generics.lisp" 11) ("src/generics.lisp" 16)
+                         ("src/generics.lisp" 11) ("src/generics.lisp" 15)
                          ("src/square.lisp" 12)))
           (should-not (member place places)))
         ;; Each use is a match at the symbol, with its line as summary.
@@ -892,17 +897,19 @@ its standard error says: fake-server: cannot serve today\\'"
           (let ((marker (xref-location-marker (xref-item-location xref))))
             (with-current-buffer (marker-buffer marker)
               (goto-char marker)
-              (should (looking-at-p "\\(?:#:\\)?area\\_>"))
+              (should (equal (list (xref-item-summary xref)
+                                   (looking-at-p "\\(?:#:\\)?area\\_>"))
+                             (list (xref-item-summary xref) t)))
               (should (string-match-p "area" (xref-item-summary xref)))
               (should (string-match-p
                        (regexp-quote (string-trim (xref-item-summary xref)))
                        (buffer-substring-no-properties (line-beginning-position)
                                                        (line-end-position)))))))
         ;; Grouped by the form around them: FILE: LINE (signature).
-        (let ((use (cl-find '("src/generics.lisp" 17) xrefs
+        (let ((use (cl-find '("src/generics.lisp" 16) xrefs
                             :key (lambda (x) (car (lrf-test-xref-places (list x))))
                             :test #'equal)))
-          (should (string-prefix-p "src/generics.lisp: 15 (defun describe-shape (shape)"
+          (should (string-prefix-p "src/generics.lisp: 14 (defun describe-shape (shape)"
                                    (xref-location-group (xref-item-location use))))))
       ;; M-? itself shows them in the *xref* buffer, by group.
       (xref-find-references "area")
@@ -936,7 +943,7 @@ its standard error says: fake-server: cannot serve today\\'"
         (should (equal (lrf-test-xref-places (xref-backend-apropos backend "area total"))
                        '(("src/square.lisp" 15))))
         (should (equal (lrf-test-xref-places (xref-backend-apropos backend "^describe-"))
-                       '(("src/generics.lisp" 15))))
+                       '(("src/generics.lisp" 14))))
         (let ((table (xref-backend-identifier-completion-table backend)))
           (should (equal (try-completion "descr" table) "describe-shape"))
           (should (member "square-of" (all-completions "squ" table)))
@@ -952,7 +959,7 @@ its standard error says: fake-server: cannot serve today\\'"
   (lrf-test-with-shapes
     (lrf-test-require-find)
     (with-current-buffer (lrf-test-visit "src/square.lisp" 9)
-      (lisp-read-file-outline)
+      (save-current-buffer (lisp-read-file-outline))
       (let ((process (lisp-read-file--conn-process (lrf-test-connection))))
         (should (xref-backend-definitions (xref-find-backend) "square-of"))
         (should (eq (lisp-read-file--conn-process (lrf-test-connection)) process))
@@ -1010,7 +1017,7 @@ with the line's first token.  Return the (FILE LINE) places visited."
              (visited (lrf-test-check-project-buttons outline)))
         (should (string-match-p "^==> src/generics.lisp <==" text))
         (dolist (place '(("src/generics.lisp" 1) ("src/generics.lisp" 5)
-                         ("src/generics.lisp" 15) ("src/circle.lisp" 8)
+                         ("src/generics.lisp" 14) ("src/circle.lisp" 8)
                          ("src/circle.lisp" 12) ("src/square.lisp" 11)
                          ("src/package.lisp" 3)))
           (should (member place visited)))
@@ -1020,7 +1027,12 @@ with the line's first token.  Return the (FILE LINE) places visited."
           (revert-buffer)
           (should (equal (buffer-substring-no-properties (point-min) (point-max)) text))
           (lisp-read-file-next-line 2)
-          (should (get-text-property (point) 'lisp-read-file-line)))))))
+          (should (get-text-property (point) 'lisp-read-file-line))
+          ;; M-. works in the outline buffer too.
+          (when (member "lisp-find" (lrf-test-tools))
+            (should (equal (lrf-test-xref-places
+                            (xref-backend-definitions (xref-find-backend) "square-of"))
+                           '(("src/circle.lisp" 8))))))))))
 
 (ert-deftest lrf-test-project-outline-asd-kinds ()
   "The outline of the .asd at point; kinds and features read with a prefix argument."

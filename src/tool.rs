@@ -3,6 +3,7 @@
 //! server are thin surfaces over [`read`].
 
 pub mod compat;
+pub mod project;
 pub mod read_envelope;
 pub mod read_file;
 
@@ -214,6 +215,15 @@ pub struct ReadResult {
     /// (`include_metadata`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<FileMetadata>,
+    /// A project map (mode `project`): its files in map order (docs/project.md#result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<project::MapFile>>,
+    /// A project map: the files it could not show, with the guard's refusal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_skipped: Option<Vec<project::SkippedFile>>,
+    /// A project map: the budget step shown (docs/project.md#budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<crate::project::map::Step>,
 }
 
 /// What the file system says about the file (`include_metadata`).
@@ -306,10 +316,21 @@ pub fn read_cancellable(
 ) -> Result<ReadResult, ToolError> {
     let mut options = view_options(request)?;
     options.cancel = cancel.clone();
+    let patterns = request.name_pattern.is_some() || request.content_pattern.is_some();
+    if request.strategy == Strategy::Default
+        && request.collapsed
+        && !patterns
+        && crate::project::plan::is_asd(&request.path)
+    {
+        return project::read_asd(guard, grammar, request, &options);
+    }
     let mut result = match request.strategy {
         Strategy::Default => match guard.read(&request.path) {
             Ok(file) => render_file(file, grammar, &options, None),
             Err(e) if e.code == ErrorCode::SizeLimitExceeded => over_cap(guard, request, &options),
+            Err(e) if e.code == ErrorCode::IsDirectory => {
+                directory(guard, grammar, request, &options, e)
+            }
             Err(e) => Err(e),
         },
         Strategy::Complete => read_complete(guard, &request.path),
@@ -318,11 +339,32 @@ pub fn read_cancellable(
             start_line,
             end_line,
         } => read_line_range(guard, request, &options, start_line, end_line),
-    }?;
+    }
+    .or_else(|e| match e.code {
+        // A directory with another strategy: say that the map takes the default one.
+        ErrorCode::IsDirectory if request.strategy != Strategy::Default => {
+            directory(guard, grammar, request, &options, e)
+        }
+        _ => Err(e),
+    })?;
     if !request.include_metadata {
         result.metadata = None;
     }
     Ok(result)
+}
+
+/// The map of the directory a path named (docs/project.md), or the guard's refusal.
+fn directory(
+    guard: &Guard,
+    grammar: &Grammar,
+    request: &ReadRequest,
+    options: &ViewOptions,
+    refusal: ToolError,
+) -> Result<ReadResult, ToolError> {
+    match guard.directory(&request.path)? {
+        Some(dir) => project::read_directory(guard, grammar, request, options, &dir),
+        None => Err(refusal),
+    }
 }
 
 /// Renders a file already loaded (e.g. stdin). `lisp` overrides the extension check.
@@ -369,6 +411,9 @@ fn window_result(
             ..meta
         },
         metadata: None,
+        files: None,
+        files_skipped: None,
+        step: None,
     }
 }
 
@@ -574,6 +619,9 @@ fn over_cap(
         content,
         meta,
         metadata: Some(FileMetadata::of(&window.info)),
+        files: None,
+        files_skipped: None,
+        step: None,
     })
 }
 
@@ -628,6 +676,9 @@ fn render_file(
             cut_lines: view.cut_lines,
         },
         metadata: file.info.as_ref().map(FileMetadata::of),
+        files: None,
+        files_skipped: None,
+        step: None,
     })
 }
 
@@ -681,6 +732,7 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         context_lines: request.context_lines,
         line_numbers: request.line_numbers,
         cancel: CancelToken::default(),
+        detail: view::Detail::Full,
     })
 }
 

@@ -143,6 +143,43 @@ impl Guard {
         }
     }
 
+    /// A file a user named (a path as [`Guard::read`] takes it), to be read with
+    /// [`Guard::read_walked`] among walked files (the command line's several paths).
+    pub fn named_file(&self, user_path: &str) -> WalkedFile {
+        WalkedFile {
+            display_path: printable(user_path),
+            relative_path: user_path.replace('\\', "/"),
+            path: PathBuf::from(user_path),
+        }
+    }
+
+    /// The file `relative` (forward slashes, no `..` needed) names from the directory of
+    /// `base` (a component of an `.asd` file): not checked; reading it is.
+    pub fn sibling(&self, base: &WalkedFile, relative: &str) -> WalkedFile {
+        let parent = |p: &str| {
+            p.rsplit_once('/')
+                .map_or(String::new(), |(d, _)| format!("{d}/"))
+        };
+        WalkedFile {
+            display_path: printable(&format!("{}{relative}", parent(&base.display_path))),
+            relative_path: format!("{}{relative}", parent(&base.relative_path)),
+            path: base
+                .path
+                .parent()
+                .map_or_else(|| PathBuf::from(relative), |d| d.join(relative)),
+        }
+    }
+
+    /// The identity (device, inode) of the file a walked path names, following symlinks;
+    /// `None` when it cannot be found. Tells the same file under two names apart from two
+    /// files; reading it still goes through [`Guard::read_walked`].
+    pub fn identity(&self, file: &WalkedFile) -> Option<(u64, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(&file.path)
+            .ok()
+            .map(|m| (m.dev(), m.ino()))
+    }
+
     /// The listed `path` as a [`WalkedFile`]; `None` if it is not below the directory.
     fn walked(&self, directory: &Directory, path: &Path) -> Option<WalkedFile> {
         let relative = path.strip_prefix(&directory.path).ok()?;

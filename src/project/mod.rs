@@ -13,6 +13,10 @@ use std::sync::Mutex;
 /// Most threads one request uses.
 pub const MAX_THREADS: usize = 8;
 
+pub mod asdf;
+pub mod map;
+pub mod plan;
+
 /// Reads every file through the guard and applies `work` to it, on up to [`MAX_THREADS`]
 /// threads; the answers come back in the order of `files`. A file the guard refuses gives
 /// its refusal; a cancelled request stops taking files (those not started give
@@ -27,19 +31,36 @@ where
     R: Send,
     F: Fn(&LoadedFile) -> R + Sync,
 {
+    let answers = par_map(files, cancel, |file| {
+        guard.read_walked(file).map(|loaded| work(&loaded))
+    });
+    answers
+        .into_iter()
+        .zip(files)
+        .map(|(answer, file)| answer.unwrap_or_else(|| Err(cancelled(&file.display_path))))
+        .collect()
+}
+
+/// Applies `work` to every item on up to [`MAX_THREADS`] threads; the answers come back
+/// in the order of `items`, `None` for the items a cancelled request did not start.
+pub fn par_map<T, R, F>(items: &[T], cancel: &CancelToken, work: F) -> Vec<Option<R>>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(&T) -> R + Sync,
+{
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .clamp(1, MAX_THREADS)
-        .min(files.len().max(1));
+        .min(items.len().max(1));
     let next = AtomicUsize::new(0);
-    let answers: Mutex<Vec<Option<Result<R, ToolError>>>> =
-        Mutex::new((0..files.len()).map(|_| None).collect());
+    let answers: Mutex<Vec<Option<R>>> = Mutex::new((0..items.len()).map(|_| None).collect());
     let run = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= files.len() || cancel.is_cancelled() {
+        if i >= items.len() || cancel.is_cancelled() {
             break;
         }
-        let answer = guard.read_walked(&files[i]).map(|file| work(&file));
+        let answer = work(&items[i]);
         // A poisoned lock means another worker panicked: its panic is re-raised by the
         // scope below, so the answers no longer matter.
         if let Ok(mut answers) = answers.lock() {
@@ -52,12 +73,7 @@ where
         }
         run();
     });
-    let answers = answers.into_inner().unwrap_or_else(|e| e.into_inner());
-    answers
-        .into_iter()
-        .zip(files)
-        .map(|(answer, file)| answer.unwrap_or_else(|| Err(cancelled(&file.display_path))))
-        .collect()
+    answers.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
 fn cancelled(display_path: &str) -> ToolError {

@@ -7,7 +7,7 @@
 
 use super::filter::{Filter, Hidden};
 use super::lines::{join, number_width, Line};
-use super::{Comments, Mode, View, ViewOptions};
+use super::{Comments, Detail, Mode, View, ViewOptions};
 use crate::outline::{Balance, Form, Items, Outline, OutlineItem, MAX_CHILDREN};
 use crate::scan::{Diagnostic, DiagnosticKind, ItemKind};
 use crate::source::Source;
@@ -523,6 +523,12 @@ impl Context<'_> {
                     // Not shown: its text is never made.
                     return ControlFlow::Continue(());
                 }
+                if self.options.detail == Detail::Matches
+                    && !self.item_matches(item, true)
+                    && !self.item_matches(item, false)
+                {
+                    return ControlFlow::Continue(());
+                }
                 let mut lines = Vec::new();
                 if comments == Comments::Preceding {
                     if let Some(b) = block.filter(|b| b.last_line + 1 == item.start_line) {
@@ -609,6 +615,11 @@ impl Context<'_> {
         let Some(form) = &item.form else {
             return (self.verbatim(item, depth), 0);
         };
+        if self.options.detail == Detail::Names
+            && !(self.name_matches(form) || self.content_matches(item))
+        {
+            return (self.name_lines(item, form, depth, expanded), 0);
+        }
         if !form.children.is_empty() {
             return self.container_lines(item, form, depth, expanded);
         }
@@ -623,13 +634,42 @@ impl Context<'_> {
         push_with_conditionals(&mut text, form, form.signature());
         self.mark_unclosed(item, &mut text);
         let mut tail = 0;
-        if let Some(doc) = form.doc() {
+        if let Some(doc) = form
+            .doc()
+            .filter(|_| matches!(self.options.detail, Detail::Full | Detail::Matches))
+        {
             let before = text.len();
             text.push_str(" ;; ");
             text.push_str(doc);
             tail = text.len() - before;
         }
         (vec![Line::numbered(item.start_line, text)], tail)
+    }
+
+    /// [`Detail::Names`]: `OPERATOR NAME` for a definition, nothing for other forms; the
+    /// children of a container below it.
+    fn name_lines(
+        &self,
+        item: &OutlineItem,
+        form: &Form,
+        depth: usize,
+        expanded: &mut usize,
+    ) -> Vec<Line> {
+        let mut lines = Vec::new();
+        if let (Some(op), Some(name)) = (form.operator.as_deref(), form.name.as_deref()) {
+            let mut text = indent(depth);
+            let key = form.method_key();
+            let shown = key.as_deref().unwrap_or(name);
+            push_with_conditionals(&mut text, form, &format!("{op} {shown}"));
+            lines.push(Line::numbered(item.start_line, text));
+        }
+        let child_depth = depth + usize::from(!lines.is_empty());
+        for child in &form.children {
+            if self.filter.child_shown(child) {
+                lines.extend(self.form_lines_with_tail(child, child_depth, expanded).0);
+            }
+        }
+        lines
     }
 
     /// A form the file leaves open whose signature closes as if it did not

@@ -31,6 +31,9 @@ pub enum Mode {
     Raw,
     #[serde(rename = "text-filtered")]
     TextFiltered,
+    /// The map of a directory, an `.asd` file or several paths (docs/project.md).
+    #[serde(rename = "project")]
+    Project,
 }
 
 impl Mode {
@@ -39,6 +42,7 @@ impl Mode {
             Mode::LispCollapsed => "lisp-collapsed",
             Mode::Raw => "raw",
             Mode::TextFiltered => "text-filtered",
+            Mode::Project => "project",
         }
     }
 }
@@ -89,6 +93,26 @@ pub struct ViewOptions {
     /// Set when the caller no longer wants the answer: the views stop early (the
     /// result is then incomplete, and [`crate::tool::read_cancellable`] says so).
     pub cancel: CancelToken,
+    /// Collapsed view: how much each form shows (a project map's budget steps,
+    /// docs/project.md#budget).
+    pub detail: Detail,
+}
+
+/// How much the collapsed view shows of each form that no pattern expands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Detail {
+    /// Signatures with the first line of the docstring (the single-file view).
+    #[default]
+    Full,
+    /// Signatures without docstrings.
+    NoDocstrings,
+    /// `OPERATOR NAME` of each definition (methods with their qualifiers and
+    /// specializers); forms without a name are not listed.
+    Names,
+    /// Only the top-level forms a pattern matches (or holds a match), as [`Detail::Full`]
+    /// shows them: a project map's cross-file patterns.
+    Matches,
 }
 
 impl Default for ViewOptions {
@@ -105,6 +129,7 @@ impl Default for ViewOptions {
             context_lines: DEFAULT_CONTEXT_LINES,
             line_numbers: false,
             cancel: CancelToken::default(),
+            detail: Detail::Full,
         }
     }
 }

@@ -798,7 +798,13 @@ after it visit lines of that file."
          (buffer (and lisp-read-file--file
                       (find-buffer-visiting lisp-read-file--file))))
     (concat
-     (format " %s  %s" (alist-get 'path result) (alist-get 'mode result))
+     (format " %s  %s"
+             (if lisp-read-file--project
+                 (let ((root (abbreviate-file-name (alist-get 'root lisp-read-file--project)))
+                       (path (alist-get 'path result)))
+                   (if (member path '("." nil)) root (concat root path)))
+               (alist-get 'path result))
+             (alist-get 'mode result))
      (when (alist-get 'total_forms meta)
        (format "  %s forms" (alist-get 'total_forms meta)))
      (when pattern
@@ -924,8 +930,15 @@ Line numbers make every line of a raw view (non-Lisp files) a button.")
 (defun lisp-read-file-outline (&optional file)
   "Show the collapsed view of FILE, by default the file of this buffer.
 Each numbered line is a button that visits its line; point starts
-on the form at or before point in the source buffer."
+on the form at or before point in the source buffer.  A directory
+FILE gets its project map (`lisp-read-file-project-outline')."
   (interactive)
+  (if (and file (file-directory-p file))
+      (lisp-read-file-project-outline file)
+    (lisp-read-file--outline-file file)))
+
+(defun lisp-read-file--outline-file (file)
+  "Show the collapsed view of FILE, by default the file of this buffer."
   (let* ((file (or file (lisp-read-file--current-file)))
          (line (and buffer-file-name
                     (not lisp-read-file--file)

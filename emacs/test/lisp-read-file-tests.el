@@ -565,8 +565,10 @@ its standard error says: fake-server: cannot serve today\\'"
     (let ((err (should-error (lisp-read-file-expand "\\w{5000}" (lrf-test-file "src/demo.lisp"))
                              :type 'user-error)))
       (should (string-match-p "\\`INVALID_ARGUMENT: " (error-message-string err))))
+    ;; A directory is a project: its map.
     (make-directory (lrf-test-file "dir.lisp"))
-    (should-error (lisp-read-file-outline (lrf-test-file "dir.lisp")) :type 'user-error)
+    (with-current-buffer (lisp-read-file-outline (lrf-test-file "dir.lisp"))
+      (should (equal (alist-get 'path lisp-read-file--project) "dir.lisp")))
     ;; The process survived them all.
     (with-current-buffer (lisp-read-file-outline (lrf-test-file "src/demo.lisp"))
       (should (equal (lrf-test-button-lines) lrf-test-demo-lines)))))
@@ -1000,9 +1002,10 @@ with the line's first token.  Return the (FILE LINE) places visited."
         (if (string-prefix-p "==> " text)
             (should (= line 1))
           (should (string-match " *[0-9]+: \\(.*\\)" text))
-          (should (equal (lrf-test-first-token
-                          (buffer-substring-no-properties (point) (line-end-position)))
-                         (lrf-test-first-token (match-string 1 text)))))
+          (let ((shown (match-string 1 text)))
+            (should (equal (lrf-test-first-token
+                            (buffer-substring-no-properties (point) (line-end-position)))
+                           (lrf-test-first-token shown)))))
         (push (list header line) visited)))
     (nreverse visited)))
 
@@ -1033,6 +1036,26 @@ with the line's first token.  Return the (FILE LINE) places visited."
             (should (equal (lrf-test-xref-places
                             (xref-backend-definitions (xref-find-backend) "square-of"))
                            '(("src/circle.lisp" 8))))))))))
+
+(ert-deftest lrf-test-project-outline-degraded ()
+  "A map cut down to per-file counts keeps its file headers as buttons."
+  (lrf-test-with-shapes
+    (lrf-test-require-project-map)
+    (with-current-buffer (lrf-test-visit "src/generics.lisp" 1)
+      (insert ";; unsaved\n")
+      (with-current-buffer (lisp-read-file-project-outline)
+        (lisp-read-file--render-project `((root . ,lrf-test-project) (path . ".")
+                                          (arguments (limit . 5))))
+        (should (string-match-p "^==> src/circle.lisp <== [0-9]+ definitions"
+                                (buffer-string)))
+        (should (string-match-p "\\[cut: see the footer\\].*\\[buffers modified"
+                                (lisp-read-file--header-line)))
+        (should (string-prefix-p (format " %s  project" (abbreviate-file-name lrf-test-project))
+                                 (lisp-read-file--header-line)))
+        (should (equal (lrf-test-check-project-buttons (current-buffer))
+                       '(("shapes.asd" 1) ("src/package.lisp" 1) ("src/generics.lisp" 1)
+                         ("src/circle.lisp" 1) ("src/square.lisp" 1)))))
+      (set-buffer-modified-p nil))))
 
 (ert-deftest lrf-test-project-outline-asd-kinds ()
   "The outline of the .asd at point; kinds and features read with a prefix argument."

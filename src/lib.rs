@@ -13,11 +13,13 @@
 //! * [`outline`]: classifies each form with the definer table.
 //! * [`features`]: `#+`/`#-` feature expressions decided against a feature list.
 //! * [`view`]: the collapsed, raw and grep views; [`tool`]: the tool's request, result and
-//!   reading strategies; [`surfaces`]: the CLI and the MCP server.
+//!   reading strategies; [`find`]: definitions and references across a project;
+//!   [`surfaces`]: the CLI and the MCP server.
 
 pub mod cancel;
 pub mod error;
 pub mod features;
+pub mod find;
 pub mod grammar;
 pub mod guard;
 pub mod outline;

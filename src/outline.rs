@@ -393,6 +393,27 @@ impl<'a> Items<'a> for StreamedOutline<'a> {
     }
 }
 
+/// One scan of `bytes`: each top-level form that `wanted` accepts (given the scanner's
+/// item) is classified and handed to `f`, in file order; the others cost only the scan.
+/// A search that must look at few forms of a file (the references of a symbol) pays for
+/// those only. Stops when `wanted` or `f` breaks.
+pub fn each_form<'a>(
+    bytes: &'a [u8],
+    grammar: &'a Grammar,
+    wanted: &mut dyn FnMut(&scan::Item) -> ControlFlow<(), bool>,
+    f: &mut dyn FnMut(&scan::Item, &OutlineItem<'a>) -> ControlFlow<()>,
+) {
+    let mut scratch = Scratch::default();
+    scan::scan_each(bytes, &mut |item| {
+        if item.kind != ItemKind::Form || !wanted(&item)? {
+            return ControlFlow::Continue(());
+        }
+        let mut out = unclassified_item(&item);
+        classify_item(&mut out, &item, bytes, grammar, &mut scratch);
+        f(&item, &out)
+    });
+}
+
 mod classify;
 mod folding;
 mod text;

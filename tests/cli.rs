@@ -1083,3 +1083,67 @@ fn version() {
         );
     }
 }
+
+/// `find`: definitions and references over the real binary, the text and JSON forms,
+/// several paths, exit codes.
+#[test]
+fn find_definitions_and_references() {
+    let s = Scratch::new("find");
+    s.write(
+        "src/a.lisp",
+        "(defun make-point (x y)\n  (list x y))\n(defun norm (p) (make-point p \"make-point\"))\n",
+    );
+    s.write(
+        "src/b.lisp",
+        "; (make-point)\n(defvar *p* (make-point 0 0))\n",
+    );
+    s.write(
+        "t/c.lisp",
+        "(deftest make-point-test () (make-point 1 2))\n",
+    );
+    s.write("notes.txt", "(make-point)\n");
+    let out = s
+        .run(&["find", "--symbol", "make-point", "--root", "."])
+        .ok()
+        .to_string();
+    assert_eq!(
+        out,
+        "==> src/a.lisp <==\n 1: (defun make-point (x y) ...)  [definition]\n    1: (defun make-point (x y)\n 3: (defun norm (p) ...)\n    3: (defun norm (p) (make-point p \"make-point\"))\n==> src/b.lisp <==\n 2: (defvar *p* (make-point 0 0))\n    2: (defvar *p* (make-point 0 0))\n==> t/c.lisp <==\n 1: (deftest make-point-test ...)\n    1: (deftest make-point-test () (make-point 1 2))\n[4 forms using make-point (4 uses) in 3 files; 3 files searched]\n"
+    );
+    let out = s
+        .run(&[
+            "find",
+            "--name-pattern",
+            "^make-",
+            "--json",
+            "src",
+            "t/c.lisp",
+        ])
+        .ok()
+        .to_string();
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["path"], "src t/c.lisp");
+    assert_eq!(v["mode"], "definitions");
+    assert_eq!(v["total"], 2);
+    assert_eq!(v["definitions"][1]["file"], "t/c.lisp");
+    assert_eq!(v["definitions"][1]["kind"], "deftest");
+    assert_eq!(v["files_searched"], 3);
+    let out = s
+        .run(&["find", "--name", "make-point", "--body", "src/a.lisp"])
+        .ok()
+        .to_string();
+    assert!(
+        out.starts_with("==> src/a.lisp <==\n 1: (defun make-point (x y)\n 2:   (list x y))\n"),
+        "{out}"
+    );
+    // Usage errors: no mode, two modes.
+    assert_eq!(s.run(&["find", "src"]).code, 2);
+    assert_eq!(s.run(&["find", "--name", "a", "--symbol", "a"]).code, 2);
+    // Tool errors: exit 1, the error object with --json.
+    s.run(&["find", "--symbol", "x", "missing"])
+        .tool_error("NOT_FOUND");
+    let run = s.run(&["find", "--symbol", "pkg:", "--json"]);
+    assert_eq!(run.code, 1);
+    let v: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "INVALID_ARGUMENT");
+}

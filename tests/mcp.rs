@@ -155,15 +155,19 @@ async fn initialize_and_the_default_tools() {
     assert!(instructions.contains("before you edit"), "{instructions}");
     let tools = tools(&client).await;
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["lisp-read-file", "read_file"]);
+    assert_eq!(names, ["lisp-read-file", "lisp-find", "read_file"]);
     client.cancel().await.unwrap();
 }
 
 #[tokio::test]
 async fn every_tool_has_schemas_and_annotations() {
-    let client = start(&["--tools", "lisp-read-file,read_file,Read"], &repo()).await;
+    let client = start(
+        &["--tools", "lisp-read-file,lisp-find,read_file,Read"],
+        &repo(),
+    )
+    .await;
     let tools = tools(&client).await;
-    assert_eq!(tools.len(), 3);
+    assert_eq!(tools.len(), 4);
     for tool in &tools {
         let wire = serde_json::to_value(tool).unwrap();
         assert!(wire["title"].is_string(), "{}", tool.name);
@@ -333,6 +337,125 @@ async fn lisp_read_file_views_match_the_cli() {
         "[features: 1 form not shown, excluded by #+/#- under (ccl).]\n[kinds: 9 other forms not shown (kinds defclass).]\n 5: (defclass shape () (name))\n"
     ), "{}", text_of(&result));
     client.cancel().await.unwrap();
+}
+
+/// `lisp-find` over a scratch project: definitions, references, paging, every refusal as
+/// a tool result with its code, and every `structuredContent` against the output schema.
+#[tokio::test]
+async fn lisp_find_definitions_references_and_errors() {
+    let dir = scratch("find");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(
+        dir.join("src/a.lisp"),
+        "(defun make-point (x y)\n  (list x y))\n\n(defun norm (p)\n  ;; make-point here is a comment\n  (reduce #'+ (make-point 1 \"make-point\")))\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("src/b.lisp"),
+        "(defmacro make-line () `(make-point ,1 2))\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("p.asd"),
+        "(defsystem p :components ((:file \"src/a\")))\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("bin.lisp"), "(make-point \0)").unwrap();
+    let root = dir.to_str().unwrap();
+    let client = start(&["--root", root], &dir).await;
+    let listed = tools(&client).await;
+    let tool = find(&listed, "lisp-find");
+    // Definitions by pattern, whole project.
+    let result = call(&client, "lisp-find", json!({"name_pattern": "^make-"})).await;
+    let value = structured_ok(tool, &result);
+    assert_eq!(value["mode"], "definitions");
+    assert_eq!(value["total"], 2);
+    assert_eq!(value["definitions"][0]["file"], "src/a.lisp");
+    assert_eq!(value["definitions"][0]["kind"], "defun");
+    assert_eq!(value["definitions"][1]["name"], "make-line");
+    assert_eq!(value["files_skipped"][0]["file"], "bin.lisp");
+    assert_eq!(value["files_skipped"][0]["code"], "BINARY_FILE");
+    assert_eq!(text_of(&result), value["content"].as_str().unwrap());
+    // With bodies, by exact name.
+    let result = call(
+        &client,
+        "lisp-find",
+        json!({"name": "MAKE-POINT", "include_body": true, "path": "src"}),
+    )
+    .await;
+    let value = structured_ok(tool, &result);
+    assert_eq!(
+        value["definitions"][0]["body"],
+        "(defun make-point (x y)\n  (list x y))"
+    );
+    // References, grouped by form, the definition marked.
+    let result = call(
+        &client,
+        "lisp-find",
+        json!({"symbol": "make-point", "path": "p.asd"}),
+    )
+    .await;
+    let value = structured_ok(tool, &result);
+    assert_eq!(value["mode"], "references");
+    let refs = value["references"].as_array().unwrap();
+    let got: Vec<(String, u64, bool, usize)> = refs
+        .iter()
+        .map(|r| {
+            (
+                r["file"].as_str().unwrap().to_string(),
+                r["line"].as_u64().unwrap(),
+                r["definition"].as_bool().unwrap(),
+                r["uses"].as_array().unwrap().len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("src/a.lisp".to_string(), 1, true, 1),
+            ("src/a.lisp".to_string(), 4, false, 1),
+            ("src/b.lisp".to_string(), 1, false, 1)
+        ]
+    );
+    assert_eq!(
+        refs[1]["uses"][0],
+        json!({"line": 6, "column": 15, "text": "  (reduce #'+ (make-point 1 \"make-point\")))"})
+    );
+    // Paging: one entry per page at limit 1.
+    let result = call(
+        &client,
+        "lisp-find",
+        json!({"symbol": "make-point", "limit": 1, "offset": 1}),
+    )
+    .await;
+    let value = structured_ok(tool, &result);
+    assert_eq!(value["truncated"], true);
+    assert_eq!(value["next_offset"], 2);
+    assert!(text_of(&result).contains("continue with offset 2"));
+    // Refusals.
+    for (args, code) in [
+        (json!({}), "INVALID_ARGUMENT"),
+        (json!({"name": "a", "symbol": "a"}), "INVALID_ARGUMENT"),
+        (json!({"symbol": "a", "bogus": true}), "INVALID_ARGUMENT"),
+        (json!({"name_pattern": "\\w{5000}"}), "INVALID_ARGUMENT"),
+        (json!({"symbol": "a", "limit": 0}), "INVALID_ARGUMENT"),
+        (json!({"symbol": "a", "path": "missing"}), "NOT_FOUND"),
+        (json!({"symbol": "a", "path": "/etc"}), "ACCESS_DENIED"),
+        (json!({"symbol": "a", "path": "bin.lisp"}), "BINARY_FILE"),
+    ] {
+        let result = call(&client, "lisp-find", args.clone()).await;
+        assert_eq!(error_code(&result), code, "{args}");
+        structured_error_fits(tool, &result);
+    }
+    client.cancel().await.unwrap();
+}
+
+/// A tool error's structured content fits the tool's output schema too.
+fn structured_error_fits(tool: &Tool, result: &CallToolResult) {
+    let value = result.structured_content.clone().unwrap();
+    let schema = Value::Object((*tool.output_schema.clone().unwrap()).clone());
+    let validator = jsonschema::validator_for(&schema).expect("outputSchema compiles");
+    assert!(validator.is_valid(&value), "{value}");
 }
 
 #[tokio::test]

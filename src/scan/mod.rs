@@ -9,7 +9,10 @@
 mod datum;
 mod lexer;
 mod recovery;
+mod tokens;
 mod window;
+
+pub use tokens::each_token;
 
 pub use datum::MAX_CONDITIONALS;
 pub(crate) use datum::{skip_blank, Datum, Elements};

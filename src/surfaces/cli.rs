@@ -2,6 +2,8 @@
 //!
 //! * `lisp-read-file [OPTIONS] PATH`: the view of one file (collapsed, expanded, raw, grep);
 //! * `lisp-read-file outline [--json] PATH...`: top-level items with positions;
+//! * `lisp-read-file find (--name N | --name-pattern RE | --symbol S) [PATH]...`:
+//!   definitions and references across files ([`crate::find`]);
 //! * `lisp-read-file mcp [--root DIR]... [--tools LIST]`: the MCP server ([`super::mcp`]).
 //!
 //! Exit status: 0 success, 1 a tool error (a file refused or unreadable, a bad pattern),
@@ -9,7 +11,9 @@
 
 #[cfg(feature = "mcp")]
 use super::mcp::{self, ServerOptions, ToolName};
+use crate::cancel::CancelToken;
 use crate::error::ToolError;
+use crate::find::{self, FindRequest};
 use crate::grammar::Grammar;
 use crate::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
 use crate::outline::{Items, OutlineItem, StreamedOutline};
@@ -48,6 +52,8 @@ lisp-read-file -c TODO NOTES.md                  grep with 5 lines of context\n 
 lisp-read-file --lines 100000..100050 big.log    a line window of a file of any size\n  \
 lisp-read-file --bytes 2000..4000 data.json      bytes, e.g. the rest of a cut line\n  \
 lisp-read-file outline --json src/*.lisp         items with byte offsets, one JSON per file\n  \
+lisp-read-file find --name-pattern '^make-' src  definitions across a directory\n  \
+lisp-read-file find --symbol parse-integer .     every use of a symbol, by form\n  \
 lisp-read-file mcp --root .                      MCP server on stdio (for code agents)\n\n\
 Exit status: 0 success, 1 tool error (CODE: message on stderr; with --json the error \
 object on stdout), 2 usage error.",
@@ -182,10 +188,19 @@ enum Command {
     /// line (an object with an `error` member in --json) and the others still print;
     /// the exit status is then 1.
     Outline(OutlineArgs),
+    /// Find definitions (by name or name pattern) or the uses of a symbol across files.
+    ///
+    /// PATH is a file, a directory (its Lisp files, recursively, honouring .gitignore) or
+    /// an .asd file (its directory); several PATHs are searched in the order given.
+    /// Output: one `==> FILE <==` header per file, an entry per definition or using form
+    /// (`LINE: signature`), the lines of the uses under it, a footer with the counts
+    /// (docs/find.md).
+    Find(FindArgs),
     /// Serve the tools over MCP on stdin/stdout (for code agents).
     ///
     /// Newline-delimited JSON-RPC, the MCP stdio transport. Tools: lisp-read-file (the
-    /// views of this command line), read_file and Read (plain line windows). Logs go to
+    /// views of this command line), lisp-find (the find command), read_file and Read
+    /// (plain line windows). Logs go to
     /// stderr; stdout carries protocol messages only. Without --root the client's MCP
     /// roots are the allowed directories when it offers them, else the working directory.
     #[cfg(feature = "mcp")]
@@ -199,8 +214,8 @@ struct McpArgs {
     /// the first root. Default: the client's MCP roots, else the working directory.
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
-    /// Tools to offer, comma-separated, from: lisp-read-file, read_file, Read.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "lisp-read-file,read_file", value_parser = parse_tool_name)]
+    /// Tools to offer, comma-separated, from: lisp-read-file, lisp-find, read_file, Read.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', default_value = "lisp-read-file,lisp-find,read_file", value_parser = parse_tool_name)]
     tools: Vec<ToolName>,
     /// Refuse files larger than this many bytes.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FILE_BYTES)]
@@ -228,7 +243,7 @@ enum LogLevel {
 #[cfg(feature = "mcp")]
 fn parse_tool_name(name: &str) -> Result<ToolName, String> {
     ToolName::parse(name.trim()).ok_or_else(|| {
-        format!("unknown tool {name:?}; choose from lisp-read-file, read_file, Read")
+        format!("unknown tool {name:?}; choose from lisp-read-file, lisp-find, read_file, Read")
     })
 }
 
@@ -261,6 +276,41 @@ struct OutlineArgs {
     paths: Vec<String>,
 }
 
+#[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["name", "name_pattern", "symbol"])))]
+struct FindArgs {
+    /// Definitions named exactly NAME (case-insensitive; `pkg:foo` and `(setf foo)` too).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Definitions whose name matches this regex or contains this text (case-insensitive).
+    #[arg(short = 'n', long, value_name = "REGEX")]
+    name_pattern: Option<String>,
+    /// The uses of this symbol, grouped by enclosing top-level form.
+    #[arg(short = 's', long, value_name = "SYMBOL")]
+    symbol: Option<String>,
+    /// Only definitions with these operators; with --symbol, only uses inside top-level
+    /// forms with these operators (comma-separated), e.g. `--kinds defun,defmacro`.
+    #[arg(long, value_name = "OPS", value_delimiter = ',')]
+    kinds: Option<Vec<String>>,
+    /// Show each definition's source text, verbatim.
+    #[arg(long)]
+    body: bool,
+    /// The first entry to show, 0-based (a cut result's footer names it).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    offset: usize,
+    /// Most lines of output per page (the first entry is always shown whole).
+    #[arg(long, value_name = "N", default_value_t = crate::find::DEFAULT_LIMIT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    limit: usize,
+    /// Print the result object (docs/find.md#json) as JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    guard: GuardArgs,
+    /// Files or directories to search (default: the current directory, or the first root).
+    #[arg(value_name = "PATH")]
+    paths: Vec<String>,
+}
+
 /// Runs the command line; returns the process exit status.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -273,6 +323,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Outline(args)) => run_outline(args),
+        Some(Command::Find(args)) => run_find(args),
         #[cfg(feature = "mcp")]
         Some(Command::Mcp(args)) => Ok(run_mcp(args)),
         None => run_read(cli.read),
@@ -345,6 +396,51 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         } else {
             tool::read(&guard, &grammar, &request)
         }
+    });
+    let stdout = io::stdout();
+    let mut out = stdout.lock();
+    match result {
+        Ok(result) if args.json => {
+            serde_json::to_writer(&mut out, &result)?;
+            out.write_all(b"\n")?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(result) => {
+            out.write_all(result.content.as_bytes())?;
+            out.flush()?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            if args.json {
+                write_error_line(&mut out, &e)?;
+                out.flush()?;
+            } else {
+                eprintln!("{}: {}", e.code, e.message);
+            }
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn run_find(args: FindArgs) -> io::Result<ExitCode> {
+    let paths = if args.paths.is_empty() {
+        vec![".".to_string()]
+    } else {
+        args.paths.clone()
+    };
+    let request = FindRequest {
+        path: paths[0].clone(),
+        name: args.name,
+        name_pattern: args.name_pattern,
+        symbol: args.symbol,
+        kinds: args.kinds,
+        include_body: args.body,
+        offset: args.offset,
+        limit: args.limit,
+    };
+    let result = setup(&args.guard).and_then(|(guard, grammar)| {
+        find::find_in(&guard, &grammar, &paths, &request, &CancelToken::new())
     });
     let stdout = io::stdout();
     let mut out = stdout.lock();

@@ -1,7 +1,7 @@
 //! The MCP server (docs/mcp.md): `lisp-read-file mcp` on stdio, built on rmcp.
 //!
-//! Three tools over the one library: `lisp-read-file` (docs/tool.md, [`tool::read`]),
-//! `read_file` and `Read` (compatibility tools with published definitions, [`tool::read_file`] and
+//! Four tools over the one library: `lisp-read-file` (docs/tool.md, [`tool::read`]),
+//! `lisp-find` (docs/find.md, [`find::find`]), `read_file` and `Read` (compatibility tools with published definitions, [`tool::read_file`] and
 //! [`tool::read_envelope`]). A tool failure is a result with `isError: true`, including
 //! arguments that do not fit the schema (the current MCP protocol asks for that, so that
 //! the model can correct itself); unknown tools, unknown methods and malformed messages
@@ -11,6 +11,7 @@ mod transport;
 
 use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
+use crate::find::{self, FindRequest};
 use crate::grammar::Grammar;
 use crate::guard::Guard;
 use crate::tool::{self, read_envelope, read_file, ReadRequest};
@@ -33,18 +34,29 @@ pub use transport::{LineTransport, MAX_LINE_BYTES};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolName {
     LispReadFile,
+    LispFind,
     ReadFile,
     Read,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 3] = [ToolName::LispReadFile, ToolName::ReadFile, ToolName::Read];
+    pub const ALL: [ToolName; 4] = [
+        ToolName::LispReadFile,
+        ToolName::LispFind,
+        ToolName::ReadFile,
+        ToolName::Read,
+    ];
     /// Offered when `--tools` is not given (docs/mcp.md).
-    pub const DEFAULT: [ToolName; 2] = [ToolName::LispReadFile, ToolName::ReadFile];
+    pub const DEFAULT: [ToolName; 3] = [
+        ToolName::LispReadFile,
+        ToolName::LispFind,
+        ToolName::ReadFile,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             ToolName::LispReadFile => "lisp-read-file",
+            ToolName::LispFind => "lisp-find",
             ToolName::ReadFile => read_file::NAME,
             ToolName::Read => read_envelope::NAME,
         }
@@ -246,6 +258,7 @@ fn run_tool(
     let started = Instant::now();
     let outcome = catch_unwind(AssertUnwindSafe(|| match tool {
         ToolName::LispReadFile => call_lisp_read_file(reader, arguments, cancel),
+        ToolName::LispFind => call_lisp_find(reader, arguments, cancel),
         ToolName::ReadFile => call_read_file(reader, arguments),
         ToolName::Read => call_read(reader, arguments),
     }));
@@ -383,6 +396,24 @@ fn call_lisp_read_file(
         }
     };
     match tool::read_cancellable(&reader.guard, &reader.grammar, &request, cancel) {
+        Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),
+        Err(e) => error_result(&e),
+    }
+}
+
+fn call_lisp_find(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken) -> CallToolResult {
+    let request: FindRequest = match serde_json::from_value(Value::Object(arguments.clone())) {
+        Ok(request) => request,
+        Err(e) => {
+            let path = arguments.get("path").and_then(Value::as_str).unwrap_or(".");
+            return error_result(&ToolError::new(
+                ErrorCode::InvalidArgument,
+                path,
+                format!("invalid arguments: {e}; see the tool's inputSchema"),
+            ));
+        }
+    };
+    match find::find(&reader.guard, &reader.grammar, &request, cancel) {
         Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),
         Err(e) => error_result(&e),
     }
@@ -564,6 +595,102 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
   "additionalProperties": false
 }"#;
 
+/// `lisp-find`: what it does and the rules a caller needs.
+pub const LISP_FIND_DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing top-level form with the lines of the uses. path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
+
+const LISP_FIND_INPUT_SCHEMA: &str = r#"{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "minLength": 1, "default": ".", "description": "A file, a directory (its .lisp/.lsp/.cl/.asd/.ros files, recursively, .gitignore honoured) or an .asd file (its directory). Relative to the first root, or absolute inside a root."},
+    "name": {"type": "string", "minLength": 1, "description": "Definitions named exactly this: case-insensitive; a package prefix on either side is ignored unless both have one (then they must match); (setf foo) names a setf function. Give exactly one of name, name_pattern, symbol."},
+    "name_pattern": {"type": "string", "minLength": 1, "description": "Definitions whose name matches this Rust regex or contains this text, case-insensitive (methods also as NAME QUALIFIERS (SPECIALIZERS)), as lisp-read-file's name_pattern."},
+    "symbol": {"type": "string", "minLength": 1, "description": "List the uses of this symbol: every token that is the symbol (case-insensitive; pkg:foo, pkg::foo, #'foo, 'foo, `foo, ,foo, :foo and #:foo included; a prefix given here must then match a prefix written), never inside strings, comments, #|...|# or #+/#- feature expressions, grouped by enclosing top-level form; forms that define it are marked definition: true."},
+    "kinds": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Only definitions with these operators (e.g. [\"defun\", \"defmacro\"]); with symbol, only uses inside top-level forms with these operators. Case-insensitive, package prefix ignored."},
+    "include_body": {"type": "boolean", "default": false, "description": "Definitions: add each definition's verbatim source text (body, and numbered lines in content)."},
+    "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "The first entry to return, 0-based (a cut result's footer and next_offset name it)."},
+    "limit": {"type": "integer", "minimum": 1, "default": 2000, "description": "Most lines of content per page: file headers, entry lines, body and use lines; the first entry is always returned whole."}
+  },
+  "additionalProperties": false
+}"#;
+
+const LISP_FIND_OUTPUT_SCHEMA: &str = r#"{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "The scope searched, as given."},
+    "mode": {"type": "string", "enum": ["definitions", "references"]},
+    "content": {"type": "string", "description": "The text view, as also given in the text content."},
+    "definitions": {
+      "type": "array",
+      "description": "Definitions mode: this page's entries, by file then line.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "file": {"type": "string"},
+          "line": {"type": "integer", "minimum": 1},
+          "end_line": {"type": "integer", "minimum": 1},
+          "column": {"type": "integer", "minimum": 0},
+          "kind": {"type": "string", "description": "The operator as written, lowercased."},
+          "name": {"type": "string", "description": "As the outline prints it (methods: NAME QUALIFIERS (SPECIALIZERS))."},
+          "signature": {"type": "string"},
+          "body": {"type": "string", "description": "Only with include_body: the verbatim source."}
+        },
+        "required": ["file", "line", "end_line", "column", "kind", "name", "signature"],
+        "additionalProperties": false
+      }
+    },
+    "references": {
+      "type": "array",
+      "description": "References mode: this page's top-level forms that use the symbol, by file then line.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "file": {"type": "string"},
+          "line": {"type": "integer", "minimum": 1},
+          "end_line": {"type": "integer", "minimum": 1},
+          "kind": {"type": "string", "description": "The form's operator as written, lowercased; empty when it has none."},
+          "name": {"type": ["string", "null"], "description": "What the form defines, if anything."},
+          "signature": {"type": "string"},
+          "definition": {"type": "boolean", "description": "Whether the form defines the symbol."},
+          "uses": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "line": {"type": "integer", "minimum": 1},
+                "column": {"type": "integer", "minimum": 0},
+                "text": {"type": "string", "description": "The line, cut at 200 characters."}
+              },
+              "required": ["line", "column", "text"],
+              "additionalProperties": false
+            }
+          }
+        },
+        "required": ["file", "line", "end_line", "kind", "name", "signature", "definition", "uses"],
+        "additionalProperties": false
+      }
+    },
+    "files_searched": {"type": "integer", "minimum": 0},
+    "files_skipped": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "properties": {
+          "file": {"type": "string"},
+          "code": {"type": "string"},
+          "message": {"type": "string"}
+        },
+        "required": ["file", "code", "message"],
+        "additionalProperties": false
+      }
+    },
+    "total": {"type": "integer", "minimum": 0, "description": "Entries found, all pages."},
+    "truncated": {"type": "boolean"},
+    "next_offset": {"type": ["integer", "null"], "minimum": 0}
+  },
+  "required": ["path", "mode", "content", "files_searched", "files_skipped", "total", "truncated", "next_offset"],
+  "additionalProperties": false
+}"#;
+
 fn schema(text: &str) -> Arc<JsonObject> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(object)) => Arc::new(object),
@@ -590,6 +717,12 @@ pub fn definition(tool: ToolName) -> Tool {
             LISP_READ_FILE_INPUT_SCHEMA,
             LISP_READ_FILE_OUTPUT_SCHEMA,
         ),
+        ToolName::LispFind => (
+            "Lisp definitions and references",
+            LISP_FIND_DESCRIPTION,
+            LISP_FIND_INPUT_SCHEMA,
+            LISP_FIND_OUTPUT_SCHEMA,
+        ),
         ToolName::ReadFile => (
             "Read file window",
             read_file::DESCRIPTION,
@@ -607,7 +740,7 @@ pub fn definition(tool: ToolName) -> Tool {
     // A tool error's structured content is the error object (docs/mcp.md); the schema says
     // so, so that every structuredContent validates. `Read` has one envelope for both.
     let error_codes: &[&str] = match tool {
-        ToolName::LispReadFile => &[
+        ToolName::LispReadFile | ToolName::LispFind => &[
             "INVALID_ARGUMENT",
             "NOT_FOUND",
             "IS_DIRECTORY",
@@ -657,8 +790,14 @@ pub fn definition(tool: ToolName) -> Tool {
         let branch = |required: &[&str]| required_branch(required, &properties);
         let result_required: Vec<&str> = result_required.iter().map(String::as_str).collect();
         let mut error_branch = branch(&["code", "path", "message"]);
+        // A member every result has and no error has.
+        let marker = if tool == ToolName::LispFind {
+            "mode"
+        } else {
+            "meta"
+        };
         error_branch["not"] =
-            serde_json::json!({"anyOf": [branch(&["content"]), branch(&["meta"])]});
+            serde_json::json!({"anyOf": [branch(&["content"]), branch(&[marker])]});
         object.insert(
             "anyOf".into(),
             Value::Array(vec![branch(&result_required), error_branch]),

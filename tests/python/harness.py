@@ -29,8 +29,8 @@ BIN = Path(os.environ.get("LISP_READ_FILE_BIN") or REPO / "target" / "release" /
 # Seconds a single request may take before the test fails (a blocked server must not hang us).
 REQUEST_TIMEOUT = 30
 
-ALL_TOOLS = ("lisp-read-file", "read_file", "Read")
-DEFAULT_TOOLS = ("lisp-read-file", "read_file")
+ALL_TOOLS = ("lisp-read-file", "lisp-find", "read_file", "Read")
+DEFAULT_TOOLS = ("lisp-read-file", "lisp-find", "read_file")
 
 
 def validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:

@@ -163,7 +163,7 @@ async def test_default_tools_are_lisp_read_file_and_read_file(project: Project) 
         await server.still_serving()
 
 
-async def test_tools_flag_offers_all_three(project: Project) -> None:
+async def test_tools_flag_offers_all_four(project: Project) -> None:
     async with connect(project, "--root", str(project.root), *ALL) as server:
         assert sorted(server.tools) == sorted(ALL_TOOLS)
 

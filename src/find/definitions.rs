@@ -1,0 +1,111 @@
+//! The definitions of one file: every classified form with a name (top-level, or a child
+//! of a container such as `progn`), filtered by the request's name, pattern and kinds.
+
+use super::{references::Cursor, Definition, FileAnswer, Search, Target};
+use crate::cancel::CancelToken;
+use crate::grammar::Grammar;
+use crate::guard::LoadedFile;
+use crate::outline::{each_form, Form, OutlineItem};
+use std::ops::ControlFlow;
+
+pub(crate) fn in_file(
+    file: &LoadedFile,
+    grammar: &Grammar,
+    search: &Search,
+    cancel: &CancelToken,
+) -> FileAnswer {
+    let b = &file.bytes;
+    if let Some(prefilter) = &search.prefilter {
+        if !prefilter.is_match(b) {
+            return FileAnswer::Definitions(Vec::new());
+        }
+    }
+    let mut found = Vec::new();
+    let mut cursor = Cursor::new(b);
+    let mut over = false;
+    each_form(
+        b,
+        grammar,
+        &mut |_| {
+            if cancel.is_cancelled() {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(true)
+            }
+        },
+        &mut |_, item| {
+            // Pre-order: a container, then its children (depth bounded by the outline).
+            let mut stack = vec![item];
+            while let Some(item) = stack.pop() {
+                let Some(form) = &item.form else { continue };
+                if let Some(name) = wanted(form, search) {
+                    if !search.collect(1) {
+                        over = true;
+                        return ControlFlow::Break(());
+                    }
+                    found.push(definition(file, &mut cursor, item, form, name, search));
+                }
+                stack.extend(form.children.iter().rev());
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    if over {
+        return FileAnswer::OverBudget;
+    }
+    FileAnswer::Definitions(found)
+}
+
+/// The name to show when `form` is a definition the search wants.
+fn wanted(form: &Form, search: &Search) -> Option<String> {
+    let name = form.name.as_deref()?;
+    if !search.kind_wanted(form.operator.as_deref()) {
+        return None;
+    }
+    let shown = || form.method_key().unwrap_or_else(|| name.to_string());
+    match &search.target {
+        Target::Name(query) => query.matches_name(name).then(shown),
+        Target::Pattern(p) => {
+            let key = form.method_key();
+            (p.is_match(name) || key.as_deref().is_some_and(|k| p.is_match(k)))
+                .then(|| key.unwrap_or_else(|| name.to_string()))
+        }
+        Target::Symbol(_) => None,
+    }
+}
+
+fn definition(
+    file: &LoadedFile,
+    cursor: &mut Cursor,
+    item: &OutlineItem,
+    form: &Form,
+    name: String,
+    search: &Search,
+) -> Definition {
+    let (line, column) = cursor.position(item.start, Some(item.start_line));
+    let body = search
+        .include_body
+        .then(|| String::from_utf8_lossy(&file.bytes[item.start..item.end]).into_owned());
+    Definition {
+        file: super::shown_file(&file.display_path),
+        line,
+        end_line: item.end_line,
+        column,
+        kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
+        name,
+        signature: signature(form),
+        body,
+    }
+}
+
+/// The signature with the form's `#+`/`#-` prefixes in front, as the collapsed view shows it.
+pub(crate) fn signature(form: &Form) -> String {
+    let conditionals = form.conditionals();
+    if conditionals.is_empty() {
+        return form.signature().to_string();
+    }
+    let mut text = conditionals.join(" ");
+    text.push(' ');
+    text.push_str(form.signature());
+    text
+}

@@ -1,0 +1,543 @@
+//! Definitions and references across a project (docs/find.md): the `lisp-find` tool and
+//! the `find` command as one library call, [`find`].
+//!
+//! A request names a scope (a file, a directory, an `.asd` file's directory) and one of:
+//! a definition name (`name`), a definition name pattern (`name_pattern`), or a symbol
+//! whose uses to list (`symbol`). The files of the scope are listed and read through the
+//! guard and searched in parallel ([`crate::project::map_files`]); the answers are kept in
+//! walk order, so the output does not depend on the threads.
+//!
+//! No index, no cache. What keeps a search fast is not looking: a file whose bytes do not
+//! contain the name (case-insensitively) is not scanned at all; in a file that does, only
+//! the top-level forms holding a candidate are lexed token by token (`references.rs`).
+//!
+//! `definitions.rs` and `references.rs` search one file each; `render.rs` pages the
+//! entries and makes the text view; `symbol.rs` is the rule that says when two symbols
+//! are the same.
+//!
+//! This module does not touch the file system (the guard does), nor know about argv or
+//! JSON-RPC.
+
+mod definitions;
+mod references;
+mod render;
+mod symbol;
+
+pub use symbol::{split_symbol, SymbolQuery};
+
+use crate::cancel::CancelToken;
+use crate::error::{ErrorCode, ToolError};
+use crate::grammar::{symbol_key, Grammar};
+use crate::guard::{Guard, LoadedFile, WalkedFile};
+use crate::pattern::{quote_prefix, PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
+use crate::view::{self, Pattern};
+use regex::bytes::{Regex, RegexBuilder};
+use serde::{Deserialize, Serialize};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Entries a page holds at most, in lines of `content`, when `limit` is not given.
+pub const DEFAULT_LIMIT: usize = 2000;
+/// Entries plus uses collected per request at most: past it the search stops taking files
+/// and says so (memory stays bounded whatever the project).
+pub const MAX_COLLECTED: usize = 200_000;
+/// Characters of a use's line kept in `text` (the rest is cut, `…` appended).
+pub const USE_TEXT_CHARS: usize = 200;
+
+/// The parameters of the `lisp-find` tool (docs/find.md).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FindRequest {
+    /// A file, a directory (its Lisp files, recursively) or an `.asd` file (its
+    /// directory). Relative to the first root; `.` by default.
+    #[serde(default = "dot")]
+    pub path: String,
+    /// Definitions named exactly this (case-insensitive; package prefixes as in
+    /// docs/find.md#symbols; `(setf foo)` too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Definitions whose name matches this regex or contains this text
+    /// (case-insensitive), as `lisp-read-file`'s `name_pattern`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name_pattern: Option<String>,
+    /// The uses of this symbol, grouped by enclosing top-level form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub symbol: Option<String>,
+    /// Only definitions with these operators; references: only in top-level forms with
+    /// these operators.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kinds: Option<Vec<String>>,
+    /// Definitions: add each one's source text, verbatim.
+    #[serde(default)]
+    pub include_body: bool,
+    /// The first entry to show, 0-based.
+    #[serde(default)]
+    pub offset: usize,
+    /// Most lines of `content` a page holds (the first entry is always shown whole).
+    #[serde(default = "default_limit")]
+    pub limit: usize,
+}
+
+fn dot() -> String {
+    ".".into()
+}
+fn default_limit() -> usize {
+    DEFAULT_LIMIT
+}
+
+impl FindRequest {
+    /// A request with every default and no mode: set one of `name`, `name_pattern`,
+    /// `symbol`.
+    pub fn new(path: impl Into<String>) -> FindRequest {
+        FindRequest {
+            path: path.into(),
+            name: None,
+            name_pattern: None,
+            symbol: None,
+            kinds: None,
+            include_body: false,
+            offset: 0,
+            limit: DEFAULT_LIMIT,
+        }
+    }
+}
+
+/// What a request looks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FindMode {
+    Definitions,
+    References,
+}
+
+/// The result of the tool (docs/find.md#json).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindResult {
+    /// The scope as shown (several paths of the command line joined by spaces).
+    pub path: String,
+    pub mode: FindMode,
+    /// The text view.
+    pub content: String,
+    /// Definitions mode: the entries of this page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub definitions: Option<Vec<Definition>>,
+    /// References mode: the entries of this page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub references: Option<Vec<Reference>>,
+    /// Files read and searched.
+    pub files_searched: usize,
+    /// Files of the scope that could not be read, with the guard's reason.
+    pub files_skipped: Vec<SkippedFile>,
+    /// Entries found (all pages).
+    pub total: usize,
+    /// More entries than this page holds.
+    pub truncated: bool,
+    /// The `offset` of the next page.
+    pub next_offset: Option<usize>,
+}
+
+/// A definition found.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Definition {
+    pub file: String,
+    /// 1-based lines of the form (its `#+`/`#-` prefixes included).
+    pub line: usize,
+    pub end_line: usize,
+    /// 0-based, in characters.
+    pub column: usize,
+    /// The operator as written, lowercased (`defun`, `cl:defmethod`).
+    pub kind: String,
+    /// As the outline prints it: `foo`, `(setf foo)`, `area :around (shape)` for methods.
+    pub name: String,
+    /// The collapsed one-line signature.
+    pub signature: String,
+    /// With `include_body`: the form's source text, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+}
+
+/// A top-level form that uses the symbol.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reference {
+    pub file: String,
+    pub line: usize,
+    pub end_line: usize,
+    /// The operator as written, lowercased; empty when the form is not a list headed by a
+    /// symbol.
+    pub kind: String,
+    /// What the form defines, as the outline prints it; `null` when it defines nothing.
+    pub name: Option<String>,
+    pub signature: String,
+    /// Whether the form defines the symbol (or its `setf` function), itself or in a
+    /// container (`progn`, `eval-when`).
+    pub definition: bool,
+    pub uses: Vec<Use>,
+}
+
+/// One use: a token that is the symbol.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Use {
+    /// 1-based.
+    pub line: usize,
+    /// 0-based, in characters, where the token starts (after `'`, `#'`).
+    pub column: usize,
+    /// The line, cut at [`USE_TEXT_CHARS`] characters.
+    pub text: String,
+}
+
+/// A file of the scope not searched.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedFile {
+    pub file: String,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl<'de> Deserialize<'de> for ErrorCode {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        [
+            ErrorCode::InvalidArgument,
+            ErrorCode::NotFound,
+            ErrorCode::IsDirectory,
+            ErrorCode::NotFile,
+            ErrorCode::AccessDenied,
+            ErrorCode::BinaryFile,
+            ErrorCode::SizeLimitExceeded,
+            ErrorCode::Cancelled,
+            ErrorCode::Internal,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == text)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown error code {text}")))
+    }
+}
+
+/// What one search compares, checked and compiled once per request.
+pub(crate) enum Target {
+    Name(SymbolQuery),
+    Pattern(Box<Pattern>),
+    Symbol(SymbolQuery),
+}
+
+/// A request checked: the target, the prefilter, the kinds.
+pub(crate) struct Search {
+    pub target: Target,
+    /// Matches the name's text case-insensitively: a file without a match cannot hold the
+    /// definition or use (`None`: every file is searched).
+    pub prefilter: Option<Regex>,
+    /// Folded operator names (`kinds`).
+    pub kinds: Option<HashSet<String>>,
+    pub include_body: bool,
+    /// Entries plus uses collected so far, across threads.
+    pub collected: AtomicUsize,
+}
+
+impl Search {
+    pub fn kind_wanted(&self, operator: Option<&str>) -> bool {
+        match &self.kinds {
+            None => true,
+            Some(kinds) => operator.is_some_and(|op| kinds.contains(&symbol_key(op))),
+        }
+    }
+
+    /// Takes `n` from the collection budget; false once it is spent.
+    pub fn collect(&self, n: usize) -> bool {
+        self.collected.fetch_add(n, Ordering::Relaxed) + n <= MAX_COLLECTED
+    }
+
+    pub fn mode(&self) -> FindMode {
+        match self.target {
+            Target::Symbol(_) => FindMode::References,
+            _ => FindMode::Definitions,
+        }
+    }
+}
+
+/// What one file gave.
+pub(crate) enum FileAnswer {
+    Definitions(Vec<Definition>),
+    References(Vec<Reference>),
+    /// The collection budget was spent before or while this file was searched.
+    OverBudget,
+}
+
+/// Finds definitions or references in the scope `request.path`.
+///
+/// # Errors
+/// `INVALID_ARGUMENT` for a bad request (no mode or several, a bad pattern or symbol, an
+/// empty `kinds`, `limit` 0); the guard's refusal when the path itself cannot be read;
+/// `CANCELLED` when `cancel` is set before the answer is ready.
+pub fn find(
+    guard: &Guard,
+    grammar: &Grammar,
+    request: &FindRequest,
+    cancel: &CancelToken,
+) -> Result<FindResult, ToolError> {
+    find_in(
+        guard,
+        grammar,
+        std::slice::from_ref(&request.path),
+        request,
+        cancel,
+    )
+}
+
+/// [`find`] over several scopes (the command line's `PATH...`): their files in the order
+/// given, each file once; `request.path` is not used.
+///
+/// # Errors
+/// As [`find`].
+pub fn find_in(
+    guard: &Guard,
+    grammar: &Grammar,
+    paths: &[String],
+    request: &FindRequest,
+    cancel: &CancelToken,
+) -> Result<FindResult, ToolError> {
+    let shown = paths.join(" ");
+    let search = check(request, &shown)?;
+    let scope = collect_scope(guard, paths)?;
+    let mut answers: Vec<(String, Result<FileAnswer, ToolError>)> = Vec::new();
+    let work = |file: &LoadedFile| search_file(file, grammar, &search, cancel);
+    for part in scope.parts {
+        match part {
+            ScopePart::Single(file) => {
+                let answer = work(&file);
+                answers.push((file.display_path.clone(), Ok(answer)));
+            }
+            ScopePart::Walked(files) => {
+                let results = crate::project::map_files(guard, &files, cancel, work);
+                answers.extend(files.iter().map(|f| f.display_path.clone()).zip(results));
+            }
+        }
+    }
+    if cancel.is_cancelled() {
+        return Err(ToolError::new(
+            ErrorCode::Cancelled,
+            shown,
+            "the request was cancelled before its answer was ready; ask again if it is still wanted",
+        ));
+    }
+    if let Target::Pattern(p) = &search.target {
+        if p.too_costly() {
+            return Err(ToolError::new(
+                ErrorCode::InvalidArgument,
+                shown.clone(),
+                format!(
+                    "name_pattern {} is too costly to match; simplify it (fewer or smaller counted repetitions, less nesting)",
+                    p.quoted()
+                ),
+            ));
+        }
+    }
+    let mut gathered = render::Gathered {
+        notes: scope.notes,
+        skipped: scope.skipped,
+        ..render::Gathered::default()
+    };
+    for (file, answer) in answers {
+        match answer {
+            Ok(FileAnswer::Definitions(d)) => {
+                gathered.searched += 1;
+                gathered.definitions.extend(d);
+            }
+            Ok(FileAnswer::References(r)) => {
+                gathered.searched += 1;
+                gathered.references.extend(r);
+            }
+            Ok(FileAnswer::OverBudget) => gathered.over_budget = true,
+            Err(e) => gathered.skipped.push(SkippedFile {
+                file: shown_file(&file),
+                code: e.code,
+                message: e.message,
+            }),
+        }
+    }
+    Ok(render::page(shown, &search, request, gathered))
+}
+
+fn search_file(
+    file: &LoadedFile,
+    grammar: &Grammar,
+    search: &Search,
+    cancel: &CancelToken,
+) -> FileAnswer {
+    if cancel.is_cancelled() || search.collected.load(Ordering::Relaxed) > MAX_COLLECTED {
+        return FileAnswer::OverBudget;
+    }
+    match &search.target {
+        Target::Symbol(query) => references::in_file(file, grammar, search, query, cancel),
+        _ => definitions::in_file(file, grammar, search, cancel),
+    }
+}
+
+/// The files of a request: each path a file read now, or a directory's walk.
+struct Scope {
+    parts: Vec<ScopePart>,
+    skipped: Vec<SkippedFile>,
+    notes: Vec<String>,
+}
+
+enum ScopePart {
+    Single(LoadedFile),
+    Walked(Vec<WalkedFile>),
+}
+
+fn collect_scope(guard: &Guard, paths: &[String]) -> Result<Scope, ToolError> {
+    let mut seen = HashSet::new();
+    let mut scope = Scope {
+        parts: Vec::new(),
+        skipped: Vec::new(),
+        notes: Vec::new(),
+    };
+    for path in paths {
+        let directory = match guard.directory(path)? {
+            Some(directory) => Some(directory),
+            None if path.to_ascii_lowercase().ends_with(".asd") => {
+                let parent = match path.trim_end_matches('/').rsplit_once('/') {
+                    Some(("", _)) => "/",
+                    Some((dir, _)) => dir,
+                    None => ".",
+                };
+                // The `.asd` file must exist: its refusal is the answer otherwise.
+                guard.read(path)?;
+                guard.directory(parent)?
+            }
+            None => None,
+        };
+        match directory {
+            Some(directory) => {
+                let walk = guard.walk(&directory, &view::is_lisp_path);
+                if walk.stopped_at_limit {
+                    scope.notes.push(format!(
+                        "[{} lists more than {} Lisp files: only the first {} were searched; search a sub-directory]",
+                        directory.display_path,
+                        crate::guard::MAX_WALKED_FILES,
+                        crate::guard::MAX_WALKED_FILES
+                    ));
+                }
+                scope
+                    .skipped
+                    .extend(walk.skipped.into_iter().map(|s| SkippedFile {
+                        file: shown_file(&s.display_path),
+                        code: s.error.code,
+                        message: s.error.message,
+                    }));
+                let files: Vec<WalkedFile> = walk
+                    .files
+                    .into_iter()
+                    .filter(|f| seen.insert(f.display_path.clone()))
+                    .collect();
+                scope.parts.push(ScopePart::Walked(files));
+            }
+            None => {
+                let file = guard.read(path)?;
+                if seen.insert(file.display_path.clone()) {
+                    scope.parts.push(ScopePart::Single(file));
+                }
+            }
+        }
+    }
+    Ok(scope)
+}
+
+/// Checks the request and compiles what it searches with.
+fn check(request: &FindRequest, shown: &str) -> Result<Search, ToolError> {
+    let path = crate::tool::compat::shown_path(shown);
+    let invalid =
+        |message: String| ToolError::new(ErrorCode::InvalidArgument, path.clone(), message);
+    let given: Vec<&str> = [
+        ("name", request.name.is_some()),
+        ("name_pattern", request.name_pattern.is_some()),
+        ("symbol", request.symbol.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(n, set)| set.then_some(n))
+    .collect();
+    if given.len() != 1 {
+        return Err(invalid(if given.is_empty() {
+            "give one of name (a definition's name), name_pattern (a regex or text matched against definition names) or symbol (whose uses to list)".into()
+        } else {
+            format!(
+                "give only one of name, name_pattern and symbol, not {}",
+                given.join(" and ")
+            )
+        }));
+    }
+    if request.limit == 0 {
+        return Err(invalid(format!(
+            "limit must be at least 1; omit it for the default of {DEFAULT_LIMIT} lines"
+        )));
+    }
+    let kinds =
+        match &request.kinds {
+            Some(kinds) if kinds.iter().all(|k| k.trim().is_empty()) => return Err(invalid(
+                "kinds is empty: give at least one operator, e.g. [\"defun\"], or leave kinds out"
+                    .into(),
+            )),
+            Some(kinds) => Some(kinds.iter().map(|k| symbol_key(k.trim())).collect()),
+            None => None,
+        };
+    let symbol = |field: &str, text: &str| {
+        SymbolQuery::parse(text).ok_or_else(|| {
+            invalid(format!(
+                "{field} {} names no symbol; give a symbol such as foo, pkg:foo or (setf foo)",
+                quote_prefix(text, 80)
+            ))
+        })
+    };
+    let (target, prefilter) = if let Some(name) = &request.name {
+        let query = symbol("name", name)?;
+        let prefilter = Some(name_finder(&query.name));
+        (Target::Name(query), prefilter)
+    } else if let Some(text) = &request.symbol {
+        let query = symbol("symbol", text)?;
+        let prefilter = Some(name_finder(&query.name));
+        (Target::Symbol(query), prefilter)
+    } else {
+        let text = request.name_pattern.as_deref().unwrap_or_default();
+        let pattern = Pattern::regex_or_literal(text, true).map_err(|e| {
+            invalid(match e {
+                PatternError::TooLong(n) => format!(
+                    "name_pattern is {n} bytes, over the limit of {MAX_PATTERN_BYTES}; use a shorter pattern"
+                ),
+                PatternError::Invalid(why) => format!(
+                    "invalid name_pattern {}: {why}; patterns use Rust regex syntax (no backreferences or lookaround) and must compile to at most {COMPILED_SIZE_LIMIT} bytes",
+                    quote_prefix(text, 80)
+                ),
+            })
+        })?;
+        (Target::Pattern(Box::new(pattern)), None)
+    };
+    Ok(Search {
+        target,
+        prefilter,
+        kinds,
+        include_body: request.include_body,
+        collected: AtomicUsize::new(0),
+    })
+}
+
+/// A file as entries name it: as the guard shows it, without a leading `./` (an
+/// unconfined walk of `.`).
+pub(crate) fn shown_file(display_path: &str) -> String {
+    let mut path = display_path;
+    while let Some(rest) = path.strip_prefix("./") {
+        path = rest;
+    }
+    path.to_string()
+}
+
+/// The folded name as a case-insensitive literal search over bytes (ASCII case folding
+/// for an ASCII name: the fast path, as `rg -i` takes it).
+pub(crate) fn name_finder(name: &str) -> Regex {
+    RegexBuilder::new(&regex::escape(name))
+        .case_insensitive(true)
+        .unicode(!name.is_ascii())
+        .build()
+        .unwrap_or_else(|_| Regex::new("$^").expect("a valid regex"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,209 @@
+//! The uses of a symbol in one file.
+//!
+//! 1. The prefilter finds every place the symbol's name occurs in the bytes,
+//!    case-insensitively (a file without one is done: it is never scanned).
+//! 2. One scan splits the file into top-level items; only the forms holding a candidate
+//!    are classified (for their operator, name and signature) and lexed token by token
+//!    ([`crate::scan::each_token`]). A candidate inside a string, a comment or a feature
+//!    expression is no token; a candidate inside a longer token (`foo` in `foo-bar`) is no
+//!    use; a token that contains a candidate is a use when it is the symbol
+//!    ([`super::SymbolQuery::matches_token`]).
+//!
+//! Each form is lexed at most once and the positions only move forward: linear in the
+//! file whatever the number of candidates.
+
+use super::{
+    definitions::signature, FileAnswer, Reference, Search, SymbolQuery, Use, USE_TEXT_CHARS,
+};
+use crate::cancel::CancelToken;
+use crate::grammar::Grammar;
+use crate::guard::LoadedFile;
+use crate::outline::{each_form, Form, OutlineItem};
+use crate::scan::each_token;
+use memchr::{memchr, memchr_iter, memrchr};
+use std::cell::Cell;
+use std::ops::ControlFlow;
+
+pub(crate) fn in_file(
+    file: &LoadedFile,
+    grammar: &Grammar,
+    search: &Search,
+    query: &SymbolQuery,
+    cancel: &CancelToken,
+) -> FileAnswer {
+    let b = &file.bytes;
+    let hits: Vec<usize> = match &search.prefilter {
+        Some(prefilter) => prefilter.find_iter(b).map(|m| m.start()).collect(),
+        None => Vec::new(),
+    };
+    if hits.is_empty() {
+        return FileAnswer::References(Vec::new());
+    }
+    let next = Cell::new(0usize);
+    let skip_before = |at: usize| {
+        let mut h = next.get();
+        while h < hits.len() && hits[h] < at {
+            h += 1;
+        }
+        next.set(h);
+    };
+    let mut found = Vec::new();
+    let mut cursor = Cursor::new(b);
+    let mut over = false;
+    each_form(
+        b,
+        grammar,
+        &mut |item| {
+            if cancel.is_cancelled() {
+                return ControlFlow::Break(());
+            }
+            skip_before(item.span.start);
+            match hits.get(next.get()) {
+                None => ControlFlow::Break(()),
+                Some(&h) => ControlFlow::Continue(h < item.span.end),
+            }
+        },
+        &mut |scan_item, item| {
+            let (start, end) = (scan_item.span.start, scan_item.span.end);
+            let Some(form) = &item.form else {
+                return ControlFlow::Continue(());
+            };
+            if !search.kind_wanted(form.operator.as_deref()) {
+                skip_before(end);
+                return ControlFlow::Continue(());
+            }
+            let mut uses = Vec::new();
+            each_token(b, start, end, &mut |s, e| {
+                skip_before(s);
+                if hits.get(next.get()).is_some_and(|&h| h < e) && query.matches_token(&b[s..e]) {
+                    uses.push(s);
+                }
+            });
+            skip_before(end);
+            if uses.is_empty() {
+                return ControlFlow::Continue(());
+            }
+            if !search.collect(1 + uses.len()) {
+                over = true;
+                return ControlFlow::Break(());
+            }
+            found.push(reference(file, &mut cursor, item, form, query, &uses));
+            ControlFlow::Continue(())
+        },
+    );
+    if over {
+        return FileAnswer::OverBudget;
+    }
+    FileAnswer::References(found)
+}
+
+fn reference(
+    file: &LoadedFile,
+    cursor: &mut Cursor,
+    item: &OutlineItem,
+    form: &Form,
+    query: &SymbolQuery,
+    uses: &[usize],
+) -> Reference {
+    cursor.position(item.start, Some(item.start_line));
+    let mut shown: Vec<Use> = Vec::with_capacity(uses.len());
+    for &at in uses {
+        let (line, column) = cursor.position(at, None);
+        let text = match shown.last() {
+            Some(last) if last.line == line => last.text.clone(),
+            _ => cursor.line_text(),
+        };
+        shown.push(Use { line, column, text });
+    }
+    Reference {
+        file: super::shown_file(&file.display_path),
+        line: item.start_line,
+        end_line: item.end_line,
+        kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
+        name: form
+            .name
+            .as_deref()
+            .map(|n| form.method_key().unwrap_or_else(|| n.to_string())),
+        signature: signature(form),
+        definition: defines(item, query),
+        uses: shown,
+    }
+}
+
+/// Whether the form, or a child of it (containers), defines the symbol.
+fn defines(item: &OutlineItem, query: &SymbolQuery) -> bool {
+    let mut stack = vec![item];
+    while let Some(item) = stack.pop() {
+        if let Some(form) = &item.form {
+            if form.name.as_deref().is_some_and(|n| query.defined_by(n)) {
+                return true;
+            }
+            stack.extend(form.children.iter());
+        }
+    }
+    false
+}
+
+/// Lines and columns of positions visited in increasing order: each byte is looked at a
+/// bounded number of times whatever the number of positions.
+pub(crate) struct Cursor<'b> {
+    b: &'b [u8],
+    pos: usize,
+    line: usize,
+    line_start: usize,
+    /// Characters from `line_start` to `pos`.
+    column: usize,
+}
+
+impl<'b> Cursor<'b> {
+    pub fn new(b: &'b [u8]) -> Self {
+        Cursor {
+            b,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+            column: 0,
+        }
+    }
+
+    /// The 1-based line and 0-based column (characters) of `at` (at or after the last
+    /// position asked). `line`: the line of `at` when the caller knows it.
+    pub fn position(&mut self, at: usize, line: Option<usize>) -> (usize, usize) {
+        let at = at.clamp(self.pos, self.b.len());
+        let gap = &self.b[self.pos..at];
+        match memrchr(b'\n', gap) {
+            Some(k) => {
+                self.line = line.unwrap_or_else(|| self.line + memchr_iter(b'\n', gap).count());
+                self.line_start = self.pos + k + 1;
+                self.column = chars(&self.b[self.line_start..at]);
+            }
+            None => self.column += chars(gap),
+        }
+        self.pos = at;
+        (self.line, self.column)
+    }
+
+    /// The text of the current line, cut at [`USE_TEXT_CHARS`] characters.
+    pub fn line_text(&self) -> String {
+        let window =
+            &self.b[self.line_start..self.b.len().min(self.line_start + 4 * USE_TEXT_CHARS + 4)];
+        let line = match memchr(b'\n', window) {
+            Some(k) => &window[..k],
+            None => window,
+        };
+        let text = String::from_utf8_lossy(line);
+        let text = text.trim_end_matches('\r');
+        match text.char_indices().nth(USE_TEXT_CHARS) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None if line.len() == window.len() && window.len() < self.b.len() - self.line_start => {
+                format!("{text}…")
+            }
+            None => text.to_string(),
+        }
+    }
+}
+
+/// Characters in `bytes`: every byte but UTF-8 continuation bytes.
+fn chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&c| c & 0xC0 != 0x80).count()
+}

@@ -1,0 +1,306 @@
+use super::*;
+use std::fs;
+use std::path::PathBuf;
+
+fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lrf-find-unit-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    for (path, text) in files {
+        let path = dir.join(path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+fn run(dir: &PathBuf, edit: impl FnOnce(&mut FindRequest)) -> Result<FindResult, ToolError> {
+    let guard = Guard::confined(std::slice::from_ref(dir), 1 << 20).unwrap();
+    let mut request = FindRequest::new(".");
+    edit(&mut request);
+    find(&guard, &Grammar::builtin(), &request, &CancelToken::new())
+}
+
+/// `(line, column)` of every use of `symbol` in `text`.
+fn uses(text: &str, symbol: &str) -> Vec<(usize, usize)> {
+    let dir = scratch(&format!("uses-{}", symbol.len()), &[("a.lisp", text)]);
+    let result = run(&dir, |r| r.symbol = Some(symbol.into())).unwrap();
+    result
+        .references
+        .unwrap()
+        .iter()
+        .flat_map(|r| r.uses.iter().map(|u| (u.line, u.column)))
+        .collect()
+}
+
+#[test]
+fn a_use_is_a_token_never_text_in_strings_or_comments() {
+    let text =
+        "(defun bar ()\n  \"foo in a string\" ; foo in a comment\n  #| foo |# #\\( (foo 1))\n";
+    assert_eq!(uses(text, "foo"), [(3, 17)]);
+    // Not a substring of a longer token.
+    assert_eq!(uses("(foo-bar xfoo foo.x foo)", "foo"), [(1, 20)]);
+    // Escaped, prefixed, quoted, backquoted, unquoted, function, keyword, uninterned.
+    assert_eq!(
+        uses(
+            "(a |foo| pkg:foo pkg::foo #'foo 'foo `(foo ,foo ,@foo) :foo #:foo)",
+            "foo"
+        ),
+        [
+            (1, 3),
+            (1, 9),
+            (1, 17),
+            (1, 28),
+            (1, 33),
+            (1, 39),
+            (1, 44),
+            (1, 50),
+            (1, 55),
+            (1, 60)
+        ]
+    );
+    // Case-insensitive, either side.
+    assert_eq!(uses("(FOO Foo foo)", "fOo"), [(1, 1), (1, 5), (1, 9)]);
+    // Inside a form under #+/#-, but never the feature expression itself.
+    assert_eq!(
+        uses("#+foo (foo) #-(or foo sbcl) (x foo)", "foo"),
+        [(1, 7), (1, 31)]
+    );
+    // A package given must agree with a package written.
+    assert_eq!(uses("(a:foo b:foo foo)", "a:foo"), [(1, 1), (1, 13)]);
+    // Columns are characters.
+    assert_eq!(uses("(\"λλ\" foo)", "foo"), [(1, 6)]);
+    assert_eq!(uses("(x \"foo\\\" foo\")", "foo"), []);
+}
+
+#[test]
+fn references_group_by_top_level_form_and_mark_definitions() {
+    let dir = scratch(
+        "groups",
+        &[
+            (
+                "b.lisp",
+                "(defun foo (x)\n  (foo (1- x)))\n\n(defun bar ()\n  (foo 1)\n  (foo 2))\n",
+            ),
+            (
+                "a.lisp",
+                ";; foo\n(progn (defmacro foo ()))\n(defvar *x* 'foo)\n",
+            ),
+            ("c.txt", "(foo)"),
+        ],
+    );
+    let result = run(&dir, |r| r.symbol = Some("FOO".into())).unwrap();
+    assert_eq!(result.mode, FindMode::References);
+    let refs = result.references.unwrap();
+    let summary: Vec<(&str, usize, bool, usize)> = refs
+        .iter()
+        .map(|r| (r.file.as_str(), r.line, r.definition, r.uses.len()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("a.lisp", 2, true, 1),
+            ("a.lisp", 3, false, 1),
+            ("b.lisp", 1, true, 2),
+            ("b.lisp", 4, false, 2)
+        ]
+    );
+    assert_eq!(refs[3].kind, "defun");
+    assert_eq!(refs[3].name.as_deref(), Some("bar"));
+    assert_eq!(refs[3].uses[1].text, "  (foo 2))");
+    assert_eq!(result.files_searched, 2);
+    assert_eq!(result.total, 4);
+    assert!(
+        result.content.starts_with(
+            "==> a.lisp <==\n 2: (progn ...)  [definition]\n    2: (progn (defmacro foo ()))\n"
+        ),
+        "{}",
+        result.content
+    );
+    assert!(
+        result
+            .content
+            .contains("[4 forms using FOO (6 uses) in 2 files; 2 files searched]"),
+        "{}",
+        result.content
+    );
+    // kinds: only uses inside forms with these operators.
+    let result = run(&dir, |r| {
+        r.symbol = Some("foo".into());
+        r.kinds = Some(vec!["defvar".into()]);
+    })
+    .unwrap();
+    assert_eq!(result.total, 1);
+}
+
+#[test]
+fn definitions_by_name_pattern_kinds_and_body() {
+    let dir = scratch(
+        "defs",
+        &[(
+            "src/a.lisp",
+            "(defun make-foo (x) x)\n(defmacro make-bar () nil)\n(defmethod area :around ((s shape)) 1)\n(defun (setf foo) (v x) v)\n(progn\n  (defun pkg::make-baz () 2))\n",
+        )],
+    );
+    let names = |edit: fn(&mut FindRequest)| -> Vec<String> {
+        run(&dir, edit)
+            .unwrap()
+            .definitions
+            .unwrap()
+            .into_iter()
+            .map(|d| format!("{}:{}:{}:{}", d.line, d.column, d.kind, d.name))
+            .collect()
+    };
+    assert_eq!(
+        names(|r| r.name_pattern = Some("^make-".into())),
+        ["1:0:defun:make-foo", "2:0:defmacro:make-bar"]
+    );
+    assert_eq!(names(|r| r.name_pattern = Some("make-".into())).len(), 3);
+    assert_eq!(
+        names(|r| r.name = Some("MAKE-BAZ".into())),
+        ["6:2:defun:pkg::make-baz"]
+    );
+    assert_eq!(
+        names(|r| r.name = Some("other::make-baz".into())),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        names(|r| r.name = Some("(setf foo)".into())),
+        ["4:0:defun:(setf foo)"]
+    );
+    assert_eq!(
+        names(|r| r.name = Some("area".into())),
+        ["3:0:defmethod:area :around (shape)"]
+    );
+    assert_eq!(
+        names(|r| {
+            r.name_pattern = Some("make".into());
+            r.kinds = Some(vec!["DEFMACRO".into()]);
+        }),
+        ["2:0:defmacro:make-bar"]
+    );
+    let result = run(&dir, |r| {
+        r.name = Some("make-foo".into());
+        r.include_body = true;
+    })
+    .unwrap();
+    let d = &result.definitions.as_ref().unwrap()[0];
+    assert_eq!(d.body.as_deref(), Some("(defun make-foo (x) x)"));
+    assert_eq!(d.signature, "(defun make-foo (x) ...)");
+    assert_eq!(d.file, "src/a.lisp");
+    assert_eq!(
+        result.content,
+        "==> src/a.lisp <==\n 1: (defun make-foo (x) x)\n[1 definition named make-foo in 1 file; 1 file searched]\n"
+    );
+}
+
+#[test]
+fn paging_by_entries_within_a_line_budget() {
+    let text: String = (0..10)
+        .map(|i| format!("(defun f{i} ()\n  (g))\n"))
+        .collect();
+    let dir = scratch("paging", &[("a.lisp", &text)]);
+    let page = |offset: usize, limit: usize| {
+        run(&dir, |r| {
+            r.symbol = Some("g".into());
+            r.offset = offset;
+            r.limit = limit;
+        })
+        .unwrap()
+    };
+    // Header (1) + entry (2 lines each): 5 lines hold 2 entries.
+    let first = page(0, 5);
+    assert_eq!(first.references.as_ref().unwrap().len(), 2);
+    assert!(first.truncated);
+    assert_eq!(first.next_offset, Some(2));
+    assert!(
+        first.content.contains("continue with offset 2"),
+        "{}",
+        first.content
+    );
+    let last = page(8, 5);
+    assert_eq!(last.references.as_ref().unwrap()[0].line, 17);
+    assert!(!last.truncated && last.next_offset.is_none());
+    // The first entry is always shown, however small the limit.
+    assert_eq!(page(3, 1).references.unwrap().len(), 1);
+    let past = page(50, 5);
+    assert_eq!(past.total, 10);
+    assert!(
+        past.content.contains("past the last entry"),
+        "{}",
+        past.content
+    );
+}
+
+#[test]
+fn refusals_name_what_to_do() {
+    let dir = scratch(
+        "refusals",
+        &[("a.lisp", "(defun a ())"), ("b.asd", "(defsystem b)")],
+    );
+    let code = |edit: fn(&mut FindRequest)| run(&dir, edit).unwrap_err();
+    let e = code(|_| {});
+    assert_eq!(e.code, ErrorCode::InvalidArgument);
+    assert!(e.message.contains("name_pattern") && e.message.contains("symbol"));
+    let e = code(|r| {
+        r.name = Some("a".into());
+        r.symbol = Some("a".into());
+    });
+    assert!(e.message.contains("not name and symbol"), "{}", e.message);
+    assert_eq!(
+        code(|r| r.name_pattern = Some(r"\w{5000}".into())).code,
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        code(|r| r.symbol = Some("pkg:".into())).code,
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        code(|r| {
+            r.symbol = Some("a".into());
+            r.kinds = Some(vec![]);
+        })
+        .code,
+        ErrorCode::InvalidArgument
+    );
+    let e = code(|r| {
+        r.symbol = Some("a".into());
+        r.path = "missing".into();
+    });
+    assert_eq!(e.code, ErrorCode::NotFound);
+    let e = code(|r| {
+        r.symbol = Some("a".into());
+        r.path = "../x".into();
+    });
+    assert_eq!(e.code, ErrorCode::AccessDenied);
+    // An .asd file: its directory.
+    let result = run(&dir, |r| {
+        r.name = Some("a".into());
+        r.path = "b.asd".into();
+    })
+    .unwrap();
+    assert_eq!(result.total, 1);
+    assert_eq!(result.files_searched, 2);
+    // Unknown members are refused by the JSON form.
+    let bad: Result<FindRequest, _> = serde_json::from_str(r#"{"symbol": "a", "bogus": 1}"#);
+    assert!(bad.unwrap_err().to_string().contains("bogus"));
+}
+
+#[test]
+fn skipped_files_are_reported_and_the_rest_searched() {
+    let dir = scratch(
+        "skipped",
+        &[("a.lisp", "(foo)"), ("b.lisp", "(foo \0 binary)")],
+    );
+    let result = run(&dir, |r| r.symbol = Some("foo".into())).unwrap();
+    assert_eq!(result.total, 1);
+    assert_eq!(result.files_skipped.len(), 1);
+    assert_eq!(result.files_skipped[0].file, "b.lisp");
+    assert_eq!(result.files_skipped[0].code, ErrorCode::BinaryFile);
+    assert!(
+        result
+            .content
+            .contains("1 file not searched: b.lisp (BINARY_FILE)"),
+        "{}",
+        result.content
+    );
+}

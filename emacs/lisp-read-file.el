@@ -1370,6 +1370,14 @@ case); several words separated by spaces must all occur in the name."
 (defvar lisp-read-file--names-cache (make-hash-table :test #'equal)
   "The names of the definitions by root: (TIME . NAMES).")
 
+(defun lisp-read-file--symbol-name (definition)
+  "Return the name of the symbol of DEFINITION, a lisp-find item.
+A method named \"area :around (square)\" gives \"area\"."
+  (let ((name (alist-get 'name definition)))
+    (if (and (stringp name) (string-match "\\`[^ (]+" name))
+        (match-string 0 name)
+      name)))
+
 (defun lisp-read-file--definition-names (root)
   "Return the names of the definitions under ROOT, kept a few seconds."
   (let ((cached (gethash root lisp-read-file--names-cache)))
@@ -1377,7 +1385,7 @@ case); several words separated by spaces must all occur in the name."
              (< (- (float-time) (car cached)) lisp-read-file-xref-cache-seconds))
         (cdr cached)
       (let ((names (delete-dups
-                    (mapcar (lambda (definition) (alist-get 'name definition))
+                    (mapcar #'lisp-read-file--symbol-name
                             (lisp-read-file--find-items
                              root '((name_pattern . ".")) 'definitions)))))
         (setq names (delq nil names))

@@ -938,8 +938,12 @@ its standard error says: fake-server: cannot serve today\\'"
     (lrf-test-require-find)
     (with-current-buffer (lrf-test-visit "src/package.lisp" 1)
       (let ((backend (xref-find-backend)))
+        ;; Methods match by their specializers too: area (square).
         (should (equal (sort (lrf-test-xref-places (xref-backend-apropos backend "square"))
                              (lambda (a b) (string< (format "%s" a) (format "%s" b))))
+                       '(("src/circle.lisp" 8) ("src/square.lisp" 11)
+                         ("src/square.lisp" 5) ("src/square.lisp" 8))))
+        (should (equal (lrf-test-xref-places (xref-backend-apropos backend "^square"))
                        '(("src/circle.lisp" 8) ("src/square.lisp" 5))))
         ;; Several words: all of them, in any order.
         (should (equal (lrf-test-xref-places (xref-backend-apropos backend "area total"))
@@ -949,7 +953,8 @@ its standard error says: fake-server: cannot serve today\\'"
         (let ((table (xref-backend-identifier-completion-table backend)))
           (should (equal (try-completion "descr" table) "describe-shape"))
           (should (member "square-of" (all-completions "squ" table)))
-          (should (member "area" (all-completions "" table)))
+          ;; Names of symbols: a method gives its function's name.
+          (should (equal (all-completions "are" table) '("area")))
           (should (test-completion "total-area" table))))
       (xref-find-apropos "square")
       (with-current-buffer "*xref*"
@@ -972,8 +977,9 @@ its standard error says: fake-server: cannot serve today\\'"
                        '(("src/circle.lisp" 8))))
         (should-not (eq (lisp-read-file--conn-process (lrf-test-connection)) process))
         ;; A tool error is a user-error with the tool's code.
-        (should-error (xref-backend-apropos (xref-find-backend) "(")
-                      :type 'user-error)))))
+        (let ((err (should-error (lisp-read-file-find '((name . "area") (path . "missing")))
+                                 :type 'user-error)))
+          (should (string-match-p "\\`NOT_FOUND: " (error-message-string err))))))))
 
 (defun lrf-test-check-project-buttons (outline)
   "Push every button of OUTLINE, a project outline buffer; check where it lands.

@@ -1085,7 +1085,16 @@ with the line's first token.  Return the (FILE LINE) places visited."
             (should (string-match-p "(defmethod area ((c circle))" text))
             (should-not (string-match-p "(defun square-of" text))
             (should-not (string-match-p "(defgeneric area" text)))
-          (lrf-test-check-project-buttons (current-buffer)))))))
+          (lrf-test-check-project-buttons (current-buffer)))))
+    ;; In Dired, the .asd file at point.
+    (require 'dired)
+    (with-current-buffer (dired lrf-test-project)
+      (goto-char (point-min))
+      (search-forward "shapes.asd")
+      (with-current-buffer (call-interactively #'lisp-read-file-project-outline)
+        (should (equal (alist-get 'path lisp-read-file--project) "shapes.asd"))
+        (should (null (alist-get 'arguments lisp-read-file--project))))
+      (kill-buffer))))
 
 (provide 'lisp-read-file-tests)
 ;;; lisp-read-file-tests.el ends here

@@ -1473,16 +1473,37 @@ both are read, several separated by commas."
          (arguments (append (and kinds `((kinds . ,(vconcat kinds))))
                             (and features `((features . ,(vconcat features))))))
          (project `((root . ,root) (path . ,relative) (arguments . ,arguments)))
+         (source (and buffer-file-name
+                      (cons (lisp-read-file--true-file buffer-file-name)
+                            (line-number-at-pos))))
          (buffer (get-buffer-create
                   (format "*lisp-read-file project: %s*"
                           (if (equal relative ".")
                               (file-name-nondirectory (directory-file-name root))
                             relative)))))
     (with-current-buffer buffer
-      (lisp-read-file--render-project project))
+      (lisp-read-file--render-project project)
+      (when source
+        (lisp-read-file--goto-project-line (car source) (cdr source))))
     (lisp-read-file--warn-if-modified-under root)
     (pop-to-buffer buffer)
+    (when source
+      (set-window-point (selected-window) (with-current-buffer buffer (point))))
     buffer))
+
+(defun lisp-read-file--goto-project-line (file line)
+  "Move to the button of FILE at or before LINE in the project outline.
+That is the last numbered line of FILE's section not after LINE,
+else FILE's header; point stays when FILE has no section."
+  (let ((target nil)
+        (button (next-button (point-min) t)))
+    (while button
+      (when (and (equal (button-get button 'lisp-read-file-file) file)
+                 (<= (button-get button 'lisp-read-file-line) line))
+        (setq target (button-start button)))
+      (setq button (next-button (button-start button))))
+    (when target
+      (goto-char target))))
 
 (defun lisp-read-file--render-project (project)
   "Fill the current outline buffer with the project map of PROJECT.

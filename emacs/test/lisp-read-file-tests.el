@@ -8,7 +8,10 @@
 ;; relative to this file.  Run them with emacs/test/run-tests.sh.
 ;;
 ;; Each test copies fixtures/demo/demo.lisp into a fresh temporary
-;; project (a directory with .git) as src/demo.lisp.
+;; project (a directory with .git) as src/demo.lisp; the tests of xref
+;; and the project outline copy the multi-file project fixtures/project
+;; (an .asd, a package, a generic function with methods in two other
+;; files, the symbol in strings and comments) instead.
 
 ;;; Code:
 
@@ -1019,12 +1022,17 @@ with the line's first token.  Return the (FILE LINE) places visited."
   "The project outline's headers and lines are buttons to the right files and lines."
   (lrf-test-with-shapes
     (lrf-test-require-project-map)
-    (with-current-buffer (lrf-test-visit "src/square.lisp" 1)
+    (with-current-buffer (lrf-test-visit "src/square.lisp" 12)
       (let* ((outline (lisp-read-file-project-outline))
              (text (with-current-buffer outline
                      (buffer-substring-no-properties (point-min) (point-max))))
-             (visited (lrf-test-check-project-buttons outline)))
+             (visited nil))
         (should (string-match-p "^==> src/generics.lisp <==" text))
+        ;; Point starts on the form around point in the source.
+        (with-current-buffer outline
+          (should (looking-at "11: (defmethod area :around"))
+          (should (= (window-point (get-buffer-window outline)) (point))))
+        (setq visited (lrf-test-check-project-buttons outline))
         (dolist (place '(("src/generics.lisp" 1) ("src/generics.lisp" 5)
                          ("src/generics.lisp" 14) ("src/circle.lisp" 8)
                          ("src/circle.lisp" 12) ("src/square.lisp" 11)

@@ -935,6 +935,36 @@ its standard error says: fake-server: cannot serve today\\'"
                            messages)))
         (set-buffer-modified-p nil)))))
 
+(ert-deftest lrf-test-xref-replace ()
+  "The uses M-? lists are matches: r in *xref* replaces the symbol, only there."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-current-buffer (lrf-test-visit "src/generics.lisp" 1)
+      (xref-find-references "area")
+      (with-current-buffer "*xref*"
+        ;; y to each of the 7 uses.
+        (setq unread-command-events (listify-key-sequence "yyyyyyy"))
+        (xref-query-replace-in-results "area" "surface"))
+      (should (null unread-command-events))
+      (let ((lines nil))
+        (dolist (name (cdr lrf-test-shapes-files))
+          (with-current-buffer (find-file-noselect (lrf-test-file name))
+            (goto-char (point-min))
+            (while (re-search-forward "surface\\|area" nil t)
+              (push (format "%s:%d:%s" name (line-number-at-pos) (match-string 0))
+                    lines))
+            (set-buffer-modified-p nil)))
+        (should (equal (sort lines #'string<)
+                       '("src/circle.lisp:12:surface"
+                         "src/generics.lisp:11:area" "src/generics.lisp:15:area"
+                         "src/generics.lisp:16:area" "src/generics.lisp:16:surface"
+                         "src/generics.lisp:5:surface" "src/generics.lisp:6:area"
+                         "src/generics.lisp:6:area" "src/generics.lisp:8:area"
+                         "src/generics.lisp:8:area" "src/package.lisp:5:surface"
+                         "src/square.lisp:11:surface" "src/square.lisp:12:area"
+                         "src/square.lisp:15:area" "src/square.lisp:16:surface"
+                         "src/square.lisp:8:surface")))))))
+
 (ert-deftest lrf-test-xref-apropos-and-completion ()
   "Apropos by name pattern; the prompt completes from the project's definitions."
   (lrf-test-with-shapes

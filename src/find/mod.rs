@@ -262,6 +262,18 @@ pub(crate) enum FileAnswer {
     OverBudget,
 }
 
+impl FileAnswer {
+    /// The answer with every entry naming the file `file`.
+    fn named(mut self, file: &str) -> FileAnswer {
+        match &mut self {
+            FileAnswer::Definitions(d) => d.iter_mut().for_each(|d| d.file = file.to_string()),
+            FileAnswer::References(r) => r.iter_mut().for_each(|r| r.file = file.to_string()),
+            FileAnswer::OverBudget => {}
+        }
+        self
+    }
+}
+
 /// Finds definitions or references in the scope `request.path`.
 ///
 /// # Errors
@@ -308,7 +320,12 @@ pub fn find_in(
             }
             ScopePart::Walked(files) => {
                 let results = crate::project::map_files(guard, &files, cancel, work);
-                answers.extend(files.iter().map(|f| f.display_path.clone()).zip(results));
+                // Entries name a file as the walk listed it (a symlink by its own name,
+                // not its target's), so that they come in walk order.
+                answers.extend(files.iter().zip(results).map(|(f, answer)| {
+                    let listed = shown_file(&f.display_path);
+                    (listed.clone(), answer.map(|a| a.named(&listed)))
+                }));
             }
         }
     }
@@ -348,7 +365,7 @@ pub fn find_in(
             }
             Ok(FileAnswer::OverBudget) => gathered.over_budget = true,
             Err(e) => gathered.skipped.push(SkippedFile {
-                file: shown_file(&file),
+                file,
                 code: e.code,
                 message: e.message,
             }),

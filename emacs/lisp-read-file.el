@@ -34,10 +34,13 @@
 ;;   `lisp-read-file-outline'            collapsed view of this file
 ;;   `lisp-read-file-expand'             expand definitions by name
 ;;   `lisp-read-file-find-file-outline'  collapsed view of another file
+;;   `lisp-read-file-project-outline'    project map of a directory or .asd
 ;;   `lisp-read-file-shutdown'           stop the companion processes
 ;;
 ;; From Lisp, `lisp-read-file-call' returns the result of one call of
-;; the tool (the view text and its meta data) as an alist.
+;; the tool (the view text and its meta data) as an alist, and
+;; `lisp-read-file-find' the result of the lisp-find tool (definitions
+;; and references across the project).
 ;;
 ;; Each numbered line of an outline buffer is a button: RET or a mouse
 ;; click visits that line of the file.  In the outline buffer `n' and
@@ -45,14 +48,23 @@
 ;;
 ;; `lisp-read-file-mode' is a minor mode for `lisp-mode' buffers: it
 ;; builds the `imenu' index from the outline (see
-;; `lisp-read-file-imenu-create-index' and `lisp-read-file-imenu-groups')
-;; and binds the commands under the prefix C-c C-o, which neither
-;; `lisp-mode', SLIME nor SLY use:
+;; `lisp-read-file-imenu-create-index' and `lisp-read-file-imenu-groups'),
+;; installs an xref backend, and binds the commands under the prefix
+;; C-c C-o, which neither `lisp-mode', SLIME nor SLY use:
 ;;
 ;;   C-c C-o C-o, C-c C-o o   `lisp-read-file-outline'
 ;;   C-c C-o C-e, C-c C-o e   `lisp-read-file-expand'
 ;;   C-c C-o C-f, C-c C-o f   `lisp-read-file-find-file-outline'
+;;   C-c C-o C-p, C-c C-o p   `lisp-read-file-project-outline'
 ;;   C-c C-o i                `imenu'
+;;
+;; The xref backend (`lisp-read-file-xref-backend') answers M-.
+;; (`xref-find-definitions'), M-? (`xref-find-references') and C-M-.
+;; (`xref-find-apropos') from the files of the project root, read by
+;; the lisp-find tool: no Lisp has to run or to have loaded the code.
+;; It is a fallback: a backend that another buffer-local function of
+;; `xref-backend-functions' gives (SLIME's or SLY's style, when
+;; connected) comes first, unless `lisp-read-file-xref-first' is set.
 ;;
 ;; The program reads files from disk.  When the buffer of a file has
 ;; unsaved changes the outline is of the saved file, its line numbers
@@ -72,6 +84,7 @@
 (require 'subr-x)
 (require 'thingatpt)
 (require 'url-util)
+(require 'xref)
 
 (declare-function json-parse-string "json.c" (string &rest args))
 (declare-function json-serialize "json.c" (object &rest args))
@@ -152,6 +165,10 @@ starts with \"def\", without submenus."
 (defface lisp-read-file-line-number
   '((t :inherit font-lock-constant-face))
   "Face for the line numbers of outline buffers.")
+
+(defface lisp-read-file-file-header
+  '((t :inherit font-lock-function-name-face :weight bold))
+  "Face for the file header lines, \"==> FILE <==\", of project outlines.")
 
 (defface lisp-read-file-note
   '((t :inherit font-lock-comment-face))
@@ -502,24 +519,13 @@ directory above FILE holding \".git\", else the directory of FILE."
       (user-error "Remote files are not supported by lisp-read-file: %s" file))
     (file-truename file)))
 
-(defun lisp-read-file-call (file arguments)
-  "Call the lisp-read-file tool on FILE with ARGUMENTS.
-ARGUMENTS is an alist of tool arguments besides path, as in the
-tool's input schema: (collapsed . :false), (name_pattern . \"foo\")...
-Return the structured result, an alist with `path', `mode',
-`content' and `meta', plus `root' and `file' (the absolute file
-name).
-
-A tool error (a result with isError) signals a `user-error' whose
-message is \"CODE: message\", e.g. \"NOT_FOUND: no such file: a.lisp...\".
-A process that died is restarted and the call made again, once.
-Other failures of the process (it cannot start, it dies twice, it
-does not answer in time) signal an `error'."
-  (let* ((file (lisp-read-file--true-file file))
-         (root (lisp-read-file--root file))
-         (params `((name . ,lisp-read-file-tool-name)
-                   (arguments (path . ,(file-relative-name file root))
-                              ,@arguments)))
+(defun lisp-read-file--call-tool (root tool arguments)
+  "Call the MCP tool TOOL of the companion process of ROOT with ARGUMENTS.
+ROOT is a directory name; ARGUMENTS is an alist of tool arguments,
+paths relative to ROOT.  Return the structured result as an alist,
+with `content' the text of the result when the structured result
+has none.  Errors are signalled as `lisp-read-file-call' says."
+  (let* ((params `((name . ,tool) (arguments ,@arguments)))
          (result (condition-case err
                      (condition-case nil
                          (lisp-read-file--request (lisp-read-file--connection root)
@@ -542,10 +548,29 @@ does not answer in time) signal an `error'."
                              (format "%s: %s" (alist-get 'code structured)
                                      (or (alist-get 'message structured) text))
                            text))
-      (append `((root . ,root) (file . ,file))
-              (if (stringp (alist-get 'content structured))
-                  structured
-                (cons (cons 'content text) structured))))))
+      (if (stringp (alist-get 'content structured))
+          structured
+        (cons (cons 'content text) structured)))))
+
+(defun lisp-read-file-call (file arguments)
+  "Call the lisp-read-file tool on FILE with ARGUMENTS.
+ARGUMENTS is an alist of tool arguments besides path, as in the
+tool's input schema: (collapsed . :false), (name_pattern . \"foo\")...
+Return the structured result, an alist with `path', `mode',
+`content' and `meta', plus `root' and `file' (the absolute file
+name).
+
+A tool error (a result with isError) signals a `user-error' whose
+message is \"CODE: message\", e.g. \"NOT_FOUND: no such file: a.lisp...\".
+A process that died is restarted and the call made again, once.
+Other failures of the process (it cannot start, it dies twice, it
+does not answer in time) signal an `error'."
+  (let* ((file (lisp-read-file--true-file file))
+         (root (lisp-read-file--root file)))
+    (append `((root . ,root) (file . ,file))
+            (lisp-read-file--call-tool
+             root lisp-read-file-tool-name
+             `((path . ,(file-relative-name file root)) ,@arguments)))))
 
 (defun lisp-read-file--call-pages (file arguments &optional max-pages)
   "Call the tool on FILE with ARGUMENTS, following `next_offset'.
@@ -667,6 +692,11 @@ qualifiers and specializers: \"area :around (shape)\"."
 (defvar-local lisp-read-file--result nil
   "The structured result shown in the outline buffer.")
 
+(defvar-local lisp-read-file--project nil
+  "In a project outline buffer, what it shows: an alist.
+Its keys are `root' (a directory name), `path' (relative to root)
+and `arguments' (the other tool arguments).")
+
 (define-button-type 'lisp-read-file-line
   'action #'lisp-read-file--button-action
   'follow-link t
@@ -715,13 +745,19 @@ Point goes to the first non-blank character of the line."
     (ignore-errors (font-lock-ensure))
     (buffer-string)))
 
-(defun lisp-read-file--insert-view (text file mode)
-  "Insert the view TEXT of FILE, in view MODE, with a button per numbered line."
+(defconst lisp-read-file--file-header-regexp "==> \\(.+?\\) <==\\(.*\\)$"
+  "Regexp matching the header line of a file in a project map.")
+
+(defun lisp-read-file--insert-view (text file mode &optional root)
+  "Insert the view TEXT of FILE, in view MODE, with a button per numbered line.
+With ROOT, TEXT is a project map: a header line \"==> PATH <==\" is a
+button that visits PATH (relative to ROOT) and the numbered lines
+after it visit lines of that file."
   (let ((start (point)))
     (insert text)
     (unless (or (string= text "") (bolp))
       (insert "\n"))
-    (when (and lisp-read-file-fontify (equal mode "lisp-collapsed"))
+    (when (and lisp-read-file-fontify (or root (equal mode "lisp-collapsed")))
       (let ((fontified (lisp-read-file--fontify-lisp
                         (buffer-substring-no-properties start (point)))))
         (delete-region start (point))
@@ -740,6 +776,15 @@ Point goes to the first non-blank character of the line."
                               'lisp-read-file-file file
                               'lisp-read-file-line
                               (string-to-number (match-string 1))))
+           ((and root (looking-at lisp-read-file--file-header-regexp))
+            (setq file (expand-file-name (match-string-no-properties 1) root))
+            (put-text-property bol eol 'face 'lisp-read-file-file-header)
+            (make-text-button bol eol
+                              :type 'lisp-read-file-line
+                              'face 'lisp-read-file-file-header
+                              'help-echo "mouse-2, RET: visit this file"
+                              'lisp-read-file-file file
+                              'lisp-read-file-line 1))
            ((looking-at "\\[.*\\]$\\|--$")
             (put-text-property bol eol 'face 'lisp-read-file-note)))
           (forward-line 1))))))
@@ -747,21 +792,32 @@ Point goes to the first non-blank character of the line."
 (defun lisp-read-file--header-line ()
   "Return the header line of an outline buffer."
   (let* ((result lisp-read-file--result)
-         (meta (alist-get 'meta result))
+         (meta (or (alist-get 'meta result) result))
          (pattern (or (alist-get 'name_pattern lisp-read-file--arguments)
                       (alist-get 'content_pattern lisp-read-file--arguments)))
          (buffer (and lisp-read-file--file
                       (find-buffer-visiting lisp-read-file--file))))
     (concat
-     (format " %s  %s" (alist-get 'path result) (alist-get 'mode result))
+     (format " %s  %s"
+             (if lisp-read-file--project
+                 (let ((root (abbreviate-file-name (alist-get 'root lisp-read-file--project)))
+                       (path (alist-get 'path result)))
+                   (if (member path '("." nil)) root (concat root path)))
+               (alist-get 'path result))
+             (alist-get 'mode result))
      (when (alist-get 'total_forms meta)
        (format "  %s forms" (alist-get 'total_forms meta)))
      (when pattern
        (format "  /%s/ expanded %s" pattern (or (alist-get 'expanded_forms meta) 0)))
      (when (alist-get 'truncated meta)
        "  [cut: see the footer]")
-     (when (and buffer (buffer-modified-p buffer))
-       (propertize "  [buffer modified: showing the saved file]"
+     (when (or (and buffer (buffer-modified-p buffer))
+               (and lisp-read-file--project
+                    (lisp-read-file--modified-buffers
+                     (alist-get 'root lisp-read-file--project))))
+       (propertize (if lisp-read-file--project
+                       "  [buffers modified: showing the saved files]"
+                     "  [buffer modified: showing the saved file]")
                    'face 'warning)))))
 
 (defvar lisp-read-file-outline-mode-map
@@ -776,11 +832,14 @@ Point goes to the first non-blank character of the line."
 (define-derived-mode lisp-read-file-outline-mode special-mode "LRF-Outline"
   "Major mode of the outline buffers of lisp-read-file.
 Each numbered line is a button that visits that line of the file.
+\\[xref-find-definitions] and \\[xref-find-references] on a name use the
+lisp-read-file xref backend, as in `lisp-read-file-mode'.
 
 \\{lisp-read-file-outline-mode-map}"
   (setq-local revert-buffer-function #'lisp-read-file--revert)
   (setq-local header-line-format '(:eval (lisp-read-file--header-line)))
   (setq-local truncate-lines t)
+  (add-hook 'xref-backend-functions #'lisp-read-file-xref-backend 0 t)
   (set-syntax-table lisp-mode-syntax-table))
 
 (defun lisp-read-file-next-line (&optional n)
@@ -809,6 +868,14 @@ Each numbered line is a button that visits that line of the file.
 
 (defun lisp-read-file--revert (&rest _)
   "Ask the program again for the view of the outline buffer."
+  (if lisp-read-file--project
+      (let ((line (line-number-at-pos)))
+        (lisp-read-file--render-project lisp-read-file--project)
+        (forward-line (1- line)))
+    (lisp-read-file--revert-file)))
+
+(defun lisp-read-file--revert-file ()
+  "Ask the program again for the view of the file of the outline buffer."
   (let ((line (line-number-at-pos))
         (result (lisp-read-file-call lisp-read-file--file
                                       lisp-read-file--arguments)))
@@ -863,8 +930,15 @@ Line numbers make every line of a raw view (non-Lisp files) a button.")
 (defun lisp-read-file-outline (&optional file)
   "Show the collapsed view of FILE, by default the file of this buffer.
 Each numbered line is a button that visits its line; point starts
-on the form at or before point in the source buffer."
+on the form at or before point in the source buffer.  A directory
+FILE gets its project map (`lisp-read-file-project-outline')."
   (interactive)
+  (if (and file (file-directory-p file))
+      (lisp-read-file-project-outline file)
+    (lisp-read-file--outline-file file)))
+
+(defun lisp-read-file--outline-file (file)
+  "Show the collapsed view of FILE, by default the file of this buffer."
   (let* ((file (or file (lisp-read-file--current-file)))
          (line (and buffer-file-name
                     (not lisp-read-file--file)
@@ -1024,6 +1098,445 @@ use before `lisp-read-file-mode'."
                  when entries
                  collect (cons group (nreverse entries)))))))
 
+;;;; Finding definitions and references: lisp-find
+
+(defconst lisp-read-file-find-tool-name "lisp-find"
+  "Name of the MCP tool that finds definitions and references.")
+
+(defcustom lisp-read-file-find-max-pages 5
+  "Most calls of the lisp-find tool for one search.
+A search whose result is cut is continued from its `next_offset'
+up to this many calls; what is left is not shown, and a message
+says so."
+  :type 'integer)
+
+(defun lisp-read-file--directory-root (directory)
+  "Return the root for DIRECTORY (a directory) as a directory name."
+  (let ((directory (file-name-as-directory (lisp-read-file--true-file directory))))
+    (lisp-read-file--root directory)))
+
+(defun lisp-read-file--buffer-root ()
+  "Return the root of the current buffer's file, else of `default-directory'."
+  (if buffer-file-name
+      (lisp-read-file--root (lisp-read-file--true-file buffer-file-name))
+    (lisp-read-file--directory-root default-directory)))
+
+(defun lisp-read-file-find (arguments &optional root)
+  "Call the lisp-find tool with ARGUMENTS under ROOT and return its result.
+ROOT defaults to the root of the current buffer's file.  ARGUMENTS
+is an alist of the tool's arguments: exactly one of `name',
+`name_pattern' or `symbol', and optionally `path' (default \".\",
+the root), `kinds', `include_body', `offset', `limit'.  The result
+is the tool's structured result as an alist (`definitions' or
+`references', `files_skipped', `total', `truncated', `next_offset'...)
+plus `root'.  Errors are signalled as `lisp-read-file-call' says."
+  (let ((root (or root (lisp-read-file--buffer-root))))
+    (cons (cons 'root root)
+          (lisp-read-file--call-tool
+           root lisp-read-file-find-tool-name
+           (if (assq 'path arguments) arguments (cons '(path . ".") arguments))))))
+
+(defun lisp-read-file--find-items (root arguments key)
+  "Return the items under KEY of the lisp-find results for ARGUMENTS in ROOT.
+KEY is `definitions' or `references'.  Cut results are continued
+from their `next_offset', up to `lisp-read-file-find-max-pages' calls."
+  (let ((items nil)
+        (offset nil)
+        (pages 0)
+        result)
+    (while (progn
+             (setq result (lisp-read-file-find
+                           (if offset (cons (cons 'offset offset) arguments) arguments)
+                           root))
+             (setq items (nconc items (copy-sequence (alist-get key result))))
+             (cl-incf pages)
+             (setq offset (and (alist-get 'truncated result)
+                               (alist-get 'next_offset result)))
+             (and (integerp offset) (< pages lisp-read-file-find-max-pages))))
+    (when (integerp offset)
+      (message "lisp-read-file: showing the first %d results only" (length items)))
+    items))
+
+(defun lisp-read-file--modified-buffers (root)
+  "Return the modified buffers visiting files under ROOT."
+  (cl-remove-if-not
+   (lambda (buffer)
+     (let ((file (buffer-file-name buffer)))
+       (and file (buffer-modified-p buffer)
+            (string-prefix-p root (file-truename file)))))
+   (buffer-list)))
+
+(defun lisp-read-file--warn-if-modified-under (root)
+  "Warn if buffers visiting files under ROOT are modified; return them."
+  (let ((buffers (lisp-read-file--modified-buffers root)))
+    (when buffers
+      (message "%s unsaved changes: lisp-read-file reads the files as \
+saved on disk, and its line numbers may be off"
+               (if (cdr buffers)
+                   (format "Buffers %s have"
+                           (mapconcat #'buffer-name buffers ", "))
+                 (format "Buffer %s has" (buffer-name (car buffers))))))
+    buffers))
+
+;;;; Xref
+
+(defvar lisp-read-file-mode)            ; Defined below by `define-minor-mode'.
+
+(defcustom lisp-read-file-xref-first nil
+  "Non-nil means the lisp-read-file xref backend comes before the others.
+By default it is a fallback: when another function of the buffer's
+`xref-backend-functions' (such as the backend of SLIME or SLY when
+connected to a Lisp) offers a backend, that one is used.  With a
+non-nil value `lisp-read-file-mode' puts its backend first.
+Changing it takes effect when the mode is turned on again."
+  :type 'boolean)
+
+(defcustom lisp-read-file-xref-cache-seconds 10
+  "Seconds for which the names of a project's definitions are kept.
+They are the completions at the prompt of `xref-find-definitions'."
+  :type 'number)
+
+(cl-defstruct (lisp-read-file--xref-backend
+               (:constructor lisp-read-file--xref-backend-create)
+               (:copier nil))
+  "The xref backend of lisp-read-file, for one project root."
+  root)
+
+(cl-defstruct (lisp-read-file--xref-location
+               (:constructor lisp-read-file--xref-location-create)
+               (:copier nil))
+  "A place in a file: FILE (absolute), LINE (1-based), COLUMN (0-based).
+GROUP is the name of its group in the xref buffer."
+  file line column group)
+
+(cl-defmethod xref-location-group ((location lisp-read-file--xref-location))
+  "Return the group of LOCATION."
+  (lisp-read-file--xref-location-group location))
+
+(cl-defmethod xref-location-line ((location lisp-read-file--xref-location))
+  "Return the line of LOCATION."
+  (lisp-read-file--xref-location-line location))
+
+(cl-defmethod xref-location-marker ((location lisp-read-file--xref-location))
+  "Return a marker at LOCATION."
+  (xref-location-marker
+   (xref-make-file-location (lisp-read-file--xref-location-file location)
+                            (lisp-read-file--xref-location-line location)
+                            (lisp-read-file--xref-location-column location))))
+
+(defvar lisp-read-file--asking-backends nil
+  "Non-nil while `lisp-read-file-xref-backend' asks the other backends.")
+
+(defun lisp-read-file--other-xref-backend ()
+  "Return a backend that another buffer-local xref function gives, or nil.
+Only the functions in the buffer-local `xref-backend-functions' are
+asked (SLIME's, SLY's...), not the global ones such as etags'."
+  (and (local-variable-p 'xref-backend-functions)
+       (let ((lisp-read-file--asking-backends t))
+         (cl-some (lambda (function)
+                    (and (functionp function)
+                         (not (eq function #'lisp-read-file-xref-backend))
+                         (ignore-errors (funcall function))))
+                  xref-backend-functions))))
+
+(defun lisp-read-file-xref-backend ()
+  "Return the lisp-read-file xref backend for this buffer, or nil.
+`lisp-read-file-mode' and the outline buffers add this function to
+the buffer-local value of `xref-backend-functions'.  Unless
+`lisp-read-file-xref-first' is non-nil it is a fallback: it returns
+nil when another buffer-local backend function, such as SLIME's or
+SLY's when they are connected to a Lisp, offers a backend, so that
+that backend is used."
+  (when (and (or lisp-read-file-mode
+                 (derived-mode-p 'lisp-read-file-outline-mode))
+             (not lisp-read-file--asking-backends)
+             (or lisp-read-file-xref-first
+                 (not (lisp-read-file--other-xref-backend))))
+    (lisp-read-file--xref-backend-create
+     :root (ignore-errors (lisp-read-file--buffer-root)))))
+
+(defun lisp-read-file--backend-root (backend)
+  "Return the root of BACKEND, or signal a `user-error'."
+  (or (lisp-read-file--xref-backend-root backend)
+      (lisp-read-file--buffer-root)))
+
+(defun lisp-read-file--identifier-at-point ()
+  "Return the Lisp symbol at point as written, or nil.
+Quote and function prefixes are left out: #\\='foo gives \"foo\"."
+  (let ((symbol (with-syntax-table lisp-mode-syntax-table
+                  (thing-at-point 'symbol t))))
+    (when symbol
+      (setq symbol (replace-regexp-in-string "\\`\\(?:#'\\|['`,@#]\\)+" "" symbol)))
+    (when (and symbol (not (string= symbol ""))
+               (not (string-match-p "\\`[-+]?[0-9.]+\\'" symbol)))
+      symbol)))
+
+(cl-defmethod xref-backend-identifier-at-point
+  ((_backend lisp-read-file--xref-backend))
+  "Return the symbol at point."
+  (lisp-read-file--identifier-at-point))
+
+(defun lisp-read-file--expand (file root)
+  "Return FILE, relative to ROOT as the tool gives it, as an absolute name."
+  (expand-file-name file root))
+
+(defun lisp-read-file--definition-xrefs (root definitions)
+  "Return the xrefs of DEFINITIONS, lisp-find items relative to ROOT."
+  (mapcar (lambda (definition)
+            (xref-make (or (alist-get 'signature definition)
+                           (format "(%s %s ...)" (alist-get 'kind definition)
+                                   (alist-get 'name definition)))
+                       (xref-make-file-location
+                        (lisp-read-file--expand (alist-get 'file definition) root)
+                        (alist-get 'line definition)
+                        (or (alist-get 'column definition) 0))))
+          definitions))
+
+(cl-defmethod xref-backend-definitions
+  ((backend lisp-read-file--xref-backend) identifier)
+  "Return the definitions named IDENTIFIER in the project of BACKEND."
+  (let* ((root (lisp-read-file--backend-root backend))
+         (definitions (lisp-read-file--find-items
+                       root `((name . ,identifier)) 'definitions)))
+    (lisp-read-file--warn-if-modified-under root)
+    (lisp-read-file--definition-xrefs root definitions)))
+
+(defun lisp-read-file--token-length (text column)
+  "Return the length of the symbol token at COLUMN of TEXT, at least 1."
+  (if (and (integerp column) (< column (length text))
+           (string-match "[^][ \t\n()'\"`,;]+" text column)
+           (= (match-beginning 0) column))
+      (- (match-end 0) column)
+    1))
+
+(cl-defmethod xref-backend-references
+  ((backend lisp-read-file--xref-backend) identifier)
+  "Return the places of the symbol IDENTIFIER in the project of BACKEND.
+They are grouped by the top-level form around them, as the tool
+groups them: \"FILE: LINE (signature)\"."
+  (let* ((root (lisp-read-file--backend-root backend))
+         (references (lisp-read-file--find-items
+                      root `((symbol . ,identifier)) 'references))
+         (xrefs nil))
+    (dolist (reference references)
+      (let* ((file (alist-get 'file reference))
+             (group (format "%s: %s %s" file (alist-get 'line reference)
+                            (or (alist-get 'signature reference)
+                                (alist-get 'name reference) ""))))
+        (dolist (use (alist-get 'uses reference))
+          (let* ((text (or (alist-get 'text use) ""))
+                 (column (or (alist-get 'column use) 0))
+                 (length (lisp-read-file--token-length text column))
+                 (summary (copy-sequence text)))
+            (when (<= (+ column length) (length summary))
+              (add-face-text-property column (+ column length) 'xref-match
+                                      nil summary))
+            (push (xref-make-match
+                   summary
+                   (lisp-read-file--xref-location-create
+                    :file (lisp-read-file--expand file root)
+                    :line (alist-get 'line use) :column column :group group)
+                   length)
+                  xrefs)))))
+    (lisp-read-file--warn-if-modified-under root)
+    (nreverse xrefs)))
+
+(cl-defmethod xref-backend-apropos
+  ((backend lisp-read-file--xref-backend) pattern)
+  "Return the definitions whose name matches PATTERN in BACKEND's project.
+PATTERN is a regular expression or text (Rust syntax, matched without
+case); several words separated by spaces must all occur in the name."
+  (let* ((root (lisp-read-file--backend-root backend))
+         (words (split-string pattern "[ \t]+" t))
+         (definitions
+          (if (cdr words)
+              (cl-remove-if-not
+               (lambda (definition)
+                 (let ((name (downcase (or (alist-get 'name definition) ""))))
+                   (cl-every (lambda (word) (string-match-p (regexp-quote (downcase word))
+                                                            name))
+                             words)))
+               (lisp-read-file--find-items
+                root `((name_pattern . ,(lisp-read-file--regexp-quote
+                                         (car (sort (copy-sequence words)
+                                                    (lambda (a b)
+                                                      (> (length a) (length b))))))))
+                'definitions))
+            (lisp-read-file--find-items
+             root `((name_pattern . ,(string-trim pattern))) 'definitions))))
+    (lisp-read-file--warn-if-modified-under root)
+    (lisp-read-file--definition-xrefs root definitions)))
+
+(defvar lisp-read-file--names-cache (make-hash-table :test #'equal)
+  "The names of the definitions by root: (TIME . NAMES).")
+
+(defun lisp-read-file--symbol-name (definition)
+  "Return the name of the symbol of DEFINITION, a lisp-find item.
+A method named \"area :around (square)\" gives \"area\"."
+  (let ((name (alist-get 'name definition)))
+    (if (and (stringp name) (string-match "\\`[^ (]+" name))
+        (match-string 0 name)
+      name)))
+
+(defun lisp-read-file--definition-names (root)
+  "Return the names of the definitions under ROOT, kept a few seconds."
+  (let ((cached (gethash root lisp-read-file--names-cache)))
+    (if (and cached
+             (< (- (float-time) (car cached)) lisp-read-file-xref-cache-seconds))
+        (cdr cached)
+      (let ((names (delete-dups
+                    (mapcar #'lisp-read-file--symbol-name
+                            (lisp-read-file--find-items
+                             root '((name_pattern . ".")) 'definitions)))))
+        (setq names (delq nil names))
+        (puthash root (cons (float-time) names) lisp-read-file--names-cache)
+        names))))
+
+(cl-defmethod xref-backend-identifier-completion-table
+  ((backend lisp-read-file--xref-backend))
+  "Return the names of the definitions in the project of BACKEND."
+  (let ((root (lisp-read-file--backend-root backend))
+        (names nil))
+    (lambda (string predicate action)
+      (let ((completion-ignore-case t))
+        (unless names
+          (setq names (lisp-read-file--definition-names root)))
+        (complete-with-action action names string predicate)))))
+
+;;;; Project outline
+
+(defvar lisp-read-file--kinds-history nil
+  "History of the kinds of `lisp-read-file-project-outline'.")
+
+(defvar lisp-read-file--features-history nil
+  "History of the features of `lisp-read-file-project-outline'.")
+
+(defconst lisp-read-file--kind-names
+  '("defpackage" "defsystem" "defvar" "defparameter" "defconstant" "defclass"
+    "defstruct" "deftype" "define-condition" "defgeneric" "defmethod" "defun"
+    "defmacro" "define-compiler-macro" "defsetf" "define-setf-expander"
+    "in-package" "eval-when")
+  "Usual operators, offered as the kinds of a project outline.")
+
+(defun lisp-read-file--asd-at-point ()
+  "Return the existing .asd file at point or of this buffer, or nil."
+  (let ((candidates
+         (list (and (derived-mode-p 'dired-mode)
+                    (fboundp 'dired-get-filename)
+                    (ignore-errors (dired-get-filename nil t)))
+               (let ((name (thing-at-point 'filename t)))
+                 (and name (expand-file-name name)))
+               buffer-file-name)))
+    (cl-find-if (lambda (file)
+                  (and file (string-match-p "\\.asd\\'" file)
+                       (file-regular-p file)))
+                candidates)))
+
+(defun lisp-read-file--read-list (prompt candidates history)
+  "Read a list of strings with PROMPT, completing from CANDIDATES.
+HISTORY is the history variable.
+Return a vector (JSON array) or nil for an empty answer."
+  (let ((answer (completing-read-multiple prompt candidates nil nil nil history)))
+    (and answer (vconcat answer))))
+
+;;;###autoload
+(defun lisp-read-file-project-outline (&optional path kinds features)
+  "Show the project map of PATH: every Lisp file's collapsed view.
+PATH is a directory or an .asd file; interactively the .asd file at
+point (in Dired, or a file name at point), else the project root of
+this buffer.  Each file starts with a header line \"==> FILE <==\";
+headers and numbered lines are buttons that visit the file and line.
+KINDS (operator names) keeps only those forms, FEATURES hides the
+forms #+/#- exclude under those features; with a prefix argument
+both are read, several separated by commas."
+  (interactive
+   (list (lisp-read-file--asd-at-point)
+         (and current-prefix-arg
+              (lisp-read-file--read-list "Kinds (comma-separated, empty for all): "
+                                         lisp-read-file--kind-names
+                                         'lisp-read-file--kinds-history))
+         (and current-prefix-arg
+              (lisp-read-file--read-list "Features (comma-separated): "
+                                         '("sbcl" "ccl" "ecl" "clisp" "abcl"
+                                           "allegro" "lispworks" "x86-64")
+                                         'lisp-read-file--features-history))))
+  (let* ((path (and path (lisp-read-file--true-file path)))
+         (root (if (and path (not (file-directory-p path)))
+                   (lisp-read-file--root path)
+                 (if path
+                     (lisp-read-file--directory-root path)
+                   (lisp-read-file--buffer-root))))
+         (relative (if path
+                       (directory-file-name
+                        (file-relative-name path root))
+                     "."))
+         (arguments (append (and kinds `((kinds . ,(vconcat kinds))))
+                            (and features `((features . ,(vconcat features))))))
+         (project `((root . ,root) (path . ,relative) (arguments . ,arguments)))
+         (source (and buffer-file-name
+                      (cons (lisp-read-file--true-file buffer-file-name)
+                            (line-number-at-pos))))
+         (buffer (get-buffer-create
+                  (format "*lisp-read-file project: %s*"
+                          (if (equal relative ".")
+                              (file-name-nondirectory (directory-file-name root))
+                            relative)))))
+    (with-current-buffer buffer
+      (lisp-read-file--render-project project)
+      (when source
+        (lisp-read-file--goto-project-line (car source) (cdr source))))
+    (lisp-read-file--warn-if-modified-under root)
+    (pop-to-buffer buffer)
+    (when source
+      (set-window-point (selected-window) (with-current-buffer buffer (point))))
+    buffer))
+
+(defun lisp-read-file--goto-project-line (file line)
+  "Move to the button of FILE at or before LINE in the project outline.
+That is the last numbered line of FILE's section not after LINE,
+else FILE's header; point stays when FILE has no section."
+  (let ((target nil)
+        (button (next-button (point-min) t)))
+    (while button
+      (when (and (equal (button-get button 'lisp-read-file-file) file)
+                 (<= (button-get button 'lisp-read-file-line) line))
+        (setq target (button-start button)))
+      (setq button (next-button (button-start button))))
+    (when target
+      (goto-char target))))
+
+(defun lisp-read-file--render-project (project)
+  "Fill the current outline buffer with the project map of PROJECT.
+PROJECT is a value of `lisp-read-file--project'.  A map that is cut
+is continued from its `next_offset', up to 50 calls."
+  (let* ((root (alist-get 'root project))
+         (arguments (cons (cons 'path (alist-get 'path project))
+                          (alist-get 'arguments project)))
+         (results nil)
+         (offset nil)
+         (pages 0)
+         (inhibit-read-only t))
+    (while (progn
+             (let ((result (lisp-read-file--call-tool
+                            root lisp-read-file-tool-name
+                            (if offset (cons (cons 'offset offset) arguments)
+                              arguments))))
+               (push result results)
+               (cl-incf pages)
+               (setq offset (or (alist-get 'next_offset (alist-get 'meta result))
+                                (alist-get 'next_offset result)))
+               (and (integerp offset) (< pages 50)))))
+    (setq results (nreverse results))
+    (erase-buffer)
+    (lisp-read-file-outline-mode)
+    (setq lisp-read-file--project project
+          lisp-read-file--result (append `((root . ,root)) (car results))
+          default-directory root)
+    (dolist (result results)
+      (lisp-read-file--insert-view (alist-get 'content result) nil
+                                   (alist-get 'mode result) root))
+    (goto-char (point-min))))
+
 ;;;; Minor mode
 
 (defvar lisp-read-file-command-map
@@ -1035,6 +1548,8 @@ use before `lisp-read-file-mode'."
     (define-key map (kbd "C-f") #'lisp-read-file-find-file-outline)
     (define-key map (kbd "f") #'lisp-read-file-find-file-outline)
     (define-key map (kbd "i") #'imenu)
+    (define-key map (kbd "C-p") #'lisp-read-file-project-outline)
+    (define-key map (kbd "p") #'lisp-read-file-project-outline)
     map)
   "Keymap of the lisp-read-file commands.
 `lisp-read-file-mode' binds it to a prefix key:
@@ -1048,14 +1563,25 @@ use before `lisp-read-file-mode'."
 
 ;;;###autoload
 (define-minor-mode lisp-read-file-mode
-  "Use lisp-read-file for `imenu' and bind its commands under a prefix key.
+  "Use lisp-read-file for `imenu' and xref and bind its commands.
 The `imenu' index is built from the outline of the saved file by
 `lisp-read-file-imenu-create-index'; disabling the mode restores
 the previous index function.
 
+The mode adds `lisp-read-file-xref-backend' to the buffer-local
+`xref-backend-functions': \\[xref-find-definitions], \\[xref-find-references] and
+`xref-find-apropos' find definitions and uses across the project
+root with the lisp-find tool, without a running Lisp.  Another
+buffer-local backend, such as SLIME's or SLY's when connected, comes
+first unless `lisp-read-file-xref-first' is non-nil.
+
 \\{lisp-read-file-mode-map}"
   :lighter " LRF"
   :keymap lisp-read-file-mode-map
+  (if lisp-read-file-mode
+      (add-hook 'xref-backend-functions #'lisp-read-file-xref-backend
+                (if lisp-read-file-xref-first -90 0) t)
+    (remove-hook 'xref-backend-functions #'lisp-read-file-xref-backend t))
   (if lisp-read-file-mode
       (unless (eq imenu-create-index-function
                   #'lisp-read-file-imenu-create-index)

@@ -8,7 +8,10 @@
 ;; relative to this file.  Run them with emacs/test/run-tests.sh.
 ;;
 ;; Each test copies fixtures/demo/demo.lisp into a fresh temporary
-;; project (a directory with .git) as src/demo.lisp.
+;; project (a directory with .git) as src/demo.lisp; the tests of xref
+;; and the project outline copy the multi-file project fixtures/project
+;; (an .asd, a package, a generic function with methods in two other
+;; files, the symbol in strings and comments) instead.
 
 ;;; Code:
 
@@ -565,7 +568,11 @@ its standard error says: fake-server: cannot serve today\\'"
     (let ((err (should-error (lisp-read-file-expand "\\w{5000}" (lrf-test-file "src/demo.lisp"))
                              :type 'user-error)))
       (should (string-match-p "\\`INVALID_ARGUMENT: " (error-message-string err))))
-    ;; A directory gives its project map (docs/project.md); a binary file is an error.
+    ;; A directory is a project: its map.
+    (make-directory (lrf-test-file "dir.lisp"))
+    (with-current-buffer (lisp-read-file-outline (lrf-test-file "dir.lisp"))
+      (should (equal (alist-get 'path lisp-read-file--project) "dir.lisp")))
+    ;; A binary file is an error.
     (let ((coding-system-for-write 'binary))
       (write-region "(defun f ()\0)\n" nil (lrf-test-file "bin.lisp")))
     (should-error (lisp-read-file-outline (lrf-test-file "bin.lisp")) :type 'user-error)
@@ -704,8 +711,432 @@ its standard error says: fake-server: cannot serve today\\'"
     (should (eq (key-binding (kbd "C-c C-o C-e")) #'lisp-read-file-expand))
     (should (eq (key-binding (kbd "C-c C-o f")) #'lisp-read-file-find-file-outline))
     (should (eq (key-binding (kbd "C-c C-o i")) #'imenu))
+    (should (eq (key-binding (kbd "C-c C-o p")) #'lisp-read-file-project-outline))
+    (should (eq (key-binding (kbd "C-c C-o C-p")) #'lisp-read-file-project-outline))
+    (should (memq #'lisp-read-file-xref-backend xref-backend-functions))
     (lisp-read-file-mode -1)
     (should-not (eq (key-binding (kbd "C-c C-o o")) #'lisp-read-file-outline))))
+
+;;;; Cross references and the project outline (fixtures/project)
+
+(defconst lrf-test-shapes-files
+  '("shapes.asd" "src/package.lisp" "src/generics.lisp" "src/circle.lisp"
+    "src/square.lisp")
+  "The files of the fixture project fixtures/project.")
+
+(defmacro lrf-test-with-shapes (&rest body)
+  "Run BODY in a temporary copy of fixtures/project, a project with .git.
+`lrf-test-project' is its directory."
+  (declare (indent 0) (debug t))
+  `(lrf-test-with-project
+     (delete-file (lrf-test-file "src/demo.lisp"))
+     (delete-file (lrf-test-file "notes.txt"))
+     (dolist (name lrf-test-shapes-files)
+       (copy-file (expand-file-name (concat "fixtures/project/" name) lrf-test-repository)
+                  (lrf-test-file name) t))
+     (clrhash lisp-read-file--names-cache)
+     (when (get-buffer "*xref*")
+       (kill-buffer "*xref*"))
+     ,@body))
+
+(defun lrf-test-tools ()
+  "Return the names of the tools the server of the test project offers."
+  (let ((conn (lisp-read-file--connection lrf-test-project)))
+    (mapcar (lambda (tool) (alist-get 'name tool))
+            (alist-get 'tools (lisp-read-file--request conn "tools/list"
+                                                       (make-hash-table))))))
+
+(defun lrf-test-require-find ()
+  "Skip the running test when the server has no lisp-find tool."
+  (unless (member "lisp-find" (lrf-test-tools))
+    (ert-skip "the lisp-read-file program under test has no lisp-find tool")))
+
+(defun lrf-test-require-project-map ()
+  "Skip the running test when the server reads no directory (no project map)."
+  (condition-case err
+      (lisp-read-file--call-tool lrf-test-project "lisp-read-file" '((path . "src")))
+    (user-error
+     (when (string-prefix-p "IS_DIRECTORY" (cadr err))
+       (ert-skip "the lisp-read-file program under test has no project map")))))
+
+(defun lrf-test-visit (name line)
+  "Visit NAME of the test project in `lisp-read-file-mode', at the start of LINE."
+  (let ((buffer (find-file-noselect (lrf-test-file name))))
+    (set-buffer buffer)
+    (lisp-read-file-mode 1)
+    (goto-char (point-min))
+    (forward-line (1- line))
+    buffer))
+
+(defun lrf-test-xref-places (xrefs)
+  "Return the places of XREFS as (FILE LINE), FILE relative to the project."
+  (mapcar (lambda (xref)
+            (let ((marker (xref-location-marker (xref-item-location xref))))
+              (with-current-buffer (marker-buffer marker)
+                (list (file-relative-name buffer-file-name lrf-test-project)
+                      (line-number-at-pos (marker-position marker))))))
+          xrefs))
+
+(ert-deftest lrf-test-xref-identifier-at-point ()
+  "The identifier at point is the symbol as written, without quote prefixes."
+  (with-temp-buffer
+    (lisp-mode)
+    (insert "(mapcar #'shapes:area '(x) 12 :key `foo)")
+    (dolist (case '(("shapes:area" . "shapes:area") ("x)" . "x") ("12" . nil)
+                    (":key" . ":key") ("foo" . "foo") ("mapcar" . "mapcar")))
+      (goto-char (point-min))
+      (search-forward (car case))
+      (backward-char 1)
+      (should (equal (lisp-read-file--identifier-at-point) (cdr case))))))
+
+(ert-deftest lrf-test-xref-fallback-order ()
+  "A connected SLY-like backend comes first; ours is the fallback, or first if asked."
+  (lrf-test-with-shapes
+    (let* ((connected nil)
+           (fake-sly (lambda () (and connected 'fake-sly))))
+      (with-current-buffer (lrf-test-visit "src/square.lisp" 9)
+        ;; Without the mode: the global backend (etags in emacs -Q), not ours.
+        (lisp-read-file-mode -1)
+        (should-not (lisp-read-file--xref-backend-p (xref-find-backend)))
+        ;; SLY's function added before the mode is turned on, then after it.
+        (dolist (sly-first '(t nil))
+          (lisp-read-file-mode -1)
+          (kill-local-variable 'xref-backend-functions)
+          (if sly-first
+              (progn (add-hook 'xref-backend-functions fake-sly nil t)
+                     (lisp-read-file-mode 1))
+            (lisp-read-file-mode 1)
+            (add-hook 'xref-backend-functions fake-sly nil t))
+          (should (memq #'lisp-read-file-xref-backend xref-backend-functions))
+          (setq connected nil)
+          (let ((backend (xref-find-backend)))
+            (should (lisp-read-file--xref-backend-p backend))
+            (should (equal (lisp-read-file--xref-backend-root backend) lrf-test-project)))
+          (setq connected t)
+          (should (eq (xref-find-backend) 'fake-sly)))
+        ;; Ours first when asked, even with SLY connected.
+        (let ((lisp-read-file-xref-first t))
+          (lisp-read-file-mode -1)
+          (lisp-read-file-mode 1)
+          (should (lisp-read-file--xref-backend-p (xref-find-backend)))
+          (remove-hook 'xref-backend-functions fake-sly t)
+          (add-hook 'xref-backend-functions fake-sly nil t)
+          (should (lisp-read-file--xref-backend-p (xref-find-backend))))
+        ;; Turning the mode off removes ours.
+        (lisp-read-file-mode -1)
+        (should-not (memq #'lisp-read-file-xref-backend xref-backend-functions))
+        (should (eq (xref-find-backend) 'fake-sly))))))
+
+(ert-deftest lrf-test-xref-definition-other-file ()
+  "M-. on a function defined in another file jumps to its definition there."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (let ((source (lrf-test-visit "src/square.lisp" 9)))
+      (search-forward "square-of")
+      (backward-char 3)
+      (switch-to-buffer source)
+      (let ((this-command 'xref-find-definitions))
+        (call-interactively #'xref-find-definitions))
+      (should (equal (file-relative-name buffer-file-name lrf-test-project)
+                     "src/circle.lisp"))
+      (should (= (line-number-at-pos) 8))
+      (should (looking-at "(defun square-of (x)"))
+      (should-not (get-buffer "*xref*"))
+      ;; Back with M-, (xref-pop-marker-stack).
+      (xref-pop-marker-stack)
+      (should (eq (current-buffer) source))
+      ;; A package prefix on one side only is ignored.
+      (should (equal (lrf-test-xref-places
+                      (xref-backend-definitions (xref-find-backend) "shapes::square-of"))
+                     '(("src/circle.lisp" 8))))
+      (should (null (xref-backend-definitions (xref-find-backend) "no-such-thing"))))))
+
+(ert-deftest lrf-test-xref-definitions-several ()
+  "M-. on a generic function lists it and its methods, with signatures."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-current-buffer (lrf-test-visit "src/generics.lisp" 16)
+      (let ((xrefs (xref-backend-definitions (xref-find-backend) "area")))
+        (should (equal (sort (lrf-test-xref-places xrefs)
+                             (lambda (a b) (string< (format "%s" a) (format "%s" b))))
+                       '(("src/circle.lisp" 12) ("src/generics.lisp" 5)
+                         ("src/square.lisp" 11) ("src/square.lisp" 8))))
+        (should (cl-some (lambda (xref)
+                           (string-prefix-p "(defmethod area :around ((s square))"
+                                            (xref-item-summary xref)))
+                         xrefs)))
+      (search-forward "(area")
+      (let ((this-command 'xref-find-definitions))
+        (call-interactively #'xref-find-definitions))
+      ;; Several: the *xref* buffer lists them, grouped by file.
+      (with-current-buffer "*xref*"
+        (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+          (should (string-match-p "src/generics.lisp" text))
+          (should (string-match-p "^ *5: (defgeneric area (shape)" text))
+          (should (string-match-p "^ *12: (defmethod area ((c circle))" text))
+          (should (string-match-p "^ *11: (defmethod area :around ((s square))" text))
+          ;; RET on an item visits its place.
+          (goto-char (point-min))
+          (re-search-forward "^ *12: ")
+          (xref-goto-xref)))
+      (with-current-buffer (window-buffer (selected-window))
+        (should (equal (file-relative-name buffer-file-name lrf-test-project)
+                       "src/circle.lisp"))
+        (should (= (line-number-at-pos) 12))))))
+
+(ert-deftest lrf-test-xref-references ()
+  "M-? lists the uses as tokens, grouped by form, never in strings or comments."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-current-buffer (lrf-test-visit "src/generics.lisp" 5)
+      (let* ((xrefs (xref-backend-references (xref-find-backend) "area"))
+             (places (lrf-test-xref-places xrefs)))
+        ;; The uses in code, in every file.
+        (dolist (place '(("src/generics.lisp" 5) ("src/generics.lisp" 16)
+                         ("src/circle.lisp" 12) ("src/square.lisp" 8)
+                         ("src/square.lisp" 11) ("src/square.lisp" 16)))
+          (should (member place places)))
+        ;; Never in a docstring, string, comment or block comment.
+        (dolist (place '(("src/generics.lisp" 6) ("src/generics.lisp" 8)
+                         ("src/generics.lisp" 11) ("src/generics.lisp" 15)
+                         ("src/square.lisp" 12)))
+          (should-not (member place places)))
+        ;; Each use is a match at the symbol, with its line as summary.
+        (dolist (xref xrefs)
+          (let ((marker (xref-location-marker (xref-item-location xref))))
+            (with-current-buffer (marker-buffer marker)
+              (goto-char marker)
+              (should (equal (list (xref-item-summary xref)
+                                   (looking-at-p "\\(?:#:\\)?area\\_>"))
+                             (list (xref-item-summary xref) t)))
+              (should (string-match-p "area" (xref-item-summary xref)))
+              (should (string-match-p
+                       (regexp-quote (string-trim (xref-item-summary xref)))
+                       (buffer-substring-no-properties (line-beginning-position)
+                                                       (line-end-position)))))))
+        ;; Grouped by the form around them: FILE: LINE (signature).
+        (let ((use (cl-find '("src/generics.lisp" 16) xrefs
+                            :key (lambda (x) (car (lrf-test-xref-places (list x))))
+                            :test #'equal)))
+          (should (string-prefix-p "src/generics.lisp: 14 (defun describe-shape (shape)"
+                                   (xref-location-group (xref-item-location use))))))
+      ;; M-? itself shows them in the *xref* buffer, by group.
+      (xref-find-references "area")
+      (with-current-buffer "*xref*"
+        (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+          (should (string-match-p "^src/square.lisp: 15 (defun total-area (shapes)" text))
+          (should (string-match-p "^ *16: +(reduce #'\\+ shapes :key #'area))" text))
+          (should-not (string-match-p "no use" text))))
+      ;; A modified buffer is noted.
+      (with-current-buffer (lrf-test-visit "src/circle.lisp" 1)
+        (insert ";; new\n")
+        (let ((messages nil))
+          (cl-letf (((symbol-function 'message)
+                     (lambda (format &rest args)
+                       (push (apply #'format-message format args) messages))))
+            (xref-backend-references (xref-find-backend) "area"))
+          (should (cl-some (lambda (m) (string-match-p "circle.lisp has unsaved changes" m))
+                           messages)))
+        (set-buffer-modified-p nil)))))
+
+(ert-deftest lrf-test-xref-replace ()
+  "The uses M-? lists are matches: r in *xref* replaces the symbol, only there."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-current-buffer (lrf-test-visit "src/generics.lisp" 1)
+      (xref-find-references "area")
+      (with-current-buffer "*xref*"
+        ;; y to each of the 7 uses.
+        (setq unread-command-events (listify-key-sequence "yyyyyyy"))
+        (xref-query-replace-in-results "area" "surface"))
+      (should (null unread-command-events))
+      (let ((lines nil))
+        (dolist (name (cdr lrf-test-shapes-files))
+          (with-current-buffer (find-file-noselect (lrf-test-file name))
+            (goto-char (point-min))
+            (while (re-search-forward "surface\\|area" nil t)
+              (push (format "%s:%d:%s" name (line-number-at-pos) (match-string 0))
+                    lines))
+            (set-buffer-modified-p nil)))
+        (should (equal (sort lines #'string<)
+                       '("src/circle.lisp:12:surface"
+                         "src/generics.lisp:11:area" "src/generics.lisp:15:area"
+                         "src/generics.lisp:16:area" "src/generics.lisp:16:surface"
+                         "src/generics.lisp:5:surface" "src/generics.lisp:6:area"
+                         "src/generics.lisp:6:area" "src/generics.lisp:8:area"
+                         "src/generics.lisp:8:area" "src/package.lisp:5:surface"
+                         "src/square.lisp:11:surface" "src/square.lisp:12:area"
+                         "src/square.lisp:15:area" "src/square.lisp:16:surface"
+                         "src/square.lisp:8:surface")))))))
+
+(ert-deftest lrf-test-xref-apropos-and-completion ()
+  "Apropos by name pattern; the prompt completes from the project's definitions."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-current-buffer (lrf-test-visit "src/package.lisp" 1)
+      (let ((backend (xref-find-backend)))
+        ;; Methods match by their specializers too: area (square).
+        (should (equal (sort (lrf-test-xref-places (xref-backend-apropos backend "square"))
+                             (lambda (a b) (string< (format "%s" a) (format "%s" b))))
+                       '(("src/circle.lisp" 8) ("src/square.lisp" 11)
+                         ("src/square.lisp" 5) ("src/square.lisp" 8))))
+        (should (equal (lrf-test-xref-places (xref-backend-apropos backend "^square"))
+                       '(("src/circle.lisp" 8) ("src/square.lisp" 5))))
+        ;; Several words: all of them, in any order.
+        (should (equal (lrf-test-xref-places (xref-backend-apropos backend "area total"))
+                       '(("src/square.lisp" 15))))
+        (should (equal (lrf-test-xref-places (xref-backend-apropos backend "^describe-"))
+                       '(("src/generics.lisp" 14))))
+        (let ((table (xref-backend-identifier-completion-table backend)))
+          (should (equal (try-completion "descr" table) "describe-shape"))
+          (should (member "square-of" (all-completions "squ" table)))
+          ;; Names of symbols: a method gives its function's name.
+          (should (equal (all-completions "are" table) '("area")))
+          (should (test-completion "total-area" table))))
+      (xref-find-apropos "square")
+      (with-current-buffer "*xref*"
+        (should (string-match-p "(defclass square ()"
+                                (buffer-substring-no-properties (point-min) (point-max))))))))
+
+(ert-deftest lrf-test-xref-restart ()
+  "Xref goes through the one process per root and restarts it when it died."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-current-buffer (lrf-test-visit "src/square.lisp" 9)
+      (save-current-buffer (lisp-read-file-outline))
+      (let ((process (lisp-read-file--conn-process (lrf-test-connection))))
+        (should (xref-backend-definitions (xref-find-backend) "square-of"))
+        (should (eq (lisp-read-file--conn-process (lrf-test-connection)) process))
+        (should (= (hash-table-count lisp-read-file--connections) 1))
+        (delete-process process)
+        (should (equal (lrf-test-xref-places
+                        (xref-backend-definitions (xref-find-backend) "square-of"))
+                       '(("src/circle.lisp" 8))))
+        (should-not (eq (lisp-read-file--conn-process (lrf-test-connection)) process))
+        ;; A tool error is a user-error with the tool's code.
+        (let ((err (should-error (lisp-read-file-find '((name . "area") (path . "missing")))
+                                 :type 'user-error)))
+          (should (string-match-p "\\`NOT_FOUND: " (error-message-string err))))))))
+
+(defun lrf-test-check-project-buttons (outline)
+  "Push every button of OUTLINE, a project outline buffer; check where it lands.
+A header button visits line 1 of its file; a numbered line's button
+visits that line of the file under the last header, whose text starts
+with the line's first token.  Return the (FILE LINE) places visited."
+  (let ((visited nil))
+    (dolist (position (with-current-buffer outline (lrf-test-buttons)))
+      (let* ((line (with-current-buffer outline
+                     (get-text-property position 'lisp-read-file-line)))
+             (text (with-current-buffer outline
+                     (save-excursion
+                       (goto-char position)
+                       (buffer-substring-no-properties (point) (line-end-position)))))
+             (header (with-current-buffer outline
+                       (save-excursion
+                         (goto-char position)
+                         (end-of-line)
+                         (and (re-search-backward "^==> \\(.+?\\) <==" nil t)
+                              (match-string-no-properties 1))))))
+        (pop-to-buffer outline)
+        (goto-char position)
+        (call-interactively (key-binding (kbd "RET")))
+        (should (equal (file-relative-name buffer-file-name lrf-test-project) header))
+        (should (= (line-number-at-pos) line))
+        (if (string-prefix-p "==> " text)
+            (should (= line 1))
+          (should (string-match " *[0-9]+: \\(.*\\)" text))
+          (let ((shown (match-string 1 text)))
+            (should (equal (lrf-test-first-token
+                            (buffer-substring-no-properties (point) (line-end-position)))
+                           (lrf-test-first-token shown)))))
+        (push (list header line) visited)))
+    (nreverse visited)))
+
+(ert-deftest lrf-test-project-outline ()
+  "The project outline's headers and lines are buttons to the right files and lines."
+  (lrf-test-with-shapes
+    (lrf-test-require-project-map)
+    (with-current-buffer (lrf-test-visit "src/square.lisp" 12)
+      (let* ((outline (lisp-read-file-project-outline))
+             (text (with-current-buffer outline
+                     (buffer-substring-no-properties (point-min) (point-max))))
+             (visited nil))
+        (should (string-match-p "^==> src/generics.lisp <==" text))
+        ;; Point starts on the form around point in the source.
+        (with-current-buffer outline
+          (should (looking-at "11: (defmethod area :around"))
+          (should (= (window-point (get-buffer-window outline)) (point))))
+        (setq visited (lrf-test-check-project-buttons outline))
+        (dolist (place '(("src/generics.lisp" 1) ("src/generics.lisp" 5)
+                         ("src/generics.lisp" 14) ("src/circle.lisp" 8)
+                         ("src/circle.lisp" 12) ("src/square.lisp" 11)
+                         ("src/package.lisp" 3)))
+          (should (member place visited)))
+        ;; g asks again; n and p move between buttons.
+        (with-current-buffer outline
+          (goto-char (point-min))
+          (revert-buffer)
+          (should (equal (buffer-substring-no-properties (point-min) (point-max)) text))
+          (lisp-read-file-next-line 2)
+          (should (get-text-property (point) 'lisp-read-file-line))
+          ;; M-. works in the outline buffer too.
+          (when (member "lisp-find" (lrf-test-tools))
+            (should (equal (lrf-test-xref-places
+                            (xref-backend-definitions (xref-find-backend) "square-of"))
+                           '(("src/circle.lisp" 8))))))))))
+
+(ert-deftest lrf-test-project-outline-degraded ()
+  "A map cut down to per-file counts keeps its file headers as buttons."
+  (lrf-test-with-shapes
+    (lrf-test-require-project-map)
+    (with-current-buffer (lrf-test-visit "src/generics.lisp" 1)
+      (insert ";; unsaved\n")
+      (with-current-buffer (lisp-read-file-project-outline)
+        (lisp-read-file--render-project `((root . ,lrf-test-project) (path . ".")
+                                          (arguments (limit . 5))))
+        (should (string-match-p "^==> src/circle.lisp <== [0-9]+ definitions"
+                                (buffer-string)))
+        (should (string-match-p "\\[cut: see the footer\\].*\\[buffers modified"
+                                (lisp-read-file--header-line)))
+        (should (string-prefix-p (format " %s  project" (abbreviate-file-name lrf-test-project))
+                                 (lisp-read-file--header-line)))
+        (should (equal (lrf-test-check-project-buttons (current-buffer))
+                       '(("shapes.asd" 1) ("src/package.lisp" 1) ("src/generics.lisp" 1)
+                         ("src/circle.lisp" 1) ("src/square.lisp" 1)))))
+      (set-buffer-modified-p nil))))
+
+(ert-deftest lrf-test-project-outline-asd-kinds ()
+  "The outline of the .asd at point; kinds and features read with a prefix argument."
+  (lrf-test-with-shapes
+    (lrf-test-require-project-map)
+    (with-current-buffer (lrf-test-visit "shapes.asd" 1)
+      (let ((answers '(("defmethod") ("sbcl")))
+            (prompts nil))
+        (cl-letf (((symbol-function 'completing-read-multiple)
+                   (lambda (prompt &rest _)
+                     (push prompt prompts)
+                     (pop answers))))
+          (let ((current-prefix-arg '(4)))
+            (call-interactively #'lisp-read-file-project-outline)))
+        (should (= (length prompts) 2))
+        (with-current-buffer (window-buffer (selected-window))
+          (should (equal (alist-get 'path lisp-read-file--project) "shapes.asd"))
+          (should (equal (alist-get 'arguments lisp-read-file--project)
+                         '((kinds . ["defmethod"]) (features . ["sbcl"]))))
+          (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+            (should (string-match-p "(defmethod area ((c circle))" text))
+            (should-not (string-match-p "(defun square-of" text))
+            (should-not (string-match-p "(defgeneric area" text)))
+          (lrf-test-check-project-buttons (current-buffer)))))
+    ;; In Dired, the .asd file at point.
+    (require 'dired)
+    (with-current-buffer (dired lrf-test-project)
+      (goto-char (point-min))
+      (search-forward "shapes.asd")
+      (with-current-buffer (call-interactively #'lisp-read-file-project-outline)
+        (should (equal (alist-get 'path lisp-read-file--project) "shapes.asd"))
+        (should (null (alist-get 'arguments lisp-read-file--project))))
+      (kill-buffer))))
 
 (provide 'lisp-read-file-tests)
 ;;; lisp-read-file-tests.el ends here

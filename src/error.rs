@@ -24,6 +24,29 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in the order of docs/errors.md: the one list the schemas and docs
+    /// checks are made from.
+    pub const ALL: [ErrorCode; 10] = [
+        ErrorCode::InvalidArgument,
+        ErrorCode::NotFound,
+        ErrorCode::IsDirectory,
+        ErrorCode::NotFile,
+        ErrorCode::AccessDenied,
+        ErrorCode::BinaryFile,
+        ErrorCode::SizeLimitExceeded,
+        ErrorCode::UnsupportedDocument,
+        ErrorCode::Cancelled,
+        ErrorCode::Internal,
+    ];
+
+    /// The codes a tool call answers with on the CLI and over MCP: all but `CANCELLED`,
+    /// which only the library returns (a cancelled MCP request gets no answer).
+    pub fn reported() -> impl Iterator<Item = ErrorCode> {
+        ErrorCode::ALL
+            .into_iter()
+            .filter(|&code| code != ErrorCode::Cancelled)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::InvalidArgument => "INVALID_ARGUMENT",
@@ -62,5 +85,35 @@ impl ToolError {
             path: path.into(),
             message: message.into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_is_listed_once_and_serializes_as_its_name() {
+        let names: std::collections::HashSet<_> =
+            ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(names.len(), ErrorCode::ALL.len());
+        for code in ErrorCode::ALL {
+            // A code missing from ALL would not be matched here: the match is exhaustive.
+            match code {
+                ErrorCode::InvalidArgument
+                | ErrorCode::NotFound
+                | ErrorCode::IsDirectory
+                | ErrorCode::NotFile
+                | ErrorCode::AccessDenied
+                | ErrorCode::BinaryFile
+                | ErrorCode::SizeLimitExceeded
+                | ErrorCode::UnsupportedDocument
+                | ErrorCode::Cancelled
+                | ErrorCode::Internal => {}
+            }
+            assert_eq!(serde_json::to_value(code).unwrap(), code.as_str());
+        }
+        assert!(ErrorCode::reported().all(|c| c != ErrorCode::Cancelled));
+        assert_eq!(ErrorCode::reported().count(), ErrorCode::ALL.len() - 1);
     }
 }

@@ -37,7 +37,7 @@ use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Entries a page holds at most, in lines of `content`, when `limit` is not given.
-pub const DEFAULT_LIMIT: usize = 2000;
+pub const DEFAULT_LIMIT: usize = crate::view::DEFAULT_LIMIT;
 /// Entries plus uses collected per request at most: past it the search stops taking files
 /// and says so (memory stays bounded whatever the project).
 pub const MAX_COLLECTED: usize = 200_000;

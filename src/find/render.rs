@@ -30,7 +30,7 @@ pub(crate) fn page(
     path: String,
     search: &Search,
     request: &FindRequest,
-    gathered: Gathered,
+    mut gathered: Gathered,
 ) -> FindResult {
     let mode = search.mode();
     let (total, files) = match mode {
@@ -45,58 +45,135 @@ pub(crate) fn page(
     };
     let total_uses: usize = gathered.references.iter().map(|r| r.uses.len()).sum();
     let offset = request.offset.min(total);
-    let mut content = String::new();
-    let mut lines = 0usize;
-    let mut current_file: Option<String> = None;
-    let mut shown = 0usize;
-    let definitions: Option<Vec<Definition>>;
-    let references: Option<Vec<Reference>>;
-    match mode {
+    let mut page = Page::new(request.limit);
+    let (definitions, references) = match mode {
         FindMode::Definitions => {
-            let mut page = Vec::new();
-            for d in gathered.definitions.into_iter().skip(offset) {
-                let text = definition_text(&d);
-                if !fits(
-                    &mut lines,
-                    &mut current_file,
-                    &d.file,
-                    &text,
-                    shown,
-                    request.limit,
-                ) {
-                    break;
-                }
-                push(&mut content, &mut current_file, &d.file, &text);
-                shown += 1;
-                page.push(d);
-            }
-            definitions = Some(page);
-            references = None;
+            let entries = page.take(
+                std::mem::take(&mut gathered.definitions),
+                offset,
+                |d| &d.file,
+                definition_text,
+            );
+            (Some(entries), None)
         }
         FindMode::References => {
-            let mut page = Vec::new();
-            for r in gathered.references.into_iter().skip(offset) {
-                let text = reference_text(&r);
-                if !fits(
-                    &mut lines,
-                    &mut current_file,
-                    &r.file,
-                    &text,
-                    shown,
-                    request.limit,
-                ) {
-                    break;
-                }
-                push(&mut content, &mut current_file, &r.file, &text);
-                shown += 1;
-                page.push(r);
-            }
-            definitions = None;
-            references = Some(page);
+            let entries = page.take(
+                std::mem::take(&mut gathered.references),
+                offset,
+                |r| &r.file,
+                reference_text,
+            );
+            (None, Some(entries))
+        }
+    };
+    let next = offset + page.shown;
+    let truncated = next < total;
+    let mut content = page.content;
+    let counts = Counts {
+        total,
+        files,
+        total_uses,
+        offset,
+        shown: next - offset,
+    };
+    footer(&mut content, mode, request, &counts, &gathered);
+    FindResult {
+        path,
+        mode,
+        content,
+        definitions,
+        references,
+        files_searched: gathered.searched,
+        files_skipped: gathered.skipped,
+        total,
+        truncated,
+        next_offset: truncated.then_some(next),
+    }
+}
+
+/// A page being filled: its text, its lines so far and the file of the last entry.
+struct Page {
+    content: String,
+    lines: usize,
+    limit: usize,
+    current_file: Option<String>,
+    shown: usize,
+}
+
+impl Page {
+    fn new(limit: usize) -> Page {
+        Page {
+            content: String::new(),
+            lines: 0,
+            limit,
+            current_file: None,
+            shown: 0,
         }
     }
-    let next = offset + shown;
-    let truncated = next < total;
+
+    /// The entries from `offset` that fit, their text written under file headers.
+    fn take<T>(
+        &mut self,
+        entries: Vec<T>,
+        offset: usize,
+        file_of: impl Fn(&T) -> &String,
+        text_of: impl Fn(&T) -> String,
+    ) -> Vec<T> {
+        let mut page = Vec::new();
+        for entry in entries.into_iter().skip(offset) {
+            let text = text_of(&entry);
+            let file = file_of(&entry);
+            if !self.fits(file, &text) {
+                break;
+            }
+            if self.current_file.as_deref() != Some(file.as_str()) {
+                let _ = writeln!(self.content, "==> {file} <==");
+                self.current_file = Some(file.clone());
+            }
+            self.content.push_str(&text);
+            self.shown += 1;
+            page.push(entry);
+        }
+        page
+    }
+
+    /// Whether `text` (an entry's lines) fits on the page; counts its lines (and the
+    /// file header it needs) when it does. The first entry always fits.
+    fn fits(&mut self, file: &str, text: &str) -> bool {
+        let header = usize::from(self.current_file.as_deref() != Some(file));
+        let cost = header + text.lines().count();
+        if self.shown > 0 && self.lines + cost > self.limit {
+            return false;
+        }
+        self.lines += cost;
+        true
+    }
+}
+
+/// What the footer counts.
+struct Counts {
+    total: usize,
+    files: usize,
+    total_uses: usize,
+    offset: usize,
+    shown: usize,
+}
+
+/// The summary line, how to continue, the notes, the skipped files.
+fn footer(
+    content: &mut String,
+    mode: FindMode,
+    request: &FindRequest,
+    counts: &Counts,
+    gathered: &Gathered,
+) {
+    let Counts {
+        total,
+        files,
+        total_uses,
+        offset,
+        shown,
+    } = *counts;
     let what = match (mode, total) {
         (FindMode::Definitions, 1) => "definition",
         (FindMode::Definitions, _) => "definitions",
@@ -114,12 +191,12 @@ pub(crate) fn page(
         gathered.searched,
         plural(gathered.searched)
     );
-    if truncated {
+    let next = offset + shown;
+    if next < total {
         let _ = writeln!(
             content,
-            "[entries {}-{} of {total} shown; continue with offset {next}]",
+            "[entries {}-{next} of {total} shown; continue with offset {next}]",
             offset + 1,
-            next
         );
     } else if request.offset > 0 && shown == 0 && total > 0 {
         let _ = writeln!(
@@ -138,39 +215,31 @@ pub(crate) fn page(
             "[the search stopped after collecting {MAX_COLLECTED} entries and uses: files after that were not searched; search a smaller path or use kinds]"
         );
     }
-    if !gathered.skipped.is_empty() {
-        let names: Vec<String> = gathered
-            .skipped
-            .iter()
-            .take(SKIPPED_SHOWN)
-            .map(|s| format!("{} ({})", s.file, s.code))
-            .collect();
-        let more = gathered.skipped.len().saturating_sub(SKIPPED_SHOWN);
-        let _ = writeln!(
-            content,
-            "[{} file{} not searched: {}{}; see files_skipped for why]",
-            gathered.skipped.len(),
-            plural(gathered.skipped.len()),
-            names.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            }
-        );
+    skipped_note(content, &gathered.skipped);
+}
+
+fn skipped_note(content: &mut String, skipped: &[SkippedFile]) {
+    if skipped.is_empty() {
+        return;
     }
-    FindResult {
-        path,
-        mode,
+    let names: Vec<String> = skipped
+        .iter()
+        .take(SKIPPED_SHOWN)
+        .map(|s| format!("{} ({})", s.file, s.code))
+        .collect();
+    let more = skipped.len().saturating_sub(SKIPPED_SHOWN);
+    let _ = writeln!(
         content,
-        definitions,
-        references,
-        files_searched: gathered.searched,
-        files_skipped: gathered.skipped,
-        total,
-        truncated,
-        next_offset: truncated.then_some(next),
-    }
+        "[{} file{} not searched: {}{}; see files_skipped for why]",
+        skipped.len(),
+        plural(skipped.len()),
+        names.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    );
 }
 
 fn plural(n: usize) -> &'static str {
@@ -199,33 +268,6 @@ fn target_text(request: &FindRequest) -> String {
             .trim_matches('"')
             .to_string()
     }
-}
-
-/// Whether `text` (an entry's lines) fits on the page; counts its lines (and the file
-/// header it needs) when it does.
-fn fits(
-    lines: &mut usize,
-    current_file: &mut Option<String>,
-    file: &str,
-    text: &str,
-    shown: usize,
-    limit: usize,
-) -> bool {
-    let header = usize::from(current_file.as_deref() != Some(file));
-    let cost = header + text.lines().count();
-    if shown > 0 && *lines + cost > limit {
-        return false;
-    }
-    *lines += cost;
-    true
-}
-
-fn push(content: &mut String, current_file: &mut Option<String>, file: &str, text: &str) {
-    if current_file.as_deref() != Some(file) {
-        let _ = writeln!(content, "==> {file} <==");
-        *current_file = Some(file.to_string());
-    }
-    content.push_str(text);
 }
 
 /// ` 12: (defun foo (x) ...)`, or with the body, each of its lines numbered.

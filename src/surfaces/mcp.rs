@@ -499,19 +499,18 @@ const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
     "path": {"type": "string", "minLength": 1, "description": "File to read, or a directory or .asd file for the project map: relative to the first root, or absolute inside a root."},
-    "collapsed": {"type": "boolean", "default": true, "description": "Collapsed view for Lisp files (one line per top-level form); false gives raw lines."},
+    "collapsed": {"type": "boolean", "description": "Collapsed view for Lisp files (one line per top-level form); false gives raw lines."},
     "name_pattern": {"type": "string", "description": "Rust regex or literal text, case-insensitive: expand, verbatim, the definitions whose name matches the regex or contains the text (methods also as NAME QUALIFIERS (SPECIALIZERS), typed as printed: area :around (shape))."},
     "content_pattern": {"type": "string", "description": "Rust regex: expand the forms whose text matches; for a non-Lisp file, grep with context_lines around matches."},
-    "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "0-based first line (a cut view's footer names the offset that continues it)."},
-    "limit": {"type": "integer", "minimum": 1, "default": 2000, "description": "Maximum lines returned."},
-    "comments": {"type": "string", "enum": ["none", "headers", "preceding", "all"], "default": "none", "description": "Top-level comments in the collapsed view: none, section headers (;;; lines), the block above each form, or all."},
+    "offset": {"type": "integer", "minimum": 0, "description": "0-based first line (a cut view's footer names the offset that continues it)."},
+    "limit": {"type": "integer", "minimum": 1, "description": "Maximum lines returned."},
+    "comments": {"type": "string", "enum": ["none", "headers", "preceding", "all"], "description": "Top-level comments in the collapsed view: none, section headers (;;; lines), the block above each form, or all."},
     "kinds": {"type": "array", "items": {"type": "string"}, "description": "Collapsed view: show only the top-level forms (and container children) whose operator is one of these, case-insensitive, package prefix ignored (e.g. [\"defmethod\"]); the others are counted in a note."},
     "features": {"type": "array", "items": {"type": "string"}, "description": "Collapsed view: the features present (e.g. [\"sbcl\", \"x86-64\", \"unix\"]); forms that #+/#- exclude under them are hidden and counted in a note (undecidable expressions keep the form)."},
-    "context_lines": {"type": "integer", "minimum": 0, "default": 5, "description": "Lines of context around matches in the text-filtered (grep) view."},
-    "line_numbers": {"type": "boolean", "default": false, "description": "Prefix raw lines with their numbers (N: )."},
+    "context_lines": {"type": "integer", "minimum": 0, "description": "Lines of context around matches in the text-filtered (grep) view."},
+    "line_numbers": {"type": "boolean", "description": "Prefix raw lines with their numbers (N: )."},
     "strategy": {
       "type": "object",
-      "default": {"type": "default"},
       "description": "How much of the file to read. default: the views above, paged by offset/limit. complete: the whole text verbatim, up to the size cap. byteRange: bytes start..end (end exclusive, optional), verbatim, cut to UTF-8 character boundaries. lineRange: lines startLine..endLine (1-based, inclusive; endLine optional; at most limit lines). byteRange and lineRange read files of any size.",
       "anyOf": [
         {"properties": {"type": {"const": "default"}}, "required": ["type"], "additionalProperties": false},
@@ -520,7 +519,7 @@ const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
         {"properties": {"type": {"const": "lineRange"}, "startLine": {"type": "integer", "minimum": 1}, "endLine": {"type": "integer", "minimum": 1}}, "required": ["type", "startLine"], "additionalProperties": false}
       ]
     },
-    "include_metadata": {"type": "boolean", "default": false, "description": "Add the file's size, modification time, owner and permissions (metadata)."}
+    "include_metadata": {"type": "boolean", "description": "Add the file's size, modification time, owner and permissions (metadata)."}
   },
   "required": ["path"],
   "additionalProperties": false
@@ -655,7 +654,7 @@ const LISP_FIND_INPUT_SCHEMA: &str = r#"{
     "kinds": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Only definitions with these operators (e.g. [\"defun\", \"defmacro\"]); with symbol, only uses inside top-level forms with these operators. Case-insensitive, package prefix ignored."},
     "include_body": {"type": "boolean", "default": false, "description": "Definitions: add each definition's verbatim source text (body, and numbered lines in content)."},
     "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "The first entry to return, 0-based (a cut result's footer and next_offset name it)."},
-    "limit": {"type": "integer", "minimum": 1, "default": 2000, "description": "Most lines of content per page: file headers, entry lines, body and use lines; the first entry is always returned whole."}
+    "limit": {"type": "integer", "minimum": 1, "description": "Most lines of content per page: file headers, entry lines, body and use lines; the first entry is always returned whole."}
   },
   "additionalProperties": false
 }"#;
@@ -755,116 +754,153 @@ fn required_branch(names: &[&str], properties: &Map<String, Value>) -> Value {
     serde_json::json!({"required": names, "properties": defined})
 }
 
-/// The definition `tools/list` gives for `tool`.
-pub fn definition(tool: ToolName) -> Tool {
-    let (title, description, input, output) = match tool {
+/// What a tool's definition is made of.
+struct ToolSpec {
+    title: &'static str,
+    description: &'static str,
+    input: &'static str,
+    output: &'static str,
+    /// The error object a tool error carries as structured content, when it has one of
+    /// its own (`Read` and `read` have one envelope for both).
+    errors: Option<ErrorObject>,
+}
+
+/// A tool's error object: its codes, and a member every result has and no error has.
+struct ErrorObject {
+    codes: Vec<&'static str>,
+    result_marker: &'static str,
+}
+
+fn spec(tool: ToolName) -> ToolSpec {
+    let reported = || ErrorCode::reported().map(ErrorCode::as_str).collect();
+    let (title, description, input, output, errors) = match tool {
         ToolName::LispReadFile => (
             "Lisp outline reader",
             LISP_READ_FILE_DESCRIPTION,
             LISP_READ_FILE_INPUT_SCHEMA,
             LISP_READ_FILE_OUTPUT_SCHEMA,
+            Some((reported(), "meta")),
         ),
         ToolName::LispFind => (
             "Lisp definitions and references",
             LISP_FIND_DESCRIPTION,
             LISP_FIND_INPUT_SCHEMA,
             LISP_FIND_OUTPUT_SCHEMA,
+            Some((reported(), "mode")),
         ),
         ToolName::ReadFile => (
             "Read file window",
             read_file::DESCRIPTION,
             read_file::INPUT_SCHEMA,
             read_file::OUTPUT_SCHEMA,
+            Some((read_file::ERROR_CODES.to_vec(), "meta")),
         ),
         ToolName::Read => (
             "Read with line numbers",
             read_envelope::DESCRIPTION,
             read_envelope::INPUT_SCHEMA,
             read_envelope::OUTPUT_SCHEMA,
+            None,
         ),
         ToolName::ReadTool => (
             "Read a file or ASDF component",
             read_tool::DESCRIPTION,
             read_tool::INPUT_SCHEMA,
             read_tool::OUTPUT_SCHEMA,
+            None,
         ),
     };
-    let mut output = Value::Object((*schema(output)).clone());
-    // A tool error's structured content is the error object (docs/mcp.md); the schema says
-    // so, so that every structuredContent validates. `Read` has one envelope for both.
-    let error_codes: &[&str] = match tool {
-        ToolName::LispReadFile | ToolName::LispFind => &[
-            "INVALID_ARGUMENT",
-            "NOT_FOUND",
-            "IS_DIRECTORY",
-            "NOT_FILE",
-            "ACCESS_DENIED",
-            "BINARY_FILE",
-            "SIZE_LIMIT_EXCEEDED",
-            "UNSUPPORTED_DOCUMENT",
-            "INTERNAL",
-        ],
-        ToolName::ReadFile => &[
-            "INVALID_ARGUMENT",
-            "NOT_FOUND",
-            "NOT_FILE",
-            "ACCESS_DENIED",
-            "BINARY_NOT_SUPPORTED",
-            "SIZE_LIMIT_EXCEEDED",
-            "INTERNAL",
-        ],
-        ToolName::Read | ToolName::ReadTool => &[],
+    ToolSpec {
+        title,
+        description,
+        input,
+        output,
+        errors: errors.map(|(codes, result_marker)| ErrorObject {
+            codes,
+            result_marker,
+        }),
+    }
+}
+
+/// The input schema of `tool`. The `lisp-read-file` defaults are those of the request
+/// type ([`ReadRequest::new`]), `lisp-find`'s limit is the library's constant: one source
+/// for each default.
+fn input_schema(tool: ToolName, text: &str) -> Arc<JsonObject> {
+    let mut input = (*schema(text)).clone();
+    let defaults: Vec<(String, Value)> = match tool {
+        ToolName::LispReadFile => match serde_json::to_value(ReadRequest::new("")) {
+            Ok(Value::Object(fields)) => fields.into_iter().filter(|(k, _)| k != "path").collect(),
+            _ => Vec::new(),
+        },
+        ToolName::LispFind => vec![("limit".into(), crate::find::DEFAULT_LIMIT.into())],
+        _ => Vec::new(),
     };
-    if let (false, Value::Object(object)) = (error_codes.is_empty(), &mut output) {
-        // One object schema for both shapes (clients read `properties` at the top): the
-        // error's members join the result's, and `anyOf` says which set is required.
-        let result_required: Vec<String> = object
-            .remove("required")
-            .and_then(|r| serde_json::from_value(r).ok())
-            .unwrap_or_default();
-        if let Some(Value::Object(properties)) = object.get_mut("properties") {
-            properties.insert(
-                "code".into(),
-                serde_json::json!({"type": "string", "enum": error_codes,
-                    "description": "Only in a tool error (isError: true)."}),
-            );
-            properties.insert(
-                "message".into(),
-                serde_json::json!({"type": "string",
-                    "description": "Only in a tool error: what failed and what to do next."}),
-            );
+    if let Some(Value::Object(properties)) = input.get_mut("properties") {
+        for (name, value) in defaults {
+            if let Some(Value::Object(property)) = properties.get_mut(&name) {
+                property.insert("default".into(), value);
+            }
         }
-        object.insert("required".into(), serde_json::json!(["path"]));
-        let properties = match object.get("properties") {
-            Some(Value::Object(properties)) => properties.clone(),
-            _ => Map::new(),
-        };
-        // Each branch names its own `properties`: strict validators (Ajv's strictRequired)
-        // refuse a `required` name that its schema object does not define.
-        let branch = |required: &[&str]| required_branch(required, &properties);
-        let result_required: Vec<&str> = result_required.iter().map(String::as_str).collect();
-        let mut error_branch = branch(&["code", "path", "message"]);
-        // A member every result has and no error has.
-        let marker = if tool == ToolName::LispFind {
-            "mode"
-        } else {
-            "meta"
-        };
-        error_branch["not"] =
-            serde_json::json!({"anyOf": [branch(&["content"]), branch(&[marker])]});
-        object.insert(
-            "anyOf".into(),
-            Value::Array(vec![branch(&result_required), error_branch]),
+    }
+    Arc::new(input)
+}
+
+/// Makes the output schema accept the error object too: one object schema for both
+/// shapes (clients read `properties` at the top), the error's members joining the
+/// result's, and `anyOf` saying which set is required.
+fn add_error_object(object: &mut JsonObject, errors: &ErrorObject) {
+    let result_required: Vec<String> = object
+        .remove("required")
+        .and_then(|r| serde_json::from_value(r).ok())
+        .unwrap_or_default();
+    if let Some(Value::Object(properties)) = object.get_mut("properties") {
+        properties.insert(
+            "code".into(),
+            serde_json::json!({"type": "string", "enum": errors.codes,
+                "description": "Only in a tool error (isError: true)."}),
+        );
+        properties.insert(
+            "message".into(),
+            serde_json::json!({"type": "string",
+                "description": "Only in a tool error: what failed and what to do next."}),
         );
     }
-    let mut definition = Tool::new(tool.as_str(), description, schema(input));
-    definition.title = Some(title.to_string());
-    definition.output_schema = match output {
-        Value::Object(object) => Some(Arc::new(object)),
-        _ => None,
+    object.insert("required".into(), serde_json::json!(["path"]));
+    let properties = match object.get("properties") {
+        Some(Value::Object(properties)) => properties.clone(),
+        _ => Map::new(),
     };
+    // Each branch names its own `properties`: strict validators (Ajv's strictRequired)
+    // refuse a `required` name that its schema object does not define.
+    let branch = |required: &[&str]| required_branch(required, &properties);
+    let result_required: Vec<&str> = result_required.iter().map(String::as_str).collect();
+    let mut error_branch = branch(&["code", "path", "message"]);
+    error_branch["not"] =
+        serde_json::json!({"anyOf": [branch(&["content"]), branch(&[errors.result_marker])]});
+    object.insert(
+        "anyOf".into(),
+        Value::Array(vec![branch(&result_required), error_branch]),
+    );
+}
+
+/// The definition `tools/list` gives for `tool`.
+pub fn definition(tool: ToolName) -> Tool {
+    let spec = spec(tool);
+    let mut output = (*schema(spec.output)).clone();
+    // A tool error's structured content is the error object (docs/mcp.md); the schema says
+    // so, so that every structuredContent validates.
+    if let Some(errors) = &spec.errors {
+        add_error_object(&mut output, errors);
+    }
+    let mut definition = Tool::new(
+        tool.as_str(),
+        spec.description,
+        input_schema(tool, spec.input),
+    );
+    definition.title = Some(spec.title.to_string());
+    definition.output_schema = Some(Arc::new(output));
     definition.annotations = Some(
-        ToolAnnotations::with_title(title)
+        ToolAnnotations::with_title(spec.title)
             .read_only(true)
             .destructive(false)
             .idempotent(true)
@@ -1011,7 +1047,9 @@ mod tests {
 
     #[test]
     fn the_input_schema_names_every_request_field_with_its_default() {
-        let schema: Value = serde_json::from_str(LISP_READ_FILE_INPUT_SCHEMA).unwrap();
+        // The defaults are not written in the schema text: they come from the type.
+        assert!(!LISP_READ_FILE_INPUT_SCHEMA.contains("\"default\":"));
+        let schema = Value::Object((*definition(ToolName::LispReadFile).input_schema).clone());
         let defaults = serde_json::to_value(ReadRequest::new("p")).unwrap();
         let properties = schema["properties"].as_object().unwrap();
         for (field, value) in defaults.as_object().unwrap() {

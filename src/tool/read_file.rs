@@ -153,6 +153,18 @@ pub fn read_file(guard: &Guard, request: &ReadFileRequest) -> Result<ReadFileOut
     })
 }
 
+/// The codes of the compatibility definition's error object (kept verbatim for
+/// compatibility), as [`seed_error`] names them.
+pub const ERROR_CODES: [&str; 7] = [
+    "INVALID_ARGUMENT",
+    "NOT_FOUND",
+    "NOT_FILE",
+    "ACCESS_DENIED",
+    "BINARY_NOT_SUPPORTED",
+    "SIZE_LIMIT_EXCEEDED",
+    "INTERNAL",
+];
+
 /// The compatibility definition's error names (kept verbatim for compatibility): binary is `BINARY_NOT_SUPPORTED`, a directory or a
 /// special file is `NOT_FILE`; a path outside the workspace keeps `ACCESS_DENIED`.
 fn seed_error(e: ToolError) -> CompatError {

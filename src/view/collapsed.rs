@@ -46,84 +46,41 @@ pub(crate) fn render_items<'a>(
     total_forms: usize,
     options: &ViewOptions,
 ) -> View {
-    let ctx = Context {
-        source,
-        options,
-        diagnostics: items.diagnostics(),
-        intact: std::cell::Cell::new(true),
-        filter: Filter::new(options.kinds.as_ref(), options.features.as_ref()),
+    let mut run = Run {
+        ctx: Context {
+            source,
+            options,
+            diagnostics: items.diagnostics(),
+            intact: std::cell::Cell::new(true),
+            filter: Filter::new(options.kinds.as_ref(), options.features.as_ref()),
+        },
+        view: View {
+            mode: Mode::LispCollapsed,
+            content: String::new(),
+            total_forms,
+            expanded_forms: 0,
+            truncated: false,
+            next_offset: None,
+            cut_lines: Vec::new(),
+        },
+        pager: Pager::default(),
+        unmatched: [
+            options.name_pattern.is_some(),
+            options.content_pattern.is_some(),
+        ],
+        entries: Entries::default(),
+        outside: [Outside::default(), Outside::default()],
+        hidden: Hidden::default(),
     };
-    let mut view = View {
-        mode: Mode::LispCollapsed,
-        content: String::new(),
-        total_forms,
-        expanded_forms: 0,
-        truncated: false,
-        next_offset: None,
-        cut_lines: Vec::new(),
-    };
-    let mut pager = Pager::default();
-    // Whether each pattern is still to be matched by some form.
-    let mut unmatched = [
-        options.name_pattern.is_some(),
-        options.content_pattern.is_some(),
-    ];
-    let mut entries = Entries::default();
-    // Matches of each pattern outside the window: before `offset`, after the page.
-    let mut outside = [Outside::default(), Outside::default()];
-    // Forms `kinds` and `features` hide in the window (docs/views.md#kinds-and-features).
-    let mut hidden = Hidden::default();
-    items.each_item(&mut |item| {
-        let line = item.start_line - 1;
-        let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
-        let (shown, hidden_here) = match item.kind {
-            ItemKind::Form => ctx.filter.top_level(item),
-            _ => (true, Hidden::default()),
-        };
-        let in_window = line >= options.offset && !pager.done;
-        if !shown {
-            if in_window {
-                hidden.add(hidden_here);
-            }
-            // Its comment block goes with it.
-            entries.block = None;
-            return if pager.done && !patterns {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            };
-        }
-        let mut matched = [false, false];
-        for (k, by_name) in [(0, true), (1, false)] {
-            let pattern_given = [&options.name_pattern, &options.content_pattern][k].is_some();
-            if pattern_given && ctx.item_matches(item, by_name) {
-                unmatched[k] = false;
-                matched[k] = true;
-            }
-        }
-        if !pager.done {
-            let flow = ctx.entries_of(item, &mut entries, &mut |entry| {
-                pager.take(entry, &mut view, source, options)
-            });
-            pager.done = flow.is_break();
-        }
-        if in_window && !(pager.done && view.next_offset == Some(line)) {
-            hidden.add(hidden_here);
-        }
-        let after = pager.done && view.next_offset.is_some_and(|next| line >= next);
-        for k in 0..2 {
-            if matched[k] && line < options.offset {
-                outside[k].before.note(item.start_line);
-            } else if matched[k] && after {
-                outside[k].after.note(item.start_line);
-            }
-        }
-        if pager.done && !patterns {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    });
+    items.each_item(&mut |item| run.item(item));
+    let Run {
+        mut view,
+        mut pager,
+        unmatched,
+        outside,
+        hidden,
+        ..
+    } = run;
     if !pager.done {
         pager.finish(&mut view, source, options);
     }
@@ -135,6 +92,85 @@ pub(crate) fn render_items<'a>(
     lines.append(&mut pager.lines);
     view.content = join(&lines, number_width(source.line_count()));
     view
+}
+
+/// One rendering of the collapsed view, item by item.
+struct Run<'c> {
+    ctx: Context<'c>,
+    view: View,
+    pager: Pager,
+    /// Whether each pattern (name, content) is still to be matched by some form.
+    unmatched: [bool; 2],
+    entries: Entries,
+    /// Matches of each pattern outside the window: before `offset`, after the page.
+    outside: [Outside; 2],
+    /// Forms `kinds` and `features` hide in the window (docs/views.md#kinds-and-features).
+    hidden: Hidden,
+}
+
+impl Run<'_> {
+    fn item(&mut self, item: &OutlineItem) -> ControlFlow<()> {
+        let options = self.ctx.options;
+        let line = item.start_line - 1;
+        let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
+        let (shown, hidden_here) = match item.kind {
+            ItemKind::Form => self.ctx.filter.top_level(item),
+            _ => (true, Hidden::default()),
+        };
+        let in_window = line >= options.offset && !self.pager.done;
+        if !shown {
+            if in_window {
+                self.hidden.add(hidden_here);
+            }
+            // Its comment block goes with it.
+            self.entries.block = None;
+        } else {
+            let matched = self.matched(item);
+            if !self.pager.done {
+                let (pager, view, source) = (&mut self.pager, &mut self.view, self.ctx.source);
+                let flow = self.ctx.entries_of(item, &mut self.entries, &mut |entry| {
+                    pager.take(entry, view, source, options)
+                });
+                self.pager.done = flow.is_break();
+            }
+            if in_window && !(self.pager.done && self.view.next_offset == Some(line)) {
+                self.hidden.add(hidden_here);
+            }
+            self.note_outside(item, matched);
+        }
+        if self.pager.done && !patterns {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+
+    /// Which patterns (name, content) `item` matches.
+    fn matched(&mut self, item: &OutlineItem) -> [bool; 2] {
+        let options = self.ctx.options;
+        let mut matched = [false, false];
+        for (k, by_name) in [(0, true), (1, false)] {
+            let pattern_given = [&options.name_pattern, &options.content_pattern][k].is_some();
+            if pattern_given && self.ctx.item_matches(item, by_name) {
+                self.unmatched[k] = false;
+                matched[k] = true;
+            }
+        }
+        matched
+    }
+
+    /// Counts a match before `offset` or after the page, for the notes.
+    fn note_outside(&mut self, item: &OutlineItem, matched: [bool; 2]) {
+        let line = item.start_line - 1;
+        let after = self.pager.done && self.view.next_offset.is_some_and(|next| line >= next);
+        for (outside, matched) in self.outside.iter_mut().zip(matched) {
+            if matched && line < self.ctx.options.offset {
+                outside.before.note(item.start_line);
+            } else if matched && after {
+                outside.after.note(item.start_line);
+            }
+        }
+    }
 }
 
 /// What the collapsed view shows of a file, counted without making form text (unless
@@ -494,109 +530,118 @@ impl Context<'_> {
         state: &mut Entries,
         emit: &mut dyn FnMut(Entry) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
-        let comments = self.options.comments;
-        let line = item.start_line - 1;
+        let entry = |lines, expanded| Entry {
+            line: item.start_line - 1,
+            end_line: item.end_line,
+            lines,
+            expanded,
+        };
         match item.kind {
-            ItemKind::Comment => {
-                let own_line = self.starts_line(item.start);
-                let is_line_comment = self.source.bytes()[item.start] == b';';
-                if own_line && is_line_comment {
-                    state.block = match state.block {
-                        Some(b) if b.last_line + 1 == item.start_line => Some(Block {
-                            last_line: item.end_line,
-                            ..b
-                        }),
-                        _ => {
-                            if comments == Comments::Headers && self.text(item).starts_with(";;;") {
-                                emit(Entry {
-                                    line,
-                                    end_line: item.end_line,
-                                    lines: vec![Line::numbered(item.start_line, self.text(item))],
-                                    expanded: 0,
-                                })?;
-                            }
-                            Some(Block {
-                                start: item.start,
-                                first_line: item.start_line,
-                                last_line: item.end_line,
-                            })
-                        }
-                    };
-                } else {
-                    state.block = None;
-                }
-                let mut lines = if comments == Comments::All && line >= self.options.offset {
-                    self.verbatim(item, 0)
-                } else {
-                    Vec::new()
-                };
-                // An unterminated `#|` hides the rest of the file: always say so.
-                lines.extend(
-                    self.diagnostics_in(item)
-                        .map(|d| Line::Note(format!("[{}]", d.message))),
-                );
-                if !lines.is_empty() {
-                    emit(Entry {
-                        line,
-                        end_line: item.end_line,
-                        lines,
-                        expanded: 0,
-                    })?;
-                }
-            }
+            ItemKind::Comment => self.comment_entries(item, state, emit)?,
             ItemKind::Form => {
                 let block = state.block.take();
-                if line < self.options.offset {
-                    // Not shown: its text is never made.
-                    return ControlFlow::Continue(());
+                if let Some((lines, expanded)) = self.form_entry(item, block) {
+                    emit(entry(lines, expanded))?;
                 }
-                if self.options.detail == Detail::Matches
-                    && !self.item_matches(item, true)
-                    && !self.item_matches(item, false)
-                {
-                    return ControlFlow::Continue(());
-                }
-                let mut lines = Vec::new();
-                if comments == Comments::Preceding {
-                    if let Some(b) = block.filter(|b| b.last_line + 1 == item.start_line) {
-                        self.block_lines(b, &mut lines);
-                    }
-                }
-                let mut expanded = 0;
-                self.intact.set(self.diagnostics_in(item).next().is_none());
-                lines.extend(self.form_lines(item, 0, &mut expanded));
-                for d in self.diagnostics_in(item) {
-                    lines.push(Line::Note(format!("[{}]", d.message)));
-                }
-                emit(Entry {
-                    line,
-                    end_line: item.end_line,
-                    lines,
-                    expanded,
-                })?;
             }
-            ItemKind::Shebang => emit(Entry {
-                line,
-                end_line: item.end_line,
-                lines: vec![Line::numbered(item.start_line, self.text(item))],
-                expanded: 0,
-            })?,
+            ItemKind::Shebang => emit(entry(
+                vec![Line::numbered(item.start_line, self.text(item))],
+                0,
+            ))?,
             ItemKind::Stray => {
                 state.block = None;
-                let lines = self
-                    .diagnostics_in(item)
-                    .map(|d| Line::Note(format!("[{}]", d.message)))
-                    .collect();
-                emit(Entry {
-                    line,
-                    end_line: item.end_line,
-                    lines,
-                    expanded: 0,
-                })?;
+                emit(entry(self.diagnostic_notes(item).collect(), 0))?;
             }
             ItemKind::Whitespace => {}
         }
         ControlFlow::Continue(())
+    }
+
+    /// A comment: a section header (`headers`), its text (`all`), or nothing but the
+    /// block of comments it extends for the form after it (`preceding`); an unterminated
+    /// `#|` always says so.
+    fn comment_entries(
+        &self,
+        item: &OutlineItem,
+        state: &mut Entries,
+        emit: &mut dyn FnMut(Entry) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let comments = self.options.comments;
+        let line = item.start_line - 1;
+        let entry = |lines| Entry {
+            line,
+            end_line: item.end_line,
+            lines,
+            expanded: 0,
+        };
+        let own_line = self.starts_line(item.start);
+        let is_line_comment = self.source.bytes()[item.start] == b';';
+        if own_line && is_line_comment {
+            state.block = match state.block {
+                Some(b) if b.last_line + 1 == item.start_line => Some(Block {
+                    last_line: item.end_line,
+                    ..b
+                }),
+                _ => {
+                    if comments == Comments::Headers && self.text(item).starts_with(";;;") {
+                        emit(entry(vec![Line::numbered(
+                            item.start_line,
+                            self.text(item),
+                        )]))?;
+                    }
+                    Some(Block {
+                        start: item.start,
+                        first_line: item.start_line,
+                        last_line: item.end_line,
+                    })
+                }
+            };
+        } else {
+            state.block = None;
+        }
+        let mut lines = if comments == Comments::All && line >= self.options.offset {
+            self.verbatim(item, 0)
+        } else {
+            Vec::new()
+        };
+        // An unterminated `#|` hides the rest of the file: always say so.
+        lines.extend(self.diagnostic_notes(item));
+        if !lines.is_empty() {
+            emit(entry(lines))?;
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// A form's lines (its comment block first with `preceding`) and how many forms it
+    /// expanded; `None` when it is not shown (before `offset`, or no match where only
+    /// matches are shown): then its text is never made.
+    fn form_entry(&self, item: &OutlineItem, block: Option<Block>) -> Option<(Vec<Line>, usize)> {
+        if item.start_line - 1 < self.options.offset {
+            return None;
+        }
+        if self.options.detail == Detail::Matches
+            && !self.item_matches(item, true)
+            && !self.item_matches(item, false)
+        {
+            return None;
+        }
+        let mut lines = Vec::new();
+        if self.options.comments == Comments::Preceding {
+            if let Some(b) = block.filter(|b| b.last_line + 1 == item.start_line) {
+                self.block_lines(b, &mut lines);
+            }
+        }
+        let mut expanded = 0;
+        self.intact.set(self.diagnostics_in(item).next().is_none());
+        lines.extend(self.form_lines(item, 0, &mut expanded));
+        lines.extend(self.diagnostic_notes(item));
+        Some((lines, expanded))
+    }
+
+    /// The diagnostics inside `item`, as notes.
+    fn diagnostic_notes<'s>(&'s self, item: &OutlineItem) -> impl Iterator<Item = Line> + 's {
+        self.diagnostics_in(item)
+            .map(|d| Line::Note(format!("[{}]", d.message)))
     }
 
     /// The most lines one part of an entry needs: an entry over `limit` lines shows only

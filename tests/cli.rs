@@ -357,6 +357,8 @@ fn several_paths_give_their_map() {
     assert_eq!(v["mode"], "project");
     assert_eq!(v["files_skipped"][0]["code"], "NOT_FOUND");
     s.run(&["b.lisp", "-"]).tool_error("INVALID_ARGUMENT");
+    // Whichever place `-` takes: standard input is read alone.
+    s.run(&["-", "b.lisp"]).tool_error("INVALID_ARGUMENT");
 }
 
 #[test]

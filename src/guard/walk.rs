@@ -17,7 +17,10 @@
 use super::messages::printable;
 use super::{resolve, Guard, LoadedFile};
 use crate::error::{ErrorCode, ToolError};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// Most files one walk lists; past it the walk stops and says so.
 pub const MAX_WALKED_FILES: usize = 20_000;
@@ -86,15 +89,19 @@ impl Guard {
     }
 
     /// Lists the files under `directory` whose relative path `wanted` accepts, honouring
-    /// ignore files; at most [`MAX_WALKED_FILES`]. Nothing is read but directory entries
-    /// and ignore files.
+    /// ignore files; at most [`MAX_WALKED_FILES`], the first in the walk's order (names
+    /// sorted in each directory). Nothing is read but directory entries and ignore files,
+    /// and the ignore files are read through the guard ([`IgnoreFiles`]).
     pub fn walk(&self, directory: &Directory, wanted: &dyn Fn(&str) -> bool) -> Walk {
-        let confined = !self.roots.is_empty();
+        let ignores = IgnoreFiles::new(self.clone(), directory.path.clone());
         let walker = ignore::WalkBuilder::new(&directory.path)
+            // The crate reads no ignore file itself: it would open a FIFO, a file of any
+            // size or one symlinked out of the roots.
+            .standard_filters(false)
+            .hidden(true)
             .follow_links(false)
-            .parents(!confined)
-            .git_global(false)
-            .require_git(false)
+            .sort_by_file_name(|a, b| a.cmp(b))
+            .filter_entry(move |entry| !ignores.ignored(entry))
             .build();
         let mut walk = Walk {
             directory: directory.clone(),
@@ -170,14 +177,17 @@ impl Guard {
         }
     }
 
-    /// The identity (device, inode) of the file a walked path names, following symlinks;
-    /// `None` when it cannot be found. Tells the same file under two names apart from two
-    /// files; reading it still goes through [`Guard::read_walked`].
+    /// The identity (device, inode) of the file a walked path names, as the guard resolves
+    /// it (inside the roots, symlinks followed by the guard, relative paths from the first
+    /// root); `None` when the guard refuses it (outside the roots, missing, not a regular
+    /// file), so that nothing about a refused path can be learned by comparing identities.
+    /// Tells the same file under two names apart from two files; reading it still goes
+    /// through [`Guard::read_walked`].
     pub fn identity(&self, file: &WalkedFile) -> Option<(u64, u64)> {
         use std::os::unix::fs::MetadataExt;
-        std::fs::metadata(&file.path)
-            .ok()
-            .map(|m| (m.dev(), m.ino()))
+        let opened = self.open(file.path.to_str()?).ok()?;
+        let meta = opened.file.metadata().ok()?;
+        Some((meta.dev(), meta.ino()))
     }
 
     /// The listed `path` as a [`WalkedFile`]; `None` if it is not below the directory.
@@ -193,6 +203,66 @@ impl Guard {
             relative_path,
             path: path.to_path_buf(),
         })
+    }
+}
+
+/// The `.gitignore` and `.ignore` files of the walked directory and the directories
+/// below it, read through the guard (inside the roots, regular files, under the size
+/// cap; one that is refused counts as absent), each once.
+struct IgnoreFiles {
+    guard: Guard,
+    top: PathBuf,
+    matchers: Mutex<HashMap<PathBuf, Arc<Gitignore>>>,
+}
+
+impl IgnoreFiles {
+    fn new(guard: Guard, top: PathBuf) -> IgnoreFiles {
+        IgnoreFiles {
+            guard,
+            top,
+            matchers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Whether an ignore file of a directory from the walked one down to the entry's own
+    /// directory ignores the entry; the deepest that says anything decides, as git does.
+    fn ignored(&self, entry: &ignore::DirEntry) -> bool {
+        let path = entry.path();
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        let mut dir = path.parent();
+        while let Some(d) = dir.filter(|d| d.starts_with(&self.top)) {
+            match self.matcher(d).matched(path, is_dir) {
+                ignore::Match::Ignore(_) => return true,
+                ignore::Match::Whitelist(_) => return false,
+                ignore::Match::None => {}
+            }
+            dir = d.parent();
+        }
+        false
+    }
+
+    fn matcher(&self, dir: &Path) -> Arc<Gitignore> {
+        let Ok(mut matchers) = self.matchers.lock() else {
+            return Arc::new(Gitignore::empty());
+        };
+        if let Some(m) = matchers.get(dir) {
+            return Arc::clone(m);
+        }
+        let mut builder = GitignoreBuilder::new(dir);
+        for name in [".gitignore", ".ignore"] {
+            let Some(path) = dir.join(name).to_str().map(str::to_string) else {
+                continue;
+            };
+            if let Ok(file) = self.guard.read(&path) {
+                for line in String::from_utf8_lossy(&file.bytes).lines() {
+                    // A line the glob syntax refuses is skipped, as git skips it.
+                    let _ = builder.add_line(None, line);
+                }
+            }
+        }
+        let matcher = Arc::new(builder.build().unwrap_or_else(|_| Gitignore::empty()));
+        matchers.insert(dir.to_path_buf(), Arc::clone(&matcher));
+        matcher
     }
 }
 
@@ -274,6 +344,35 @@ mod tests {
         let read = guard.read_walked(&walk.files[1]).unwrap();
         assert_eq!(read.display_path, "src/sub/c.lisp");
         assert_eq!(read.bytes, b"(defun c ())");
+    }
+
+    #[test]
+    fn ignore_files_are_read_through_the_guard() {
+        let dir = tree("ignores");
+        let outside = scratch("ignores-outside");
+        fs::write(outside.join("rules"), "*.lisp\n").unwrap();
+        // A FIFO would block a reader, a symlink out of the root would let an outside
+        // file's content change the listing, a file over the cap could be any size.
+        assert!(std::process::Command::new("mkfifo")
+            .arg(dir.join("src/.gitignore"))
+            .status()
+            .unwrap()
+            .success());
+        std::os::unix::fs::symlink(outside.join("rules"), dir.join("src/sub/.ignore")).unwrap();
+        fs::write(
+            dir.join(".ignore"),
+            format!("{}\n*.lisp\n", "#".repeat(200)),
+        )
+        .unwrap();
+        let guard = Guard::confined(std::slice::from_ref(&dir), 100).unwrap();
+        let walk = guard.walk(&guard.directory(".").unwrap().unwrap(), &lisp);
+        assert_eq!(names(&walk), ["a.lisp", "src/b.lisp", "src/sub/c.lisp"]);
+        // Read where allowed: a negation in a deeper directory wins over the root's rule.
+        fs::remove_file(dir.join(".ignore")).unwrap();
+        fs::write(dir.join(".ignore"), "*.lisp\n").unwrap();
+        fs::write(dir.join("src/sub/.gitignore"), "!c.lisp\n").unwrap();
+        let walk = guard.walk(&guard.directory(".").unwrap().unwrap(), &lisp);
+        assert_eq!(names(&walk), ["src/sub/c.lisp"]);
     }
 
     #[test]

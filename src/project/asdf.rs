@@ -48,6 +48,32 @@ pub struct Component {
     pub file: String,
 }
 
+/// Most bytes of a feature expression written back as text for [`features::decide`].
+const MAX_EXPRESSION_BYTES: usize = 4096;
+
+/// `datum` (an `:if-feature` value: a symbol or a list of them) as feature-expression
+/// text, `(not sbcl)`; anything else, or one too long, gives text that does not decide.
+fn expression_text(datum: &Datum, out: &mut String) {
+    if out.len() > MAX_EXPRESSION_BYTES {
+        return;
+    }
+    match datum {
+        Datum::Sym(name) => out.push_str(name),
+        Datum::List(items) => {
+            out.push('(');
+            for (k, item) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(' ');
+                }
+                expression_text(item, out);
+            }
+            out.push(')');
+        }
+        // Not a feature expression: `"x"` is undecidable, so the component is kept.
+        _ => out.push_str("\"?\""),
+    }
+}
+
 /// One datum of the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Datum {
@@ -199,8 +225,10 @@ fn ordered<'d>(plist: &'d [Datum], features: Option<&Features>) -> Vec<&'d [Datu
         };
         let rest = fields.get(2..).unwrap_or_default();
         let wanted = match (plist_get(rest, "if-feature"), features) {
-            (Some(Datum::Sym(f)), Some(features)) => {
-                features::decide(f.as_bytes(), features) != Some(false)
+            (Some(expr), Some(features)) => {
+                let mut text = String::new();
+                expression_text(expr, &mut text);
+                features::decide(text.as_bytes(), features) != Some(false)
             }
             _ => true,
         };

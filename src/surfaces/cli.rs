@@ -389,6 +389,9 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         include_metadata: args.metadata,
     };
     let result = setup(&args.guard).and_then(|(guard, grammar)| {
+        if args.paths.len() > 1 {
+            several_paths(&args.paths)?;
+        }
         if path == "-" {
             let mut bytes = Vec::new();
             io::stdin()

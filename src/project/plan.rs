@@ -5,6 +5,7 @@
 //! Listing and reading go through the guard; this module only orders names.
 
 use super::asdf;
+use crate::cancel::CancelToken;
 use crate::features::Features;
 use crate::guard::{Directory, Guard, Skipped, WalkedFile, MAX_WALKED_FILES};
 use crate::view::is_lisp_path;
@@ -49,7 +50,12 @@ pub fn is_asd(path: &str) -> bool {
 /// after the local systems its `:depends-on` names, else in `.asd` path order and written
 /// order; each `.asd` file before its first system's files), then the other Lisp files in
 /// path order.
-pub fn directory(guard: &Guard, directory: &Directory, features: Option<&Features>) -> Plan {
+pub fn directory(
+    guard: &Guard,
+    directory: &Directory,
+    features: Option<&Features>,
+    cancel: &CancelToken,
+) -> Plan {
     let walk = guard.walk(directory, &is_lisp_path);
     let mut plan = Plan {
         skipped: walk.skipped,
@@ -57,21 +63,32 @@ pub fn directory(guard: &Guard, directory: &Directory, features: Option<&Feature
         ..Plan::default()
     };
     let mut systems: Vec<(&WalkedFile, asdf::System)> = Vec::new();
+    // Components read so far: past the most a plan holds, the other `.asd` files could
+    // add nothing, and reading them would only cost time and memory.
+    let mut components = 0usize;
     for asd in walk
         .files
         .iter()
         .filter(|f| !f.relative_path.contains('/') && is_asd(&f.relative_path))
     {
+        if cancel.is_cancelled() {
+            return plan;
+        }
+        if components >= MAX_WALKED_FILES {
+            plan.stopped_at_limit = true;
+            break;
+        }
         if let Ok(loaded) = guard.read_walked(asd) {
-            systems.extend(
-                asdf::systems(&loaded.bytes, features)
-                    .into_iter()
-                    .map(|s| (asd, s)),
-            );
+            let found = asdf::systems(&loaded.bytes, features);
+            components += found.iter().map(|s| s.components.len()).sum::<usize>();
+            systems.extend(found.into_iter().map(|s| (asd, s)));
         }
     }
     let mut seen = Seen::default();
     for i in by_dependencies(&systems) {
+        if cancel.is_cancelled() {
+            return plan;
+        }
         let (asd, system) = &systems[i];
         add_system(guard, asd, system, &mut seen, &mut plan);
     }

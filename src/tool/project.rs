@@ -54,7 +54,7 @@ pub(super) fn read_directory(
 ) -> Result<ReadResult, ToolError> {
     check(request, &directory.display_path)?;
     let features = request.features.as_ref().map(Features::new);
-    let plan = plan::directory(guard, directory, features.as_ref());
+    let plan = plan::directory(guard, directory, features.as_ref(), &options.cancel);
     let mut notes = Vec::new();
     if plan.files.is_empty() && plan.skipped.is_empty() {
         notes.push(format!(
@@ -107,7 +107,7 @@ pub fn read_paths(
     for path in paths {
         match guard.directory(path) {
             Ok(Some(directory)) => {
-                let plan = plan::directory(guard, &directory, features.as_ref());
+                let plan = plan::directory(guard, &directory, features.as_ref(), &options.cancel);
                 files.extend(plan.files);
                 skipped.extend(plan.skipped);
             }

@@ -15,9 +15,9 @@ use super::lexer::{next_paren, Paren, Unterminated};
 /// Every syntactic `(` from `from` to the end of input, with its matching `)`.
 ///
 /// Positions are kept as `u32` when the input is under 4 GiB (always, under any sane
-/// size cap), halving the table: a file of nothing but unclosed `(` lines needs one entry
-/// per two bytes, 8 bytes each and nothing else, so this is what bounds the scanner's
-/// memory on such input.
+/// size cap), halving the table: a file of nothing but `(` needs 4 bytes per byte for the
+/// closes and an eighth of a byte per byte for the bitmap and its ranks, so this is what
+/// bounds the scanner's memory on such input.
 pub(crate) enum MatchTable {
     Narrow(Table<u32>),
     Wide(Table<usize>),
@@ -86,20 +86,32 @@ impl Position for usize {
     }
 }
 
+/// The table: which bytes after `from` are syntactic `(` (a bitmap, with the count of
+/// those before each word), and the close of each, by its rank. 4 bytes per `(` and an
+/// eighth of a byte per byte, so that a file of nothing but `(` stays within the memory
+/// promise (docs/decisions.md#memory).
 pub(crate) struct Table<P> {
-    /// `(open, close)` sorted by `open`; `close` is `NONE` for an unclosed list.
-    pairs: Vec<(P, P)>,
+    from: usize,
+    /// Bit `i` of word `i / 64`: byte `from + i` is a syntactic `(`.
+    bits: Vec<u64>,
+    /// The number of `(` before each word of `bits`.
+    ranks: Vec<P>,
+    /// The close of the `k`-th `(`; `NONE` for an unclosed list.
+    closes: Vec<P>,
     unterminated: Option<Unterminated>,
 }
 
 impl<P: Position> Table<P> {
     fn build(b: &[u8], from: usize) -> Table<P> {
+        let from = from.min(b.len());
+        let rest = &b[from..];
+        let words = rest.len().div_ceil(64);
         // Reserved once, to the count of `(` bytes (an upper bound), so that the vector
         // never holds twice its size while growing.
-        let rest = &b[from.min(b.len())..];
-        let mut pairs: Vec<(P, P)> = Vec::with_capacity(memchr::memchr_iter(b'(', rest).count());
-        // The lists still open form a stack threaded through their own `close` slots
-        // (each holds the index of the list open below it), so it costs no memory.
+        let mut closes: Vec<P> = Vec::with_capacity(memchr::memchr_iter(b'(', rest).count());
+        let mut bits = vec![0u64; words];
+        // The lists still open form a stack threaded through their own `closes` slots
+        // (each holds the rank of the list open below it), so it costs no memory.
         let mut top = P::NONE;
         let mut i = from;
         let unterminated = loop {
@@ -107,15 +119,17 @@ impl<P: Position> Table<P> {
             i = next;
             match paren {
                 Paren::Open(at) => {
-                    pairs.push((P::from_usize(at), top));
-                    top = P::from_usize(pairs.len() - 1);
+                    let bit = at - from;
+                    bits[bit / 64] |= 1 << (bit % 64);
+                    closes.push(top);
+                    top = P::from_usize(closes.len() - 1);
                 }
                 Paren::Close(at) => {
                     // A `)` with nothing open is stray; the top-level loop reports it.
                     if top != P::NONE {
                         let k = top.to_usize();
-                        top = pairs[k].1;
-                        pairs[k].1 = P::from_usize(at);
+                        top = closes[k];
+                        closes[k] = P::from_usize(at);
                     }
                 }
                 Paren::End(unterminated) => break unterminated,
@@ -123,30 +137,51 @@ impl<P: Position> Table<P> {
         };
         while top != P::NONE {
             let k = top.to_usize();
-            top = pairs[k].1;
-            pairs[k].1 = P::NONE;
+            top = closes[k];
+            closes[k] = P::NONE;
+        }
+        let mut ranks = Vec::with_capacity(words);
+        let mut count = 0usize;
+        for word in &bits {
+            ranks.push(P::from_usize(count));
+            count += word.count_ones() as usize;
         }
         Table {
-            pairs,
+            from,
+            bits,
+            ranks,
+            closes,
             unterminated,
         }
     }
 
     fn close_of(&self, open: usize) -> Option<usize> {
-        let k = self
-            .pairs
-            .binary_search_by_key(&open, |p| p.0.to_usize())
-            .ok()?;
-        let close = self.pairs[k].1;
+        let bit = open.checked_sub(self.from)?;
+        let word = *self.bits.get(bit / 64)?;
+        let mask = 1u64 << (bit % 64);
+        if word & mask == 0 {
+            return None;
+        }
+        let k = self.ranks[bit / 64].to_usize() + (word & (mask - 1)).count_ones() as usize;
+        let close = self.closes[k];
         (close != P::NONE).then(|| close.to_usize())
     }
 
     fn column_zero_after(&self, b: &[u8], pos: usize) -> Option<usize> {
-        let k = self.pairs.partition_point(|p| p.0.to_usize() <= pos);
-        self.pairs[k..]
-            .iter()
-            .map(|p| p.0.to_usize())
-            .find(|&at| at == 0 || b[at - 1] == b'\n')
+        let first = (pos + 1).max(self.from) - self.from;
+        let mut w = first / 64;
+        let mut word = *self.bits.get(w)? & (u64::MAX << (first % 64));
+        loop {
+            while word != 0 {
+                let at = self.from + w * 64 + word.trailing_zeros() as usize;
+                if at == 0 || b[at - 1] == b'\n' {
+                    return Some(at);
+                }
+                word &= word - 1;
+            }
+            w += 1;
+            word = *self.bits.get(w)?;
+        }
     }
 }
 
@@ -166,5 +201,47 @@ mod tests {
         assert_eq!(t.column_zero_after(src, 0), Some(7));
         assert_eq!(t.column_zero_after(src, 7), Some(11));
         assert_eq!(t.column_zero_after(src, 11), None);
+    }
+
+    /// Across bitmap words: every `(` found by rank, every column-0 cut, against a plain
+    /// stack matcher, on text of `(`, `)`, spaces and line breaks.
+    #[test]
+    fn lookups_agree_with_a_plain_matcher_across_words() {
+        let mut seed = 7u32;
+        let src: Vec<u8> = (0..5000)
+            .map(|_| {
+                seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                [b'(', b'(', b')', b' ', b'\n'][(seed >> 16) as usize % 5]
+            })
+            .collect();
+        for from in [0, 1, 63, 64, 65, 700] {
+            let t = MatchTable::build(&src, from);
+            let mut stack = Vec::new();
+            let mut close = vec![None; src.len()];
+            for (i, &c) in src.iter().enumerate().skip(from) {
+                if c == b'(' {
+                    stack.push(i);
+                } else if c == b')' {
+                    if let Some(o) = stack.pop() {
+                        close[o] = Some(i);
+                    }
+                }
+            }
+            for (i, &c) in src.iter().enumerate() {
+                let want = if c == b'(' && i >= from {
+                    close[i]
+                } else {
+                    None
+                };
+                assert_eq!(t.close_of(i), want, "close_of({i}) from {from}");
+                let cut = (i + 1..src.len())
+                    .find(|&k| k >= from && src[k] == b'(' && src[k - 1] == b'\n');
+                assert_eq!(
+                    t.column_zero_after(&src, i),
+                    cut,
+                    "cut after {i} from {from}"
+                );
+            }
+        }
     }
 }

@@ -6,12 +6,15 @@
 //! (`perf_event_open`) is not available on the virtual machines this runs on, and
 //! valgrind is far too slow; wall-clock time counts the time other processes take on a
 //! shared machine. The thread's own CPU time (`CLOCK_THREAD_CPUTIME_ID`, in nanoseconds)
-//! leaves that out; the minimum of [`RUNS`] runs leaves out most of the rest
+//! leaves that out; the minimum of 3 runs ([`common::cpu::RUNS`]) leaves out most of the rest
 //! (cache misses after a preemption). Sizes are chosen so that the small run takes
 //! milliseconds in a release build, far above the clock's resolution.
 //!
 //! Meant for `cargo test --release`; in a debug build the sizes are 8 times smaller.
 
+mod common;
+
+use common::cpu::cost;
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
 use lisp_read_file::outline::outline_bytes;
@@ -27,48 +30,12 @@ use std::path::PathBuf;
 /// was measured at up to 11.5, from 200,000 to 800,000 at 3.6; such a case is measured
 /// again at larger sizes before it fails).
 const MAX_RATIO: f64 = 10.0;
-const RUNS: usize = 3;
 /// Size (bytes, roughly) of the smaller file of each case.
 const N: usize = if cfg!(debug_assertions) {
     25_000
 } else {
     100_000
 };
-
-/// CPU time this thread has run, in nanoseconds: `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`
-/// (exact; `/proc/thread-self/schedstat` is only updated at scheduler ticks).
-fn thread_cpu_ns() -> u64 {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid clock id and a pointer to a live, writable timespec.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-/// The least CPU time of [`RUNS`] runs of `work`.
-fn cost(work: &dyn Fn()) -> u64 {
-    (0..RUNS)
-        .map(|_| {
-            let before = thread_cpu_ns();
-            work();
-            thread_cpu_ns() - before
-        })
-        .min()
-        .unwrap()
-        .max(1)
-}
 
 /// An adversarial family: the file of about `size` bytes.
 type Family = fn(usize) -> Vec<u8>;

@@ -5,6 +5,9 @@
 //! ratio near 4, quadratic near 16; the test fails above 10 (measured again at twice and
 //! four times the sizes first, as tests/complexity.rs does).
 
+mod common;
+
+use common::cpu::cost;
 use lisp_read_file::cancel::CancelToken;
 use lisp_read_file::find::{find, FindRequest};
 use lisp_read_file::grammar::Grammar;
@@ -12,44 +15,11 @@ use lisp_read_file::guard::Guard;
 use std::fs;
 
 const MAX_RATIO: f64 = 10.0;
-const RUNS: usize = 3;
 const N: usize = if cfg!(debug_assertions) {
     25_000
 } else {
     100_000
 };
-
-fn thread_cpu_ns() -> u64 {
-    #[repr(C)]
-    struct Timespec {
-        tv_sec: i64,
-        tv_nsec: i64,
-    }
-    extern "C" {
-        fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
-    }
-    const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-    let mut ts = Timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid clock id and a pointer to a live, writable timespec.
-    let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-fn cost(work: &dyn Fn()) -> u64 {
-    (0..RUNS)
-        .map(|_| {
-            let before = thread_cpu_ns();
-            work();
-            thread_cpu_ns() - before
-        })
-        .min()
-        .unwrap()
-        .max(1)
-}
 
 fn repeat(unit: &str, size: usize) -> Vec<u8> {
     unit.repeat(size / unit.len()).into_bytes()

@@ -32,5 +32,6 @@ pub fn tool_available(present: bool, what: &str, how: &str) -> bool {
 pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "0" && v != "false")
 }
+pub mod cpu;
 pub mod mutation;
 pub mod peak;

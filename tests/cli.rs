@@ -308,7 +308,7 @@ fn a_directory_gives_its_map() {
     s.mkdir("root/sub");
     assert_eq!(
         s.run(&["root/sub"]).ok(),
-        "[No Lisp files (.lisp .lsp .cl .asd .ros) under root/sub.]\n"
+        "[No Lisp files (.lisp .lsp .cl .asd .ros) under root/sub]\n"
     );
     s.write("root/sub/a.lisp", "(defun a (x)\n  x)\n");
     assert_eq!(
@@ -1184,6 +1184,25 @@ fn find_definitions_and_references() {
     assert_eq!(v["definitions"][1]["file"], "t/c.lisp");
     assert_eq!(v["definitions"][1]["kind"], "deftest");
     assert_eq!(v["files_searched"], 3);
+    // One file named twice (two spellings, and inside a directory also given) is
+    // searched once.
+    let out = s
+        .run(&[
+            "find",
+            "--name-pattern",
+            "^make-",
+            "--json",
+            "src/a.lisp",
+            "./src/a.lisp",
+            "src",
+        ])
+        .ok()
+        .to_string();
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["total"].as_u64(), v["files_searched"].as_u64()),
+        (Some(1), Some(2))
+    );
     let out = s
         .run(&["find", "--name", "make-point", "--body", "src/a.lisp"])
         .ok()

@@ -424,7 +424,18 @@ enum ScopePart {
 }
 
 fn collect_scope(guard: &Guard, paths: &[String]) -> Result<Scope, ToolError> {
+    // Several paths may name one file twice (`a.lisp ./a.lisp`, a directory and a file
+    // in it): then files are told apart by identity, which costs a resolution each, so
+    // one path (one walk: names are unique) compares shown paths only.
+    let several = paths.len() > 1;
     let mut seen = HashSet::new();
+    let mut first = |guard: &Guard, file: &WalkedFile| {
+        let identity = several.then(|| guard.identity(file)).flatten();
+        seen.insert(identity.map_or_else(
+            || (0, 0, file.display_path.clone()),
+            |(d, i)| (d, i, String::new()),
+        ))
+    };
     let mut scope = Scope {
         parts: Vec::new(),
         skipped: Vec::new(),
@@ -463,16 +474,15 @@ fn collect_scope(guard: &Guard, paths: &[String]) -> Result<Scope, ToolError> {
                         code: s.error.code,
                         message: s.error.message,
                     }));
-                let files: Vec<WalkedFile> = walk
-                    .files
-                    .into_iter()
-                    .filter(|f| seen.insert(f.display_path.clone()))
-                    .collect();
+                let files: Vec<WalkedFile> =
+                    walk.files.into_iter().filter(|f| first(guard, f)).collect();
                 scope.parts.push(ScopePart::Walked(files));
             }
             None => {
                 let file = guard.read(path)?;
-                if seen.insert(file.display_path.clone()) {
+                let mut named = guard.named_file(path);
+                named.display_path.clone_from(&file.display_path);
+                if first(guard, &named) {
                     scope.parts.push(ScopePart::Single(file));
                 }
             }

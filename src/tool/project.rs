@@ -58,7 +58,7 @@ pub(super) fn read_directory(
     let mut notes = Vec::new();
     if plan.files.is_empty() && plan.skipped.is_empty() {
         notes.push(format!(
-            "[No Lisp files (.lisp .lsp .cl .asd .ros) under {}.]",
+            "[No Lisp files (.lisp .lsp .cl .asd .ros) under {}]",
             directory.display_path
         ));
     }

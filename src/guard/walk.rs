@@ -1,18 +1,20 @@
 //! Directories: what a path names, and the files under a directory.
 //!
-//! The listing is the `ignore` crate's walk (the one ripgrep uses): `.gitignore`,
-//! `.ignore` and hidden files honoured, symlinked directories not entered. A listing is
-//! only a list of names: every file is then read by [`Guard::read_walked`], which resolves
-//! it again as any user path, by file identity inside the roots. A file the listing gives
+//! The listing is the `ignore` crate's walk (the one ripgrep uses), names sorted in each
+//! directory: hidden files skipped, symlinked directories not entered. A listing is only
+//! a list of names: every file is then read by [`Guard::read_walked`], which resolves it
+//! again as any user path, by file identity inside the roots. A file the listing gives
 //! that the guard refuses (a symlink out of the roots, a FIFO, a file over the cap) is
 //! reported as skipped with the guard's reason, never read.
 //!
-//! Confined, `.gitignore` files above the walked directory are not read (they may lie
-//! outside the roots): a walk of `src/` inside a repository honours the ignore files under
-//! `src/` only. Nor is the user's global git ignore file read.
+//! The crate reads no ignore file itself: the `.gitignore` and `.ignore` files of the
+//! walked directory and of those below it are read through the guard (a FIFO, a symlink
+//! out of the roots or a file over the cap counts as absent), and the deepest rule that
+//! matches decides, as in git. Ignore files above the walked directory, `.git/info/exclude`
+//! and the user's global git ignore file are not read.
 //!
-//! This module does not read file contents, nor decide which files are Lisp (the caller
-//! passes a predicate).
+//! This module does not read file contents but ignore files, nor decide which files are
+//! Lisp (the caller passes a predicate).
 
 use super::messages::printable;
 use super::{resolve, Guard, LoadedFile};
@@ -91,7 +93,7 @@ impl Guard {
     /// Lists the files under `directory` whose relative path `wanted` accepts, honouring
     /// ignore files; at most [`MAX_WALKED_FILES`], the first in the walk's order (names
     /// sorted in each directory). Nothing is read but directory entries and ignore files,
-    /// and the ignore files are read through the guard ([`IgnoreFiles`]).
+    /// and the ignore files are read through the guard (see the module documentation).
     pub fn walk(&self, directory: &Directory, wanted: &dyn Fn(&str) -> bool) -> Walk {
         let ignores = IgnoreFiles::new(self.clone(), directory.path.clone());
         let walker = ignore::WalkBuilder::new(&directory.path)

@@ -154,7 +154,7 @@ pub fn read_file(guard: &Guard, request: &ReadFileRequest) -> Result<ReadFileOut
 }
 
 /// The codes of the compatibility definition's error object (kept verbatim for
-/// compatibility), as [`seed_error`] names them.
+/// compatibility), as the error mapping of this tool names them.
 pub const ERROR_CODES: [&str; 7] = [
     "INVALID_ARGUMENT",
     "NOT_FOUND",

@@ -86,6 +86,17 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>, cancel: &CancelToken)
     match find(guard, name, cancel) {
         Ok(file) => {
             let source = Source::new(&file.bytes);
+            if !source.is_valid_utf8() {
+                // Content with U+FFFD in place of bad bytes, written back by an editor,
+                // would destroy them: refuse rather than hand out a lossy copy.
+                let at = std::str::from_utf8(&file.bytes).map_or_else(|e| e.valid_up_to(), |_| 0);
+                return Output::failed(format!(
+                    "Not UTF-8: {} has a byte that is not UTF-8 at offset {at}; its content \
+                     cannot be returned intact (read it with lisp-read-file, which shows \
+                     such bytes as U+FFFD, and fix its encoding before editing it)",
+                    file.display_path
+                ));
+            }
             Output {
                 success: true,
                 data: Some(Data {

@@ -1245,6 +1245,8 @@ async def test_read_tool_by_path_component_and_main(project: Project) -> None:
         for name, expected in (
             ("nothing-here", "File not found: nothing-here"),
             ("util", "Ambiguous name util"),
+            # A lossy copy would destroy the bad bytes when written back.
+            ("invalid-utf8.txt", "Not UTF-8: invalid-utf8.txt has a byte that is not UTF-8 at offset 3"),
         ):
             result = await server.call("read", {"file": name})
             assert result.is_error is True, name

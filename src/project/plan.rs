@@ -113,30 +113,16 @@ fn by_dependencies(systems: &[(&WalkedFile, asdf::System)]) -> Vec<usize> {
         .rev()
         .map(|(i, (_, s))| (s.name.as_str(), i))
         .collect();
-    let mut state = vec![0u8; systems.len()];
-    let mut order = Vec::with_capacity(systems.len());
-    for root in 0..systems.len() {
-        let mut stack = vec![(root, 0usize)];
-        while let Some((node, edge)) = stack.pop() {
-            if edge == 0 {
-                if state[node] != 0 {
-                    continue;
-                }
-                state[node] = 1;
-            }
-            let deps = &systems[node].1.depends_on;
-            if let Some(dep) = deps.get(edge) {
-                stack.push((node, edge + 1));
-                if let Some(&d) = index.get(dep.as_str()).filter(|&&d| state[d] == 0) {
-                    stack.push((d, 0));
-                }
-            } else {
-                state[node] = 2;
-                order.push(node);
-            }
-        }
-    }
-    order
+    let deps: Vec<Vec<usize>> = systems
+        .iter()
+        .map(|(_, s)| {
+            s.depends_on
+                .iter()
+                .filter_map(|d| index.get(d.as_str()).copied())
+                .collect()
+        })
+        .collect();
+    asdf::dependencies_first(&deps)
 }
 
 /// The map of one `.asd` file: itself, then its systems' files.

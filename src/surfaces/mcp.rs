@@ -384,21 +384,33 @@ fn file_uri_path(uri: &str) -> Option<PathBuf> {
 
 // ---- the three tools: arguments in, a CallToolResult out ----
 
+/// The tool's request from its arguments, or the `INVALID_ARGUMENT` result naming the
+/// `path` given (`default_path` when none).
+fn request_of<T: serde::de::DeserializeOwned>(
+    arguments: &JsonObject,
+    default_path: &str,
+) -> Result<T, CallToolResult> {
+    serde_json::from_value(Value::Object(arguments.clone())).map_err(|e| {
+        let path = arguments
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or(default_path);
+        error_result(&ToolError::new(
+            ErrorCode::InvalidArgument,
+            path,
+            format!("invalid arguments: {e}; see the tool's inputSchema"),
+        ))
+    })
+}
+
 fn call_lisp_read_file(
     reader: &Reader,
     arguments: &JsonObject,
     cancel: &CancelToken,
 ) -> CallToolResult {
-    let request: ReadRequest = match serde_json::from_value(Value::Object(arguments.clone())) {
+    let request: ReadRequest = match request_of(arguments, "") {
         Ok(request) => request,
-        Err(e) => {
-            let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
-            return error_result(&ToolError::new(
-                ErrorCode::InvalidArgument,
-                path,
-                format!("invalid arguments: {e}; see the tool's inputSchema"),
-            ));
-        }
+        Err(refused) => return refused,
     };
     match tool::read_cancellable(&reader.guard, &reader.grammar, &request, cancel) {
         Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),
@@ -407,16 +419,9 @@ fn call_lisp_read_file(
 }
 
 fn call_lisp_find(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken) -> CallToolResult {
-    let request: FindRequest = match serde_json::from_value(Value::Object(arguments.clone())) {
+    let request: FindRequest = match request_of(arguments, ".") {
         Ok(request) => request,
-        Err(e) => {
-            let path = arguments.get("path").and_then(Value::as_str).unwrap_or(".");
-            return error_result(&ToolError::new(
-                ErrorCode::InvalidArgument,
-                path,
-                format!("invalid arguments: {e}; see the tool's inputSchema"),
-            ));
-        }
+        Err(refused) => return refused,
     };
     match find::find(&reader.guard, &reader.grammar, &request, cancel) {
         Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),

@@ -12,11 +12,12 @@ import json, sys
 m = json.load(sys.stdin)
 v = lambda s: (tuple(int(x) for x in s.split(".")) + (0, 0))[:3]
 pkgs = {p["id"]: p for p in m["packages"]}
-root = next(p for p in m["packages"] if p["id"] in m["workspace_members"])
-declared = root["rust_version"]
+members = [p for p in m["packages"] if p["id"] in m["workspace_members"]]
+declared = members[0]["rust_version"]
+assert all(p["rust_version"] == declared for p in members), "every crate takes the workspace rust-version"
 # Normal dependencies only, transitively, through the resolve graph.
 nodes = {n["id"]: n for n in m["resolve"]["nodes"]}
-seen, todo = set(), [root["id"]]
+seen, todo = set(), [p["id"] for p in members]
 while todo:
     n = nodes[todo.pop()]
     for d in n["deps"]:

@@ -1,0 +1,11 @@
+//! The Common Lisp client in SBCL against the real binary.
+//!
+//! One test binary per real component (ARCHITECTURE.md#tests): each file below was a
+//! binary of its own; they share one link and `common`.
+
+#![allow(unreachable_pub)] // Helpers are `pub` for the sibling modules of this test binary.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod cl_client;

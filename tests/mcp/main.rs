@@ -1,0 +1,12 @@
+//! The MCP server: the real binary over stdio with the rmcp client, hostile clients, confinement, definer tables.
+//!
+//! One test binary per real component (ARCHITECTURE.md#tests): each file below was a
+//! binary of its own; they share one link and `common`.
+
+#![allow(unreachable_pub)] // Helpers are `pub` for the sibling modules of this test binary.
+
+mod confinement;
+mod definers;
+mod hostile;
+mod mcp;
+mod mcp_robustness;

@@ -1,0 +1,138 @@
+//! `find` does work linear in the file on adversarial inputs: a file of size n and of
+//! size 4n, the CPU time of the calling thread compared (the method of tests/complexity.rs:
+//! the least of 3 runs of `CLOCK_THREAD_CPUTIME_ID`, never wall-clock time). A single file
+//! is searched on the calling thread, so its whole cost is measured. Linear work gives a
+//! ratio near 4, quadratic near 16; the test fails above 10 (measured again at twice and
+//! four times the sizes first, as tests/complexity.rs does).
+
+use crate::common;
+use common::cpu::cost;
+use lisp_read_file::cancel::CancelToken;
+use lisp_read_file::find::{find, FindRequest};
+use lisp_read_file::grammar::Grammar;
+use lisp_read_file::guard::Guard;
+use std::fs;
+
+const MAX_RATIO: f64 = 10.0;
+const N: usize = if cfg!(debug_assertions) {
+    25_000
+} else {
+    100_000
+};
+
+fn repeat(unit: &str, size: usize) -> Vec<u8> {
+    unit.repeat(size / unit.len()).into_bytes()
+}
+
+type Family = fn(usize) -> Vec<u8>;
+
+/// Files full of candidates: uses, near misses, definitions, in every shape.
+fn families() -> Vec<(&'static str, Family)> {
+    vec![
+        ("one form, a use per token", |n| {
+            let mut v = b"(progn ".to_vec();
+            v.extend(repeat("foo ", n));
+            v.push(b')');
+            v
+        }),
+        ("one line of forms", |n| repeat("(foo)", n)),
+        ("one line, uses in one long line of a form", |n| {
+            let mut v = b"(defun foo () ".to_vec();
+            v.extend(repeat("'foo #'foo pkg::foo ", n));
+            v.extend(b")\n");
+            v
+        }),
+        ("forms on lines", |n| {
+            repeat("(defun make-foo (x)\n  (foo x))\n", n)
+        }),
+        ("near misses in one token", |n| {
+            let mut v = b"(x ".to_vec();
+            v.extend(repeat("foo", n));
+            v.push(b')');
+            v
+        }),
+        ("candidates in strings and comments", |n| {
+            repeat("(x \"foo foo\" ; foo\n #| foo |# foo-bar)\n", n)
+        }),
+        ("nested containers", |n| {
+            repeat("(progn (eval-when () (progn (defun foo () (foo)))))\n", n)
+        }),
+        ("feature expressions", |n| {
+            repeat("#+(or foo (and foo foo)) (foo) ", n)
+        }),
+        ("an unclosed form", |n| {
+            let mut v = b"(defun foo (".to_vec();
+            v.extend(repeat("foo (", n));
+            v
+        }),
+    ]
+}
+
+/// A request: its name and how it differs from the defaults.
+type Request = (&'static str, fn(&mut FindRequest));
+
+fn requests() -> Vec<Request> {
+    vec![
+        ("symbol", |r| r.symbol = Some("foo".into())),
+        ("symbol with package", |r| r.symbol = Some("pkg:foo".into())),
+        ("name", |r| r.name = Some("foo".into())),
+        ("name_pattern", |r| r.name_pattern = Some("foo".into())),
+        ("name_pattern with bodies", |r| {
+            r.name_pattern = Some("o".into());
+            r.include_body = true;
+        }),
+        ("symbol, a small page", |r| {
+            r.symbol = Some("foo".into());
+            r.limit = 5;
+            r.offset = 3;
+        }),
+    ]
+}
+
+#[test]
+fn find_is_linear_on_adversarial_files() {
+    let dir = std::env::temp_dir().join(format!("lrf-find-complexity-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
+    let grammar = Grammar::builtin();
+    let (guard, grammar) = (&guard, &grammar);
+    let mut failures = Vec::new();
+    for (family, make) in families() {
+        for (what, edit) in requests() {
+            let run = |name: &str, bytes: &[u8]| {
+                fs::write(dir.join(name), bytes).unwrap();
+                let mut request = FindRequest::new(name);
+                edit(&mut request);
+                move || {
+                    let result = find(guard, grammar, &request, &CancelToken::new()).unwrap();
+                    std::hint::black_box(result);
+                }
+            };
+            let mut line = String::new();
+            for size in [N, 2 * N, 4 * N] {
+                let small = make(size);
+                let large = make(4 * size);
+                let work = run("small.lisp", &small);
+                work();
+                let a = cost(&work);
+                let b = cost(&run("large.lisp", &large));
+                let ratio = b as f64 / a as f64;
+                line = format!(
+                    "{what} / {family}: {:.2} ms -> {:.2} ms, ratio {ratio:.1}",
+                    a as f64 / 1e6,
+                    b as f64 / 1e6
+                );
+                eprintln!("{line}");
+                if ratio <= MAX_RATIO || b < 1_000_000 {
+                    line.clear();
+                    break;
+                }
+            }
+            if !line.is_empty() {
+                failures.push(line);
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "superlinear:\n{}", failures.join("\n"));
+}

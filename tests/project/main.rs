@@ -1,0 +1,16 @@
+//! Projects: maps, walks and their confinement, find (corpus, oracle, properties, complexity).
+//!
+//! One test binary per real component (ARCHITECTURE.md#tests): each file below was a
+//! binary of its own; they share one link and `common`.
+
+#![allow(unreachable_pub)] // Helpers are `pub` for the sibling modules of this test binary.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod find_complexity;
+mod find_corpus;
+mod find_oracle;
+mod find_properties;
+mod project;
+mod walk_confinement;

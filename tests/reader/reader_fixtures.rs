@@ -6,11 +6,11 @@
 //!   bytes, in order, none empty, and each item's kind and lines agree with its bytes.
 //! * Every fixture under `fixtures/{reader,tolerance,definers}/` has its outline
 //!   snapshot-tested as pretty JSON (the format of docs/tool.md#outline-json,
-//!   with the fixture's path): `tests/snapshots/reader_fixtures__<dir>__<file>.snap`, where
+//!   with the fixture's path): `tests/reader/snapshots/reader__reader_fixtures__<dir>__<file>.snap`, where
 //!   `<file>` drops a `.lisp` extension and keeps any other (`definers__system.asd`).
 //!
 //! To write new or changed snapshots: `INSTA_UPDATE=always cargo test --test
-//! reader_fixtures` (or `cargo insta test --accept`), then read every changed snapshot
+//! reader reader_fixtures` (or `cargo insta test --accept`), then read every changed snapshot
 //! against its fixture before committing.
 
 use lisp_read_file::grammar::Grammar;
@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// The prefix insta gives this test file's snapshots.
-const SNAPSHOT_PREFIX: &str = "reader_fixtures__";
+const SNAPSHOT_PREFIX: &str = "reader__reader_fixtures__";
 /// The fixture directories whose outlines are snapshot-tested here. Other directories
 /// under `fixtures/` (e.g. `views/`) belong to other tests; they are only checked for the
 /// lossless cover.
@@ -248,7 +248,7 @@ fn every_fixture_outline_matches_its_snapshot() {
         let mut settings = insta::Settings::clone_current();
         settings.set_input_file(&path);
         settings.set_omit_expression(true);
-        settings.set_snapshot_path(Path::new(ROOT).join("tests/snapshots"));
+        settings.set_snapshot_path(Path::new(ROOT).join("tests/reader/snapshots"));
         let outcome = catch_unwind(AssertUnwindSafe(|| {
             settings.bind(|| insta::assert_snapshot!(name.as_str(), json));
         }));
@@ -270,7 +270,7 @@ fn every_snapshot_has_a_fixture() {
         .iter()
         .map(|p| snapshot_name(&relative(p)))
         .collect();
-    let dir = Path::new(ROOT).join("tests/snapshots");
+    let dir = Path::new(ROOT).join("tests/reader/snapshots");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return; // no snapshots yet: the snapshot test reports every fixture
     };

@@ -1,7 +1,7 @@
 //! Reading strategies (docs/tool.md#strategies) through the library (`tool::read`) and the
 //! real binary: every strategy on a small file and on files over the size cap, invalid
 //! ranges, long lines, the refusals the guard keeps for windows, `include_metadata`.
-//! Outputs shown in the docs are insta snapshots (`tests/snapshots/strategies__*.snap`).
+//! Outputs shown in the docs are insta snapshots (`tests/views/snapshots/views__strategies__*.snap`).
 
 use lisp_read_file::error::ErrorCode;
 use lisp_read_file::grammar::Grammar;

@@ -1,7 +1,7 @@
 //! Snapshot tests of the views (docs/views.md) through the library entry point `tool::read`,
 //! with a guard confined to `fixtures/` (so every path below is relative to it).
 //!
-//! Each case is one named snapshot `tests/snapshots/views__<name>.snap` holding the exact
+//! Each case is one named snapshot `tests/views/snapshots/views__views__<name>.snap` holding the exact
 //! `content` string followed by one line: the `meta` object as compact JSON without
 //! `mtime_ms` (which depends on the checkout) and `applied_strategy` (always the default).
 //!

@@ -88,6 +88,13 @@ impl ToolError {
     }
 }
 
+/// A definer table that cannot be read is the caller's argument in error.
+impl From<crate::grammar::GrammarError> for ToolError {
+    fn from(e: crate::grammar::GrammarError) -> Self {
+        ToolError::new(ErrorCode::InvalidArgument, e.origin, e.message)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,9 +125,3 @@ mod tests {
     }
 }
 
-/// A definer table that cannot be read is the caller's argument in error.
-impl From<crate::grammar::GrammarError> for ToolError {
-    fn from(e: crate::grammar::GrammarError) -> Self {
-        ToolError::new(ErrorCode::InvalidArgument, e.origin, e.message)
-    }
-}

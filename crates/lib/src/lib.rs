@@ -27,6 +27,7 @@ pub mod find;
 pub mod guard;
 pub mod pattern;
 pub mod project;
+pub mod shown;
 pub mod tool;
 pub mod view;
 

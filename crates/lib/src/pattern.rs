@@ -170,7 +170,7 @@ impl Pattern {
 
     /// The pattern's text for a message: a short prefix, quoted.
     pub fn quoted(&self) -> String {
-        quote_prefix(&self.text, QUOTED_CHARS)
+        crate::shown::quoted(&self.text, QUOTED_CHARS)
     }
 }
 
@@ -243,18 +243,6 @@ impl Budget {
     }
 }
 
-/// `text` quoted (as `{:?}`), cut to its first `max_chars` characters with the number of
-/// characters left out.
-pub fn quote_prefix(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        None => format!("{text:?}"),
-        Some((cut, _)) => {
-            let rest = text[cut..].chars().count();
-            format!("{:?}…[+{rest} chars]", &text[..cut])
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,12 +302,6 @@ mod tests {
             PatternError::Invalid(m) => assert_eq!(m, "unclosed group"),
             e => panic!("{e:?}"),
         }
-    }
-
-    #[test]
-    fn quoted_prefixes() {
-        assert_eq!(quote_prefix("ab", 5), "\"ab\"");
-        assert_eq!(quote_prefix("abcdef", 2), "\"ab\"…[+4 chars]");
     }
 }
 

@@ -15,8 +15,9 @@ use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
 use crate::guard::{ByteWindow, FileInfo, Guard, LineQuery, LineWindow, LoadedFile};
 use crate::outline::StreamedOutline;
-use crate::pattern::{quote_prefix, PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
+use crate::pattern::{PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
 use crate::scan::Diagnostic;
+use crate::shown::quoted;
 use crate::source::Source;
 use crate::view::{self, Comments, CutLine, Mode, Paging, Pattern, ViewOptions, MAX_LINE_CHARS};
 use documents::{read_document, sniffed_document};
@@ -159,7 +160,7 @@ impl TryFrom<StrategyFields> for Strategy {
             }
             other => Err(format!(
                 "unknown strategy type {}: use default, complete, byteRange or lineRange",
-                quote_prefix(other, 40)
+                quoted(other, 40)
             )),
         }
     }
@@ -398,7 +399,7 @@ pub fn read_loaded(
             format!(
                 "strategy {} needs a file to read from (reading {}); pass a file path, or use the default or complete strategy",
                 other.name(),
-                quote_prefix(&file.display_path, 80)
+                quoted(&file.display_path, 80)
             ),
         )),
     }?;
@@ -542,7 +543,7 @@ fn line_range_result(
             window.display_path.clone(),
             format!(
                 "{message} (reading {}); the valid line range is 1 to {}",
-                quote_prefix(&window.display_path, 80),
+                quoted(&window.display_path, 80),
                 total.max(1)
             ),
         )
@@ -723,7 +724,7 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
             "empty path; pass the path of a file to read".into(),
         ));
     }
-    let reading = quote_prefix(&request.path, 80);
+    let reading = quoted(&request.path, 80);
     if request.limit == 0 {
         return Err(invalid(format!(
             "limit must be at least 1 (reading {reading}); omit it for the default of {DEFAULT_LIMIT} lines"
@@ -746,7 +747,7 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
                 ),
                 PatternError::Invalid(why) => format!(
                     "invalid {name} {} (reading {reading}): {why}; patterns use Rust regex syntax (no backreferences or lookaround) and must compile to at most {COMPILED_SIZE_LIMIT} bytes",
-                    quote_prefix(text, 80)
+                    quoted(text, 80)
                 ),
             }))
     };
@@ -828,7 +829,7 @@ fn too_costly(options: &ViewOptions, display_path: &str) -> Option<ToolError> {
         format!(
             "{name} {} is too costly to match on {}; simplify it (fewer or smaller counted repetitions, less nesting), or read the file without it",
             pattern.quoted(),
-            quote_prefix(display_path, 80)
+            quoted(display_path, 80)
         ),
     ))
 }

@@ -1,7 +1,7 @@
 //! The definitions of one file: every classified form with a name (top-level, or a child
 //! of a container such as `progn`), filtered by the request's name, pattern and kinds.
 
-use super::{references::Cursor, Definition, FileAnswer, Search, Target};
+use super::{cursor::Cursor, signature, Definition, FileAnswer, Search, Target};
 use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
@@ -109,16 +109,4 @@ fn definition(
         signature: signature(form),
         body,
     }
-}
-
-/// The signature with the form's `#+`/`#-` prefixes in front, as the collapsed view shows it.
-pub(crate) fn signature(form: &Form) -> String {
-    let conditionals = form.conditionals();
-    if conditionals.is_empty() {
-        return form.signature().to_string();
-    }
-    let mut text = conditionals.join(" ");
-    text.push(' ');
-    text.push_str(form.signature());
-    text
 }

@@ -18,6 +18,7 @@
 //! This module does not touch the file system (the guard does), nor know about argv or
 //! JSON-RPC.
 
+mod cursor;
 mod definitions;
 mod references;
 mod render;
@@ -29,7 +30,8 @@ use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::{symbol_key, Grammar};
 use crate::guard::{Guard, LoadedFile, WalkedFile};
-use crate::pattern::{quote_prefix, PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
+use crate::pattern::{PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
+use crate::shown::quoted;
 use crate::view::{self, Pattern};
 use regex::bytes::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
@@ -493,7 +495,7 @@ fn collect_scope(guard: &Guard, paths: &[String]) -> Result<Scope, ToolError> {
 
 /// Checks the request and compiles what it searches with.
 fn check(request: &FindRequest, shown: &str) -> Result<Search, ToolError> {
-    let path = crate::tool::compat::shown_path(shown);
+    let path = crate::shown::shortened(shown, crate::guard::MAX_PATH_BYTES);
     let invalid =
         |message: String| ToolError::new(ErrorCode::InvalidArgument, path.clone(), message);
     let given: Vec<&str> = [
@@ -538,7 +540,7 @@ fn check(request: &FindRequest, shown: &str) -> Result<Search, ToolError> {
         SymbolQuery::parse(text).ok_or_else(|| {
             invalid(format!(
                 "{field} {} names no symbol; give a symbol such as foo, pkg:foo or (setf foo)",
-                quote_prefix(text, 80)
+                quoted(text, 80)
             ))
         })
     };
@@ -559,7 +561,7 @@ fn check(request: &FindRequest, shown: &str) -> Result<Search, ToolError> {
                 ),
                 PatternError::Invalid(why) => format!(
                     "invalid name_pattern {}: {why}; patterns use Rust regex syntax (no backreferences or lookaround) and must compile to at most {COMPILED_SIZE_LIMIT} bytes",
-                    quote_prefix(text, 80)
+                    quoted(text, 80)
                 ),
             })
         })?;
@@ -649,6 +651,18 @@ pub(crate) fn name_finder(name: &str) -> Regex {
         .unicode(!name.is_ascii())
         .build()
         .unwrap_or_else(|_| Regex::new("").expect("a valid regex"))
+}
+
+/// The signature with the form's `#+`/`#-` prefixes in front, as the collapsed view shows it.
+pub(crate) fn signature(form: &crate::outline::Form) -> String {
+    let conditionals = form.conditionals();
+    if conditionals.is_empty() {
+        return form.signature().to_string();
+    }
+    let mut text = conditionals.join(" ");
+    text.push(' ');
+    text.push_str(form.signature());
+    text
 }
 
 #[cfg(test)]

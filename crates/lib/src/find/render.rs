@@ -257,14 +257,11 @@ fn distinct<'a>(files: impl Iterator<Item = &'a str>) -> usize {
 /// How the footer names what was searched: `named foo`, `matching "^make-"`, `foo`.
 fn target_text(request: &FindRequest) -> String {
     if let Some(name) = &request.name {
-        format!(
-            "named {}",
-            crate::pattern::quote_prefix(name, 80).trim_matches('"')
-        )
+        format!("named {}", crate::shown::quoted(name, 80).trim_matches('"'))
     } else if let Some(pattern) = &request.name_pattern {
-        format!("matching {}", crate::pattern::quote_prefix(pattern, 80))
+        format!("matching {}", crate::shown::quoted(pattern, 80))
     } else {
-        crate::pattern::quote_prefix(request.symbol.as_deref().unwrap_or_default(), 80)
+        crate::shown::quoted(request.symbol.as_deref().unwrap_or_default(), 80)
             .trim_matches('"')
             .to_string()
     }

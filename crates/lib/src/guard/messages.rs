@@ -22,19 +22,7 @@ pub fn printable(text: &str) -> String {
 }
 
 fn printable_prefix(text: &str, max_chars: usize) -> String {
-    let mut shown = String::new();
-    for (n, c) in text.chars().enumerate() {
-        if n == max_chars {
-            shown.push('…');
-            break;
-        }
-        if c.is_control() {
-            shown.extend(c.escape_default());
-        } else {
-            shown.push(c);
-        }
-    }
-    shown
+    crate::shown::shortened(text, max_chars)
 }
 
 /// The path as the user gave it, except that an absolute path spelled below the first root

@@ -108,7 +108,7 @@ impl Guard {
                 shown.clone(),
                 format!(
                     "{message} (reading {}); the valid byte range is 0 to {size}",
-                    crate::pattern::quote_prefix(&shown, 80)
+                    crate::shown::quoted(&shown, 80)
                 ),
             )
         };

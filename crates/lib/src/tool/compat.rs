@@ -5,7 +5,7 @@
 
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::{Guard, LineQuery};
-use crate::pattern::quote_prefix;
+use crate::shown::quoted;
 use crate::source::Source;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -95,28 +95,18 @@ pub(crate) fn unknown_arguments(
     Err(message)
 }
 
-/// An argument's name as a message shows it: cut to 80 characters.
+/// An argument's name as a message shows it.
 fn quote_name(name: &str) -> String {
-    match name.char_indices().nth(80) {
-        Some((cut, _)) => format!("{}…", &name[..cut]),
-        None => name.to_string(),
-    }
+    crate::shown::shortened(name, 80)
 }
 
-/// Longest path (in bytes) quoted whole in a message; the guard refuses longer ones.
-const MAX_SHOWN_PATH: usize = 4096;
+/// Longest path (in characters) quoted whole in a message; the guard refuses longer ones.
+const MAX_SHOWN_PATH: usize = crate::guard::MAX_PATH_BYTES;
 
 /// A path as a message quotes it: whole when of a sane length, else its start (a request
 /// can carry megabytes; a reply never echoes them).
 pub(crate) fn shown_path(path: &str) -> String {
-    if path.len() <= MAX_SHOWN_PATH {
-        return path.to_string();
-    }
-    let mut cut = MAX_SHOWN_PATH;
-    while !path.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…[+{} bytes]", &path[..cut], path.len() - cut)
+    crate::shown::shortened(path, MAX_SHOWN_PATH)
 }
 
 /// The arguments as a reply echoes them: long strings cut to their start, large arrays
@@ -177,7 +167,7 @@ pub(crate) fn integer_argument(
         _ => Err(format!(
             "{name} must be {}, not {} (reading '{}'); omit it for the default of {default}",
             range(),
-            quote_prefix(&value.to_string(), 80),
+            quoted(&value.to_string(), 80),
             shown_path(path)
         )),
     }

@@ -80,7 +80,7 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>, cancel: &CancelToken)
     if let Some(unknown) = arguments.keys().find(|k| *k != "file") {
         return Output::failed(format!(
             "unknown parameter {}: read takes only file",
-            crate::pattern::quote_prefix(unknown, 40)
+            crate::shown::quoted(unknown, 40)
         ));
     }
     match find(guard, name, cancel) {

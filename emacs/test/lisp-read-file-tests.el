@@ -1,4 +1,4 @@
-;;; lisp-read-file-tests.el --- Tests of lisp-read-file.el  -*- lexical-binding: t; -*-
+;;; lisp-read-file-tests.el --- Tests of the lisp-read-file package  -*- lexical-binding: t; -*-
 
 ;;; Commentary:
 
@@ -19,6 +19,8 @@
 (require 'cl-lib)
 (require 'checkdoc)
 (require 'lisp-read-file)
+(require 'lisp-read-file-outline)
+(require 'lisp-read-file-xref)
 
 (defconst lrf-test-directory
   (file-name-directory (or load-file-name buffer-file-name))
@@ -136,37 +138,85 @@ first token of the button's text.  Return the lines visited."
 
 ;;;; The package itself
 
+(defconst lrf-test-package-files
+  '("lisp-read-file.el" "lisp-read-file-outline.el" "lisp-read-file-xref.el")
+  "The files of the package, the main file first.")
+
+(defun lrf-test-package-file (name)
+  "Return the absolute name of the package file NAME."
+  (expand-file-name (concat "../" name) lrf-test-directory))
+
 (ert-deftest lrf-test-byte-compile ()
-  "The package byte-compiles without any warning."
-  (let* ((directory (make-temp-file "lrf-elc-" t))
-         (source (expand-file-name "lisp-read-file.el" directory))
-         (byte-compile-error-on-warn t))
+  "Every file of the package byte-compiles without any warning."
+  (let ((directory (make-temp-file "lrf-elc-" t))
+        (byte-compile-error-on-warn t))
     (unwind-protect
-        (progn
-          (copy-file (expand-file-name "../lisp-read-file.el" lrf-test-directory) source)
-          (should (eq (byte-compile-file source) t))
-          (should (file-exists-p (concat source "c"))))
+        (let ((load-path (cons directory load-path)))
+          (dolist (name lrf-test-package-files)
+            (copy-file (lrf-test-package-file name) (expand-file-name name directory)))
+          (dolist (name lrf-test-package-files)
+            (let ((source (expand-file-name name directory)))
+              (should (eq (byte-compile-file source) t))
+              (should (file-exists-p (concat source "c"))))))
       (delete-directory directory t))))
 
 (ert-deftest lrf-test-checkdoc ()
-  "The package passes `checkdoc' without a complaint."
+  "Every file of the package passes `checkdoc' without a complaint."
   (let ((complaints nil))
     (cl-letf (((symbol-function 'checkdoc-error)
                (lambda (_point message) (push message complaints))))
-      (checkdoc-file (expand-file-name "../lisp-read-file.el" lrf-test-directory)))
+      (dolist (name lrf-test-package-files)
+        (checkdoc-file (lrf-test-package-file name))))
     (should (equal complaints nil))))
 
 (ert-deftest lrf-test-headers ()
-  "The package has the headers `package.el' reads."
-  (with-temp-buffer
-    (insert-file-contents (expand-file-name "../lisp-read-file.el" lrf-test-directory))
-    (require 'lisp-mnt)
-    (should (equal (lm-header "Version") lisp-read-file-version))
-    (should (string-match-p "(emacs \"27.1\")" (lm-header "Package-Requires")))
-    (should (lm-commentary-mark))
-    (should (lm-code-mark))
-    (goto-char (point-max))
-    (should (re-search-backward "^;;; lisp-read-file.el ends here" nil t))))
+  "Every file has the headers `package.el' reads; the main file the requirements."
+  (require 'lisp-mnt)
+  (dolist (name lrf-test-package-files)
+    (with-temp-buffer
+      (insert-file-contents (lrf-test-package-file name))
+      (should (equal (lm-header "Version") lisp-read-file-version))
+      (should (string-prefix-p "https://" (lm-header "URL")))
+      (if (equal name "lisp-read-file.el")
+          (should (string-match-p "(emacs \"27.1\")" (lm-header "Package-Requires")))
+        ;; package-lint: Package-Requires outside the main file have no effect.
+        (should-not (lm-header "Package-Requires")))
+      (should (lm-summary))
+      (should (lm-commentary-mark))
+      (should (lm-code-mark))
+      (goto-char (point-max))
+      (should (re-search-backward
+               (concat "^;;; " (regexp-quote name) " ends here") nil t)))))
+
+(ert-deftest lrf-test-autoloads ()
+  "Requiring `lisp-read-file' alone makes the commands of the other files work.
+In a fresh Emacs, each function the main file autoloads is an
+autoload that loads its file and is then defined there."
+  (let* ((directory (file-name-directory (locate-library "lisp-read-file")))
+         (functions '(lisp-read-file-outline lisp-read-file-expand
+                      lisp-read-file-find-file-outline lisp-read-file-project-outline
+                      lisp-read-file-imenu-create-index lisp-read-file-xref-backend))
+         (form `(progn
+                  (require 'lisp-read-file)
+                  (dolist (f ',functions)
+                    (unless (autoloadp (symbol-function f))
+                      (error "Not an autoload: %s" f)))
+                  (dolist (f ',functions)
+                    (when (autoloadp (symbol-function f))
+                      (autoload-do-load (symbol-function f) f))
+                    (when (autoloadp (symbol-function f))
+                      (error "Not defined by its file: %s" f)))
+                  (princ (mapconcat (lambda (f) (file-name-base (symbol-file f 'defun)))
+                                    ',functions " "))))
+         (output (with-temp-buffer
+                   (list (call-process (expand-file-name invocation-name invocation-directory)
+                                       nil t nil "--batch" "-Q" "-L" directory
+                                       "--eval" (prin1-to-string form))
+                         (buffer-string)))))
+    (should (equal output
+                   (list 0 (concat "lisp-read-file-outline lisp-read-file-outline "
+                                   "lisp-read-file-outline lisp-read-file-outline "
+                                   "lisp-read-file-outline lisp-read-file-xref"))))))
 
 ;;;; The companion process
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Byte-compiles emacs/lisp-read-file.el with warnings as errors, then runs the ERT suite
-# (emacs/test/lisp-read-file-tests.el) in `emacs --batch -Q` on the compiled file, against
+# Byte-compiles the package's files (emacs/lisp-read-file*.el) with warnings as errors, then
+# runs the ERT suite (emacs/test/lisp-read-file-tests.el) in `emacs --batch -Q` on the
+# compiled files, against
 # the real lisp-read-file program: $LISP_READ_FILE_BIN, else target/release/lisp-read-file.
 # Exits non-zero when compilation warns or fails, or when a test fails.
 # Usage: bash emacs/test/run-tests.sh [ERT-SELECTOR-REGEXP]
@@ -21,12 +22,14 @@ fi
 
 build="$(mktemp -d "${TMPDIR:-/tmp}/lisp-read-file-elc.XXXXXX")"
 trap 'rm -rf "$build"' EXIT
-cp "$repo/emacs/lisp-read-file.el" "$build/"
+cp "$repo"/emacs/lisp-read-file*.el "$build/"
 
 echo "==> byte-compile (warnings are errors) with $("$EMACS" --version | head -n 1)"
-"$EMACS" --batch -Q \
-  --eval '(setq byte-compile-error-on-warn t)' \
-  --eval "(unless (byte-compile-file \"$build/lisp-read-file.el\") (kill-emacs 1))"
+for file in "$build"/lisp-read-file*.el; do
+  "$EMACS" --batch -Q -L "$build" \
+    --eval '(setq byte-compile-error-on-warn t)' \
+    --eval "(unless (byte-compile-file \"$file\") (kill-emacs 1))"
+done
 
 echo "==> ert against $LISP_READ_FILE_BIN"
 selector="${1:-}"
@@ -34,6 +37,8 @@ selector="${1:-}"
   -L "$build" \
   --eval '(setq load-prefer-newer nil)' \
   --eval '(require (quote lisp-read-file))' \
-  --eval '(unless (string-suffix-p ".elc" (symbol-file (quote lisp-read-file-outline))) (error "Not the compiled file: %s" (symbol-file (quote lisp-read-file-outline))))' \
+  --eval '(require (quote lisp-read-file-outline))' \
+  --eval '(require (quote lisp-read-file-xref))' \
+  --eval '(dolist (f (quote (lisp-read-file-mode lisp-read-file-outline lisp-read-file-xref-backend))) (unless (string-suffix-p ".elc" (symbol-file f (quote defun))) (error "Not the compiled file: %s" (symbol-file f (quote defun)))))' \
   -l "$here/lisp-read-file-tests.el" \
   --eval "(ert-run-tests-batch-and-exit (if (string= \"$selector\" \"\") t \"$selector\"))"

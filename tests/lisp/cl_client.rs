@@ -1,4 +1,4 @@
-//! The Common Lisp client (`clients/common-lisp`, README "Common Lisp"): runs
+//! The Common Lisp client (`clients/common-lisp`, docs/lisp-client.md): runs
 //! `clients/common-lisp/tests/run.lisp` in `sbcl --non-interactive`, which compiles the
 //! ASDF system `lisp-read-file` (a compiler warning, style warnings included, fails the
 //! run) and runs its tests against the binary Cargo built for this package: the real

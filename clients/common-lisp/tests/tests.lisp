@@ -197,6 +197,21 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
     (let ((relative (lisp-read-file:read-file (pathname *demo*))))
       (check-equal *demo* (getf relative :path)))))
 
+;;; A directory or an .asd file gives the project map (docs/lisp-client.md, "Projects").
+(deftest read-file-gives-project-maps
+  (dolist (transport '(:mcp :cli))
+    (with-client (:transport transport)
+      (let* ((map (lisp-read-file:read-file "fixtures/project" :limit 6))
+             (content (getf map :content)))
+        (check-equal "project" (getf map :mode))
+        (check-equal 0 (search "==> fixtures/project/shapes.asd <== 1 definition" content))
+        (check (search "==> fixtures/project/src/square.lisp <== 4 definitions" content)))
+      (let ((matches (getf (lisp-read-file:read-file "fixtures/project"
+                                                     :name-pattern "^total-area$")
+                           :content)))
+        (check (search "==> fixtures/project/src/square.lisp <==
+15: (defun total-area (shapes)" matches))))))
+
 ;;; OUTLINE
 
 (deftest outline-items-of-the-demo

@@ -1,0 +1,248 @@
+;;; lisp-read-file-xref.el --- Definitions and uses for xref, without a running Lisp  -*- lexical-binding: t; -*-
+
+;; Copyright (C) 2025 The lisp-read-file authors
+
+;; Author: The lisp-read-file authors
+;; Version: 0.1.0
+;; Keywords: languages, lisp, tools
+;; URL: https://github.com/lisp-read-file/lisp-read-file
+;; SPDX-License-Identifier: MIT
+
+;; This file is not part of GNU Emacs.
+
+;;; Commentary:
+
+;; The xref backend of lisp-read-file, part of the lisp-read-file
+;; package (see lisp-read-file.el, whose `lisp-read-file-mode' installs
+;; it): `lisp-read-file-xref-backend' answers M-.
+;; (`xref-find-definitions'), M-? (`xref-find-references') and C-M-.
+;; (`xref-find-apropos') from the files of the project root, read by
+;; the lisp-find tool of the companion process, so that no Lisp has to
+;; run or to have loaded the code.  It is a fallback behind SLIME's or
+;; SLY's backend unless `lisp-read-file-xref-first' is set.
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'subr-x)
+(require 'thingatpt)
+(require 'xref)
+(require 'lisp-read-file)
+
+;;;; Xref
+
+(defcustom lisp-read-file-xref-cache-seconds 10
+  "Seconds for which the names of a project's definitions are kept.
+They are the completions at the prompt of `xref-find-definitions'."
+  :type 'number
+  :group 'lisp-read-file)
+
+(cl-defstruct (lisp-read-file--xref-backend
+               (:constructor lisp-read-file--xref-backend-create)
+               (:copier nil))
+  "The xref backend of lisp-read-file, for one project root."
+  root)
+
+(cl-defstruct (lisp-read-file--xref-location
+               (:constructor lisp-read-file--xref-location-create)
+               (:copier nil))
+  "A place in a file: FILE (absolute), LINE (1-based), COLUMN (0-based).
+GROUP is the name of its group in the xref buffer."
+  file line column group)
+
+(cl-defmethod xref-location-group ((location lisp-read-file--xref-location))
+  "Return the group of LOCATION."
+  (lisp-read-file--xref-location-group location))
+
+(cl-defmethod xref-location-line ((location lisp-read-file--xref-location))
+  "Return the line of LOCATION."
+  (lisp-read-file--xref-location-line location))
+
+(cl-defmethod xref-location-marker ((location lisp-read-file--xref-location))
+  "Return a marker at LOCATION."
+  (xref-location-marker
+   (xref-make-file-location (lisp-read-file--xref-location-file location)
+                            (lisp-read-file--xref-location-line location)
+                            (lisp-read-file--xref-location-column location))))
+
+(defvar lisp-read-file--asking-backends nil
+  "Non-nil while `lisp-read-file-xref-backend' asks the other backends.")
+
+(defun lisp-read-file--other-xref-backend ()
+  "Return a backend that another buffer-local xref function gives, or nil.
+Only the functions in the buffer-local `xref-backend-functions' are
+asked (SLIME's, SLY's...), not the global ones such as etags'."
+  (and (local-variable-p 'xref-backend-functions)
+       (let ((lisp-read-file--asking-backends t))
+         (cl-some (lambda (function)
+                    (and (functionp function)
+                         (not (eq function #'lisp-read-file-xref-backend))
+                         (ignore-errors (funcall function))))
+                  xref-backend-functions))))
+
+(defun lisp-read-file-xref-backend ()
+  "Return the lisp-read-file xref backend for this buffer, or nil.
+`lisp-read-file-mode' and the outline buffers add this function to
+the buffer-local value of `xref-backend-functions'.  Unless
+`lisp-read-file-xref-first' is non-nil it is a fallback: it returns
+nil when another buffer-local backend function, such as SLIME's or
+SLY's when they are connected to a Lisp, offers a backend, so that
+that backend is used."
+  (when (and (or lisp-read-file-mode
+                 (derived-mode-p 'lisp-read-file-outline-mode))
+             (not lisp-read-file--asking-backends)
+             (or lisp-read-file-xref-first
+                 (not (lisp-read-file--other-xref-backend))))
+    (lisp-read-file--xref-backend-create
+     :root (ignore-errors (lisp-read-file--buffer-root)))))
+
+(defun lisp-read-file--backend-root (backend)
+  "Return the root of BACKEND, or signal a `user-error'."
+  (or (lisp-read-file--xref-backend-root backend)
+      (lisp-read-file--buffer-root)))
+
+(defun lisp-read-file--identifier-at-point ()
+  "Return the Lisp symbol at point as written, or nil.
+Quote and function prefixes are left out: #\\='foo gives \"foo\"."
+  (let ((symbol (with-syntax-table lisp-mode-syntax-table
+                  (thing-at-point 'symbol t))))
+    (when symbol
+      (setq symbol (replace-regexp-in-string "\\`\\(?:#'\\|['`,@#]\\)+" "" symbol)))
+    (when (and symbol (not (string= symbol ""))
+               (not (string-match-p "\\`[-+]?[0-9.]+\\'" symbol)))
+      symbol)))
+
+(cl-defmethod xref-backend-identifier-at-point
+  ((_backend lisp-read-file--xref-backend))
+  "Return the symbol at point."
+  (lisp-read-file--identifier-at-point))
+
+(defun lisp-read-file--expand (file root)
+  "Return FILE, relative to ROOT as the tool gives it, as an absolute name."
+  (expand-file-name file root))
+
+(defun lisp-read-file--definition-xrefs (root definitions)
+  "Return the xrefs of DEFINITIONS, lisp-find items relative to ROOT."
+  (mapcar (lambda (definition)
+            (xref-make (or (alist-get 'signature definition)
+                           (format "(%s %s ...)" (alist-get 'kind definition)
+                                   (alist-get 'name definition)))
+                       (xref-make-file-location
+                        (lisp-read-file--expand (alist-get 'file definition) root)
+                        (alist-get 'line definition)
+                        (or (alist-get 'column definition) 0))))
+          definitions))
+
+(cl-defmethod xref-backend-definitions
+  ((backend lisp-read-file--xref-backend) identifier)
+  "Return the definitions named IDENTIFIER in the project of BACKEND."
+  (let* ((root (lisp-read-file--backend-root backend))
+         (definitions (lisp-read-file--find-items
+                       root `((name . ,identifier)) 'definitions)))
+    (lisp-read-file--warn-if-modified-under root)
+    (lisp-read-file--definition-xrefs root definitions)))
+
+(defun lisp-read-file--token-length (text column)
+  "Return the length of the symbol token at COLUMN of TEXT, at least 1."
+  (if (and (integerp column) (< column (length text))
+           (string-match "[^][ \t\n()'\"`,;]+" text column)
+           (= (match-beginning 0) column))
+      (- (match-end 0) column)
+    1))
+
+(cl-defmethod xref-backend-references
+  ((backend lisp-read-file--xref-backend) identifier)
+  "Return the places of the symbol IDENTIFIER in the project of BACKEND.
+They are grouped by the top-level form around them, as the tool
+groups them: \"FILE: LINE (signature)\"."
+  (let* ((root (lisp-read-file--backend-root backend))
+         (references (lisp-read-file--find-items
+                      root `((symbol . ,identifier)) 'references))
+         (xrefs nil))
+    (dolist (reference references)
+      (let* ((file (alist-get 'file reference))
+             (group (format "%s: %s %s" file (alist-get 'line reference)
+                            (or (alist-get 'signature reference)
+                                (alist-get 'name reference) ""))))
+        (dolist (use (alist-get 'uses reference))
+          (let* ((text (or (alist-get 'text use) ""))
+                 (column (or (alist-get 'column use) 0))
+                 (length (lisp-read-file--token-length text column))
+                 (summary (copy-sequence text)))
+            (when (<= (+ column length) (length summary))
+              (add-face-text-property column (+ column length) 'xref-match
+                                      nil summary))
+            (push (xref-make-match
+                   summary
+                   (lisp-read-file--xref-location-create
+                    :file (lisp-read-file--expand file root)
+                    :line (alist-get 'line use) :column column :group group)
+                   length)
+                  xrefs)))))
+    (lisp-read-file--warn-if-modified-under root)
+    (nreverse xrefs)))
+
+(cl-defmethod xref-backend-apropos
+  ((backend lisp-read-file--xref-backend) pattern)
+  "Return the definitions whose name matches PATTERN in BACKEND's project.
+PATTERN is a regular expression or text (Rust syntax, matched without
+case); several words separated by spaces must all occur in the name."
+  (let* ((root (lisp-read-file--backend-root backend))
+         (words (split-string pattern "[ \t]+" t))
+         (definitions
+          (if (cdr words)
+              (cl-remove-if-not
+               (lambda (definition)
+                 (let ((name (downcase (or (alist-get 'name definition) ""))))
+                   (cl-every (lambda (word) (string-match-p (regexp-quote (downcase word))
+                                                            name))
+                             words)))
+               (lisp-read-file--find-items
+                root `((name_pattern . ,(lisp-read-file--regexp-quote
+                                         (car (sort (copy-sequence words)
+                                                    (lambda (a b)
+                                                      (> (length a) (length b))))))))
+                'definitions))
+            (lisp-read-file--find-items
+             root `((name_pattern . ,(string-trim pattern))) 'definitions))))
+    (lisp-read-file--warn-if-modified-under root)
+    (lisp-read-file--definition-xrefs root definitions)))
+
+(defvar lisp-read-file--names-cache (make-hash-table :test #'equal)
+  "The names of the definitions by root: (TIME . NAMES).")
+
+(defun lisp-read-file--symbol-name (definition)
+  "Return the name of the symbol of DEFINITION, a lisp-find item.
+A method named \"area :around (square)\" gives \"area\"."
+  (let ((name (alist-get 'name definition)))
+    (if (and (stringp name) (string-match "\\`[^ (]+" name))
+        (match-string 0 name)
+      name)))
+
+(defun lisp-read-file--definition-names (root)
+  "Return the names of the definitions under ROOT, kept a few seconds."
+  (let ((cached (gethash root lisp-read-file--names-cache)))
+    (if (and cached
+             (< (- (float-time) (car cached)) lisp-read-file-xref-cache-seconds))
+        (cdr cached)
+      (let ((names (delete-dups
+                    (mapcar #'lisp-read-file--symbol-name
+                            (lisp-read-file--find-items
+                             root '((name_pattern . ".")) 'definitions)))))
+        (setq names (delq nil names))
+        (puthash root (cons (float-time) names) lisp-read-file--names-cache)
+        names))))
+
+(cl-defmethod xref-backend-identifier-completion-table
+  ((backend lisp-read-file--xref-backend))
+  "Return the names of the definitions in the project of BACKEND."
+  (let ((root (lisp-read-file--backend-root backend))
+        (names nil))
+    (lambda (string predicate action)
+      (let ((completion-ignore-case t))
+        (unless names
+          (setq names (lisp-read-file--definition-names root)))
+        (complete-with-action action names string predicate)))))
+
+(provide 'lisp-read-file-xref)
+;;; lisp-read-file-xref.el ends here

@@ -5,4 +5,8 @@
 
 #![allow(unreachable_pub)] // Helpers are `pub` for the sibling modules of this test binary.
 
+#[path = "../common/mod.rs"]
+mod common;
+
 mod cli;
+mod transcripts;

@@ -33,7 +33,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-mod common;
+use crate::common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");

@@ -1,0 +1,487 @@
+#!/usr/bin/env python3
+"""The token benchmark (BENCHMARKS.md#token-benchmark): what a code agent receives to
+answer each task of benches/tokens/tasks.json with the plain tools every host has (a
+line-window reader and rg) against this project's tools, with every answer checked.
+
+    .venv/bin/python scripts/bench-tokens.py              # all tasks, the table
+    .venv/bin/python scripts/bench-tokens.py --check      # 3 tasks, answers verified (CI)
+    .venv/bin/python scripts/bench-tokens.py --only ID,ID --show   # print what was received
+
+Needs: ripgrep, Debian's Common Lisp sources and sbcl-source (the corpus), the release
+binary (built if missing), and the tokenizer package of benches/tokens/requirements.txt
+(bpe-openai: OpenAI's o200k_base BPE vocabulary ships inside the wheel; nothing is
+downloaded at run time). Exit status: 0 when every answer checked is correct on both
+sides (and, without --check, whatever the ratios), 1 when an answer of the plain side is
+wrong (the benchmark itself is broken) or, with --check, when any answer is wrong.
+
+Each side runs a fixed, scripted call sequence, the best a competent agent would use (see
+PLAIN and OURS below); follow-up calls are decided from the text received, as an agent
+would, never from the expected facts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "benches" / "tokens"))
+import gen_log  # noqa: E402
+import lisp_truth as lt  # noqa: E402
+
+TASKS = REPO / "benches" / "tokens" / "tasks.json"
+CHECK_TASKS = ["where-ppcre-scan", "callers-drakma-url-encode", "exports-yason"]
+
+# The line-window reader: Claude Code's Read (cat -n numbering, a 2,000-line default
+# window, lines over 2,000 characters cut, a refusal past 25,000 tokens).
+READ_DEFAULT_LIMIT = 2000
+READ_MAX_LINE = 2000
+READ_MAX_TOKENS = 25000
+# The windows the scripted plain agent asks for when it reads on from a line rg gave.
+SIGNATURE_WINDOW = 20
+BODY_WINDOW = 60
+PACKAGE_WINDOW = 100
+RG_LISP = ["-t", "lisp"]
+DEF_LINES = r"^\s*\(def"  # the definitions, nested ones too, to name the enclosing one
+
+
+@dataclass
+class Call:
+    tool: str
+    args: str
+    text: str
+
+
+@dataclass
+class Side:
+    calls: list[Call] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(c.text for c in self.calls)
+
+
+class Tokenizer:
+    def __init__(self):
+        try:
+            import bpe_openai
+        except ImportError:
+            sys.exit("bench-tokens: the tokenizer is missing: "
+                     ".venv/bin/pip install -r benches/tokens/requirements.txt")
+        self.name = "o200k_base (bpe-openai)"
+        self.enc = bpe_openai.get_encoding("o200k_base")
+
+    def count(self, text: str) -> int:
+        return len(self.enc.encode(text)) if text else 0
+
+
+# ---------------------------------------------------------------- the plain tools
+
+
+def read_tool(tok: Tokenizer, root: str, rel: str, offset: int | None = None,
+              limit: int | None = None) -> str:
+    """Claude Code's Read: `offset` the 1-based first line, `limit` the line count."""
+    lines = Path(root, rel).read_text(encoding="utf-8", errors="replace").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    first = max(1, offset or 1)
+    window = lines[first - 1: first - 1 + (limit or READ_DEFAULT_LIMIT)]
+    out = "".join(f"{first + i:6d}\t{line[:READ_MAX_LINE]}\n" for i, line in enumerate(window))
+    n = tok.count(out)
+    if n > READ_MAX_TOKENS:
+        return (f"File content ({n} tokens) exceeds maximum allowed tokens ({READ_MAX_TOKENS}). "
+                "Please use offset and limit parameters to read specific portions of the file, "
+                "or use the GrepTool to search for specific content.")
+    return out
+
+
+def rg_tool(cwd: str, args: list[str]) -> str:
+    r = subprocess.run(["rg", *args], cwd=cwd, capture_output=True, text=True)
+    if r.returncode > 1:
+        raise RuntimeError(f"rg {args}: {r.stderr}")
+    return r.stdout + r.stderr
+
+
+def rg_call(side: Side, cwd: str, args: list[str]) -> str:
+    text = rg_tool(cwd, args)
+    side.calls.append(Call("rg", " ".join(quote(a) for a in args), text))
+    return text
+
+
+def read_call(side: Side, tok: Tokenizer, root: str, rel: str, offset=None, limit=None) -> str:
+    text = read_tool(tok, root, rel, offset, limit)
+    desc = rel + (f" offset={offset}" if offset else "") + (f" limit={limit}" if limit else "")
+    side.calls.append(Call("Read", desc, text))
+    return text
+
+
+def quote(a: str) -> str:
+    return a if re.fullmatch(r"[\w./=,:+-]+", a) else "'" + a.replace("'", "'\\''") + "'"
+
+
+def rx(text: str) -> str:
+    """TEXT as a literal in rg's regex syntax."""
+    return re.sub(r"([\\.+*?()|\[\]{}^$])", r"\\\1", text)
+
+
+def token_rx(symbol: str) -> str:
+    return r"(?i)(^|[\s('`,@:])" + rx(symbol) + r"($|[\s)])"
+
+
+def rg_hits(text: str) -> list[tuple[str, int, str]]:
+    hits = []
+    for line in text.splitlines():
+        m = re.match(r"^(.+?):(\d+):(.*)$", line)
+        if m:
+            hits.append((m.group(1), int(m.group(2)), m.group(3)))
+    return hits
+
+
+def read_lines(text: str) -> list[str]:
+    return [re.sub(r"^\s*\d+\t", "", l) for l in text.splitlines()]
+
+
+def closed(lines: list[str]) -> bool:
+    """Whether the first form of LINES ends within them (the agent reads until it does)."""
+    items = lt.parse("\n".join(lines))
+    return bool(items) and isinstance(items[0], lt.Node) and items[0].end > 0
+
+
+def read_form(side: Side, tok: Tokenizer, root: str, rel: str, line: int, window: int,
+              done=closed) -> None:
+    """Read windows from LINE on until DONE says the lines read are enough (by default:
+    the form that starts there is closed)."""
+    got: list[str] = []
+    offset = line
+    while True:
+        text = read_call(side, tok, root, rel, offset, window)
+        lines = read_lines(text)
+        got += lines
+        if done(got) or len(lines) < window:
+            return
+        offset += window
+
+
+def pick_definition(hits, name: str, operator: str):
+    pat = re.compile(r"(?i)\((\S+:)?" + re.escape(operator) + r"\s+" + re.escape(name) + r"(\s|\)|$)")
+    for hit in hits:
+        if pat.search(hit[2]):
+            return hit
+    return hits[0] if hits else None
+
+
+def plain_where(task, tok, side):
+    root, name = task["root"], task["name"]
+    hits = rg_hits(rg_call(side, root, ["-n", "-i", *RG_LISP, r"\(def\S*\s+" + rx(name) + r"(\s|\)|$)"]))
+    hit = pick_definition(hits, name, task["operator"])
+    if hit and not lambda_list_closed([hit[2]], name):
+        read_form(side, tok, root, hit[0], hit[1], SIGNATURE_WINDOW,
+                  lambda got: lambda_list_closed(got, name))
+
+
+def lambda_list_closed(lines: list[str], name: str) -> bool:
+    """Whether the lambda list after NAME on the first of LINES is closed within them."""
+    text = "\n".join(lines)
+    rest = text[text.lower().find(name.lower()) + len(name):]
+    items = lt.parse(rest)
+    return bool(items) and isinstance(items[0], lt.Node) and items[0].end > 0
+
+
+def plain_body(task, tok, side):
+    root, name = task["root"], task["name"]
+    hits = rg_hits(rg_call(side, root, ["-n", "-i", *RG_LISP, r"\(def\S*\s+" + rx(name) + r"(\s|\)|$)"]))
+    hit = pick_definition(hits, name, task["operator"])
+    if hit:
+        read_form(side, tok, root, hit[0], hit[1], BODY_WINDOW)
+
+
+def plain_uses(side, root, pattern: str):
+    files = rg_call(side, root, ["-l", *RG_LISP, pattern]).split()
+    if files:
+        rg_call(side, root, ["-n", *RG_LISP, "-e", pattern, "-e", DEF_LINES, *files])
+
+
+def plain_callers(task, tok, side):
+    plain_uses(side, task["root"], token_rx(task["symbol"]))
+
+
+def plain_mentions(task, tok, side):
+    plain_uses(side, task["root"], rx(task["text"]))
+
+
+def plain_methods(task, tok, side):
+    rg_call(side, task["root"], ["-n", "-i", *RG_LISP, r"\(defmethod\s+" + rx(task["name"]) + r"(\s|$)"])
+
+
+def plain_system(task, tok, side):
+    read_call(side, tok, task["root"], task["asd"])
+
+
+def plain_exports(task, tok, side):
+    root, p = task["root"], task["package"]
+    hits = rg_hits(rg_call(side, root, ["-n", "-i", *RG_LISP, r"\(defpackage\s+[#:\x22]*" + rx(p) + r"([\s\x22)]|$)"]))
+    if hits:
+        read_form(side, tok, root, hits[0][0], hits[0][1], PACKAGE_WINDOW)
+
+
+def plain_outline(task, tok, side):
+    rg_call(side, task["root"], ["-n", r"^\s*(#[+-]\S+\s+)?\(def\S*\s", task["file"]])
+
+
+def plain_log(task, tok, side):
+    root = log_dir(task)
+    if task["id"] == "log-error-backtrace":
+        rg_call(side, root, ["-n", "-B", "5", "-A", "20", "ERROR", "app.log"])
+    elif task["id"] == "log-first-timeout":
+        rg_call(side, root, ["-n", "-m", "1", "-B", "5", "timed out", "app.log"])
+    else:
+        hits = rg_hits("app.log:" + rg_call(side, root, ["-n", "server restarted", "app.log"]).replace("\n", "\napp.log:"))
+        if hits:
+            read_call(side, tok, root, "app.log", hits[-1][1], 10)
+
+
+PLAIN = {"where": plain_where, "body": plain_body, "callers": plain_callers, "methods": plain_methods,
+         "system": plain_system, "mentions": plain_mentions, "exports": plain_exports,
+         "outline": plain_outline, "log": plain_log}
+
+# ---------------------------------------------------------------- this project's tools
+
+
+def ours_call(side: Side, binary: str, cwd: str, args: list[str]) -> str:
+    r = subprocess.run([binary, *args], cwd=cwd, capture_output=True, text=True)
+    text = r.stdout + r.stderr  # a shell tool shows both
+    side.calls.append(Call("lisp-read-file", " ".join(quote(a) for a in args), text))
+    return text
+
+
+def ours_args(task) -> tuple[str, list[str]]:
+    k = task["kind"]
+    if k == "where":
+        return task["root"], ["find", "--name", task["name"]]
+    if k == "body":
+        return task["root"], ["find", "--name", task["name"], "--kinds", task["operator"], "--body"]
+    if k == "callers":
+        return task["root"], ["find", "--symbol", task["symbol"]]
+    if k == "methods":
+        return task["root"], ["find", "--name", task["name"], "--kinds", "defmethod"]
+    if k == "system":
+        return task["root"], ["--limit", "100", task["asd"]]
+    if k == "mentions":
+        return task["root"], ["-c", task["text"], "."]
+    if k == "exports":
+        return task["root"], ["find", "--name", task["package"], "--kinds", "defpackage", "--body"]
+    if k == "outline":
+        return task["root"], [task["file"]]
+    pattern, context = {"log-error-backtrace": ("ERROR", "12"), "log-first-timeout": ("timed out", "5"),
+                        "log-last-restart": ("server restarted", "5")}[task["id"]]
+    return log_dir(task), ["-c", pattern, "--context", context, "app.log"]
+
+
+def run_ours(task, binary: str, side: Side) -> None:
+    cwd, args = ours_args(task)
+    ours_call(side, binary, cwd, args)
+
+
+# ---------------------------------------------------------------- checking answers
+
+PREFIXES = [
+    re.compile(r"^\s*\d+\t"),  # Read (cat -n)
+    re.compile(r"^[\w./+-]+[:-]\d+[:-]"),  # rg -n with a file name
+    re.compile(r"^\d+[:-]"),  # rg -n on one file
+    re.compile(r"^\s*\d+: ?"),  # lisp-read-file views and find
+]
+
+
+def normalize(text: str) -> str:
+    """The received text without the tools' line-number prefixes."""
+    out = []
+    for line in text.splitlines():
+        for p in PREFIXES:
+            m = p.match(line)
+            if m:
+                line = line[m.end():]
+                break
+        out.append(line)
+    return "\n".join(out)
+
+
+def has_symbol(text: str, name: str) -> bool:
+    return re.search(r"(?i)(?<![\w*+%&-])" + re.escape(name) + r"(?![\w*+%&-])", text) is not None
+
+
+def has_line(text: str, line: int) -> bool:
+    return re.search(rf"(?<!\d){line}(?!\d)", text) is not None
+
+
+def check(task, received: str) -> list[str]:
+    """The facts missing from RECEIVED (empty: the answer is correct)."""
+    e, k = task["expect"], task["kind"]
+    norm = normalize(received)
+    flat = lt.squeeze(norm).lower()
+    missing = []
+    if k == "where":
+        if e["file"] not in received:
+            missing.append(f"file {e['file']}")
+        if not has_line(received, e["line"]):
+            missing.append(f"line {e['line']}")
+        if e["lambda_list"].lower() not in flat:
+            missing.append(f"lambda list {e['lambda_list']}")
+    elif k == "body":
+        missing += [f"line {l!r}" for l in e["lines"] if l not in norm]
+    elif k in ("callers", "mentions"):
+        missing += [n for n in e["names"] if not has_symbol(norm, n)]
+    elif k == "methods":
+        for m in e["methods"]:
+            if not has_line(received, m["line"]) or m["specializer"].lower() not in flat:
+                missing.append(f"{m['file']}:{m['line']} {m['specializer']}")
+    elif k == "system":
+        # Every file the system loads. The order is not checked: read from an .asd file
+        # with :depends-on it is derived by the reader (alexandria), not printed.
+        for f in e["files"]:
+            stem = f.rsplit("/", 1)[-1].removesuffix(".lisp")
+            if not re.search(r"(?i)(?<![\w-])" + re.escape(stem) + r"(\.lisp)?(?![\w-])", norm):
+                missing.append(f)
+    elif k == "exports":
+        missing += [s for s in e["symbols"] if not has_symbol(norm, s)]
+    elif k == "outline":
+        missing += [f"{d['line']} {d['name']}" for d in e["definitions"]
+                    if not has_symbol(norm, d["name"]) or not has_line(received, d["line"])]
+    elif k == "log":
+        missing += [f"log line {l[:40]!r}" for l in e["lines"] if l not in received]
+    return missing
+
+
+# ---------------------------------------------------------------- running
+
+
+def log_dir(task) -> str:
+    d = REPO / "target" / "bench-tokens" / f"log-{task['seed']}"
+    path = d / "app.log"
+    if not path.exists():
+        d.mkdir(parents=True, exist_ok=True)
+        text, _ = gen_log.make_log(task["seed"])
+        path.write_text(text)
+    return str(d)
+
+
+@dataclass
+class Row:
+    task: dict
+    plain: Side
+    ours: Side
+    plain_missing: list[str]
+    ours_missing: list[str]
+
+
+def run_task(task, tok, binary) -> Row:
+    plain, ours = Side(), Side()
+    PLAIN[task["kind"]](task, tok, plain)
+    run_ours(task, binary, ours)
+    return Row(task, plain, ours, check(task, plain.text), check(task, ours.text))
+
+
+def measure(side: Side, tok: Tokenizer) -> tuple[int, int, int]:
+    return (sum(len(c.text) for c in side.calls), sum(tok.count(c.text) for c in side.calls), len(side.calls))
+
+
+def table(rows: list[Row], tok: Tokenizer) -> tuple[str, dict]:
+    out = ["| task | plain chars | plain tokens | plain calls | ours chars | ours tokens | ours calls "
+           "| ratio (tokens) | correct (plain/ours) |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    tp = [0, 0, 0]
+    to = [0, 0, 0]
+    worse, under5, wrong = [], [], []
+    for r in rows:
+        p, o = measure(r.plain, tok), measure(r.ours, tok)
+        tp = [a + b for a, b in zip(tp, p)]
+        to = [a + b for a, b in zip(to, o)]
+        ratio = p[1] / o[1] if o[1] else float("inf")
+        ok = ("yes" if not r.plain_missing else "NO") + "/" + ("yes" if not r.ours_missing else "NO")
+        out.append(f"| {r.task['id']} | {p[0]:,} | {p[1]:,} | {p[2]} | {o[0]:,} | {o[1]:,} | {o[2]} "
+                   f"| {ratio:.2f}× | {ok} |")
+        if ratio < 1:
+            worse.append(r.task["id"])
+        if ratio < 5:
+            under5.append(r.task["id"])
+        if r.ours_missing:
+            wrong.append(r.task["id"])
+    ratio = tp[1] / to[1] if to[1] else float("inf")
+    out.append(f"| **total ({len(rows)} tasks)** | {tp[0]:,} | {tp[1]:,} | {tp[2]} | {to[0]:,} | {to[1]:,} "
+               f"| {to[2]} | {ratio:.2f}× | {sum(not r.plain_missing for r in rows)}/"
+               f"{sum(not r.ours_missing for r in rows)} correct |")
+    summary = {"tasks": len(rows), "plain": tp, "ours": to, "ratio_tokens": ratio,
+               "ratio_chars": tp[0] / to[0] if to[0] else None,
+               "ours_costlier": worse, "under_5x": under5, "ours_incorrect": wrong}
+    return "\n".join(out), summary
+
+
+def find_binary(arg: str | None) -> str:
+    if arg:
+        return arg
+    binary = REPO / "target" / "release" / "lisp-read-file"
+    if not binary.exists():
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=REPO, check=True)
+    return str(binary)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true", help=f"run {', '.join(CHECK_TASKS)} and require correct answers")
+    ap.add_argument("--only", help="comma-separated task ids")
+    ap.add_argument("--show", action="store_true", help="print every call and what it returned")
+    ap.add_argument("--json", help="write the rows and totals to this file")
+    ap.add_argument("--bin", help="the lisp-read-file binary (default: target/release, built if missing)")
+    a = ap.parse_args()
+
+    for need in ["/usr/share/common-lisp/source/cl-ppcre", "/usr/share/sbcl-source/src"]:
+        if not os.path.isdir(need):
+            sys.exit(f"bench-tokens: {need} is missing (apt-get install cl-ppcre sbcl-source ...)")
+    tasks = json.loads(TASKS.read_text())["tasks"]
+    if a.check:
+        tasks = [t for t in tasks if t["id"] in CHECK_TASKS]
+    elif a.only:
+        want = a.only.split(",")
+        tasks = [t for t in tasks if t["id"] in want]
+    tok = Tokenizer()
+    binary = find_binary(a.bin)
+    rows = [run_task(t, tok, binary) for t in tasks]
+
+    if a.show:
+        for r in rows:
+            for name, side, miss in (("plain", r.plain, r.plain_missing), ("ours", r.ours, r.ours_missing)):
+                print(f"==== {r.task['id']} [{name}] missing: {miss or 'nothing'}")
+                for c in side.calls:
+                    print(f"---- {c.tool} {c.args}  ({len(c.text)} chars, {tok.count(c.text)} tokens)")
+                    print(c.text, end="" if c.text.endswith("\n") else "\n")
+    text, summary = table(rows, tok)
+    print(text)
+    print(f"\ntokenizer: {tok.name}; ratio = plain tokens / ours tokens (goal: >= 5 in total and on every task)")
+    print(f"total: {summary['ratio_tokens']:.2f}x fewer tokens, {summary['ratio_chars'] or 0:.2f}x fewer characters; "
+          f"ours costlier on {len(summary['ours_costlier'])} tasks, under 5x on {len(summary['under_5x'])}, "
+          f"incorrect on {len(summary['ours_incorrect'])}")
+    for r in rows:
+        for name, miss in (("plain", r.plain_missing), ("ours", r.ours_missing)):
+            if miss:
+                print(f"  {r.task['id']} [{name}] missing {len(miss)}: {'; '.join(miss[:4])}"
+                      + (" ..." if len(miss) > 4 else ""))
+    if a.json:
+        Path(a.json).write_text(json.dumps({"summary": summary, "rows": [
+            {"id": r.task["id"], "plain": measure(r.plain, tok), "ours": measure(r.ours, tok),
+             "plain_calls": [c.tool + " " + c.args for c in r.plain.calls],
+             "ours_calls": [c.tool + " " + c.args for c in r.ours.calls],
+             "plain_missing": r.plain_missing, "ours_missing": r.ours_missing} for r in rows]}, indent=1))
+    if any(r.plain_missing for r in rows):
+        return 1
+    if a.check and any(r.ours_missing for r in rows):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -56,6 +56,7 @@ class Call:
     tool: str
     args: str
     text: str
+    structured: str = ""  # MCP only: the structuredContent, as JSON
 
 
 @dataclass
@@ -283,9 +284,69 @@ def ours_args(task) -> tuple[str, list[str]]:
     return log_dir(task), ["-c", pattern, "--context", context, "app.log"]
 
 
-def run_ours(task, binary: str, side: Side) -> None:
+def run_ours(task, binary: str, side: Side, surface: str) -> None:
     cwd, args = ours_args(task)
-    ours_call(side, binary, cwd, args)
+    if surface == "mcp":
+        mcp_call(side, binary, cwd, args)
+    else:
+        ours_call(side, binary, cwd, args)
+
+
+def mcp_arguments(args: list[str]) -> tuple[str, dict]:
+    """The MCP tool call that is the command line ARGS (the same request)."""
+    tool = "lisp-find" if args[0] == "find" else "lisp-read-file"
+    rest = args[1:] if args[0] == "find" else args
+    out: dict = {}
+    names = {"--name": "name", "--symbol": "symbol", "-c": "content_pattern", "--limit": "limit",
+             "--context": "context_lines"}
+    i = 0
+    while i < len(rest):
+        a = rest[i]
+        if a == "--body":
+            out["include_body"] = True
+        elif a == "--kinds":
+            i += 1
+            out["kinds"] = rest[i].split(",")
+        elif a in names:
+            i += 1
+            out[names[a]] = int(rest[i]) if a in ("--limit", "--context") else rest[i]
+        else:
+            out["path"] = a
+        i += 1
+    return tool, out
+
+
+def mcp_call(side: Side, binary: str, cwd: str, args: list[str]) -> None:
+    """One tools/call to `lisp-read-file mcp --root CWD` over stdio. What the model sees
+    is the text content; the structuredContent a host may forward too is kept apart."""
+    tool, arguments = mcp_arguments(args)
+    msgs = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "bench-tokens", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": tool, "arguments": arguments}},
+    ]
+    proc = subprocess.Popen([binary, "mcp", "--root", cwd], cwd=cwd, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    assert proc.stdin and proc.stdout
+    result = None
+    for m in msgs:
+        proc.stdin.write(json.dumps(m) + "\n")
+        proc.stdin.flush()
+        if "id" in m:
+            while True:
+                reply = json.loads(proc.stdout.readline())
+                if reply.get("id") == m["id"]:
+                    result = reply.get("result") or {"content": [{"type": "text", "text": json.dumps(reply)}]}
+                    break
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    text = "".join(c.get("text", "") for c in result.get("content", []) if c.get("type") == "text")
+    call = Call("mcp " + tool, json.dumps(arguments), text)
+    call.structured = json.dumps(result.get("structuredContent"), ensure_ascii=False) \
+        if result.get("structuredContent") is not None else ""
+    side.calls.append(call)
 
 
 # ---------------------------------------------------------------- checking answers
@@ -315,21 +376,22 @@ def has_symbol(text: str, name: str) -> bool:
     return re.search(r"(?i)(?<![\w*+%&-])" + re.escape(name) + r"(?![\w*+%&-])", text) is not None
 
 
-def has_line(text: str, line: int) -> bool:
-    return re.search(rf"(?<!\d){line}(?!\d)", text) is not None
+def has_line(text: str, lines: list[int]) -> bool:
+    """Whether one of LINES (the definition's, or its #+/#- prefix's) is named."""
+    return any(re.search(rf"(?<!\d){line}(?!\d)", text) for line in lines)
 
 
 def check(task, received: str) -> list[str]:
     """The facts missing from RECEIVED (empty: the answer is correct)."""
     e, k = task["expect"], task["kind"]
     norm = normalize(received)
-    flat = lt.squeeze(norm).lower()
+    flat = lt.squeeze(re.sub(r";[^\n]*", "", norm)).lower()  # comments are not part of a lambda list
     missing = []
     if k == "where":
         if e["file"] not in received:
             missing.append(f"file {e['file']}")
-        if not has_line(received, e["line"]):
-            missing.append(f"line {e['line']}")
+        if not has_line(received, e["lines"]):
+            missing.append(f"line {e['lines'][-1]}")
         if e["lambda_list"].lower() not in flat:
             missing.append(f"lambda list {e['lambda_list']}")
     elif k == "body":
@@ -338,8 +400,8 @@ def check(task, received: str) -> list[str]:
         missing += [n for n in e["names"] if not has_symbol(norm, n)]
     elif k == "methods":
         for m in e["methods"]:
-            if not has_line(received, m["line"]) or m["specializer"].lower() not in flat:
-                missing.append(f"{m['file']}:{m['line']} {m['specializer']}")
+            if not has_line(received, m["lines"]) or m["specializer"].lower() not in flat:
+                missing.append(f"{m['file']}:{m['lines'][-1]} {m['specializer']}")
     elif k == "system":
         # Every file the system loads. The order is not checked: read from an .asd file
         # with :depends-on it is derived by the reader (alexandria), not printed.
@@ -350,11 +412,77 @@ def check(task, received: str) -> list[str]:
     elif k == "exports":
         missing += [s for s in e["symbols"] if not has_symbol(norm, s)]
     elif k == "outline":
-        missing += [f"{d['line']} {d['name']}" for d in e["definitions"]
-                    if not has_symbol(norm, d["name"]) or not has_line(received, d["line"])]
+        missing += [f"{d['lines'][-1]} {d['name']}" for d in e["definitions"]
+                    if not has_symbol(norm, d["name"]) or not has_line(received, d["lines"])]
     elif k == "log":
         missing += [f"log line {l[:40]!r}" for l in e["lines"] if l not in received]
     return missing
+
+
+# ---------------------------------------------------------------- where our tokens go
+
+PART_NAMES = ["notes", "errors", "headers", "line numbers", "docstring tails", "signatures",
+              "use lines", "repeated first lines", "verbatim text"]
+
+
+def parts(text: str) -> dict[str, str]:
+    """OUR output cut into what it is made of (BENCHMARKS.md#where-the-tokens-go)."""
+    out = {k: [] for k in PART_NAMES}
+    group_line = None
+    for line in text.splitlines(keepends=True):
+        body = line.rstrip("\n")
+        if re.fullmatch(r"\[.*\]", body):
+            out["notes"].append(line)
+            continue
+        if re.match(r"^[A-Z_]+: ", body):
+            out["errors"].append(line)
+            continue
+        if body.startswith("==> "):
+            out["headers"].append(line)
+            continue
+        m = re.match(r"^( *)(\d+): ", body)
+        if not m:
+            out["verbatim text"].append(line)
+            continue
+        out["line numbers"].append(m.group(0))
+        rest = line[m.end():]
+        number = int(m.group(2))
+        if len(m.group(1)) >= 4 and number == group_line:  # find --symbol: a use on the form's first line
+            out["repeated first lines"].append(rest)
+            continue
+        if len(m.group(1)) >= 4:
+            out["use lines"].append(rest)
+            continue
+        group_line = number
+        tail = re.search(r"\.\.\.\)( ;; .*)?(  \[definition\])?$", rest.rstrip("\n"))
+        if tail:
+            cut = rest.rfind(" ;; ") if tail.group(1) else -1
+            if cut >= 0:
+                out["docstring tails"].append(rest[cut:])
+                rest = rest[:cut] + "\n"
+            out["signatures"].append(rest)
+        else:
+            out["verbatim text"].append(rest)
+    return {k: "".join(v) for k, v in out.items()}
+
+
+def breakdown(rows: list[Row], tok: Tokenizer) -> str:
+    lines = ["| task | ours tokens | " + " | ".join(PART_NAMES) + " |",
+             "| --- | ---: | " + " | ".join("---:" for _ in PART_NAMES) + " |"]
+    total = {k: 0 for k in PART_NAMES}
+    for r in rows:
+        counts = {k: 0 for k in PART_NAMES}
+        for c in r.ours.calls:
+            for k, v in parts(c.text).items():
+                counts[k] += tok.count(v)
+        for k in PART_NAMES:
+            total[k] += counts[k]
+        n = sum(counts.values()) or 1
+        lines.append(f"| {r.task['id']} | {n:,} | " + " | ".join(
+            f"{100 * counts[k] / n:.0f}%" if counts[k] else "" for k in PART_NAMES) + " |")
+    n = sum(total.values()) or 1
+    lines.append("| **all** | " + f"{n:,} | " + " | ".join(f"{100 * total[k] / n:.0f}%" for k in PART_NAMES) + " |")
+    return "\n".join(lines)
 
 
 # ---------------------------------------------------------------- running
@@ -379,10 +507,10 @@ class Row:
     ours_missing: list[str]
 
 
-def run_task(task, tok, binary) -> Row:
+def run_task(task, tok, binary, surface) -> Row:
     plain, ours = Side(), Side()
     PLAIN[task["kind"]](task, tok, plain)
-    run_ours(task, binary, ours)
+    run_ours(task, binary, ours, surface)
     return Row(task, plain, ours, check(task, plain.text), check(task, ours.text))
 
 
@@ -435,7 +563,11 @@ def main() -> int:
     ap.add_argument("--check", action="store_true", help=f"run {', '.join(CHECK_TASKS)} and require correct answers")
     ap.add_argument("--only", help="comma-separated task ids")
     ap.add_argument("--show", action="store_true", help="print every call and what it returned")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="also print where our tokens go (notes, headers, docstring tails, ...)")
     ap.add_argument("--json", help="write the rows and totals to this file")
+    ap.add_argument("--surface", choices=["cli", "mcp"], default="cli",
+                    help="our calls on the command line (default) or as MCP tools/call over stdio")
     ap.add_argument("--bin", help="the lisp-read-file binary (default: target/release, built if missing)")
     a = ap.parse_args()
 
@@ -450,7 +582,7 @@ def main() -> int:
         tasks = [t for t in tasks if t["id"] in want]
     tok = Tokenizer()
     binary = find_binary(a.bin)
-    rows = [run_task(t, tok, binary) for t in tasks]
+    rows = [run_task(t, tok, binary, a.surface) for t in tasks]
 
     if a.show:
         for r in rows:
@@ -470,17 +602,51 @@ def main() -> int:
             if miss:
                 print(f"  {r.task['id']} [{name}] missing {len(miss)}: {'; '.join(miss[:4])}"
                       + (" ..." if len(miss) > 4 else ""))
+    if a.breakdown:
+        print("\nWhere our tokens go (share of each task's tokens; parts tokenized apart):\n")
+        print(breakdown(rows, tok))
+    if a.surface == "mcp":
+        sc = sum(len(c.structured) for r in rows for c in r.ours.calls)
+        st = sum(tok.count(c.structured) for r in rows for c in r.ours.calls)
+        print(f"MCP structuredContent beside the text (not counted above; a host that forwards it "
+              f"pays it too): {sc:,} characters, {st:,} tokens")
     if a.json:
         Path(a.json).write_text(json.dumps({"summary": summary, "rows": [
             {"id": r.task["id"], "plain": measure(r.plain, tok), "ours": measure(r.ours, tok),
              "plain_calls": [c.tool + " " + c.args for c in r.plain.calls],
              "ours_calls": [c.tool + " " + c.args for c in r.ours.calls],
              "plain_missing": r.plain_missing, "ours_missing": r.ours_missing} for r in rows]}, indent=1))
+    if a.check and not self_test(rows, tok):
+        return 1
     if any(r.plain_missing for r in rows):
         return 1
     if a.check and any(r.ours_missing for r in rows):
         return 1
     return 0
+
+
+def self_test(rows: list[Row], tok: Tokenizer) -> bool:
+    """The checks can fail and the tokenizer counts: an empty answer and each side's
+    answer without its last fact-bearing line are refused; a known text has its known
+    count."""
+    ok = True
+    if list(tok.enc.encode("hello world")) != [24912, 2375]:  # o200k_base's ids
+        print("self-test: the tokenizer does not count as o200k_base does", file=sys.stderr)
+        ok = False
+    for r in rows:
+        if not check(r.task, ""):
+            print(f"self-test: {r.task['id']}: an empty answer passes the check", file=sys.stderr)
+            ok = False
+        for name, side in (("plain", r.plain), ("ours", r.ours)):
+            lines = side.text.splitlines()
+            cut = [i for i in range(len(lines)) if check(r.task, "\n".join(lines[:i] + lines[i + 1:]))]
+            if not cut:
+                print(f"self-test: {r.task['id']} [{name}]: no single line's removal fails the check",
+                      file=sys.stderr)
+                ok = False
+    print("self-test: " + ("the checks refuse incomplete answers; the tokenizer counts as expected"
+                           if ok else "FAILED"))
+    return ok
 
 
 if __name__ == "__main__":

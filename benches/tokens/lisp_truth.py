@@ -171,3 +171,42 @@ def squeeze(s: str) -> str:
     """Whitespace runs to one space; spaces after ( and before ) removed."""
     s = re.sub(r"\s+", " ", s).strip()
     return re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", s))
+
+
+def strip_comments(s: str) -> str:
+    """S without its `;` comments (outside strings and character objects)."""
+    out, i, n, in_string = [], 0, len(s), False
+    while i < n:
+        c = s[i]
+        if in_string:
+            if c == "\\":
+                out.append(s[i : i + 2])
+                i += 2
+                continue
+            in_string = c != '"'
+        elif c == '"':
+            in_string = True
+        elif c == "#" and s.startswith("#\\", i):
+            out.append(s[i : i + 3])
+            i += 3
+            continue
+        elif c == ";":
+            j = s.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+FEATURE_PREFIX = re.compile(r"#[+-]\s*(\((?:[^()]|\([^()]*\))*\)|[^\s()]+)\s*$")
+
+
+def lines_of(text: str, node: Node) -> list[int]:
+    """The line of NODE, and first the line of its #+/#- prefix when it has one (either
+    may be called the definition's line)."""
+    line = line_of(text, node.start)
+    m = FEATURE_PREFIX.search(text, max(0, node.start - 200), node.start)
+    if m and m.end() == node.start:
+        return [line_of(text, m.start()), line]
+    return [line]

@@ -144,8 +144,8 @@ def where_task(tid, root, name, operator):
     return {
         "id": tid, "kind": "where", "root": root, "name": name, "operator": operator,
         "question": f"Where is {name} defined, and what is its lambda list?",
-        "expect": {"file": rel, "line": lt.line_of(text, node.start),
-                   "lambda_list": lt.squeeze(text[args.start:args.end])},
+        "expect": {"file": rel, "lines": lt.lines_of(text, node),
+                   "lambda_list": lt.squeeze(lt.strip_comments(text[args.start:args.end]))},
     }
 
 
@@ -206,9 +206,9 @@ def methods_task(tid, root, name):
         quals, args = [c.text for c in rest[:k]], rest[k]
         first = args.children[0] if args.children else None
         spec = text[first.start:first.end] if isinstance(first, lt.Node) else (first.text if first else "")
-        out.append({"file": rel, "line": lt.line_of(text, node.start), "specializer": lt.squeeze(spec),
+        out.append({"file": rel, "lines": lt.lines_of(text, node), "specializer": lt.squeeze(spec),
                     "qualifiers": quals})
-    out.sort(key=lambda m: (m["file"], m["line"]))
+    out.sort(key=lambda m: (m["file"], m["lines"][-1]))
     return {
         "id": tid, "kind": "methods", "root": root, "name": name,
         "question": f"Which methods does the generic function {name} have?",
@@ -278,7 +278,7 @@ def outline_task(tid, root, rel):
         nodes = [item] if lt.head(item).startswith("def") else [
             c for c in item.children if isinstance(c, lt.Node) and lt.head(c).startswith("def")]
         for node in nodes:
-            names.append({"line": lt.line_of(text, node.start), "operator": lt.head(node),
+            names.append({"lines": lt.lines_of(text, node), "operator": lt.head(node),
                           "name": lt.name_of(node, text)})
     return {
         "id": tid, "kind": "outline", "root": root, "file": rel,

@@ -543,10 +543,29 @@ def table(rows: list[Row], tok: Tokenizer) -> tuple[str, dict]:
     out.append(f"| **total ({len(rows)} tasks)** | {tp[0]:,} | {tp[1]:,} | {tp[2]} | {to[0]:,} | {to[1]:,} "
                f"| {to[2]} | {ratio:.2f}× | {sum(not r.plain_missing for r in rows)}/"
                f"{sum(not r.ours_missing for r in rows)} correct |")
+    both = [r for r in rows if not r.plain_missing and not r.ours_missing]
+    bp = sum(measure(r.plain, tok)[1] for r in both)
+    bo = sum(measure(r.ours, tok)[1] for r in both)
     summary = {"tasks": len(rows), "plain": tp, "ours": to, "ratio_tokens": ratio,
+               "both_correct": len(both), "ratio_tokens_both_correct": bp / bo if bo else None,
                "ratio_chars": tp[0] / to[0] if to[0] else None,
                "ours_costlier": worse, "under_5x": under5, "ours_incorrect": wrong}
     return "\n".join(out), summary
+
+
+def by_kind(rows: list[Row], tok: Tokenizer) -> str:
+    out = ["| kind | tasks | plain tokens | ours tokens | ratio | ours costlier on | ours incorrect on |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    kinds: dict[str, list[Row]] = {}
+    for r in rows:
+        kinds.setdefault(r.task["kind"], []).append(r)
+    for k, rs in kinds.items():
+        p = sum(measure(r.plain, tok)[1] for r in rs)
+        o = sum(measure(r.ours, tok)[1] for r in rs)
+        worse = sum(measure(r.plain, tok)[1] < measure(r.ours, tok)[1] for r in rs)
+        wrong = sum(bool(r.ours_missing) for r in rs)
+        out.append(f"| {k} | {len(rs)} | {p:,} | {o:,} | {p / o if o else float('inf'):.2f}× | {worse} | {wrong} |")
+    return "\n".join(out)
 
 
 def find_binary(arg: str | None) -> str:
@@ -593,10 +612,14 @@ def main() -> int:
                     print(c.text, end="" if c.text.endswith("\n") else "\n")
     text, summary = table(rows, tok)
     print(text)
+    if len(rows) > 3:
+        print()
+        print(by_kind(rows, tok))
     print(f"\ntokenizer: {tok.name}; ratio = plain tokens / ours tokens (goal: >= 5 in total and on every task)")
     print(f"total: {summary['ratio_tokens']:.2f}x fewer tokens, {summary['ratio_chars'] or 0:.2f}x fewer characters; "
           f"ours costlier on {len(summary['ours_costlier'])} tasks, under 5x on {len(summary['under_5x'])}, "
-          f"incorrect on {len(summary['ours_incorrect'])}")
+          f"incorrect on {len(summary['ours_incorrect'])}; on the {summary['both_correct']} tasks both answer "
+          f"correctly: {summary['ratio_tokens_both_correct'] or 0:.2f}x fewer tokens")
     for r in rows:
         for name, miss in (("plain", r.plain_missing), ("ours", r.ours_missing)):
             if miss:

@@ -25,6 +25,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -590,6 +591,8 @@ def main() -> int:
     ap.add_argument("--bin", help="the lisp-read-file binary (default: target/release, built if missing)")
     a = ap.parse_args()
 
+    if not shutil.which("rg"):
+        sys.exit("bench-tokens: ripgrep is missing: apt-get install ripgrep")
     for need in ["/usr/share/common-lisp/source/cl-ppcre", "/usr/share/sbcl-source/src"]:
         if not os.path.isdir(need):
             sys.exit(f"bench-tokens: {need} is missing (apt-get install cl-ppcre sbcl-source ...)")

@@ -11,7 +11,6 @@ load-op), also recorded in the file. Each list of facts was read by eye once.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -275,8 +274,9 @@ def outline_task(tid, root, rel):
     for item in lt.parse(text):
         if not isinstance(item, lt.Node):
             continue
-        nodes = [item] if lt.head(item).startswith("def") else [
-            c for c in item.children if isinstance(c, lt.Node) and lt.head(c).startswith("def")]
+        def named(node):  # (def ...) calls a local macrolet's, by convention: not a definition
+            return lt.head(node).startswith("def") and lt.head(node) != "def"
+        nodes = [item] if named(item) else [c for c in item.children if isinstance(c, lt.Node) and named(c)]
         for node in nodes:
             names.append({"lines": lt.lines_of(text, node), "operator": lt.head(node),
                           "name": lt.name_of(node, text)})

@@ -10,9 +10,10 @@ line-window reader and rg) against this project's tools, with every answer check
 Needs: ripgrep, Debian's Common Lisp sources and sbcl-source (the corpus), the release
 binary (built if missing), and the tokenizer package of benches/tokens/requirements.txt
 (bpe-openai: OpenAI's o200k_base BPE vocabulary ships inside the wheel; nothing is
-downloaded at run time). Exit status: 0 when every answer checked is correct on both
-sides (and, without --check, whatever the ratios), 1 when an answer of the plain side is
-wrong (the benchmark itself is broken) or, with --check, when any answer is wrong.
+downloaded at run time). Exit status: 1 when an answer of the plain side is wrong (the
+benchmark itself is broken); with --check, also when an answer of ours is wrong or the
+self-test fails; with --require-goal, also unless ours is correct everywhere and at least
+5x cheaper in tokens in total and on every task; else 0, whatever the ratios.
 
 Each side runs a fixed, scripted call sequence, the best a competent agent would use (see
 PLAIN and OURS below); follow-up calls are decided from the text received, as an agent
@@ -583,6 +584,9 @@ def main() -> int:
     ap.add_argument("--check", action="store_true", help=f"run {', '.join(CHECK_TASKS)} and require correct answers")
     ap.add_argument("--only", help="comma-separated task ids")
     ap.add_argument("--show", action="store_true", help="print every call and what it returned")
+    ap.add_argument("--require-goal", action="store_true",
+                    help="exit 1 unless every answer of ours is correct and ours needs at least 5x fewer "
+                         "tokens in total and on every task")
     ap.add_argument("--breakdown", action="store_true",
                     help="also print where our tokens go (notes, headers, docstring tails, ...)")
     ap.add_argument("--json", help="write the rows and totals to this file")
@@ -647,6 +651,9 @@ def main() -> int:
     if any(r.plain_missing for r in rows):
         return 1
     if a.check and any(r.ours_missing for r in rows):
+        return 1
+    if a.require_goal and (summary["under_5x"] or summary["ours_incorrect"] or summary["ratio_tokens"] < 5):
+        print("goal not met", file=sys.stderr)
         return 1
     return 0
 

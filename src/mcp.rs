@@ -14,7 +14,7 @@ use lisp_read_file::error::{ErrorCode, ToolError};
 use lisp_read_file::find::{self, FindRequest};
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::Guard;
-use lisp_read_file::tool::{self, read_envelope, read_file, read_tool, ReadRequest};
+use lisp_read_file::tool::{self, read_by_name, read_envelope, read_file, ReadRequest};
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -56,7 +56,7 @@ impl ToolName {
             ToolName::LispFind => "lisp-find",
             ToolName::ReadFile => read_file::NAME,
             ToolName::Read => read_envelope::NAME,
-            ToolName::ReadTool => read_tool::NAME,
+            ToolName::ReadTool => read_by_name::NAME,
         }
     }
 
@@ -259,7 +259,9 @@ fn run_tool(
         ToolName::LispFind => call_lisp_find(reader, arguments, cancel),
         ToolName::ReadFile => call_read_file(reader, arguments),
         ToolName::Read => call_read(reader, arguments),
-        ToolName::ReadTool => read_tool_result(&read_tool::read(&reader.guard, arguments, cancel)),
+        ToolName::ReadTool => {
+            read_tool_result(&read_by_name::read(&reader.guard, arguments, cancel))
+        }
     }));
     let result = outcome.unwrap_or_else(|_| {
         let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
@@ -449,7 +451,7 @@ fn call_read(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
 }
 
 /// `read` answers with its envelope whether it failed or not; a failure is `isError`.
-fn read_tool_result(output: &read_tool::Output) -> CallToolResult {
+fn read_tool_result(output: &read_by_name::Output) -> CallToolResult {
     match (&output.data, &output.error) {
         (Some(data), _) => success(vec![ContentBlock::text(data.content.clone())], output),
         (None, error) => failure(error.clone().unwrap_or_default(), output),
@@ -806,9 +808,9 @@ fn spec(tool: ToolName) -> ToolSpec {
         ),
         ToolName::ReadTool => (
             "Read a file or ASDF component",
-            read_tool::DESCRIPTION,
-            read_tool::INPUT_SCHEMA,
-            read_tool::OUTPUT_SCHEMA,
+            read_by_name::DESCRIPTION,
+            read_by_name::INPUT_SCHEMA,
+            read_by_name::OUTPUT_SCHEMA,
             None,
         ),
     };
@@ -964,7 +966,7 @@ impl ServerHandler for Server {
                 self.compute(tool, reader.clone(), arguments, &context)
                     .await?
             }
-            Err(refusal) if tool == ToolName::ReadTool => read_tool_result(&read_tool::Output {
+            Err(refusal) if tool == ToolName::ReadTool => read_tool_result(&read_by_name::Output {
                 success: false,
                 data: None,
                 error: Some(format!("{}: {}", refusal.code, refusal.message)),

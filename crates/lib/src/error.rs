@@ -124,4 +124,3 @@ mod tests {
         assert_eq!(ErrorCode::reported().count(), ErrorCode::ALL.len() - 1);
     }
 }
-

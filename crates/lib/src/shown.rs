@@ -6,6 +6,16 @@
 //! control characters escaped (`\n`, `\u{1b}`), cut after a number of characters with
 //! `…[+N chars]` saying how much was left out.
 
+/// Longest path shown whole in a message, in characters: the guard refuses longer paths.
+pub const PATH_CHARS: usize = 4096;
+
+/// A path as a message quotes it: whole when of a sane length, else its start (a request
+/// can carry megabytes; a reply never echoes them).
+#[must_use]
+pub fn path(path: &str) -> String {
+    shortened(path, PATH_CHARS)
+}
+
 /// `text` with control characters escaped, cut after `max_chars` characters.
 #[must_use]
 pub fn shortened(text: &str, max_chars: usize) -> String {

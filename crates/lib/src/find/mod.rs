@@ -495,7 +495,7 @@ fn collect_scope(guard: &Guard, paths: &[String]) -> Result<Scope, ToolError> {
 
 /// Checks the request and compiles what it searches with.
 fn check(request: &FindRequest, shown: &str) -> Result<Search, ToolError> {
-    let path = crate::shown::shortened(shown, crate::guard::MAX_PATH_BYTES);
+    let path = crate::shown::path(shown);
     let invalid =
         |message: String| ToolError::new(ErrorCode::InvalidArgument, path.clone(), message);
     let given: Vec<&str> = [

@@ -2,7 +2,7 @@
 //! common agent tool, kept verbatim for compatibility — its definition text, defaults, bounds, output and
 //! error names — over the one guard and line window.
 
-use super::compat::{
+use super::{
     integer_argument, path_argument, read_window, shown_path, unknown_arguments, CompatError,
 };
 use crate::error::{ErrorCode, ToolError};

@@ -3,7 +3,7 @@
 //! (`status`, `data`, `text`, `stats`, `context`, and `error` when `status` is `error`),
 //! lines formatted `"%4d | %s\n"`, over the one guard and line window.
 
-use super::compat::{
+use super::{
     echoed_arguments, integer_argument, path_argument, read_window, shown_path, unknown_arguments,
     WindowText,
 };

@@ -3,6 +3,10 @@
 //! reading of their integer arguments, and their error object. Only the formatting of the
 //! lines, the bounds and the error names differ between the tools.
 
+pub mod read_by_name;
+pub mod read_envelope;
+pub mod read_file;
+
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::{Guard, LineQuery};
 use crate::shown::quoted;
@@ -100,14 +104,10 @@ fn quote_name(name: &str) -> String {
     crate::shown::shortened(name, 80)
 }
 
-/// Longest path (in characters) quoted whole in a message; the guard refuses longer ones.
-const MAX_SHOWN_PATH: usize = crate::guard::MAX_PATH_BYTES;
+/// Longest path (in characters) quoted whole in a message.
+const MAX_SHOWN_PATH: usize = crate::shown::PATH_CHARS;
 
-/// A path as a message quotes it: whole when of a sane length, else its start (a request
-/// can carry megabytes; a reply never echoes them).
-pub(crate) fn shown_path(path: &str) -> String {
-    crate::shown::shortened(path, MAX_SHOWN_PATH)
-}
+pub(crate) use crate::shown::path as shown_path;
 
 /// The arguments as a reply echoes them: long strings cut to their start, large arrays
 /// and objects replaced by a note of their size.

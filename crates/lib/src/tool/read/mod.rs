@@ -1,13 +1,10 @@
 //! The `lisp-read-file` tool as a library call (docs/tool.md): one request type, one result
-//! type, both serde types whose JSON is the tool's public contract. The CLI and the MCP
-//! server are thin surfaces over [`read`].
+//! type, both serde types whose JSON is the tool's public contract, the reading strategies,
+//! and [`read`]. Documents (`documents.rs`) and project maps (`project.rs`) are two of its
+//! paths.
 
-pub mod compat;
 mod documents;
 pub mod project;
-pub mod read_envelope;
-pub mod read_file;
-pub mod read_tool;
 
 use crate::cancel::CancelToken;
 use crate::document::{DocumentInfo, Format};
@@ -716,7 +713,7 @@ fn render_file(
 /// Checks the request's values and compiles its patterns. Every message names the path
 /// (a short prefix of it: user input is never echoed whole) and says what to do next.
 pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
-    let path = compat::shown_path(&request.path);
+    let path = crate::shown::path(&request.path);
     let invalid =
         |message: String| ToolError::new(ErrorCode::InvalidArgument, path.clone(), message);
     if request.path.is_empty() {

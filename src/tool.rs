@@ -398,7 +398,7 @@ pub fn read_loaded(
             format!(
                 "strategy {} needs a file to read from (reading {}); pass a file path, or use the default or complete strategy",
                 other.name(),
-                quote_prefix(&file.display_path, 80)
+                crate::guard::quoted_shown(&file.display_path)
             ),
         )),
     }?;
@@ -542,7 +542,7 @@ fn line_range_result(
             window.display_path.clone(),
             format!(
                 "{message} (reading {}); the valid line range is 1 to {}",
-                quote_prefix(&window.display_path, 80),
+                crate::guard::quoted_shown(&window.display_path),
                 total.max(1)
             ),
         )
@@ -723,7 +723,7 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
             "empty path; pass the path of a file to read".into(),
         ));
     }
-    let reading = quote_prefix(&request.path, 80);
+    let reading = crate::guard::quoted_path(&request.path, 80);
     if request.limit == 0 {
         return Err(invalid(format!(
             "limit must be at least 1 (reading {reading}); omit it for the default of {DEFAULT_LIMIT} lines"
@@ -828,7 +828,7 @@ fn too_costly(options: &ViewOptions, display_path: &str) -> Option<ToolError> {
         format!(
             "{name} {} is too costly to match on {}; simplify it (fewer or smaller counted repetitions, less nesting), or read the file without it",
             pattern.quoted(),
-            quote_prefix(display_path, 80)
+            crate::guard::quoted_shown(display_path)
         ),
     ))
 }

@@ -3,6 +3,7 @@
 //! escaped and cut to a bound, so that no refusal echoes megabytes or writes raw control
 //! bytes into a log or a terminal.
 
+use super::shown::{shown_os_path, shown_path};
 use super::RootDir;
 use crate::error::{ErrorCode, ToolError};
 use rustix::fs::FileType;
@@ -15,26 +16,19 @@ pub const SHOWN_PATH_CHARS: usize = super::MAX_PATH_BYTES;
 /// How much of a path refused for its length is shown.
 const SHOWN_PREFIX_CHARS: usize = 80;
 
-/// `text` as shown in messages: control characters escaped, cut to [`SHOWN_PATH_CHARS`].
+/// A path from a user as shown in messages: by the one rule ([`shown_path`]), cut to
+/// [`SHOWN_PATH_CHARS`] characters of the path.
 #[must_use]
 pub fn printable(text: &str) -> String {
     printable_prefix(text, SHOWN_PATH_CHARS)
 }
 
+/// The first `max_chars` characters of `text`, shown, and `…` when cut.
 fn printable_prefix(text: &str, max_chars: usize) -> String {
-    let mut shown = String::new();
-    for (n, c) in text.chars().enumerate() {
-        if n == max_chars {
-            shown.push('…');
-            break;
-        }
-        if c.is_control() {
-            shown.extend(c.escape_default());
-        } else {
-            shown.push(c);
-        }
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", shown_path(&text[..cut])),
+        None => shown_path(text),
     }
-    shown
 }
 
 /// The path as the user gave it, except that an absolute path spelled below the first root
@@ -43,8 +37,10 @@ pub(super) fn shown_user(roots: &[RootDir], user_path: &str) -> String {
     let given = Path::new(user_path);
     if let Some(first) = roots.first() {
         if let Ok(rel) = given.strip_prefix(&first.path) {
-            let rel = rel.to_string_lossy();
-            return printable(if rel.is_empty() { "." } else { &rel });
+            if rel.as_os_str().is_empty() {
+                return ".".to_string();
+            }
+            return shown_os_path(rel.as_os_str());
         }
     }
     printable(user_path)

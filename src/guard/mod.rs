@@ -20,6 +20,7 @@
 mod content;
 mod messages;
 mod resolve;
+mod shown;
 mod walk;
 mod window;
 
@@ -37,6 +38,7 @@ use std::time::UNIX_EPOCH;
 
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use messages::{printable as printable_path, SHOWN_PATH_CHARS};
+pub use shown::{quoted_path, quoted_shown, shown_os_path, shown_path};
 pub use walk::{Directory, Skipped, Walk, WalkedFile, MAX_WALKED_FILES};
 pub use window::{lines_of, ByteWindow, LineQuery, LineWindow, LongLine};
 
@@ -248,11 +250,12 @@ impl Guard {
     }
 
     /// The checks that apply to bytes from elsewhere (stdin for the CLI's `-`): size cap,
-    /// binary.
+    /// binary. `name` is shown by the one rule ([`shown_path`]).
     ///
     /// # Errors
     /// `SIZE_LIMIT_EXCEEDED` over the cap, `BINARY_FILE` for binary content.
-    pub fn check_bytes(&self, display_path: &str, bytes: Vec<u8>) -> Result<LoadedFile, ToolError> {
+    pub fn check_bytes(&self, name: &str, bytes: Vec<u8>) -> Result<LoadedFile, ToolError> {
+        let display_path = &shown_path(name);
         if bytes.len() as u64 > self.max_file_bytes {
             return Err(self.too_big(display_path, "input", bytes.len() as u64));
         }
@@ -320,7 +323,7 @@ impl Guard {
 
 /// Canonicalizes, opens and identifies one root.
 fn open_root(index: usize, root: &Path) -> Result<RootDir, ToolError> {
-    let shown = printable(&root.to_string_lossy());
+    let shown = shown_os_path(root.as_os_str());
     let bad = |why: &str| {
         ToolError::new(
             ErrorCode::InvalidArgument,

@@ -3,6 +3,7 @@
 //! reading of their integer arguments, and their error object. Only the formatting of the
 //! lines, the bounds and the error names differ between the tools.
 
+use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::{Guard, LineQuery};
 use crate::pattern::quote_prefix;
@@ -106,17 +107,39 @@ fn quote_name(name: &str) -> String {
 /// Longest path (in bytes) quoted whole in a message; the guard refuses longer ones.
 const MAX_SHOWN_PATH: usize = 4096;
 
-/// A path as a message quotes it: whole when of a sane length, else its start (a request
+/// A path from a request as a message quotes it: shown by the one rule
+/// ([`crate::guard::shown_path`]), whole when of a sane length, else its start (a request
 /// can carry megabytes; a reply never echoes them).
 pub(crate) fn shown_path(path: &str) -> String {
-    if path.len() <= MAX_SHOWN_PATH {
-        return path.to_string();
+    match cut_at(path, MAX_SHOWN_PATH) {
+        None => crate::guard::shown_path(path),
+        Some(cut) => format!(
+            "{}…[+{} bytes]",
+            crate::guard::shown_path(&path[..cut]),
+            path.len() - cut
+        ),
     }
-    let mut cut = MAX_SHOWN_PATH;
-    while !path.is_char_boundary(cut) {
+}
+
+/// A string of the arguments as a reply echoes it in JSON (which escapes it): whole when of
+/// a sane length, else its start.
+fn echoed_string(text: &str) -> String {
+    match cut_at(text, MAX_SHOWN_PATH) {
+        None => text.to_string(),
+        Some(cut) => format!("{}…[+{} bytes]", &text[..cut], text.len() - cut),
+    }
+}
+
+/// Where `text` is cut to at most `max` bytes (a character boundary), if it is longer.
+fn cut_at(text: &str, max: usize) -> Option<usize> {
+    if text.len() <= max {
+        return None;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    format!("{}…[+{} bytes]", &path[..cut], path.len() - cut)
+    Some(cut)
 }
 
 /// The arguments as a reply echoes them: long strings cut to their start, large arrays
@@ -126,7 +149,7 @@ pub(crate) fn echoed_arguments(arguments: &Map<String, Value>) -> Map<String, Va
         .iter()
         .map(|(k, v)| {
             let v = match v {
-                Value::String(s) => Value::String(shown_path(s)),
+                Value::String(s) => Value::String(echoed_string(s)),
                 Value::Array(_) | Value::Object(_) => {
                     let size = v.to_string().len();
                     if size <= MAX_SHOWN_PATH {
@@ -137,7 +160,7 @@ pub(crate) fn echoed_arguments(arguments: &Map<String, Value>) -> Map<String, Va
                 }
                 other => other.clone(),
             };
-            (shown_path(k), v)
+            (echoed_string(k), v)
         })
         .collect()
 }
@@ -248,12 +271,14 @@ pub(crate) struct WindowText {
     pub ends_without_newline: bool,
 }
 
-/// At most `max_lines` lines from 1-based `start_line`.
+/// At most `max_lines` lines from 1-based `start_line`. A window of a file over the size
+/// cap polls `cancel` as it scans (`CANCELLED` once set); a whole read is bounded by the cap.
 pub(crate) fn read_window(
     guard: &Guard,
     path: &str,
     start_line: usize,
     max_lines: usize,
+    cancel: &CancelToken,
 ) -> Result<WindowText, ToolError> {
     match guard.read(path) {
         Ok(file) => {
@@ -275,7 +300,7 @@ pub(crate) fn read_window(
             })
         }
         Err(e) if e.code == ErrorCode::SizeLimitExceeded => {
-            let scanned = guard.read_lines(
+            let scanned = guard.read_lines_cancellable(
                 path,
                 LineQuery {
                     first: start_line as u64,
@@ -284,6 +309,7 @@ pub(crate) fn read_window(
                     keep_per_line: usize::try_from(guard.max_file_bytes()).unwrap_or(usize::MAX),
                     long_line_bytes: u64::MAX,
                 },
+                cancel,
             )?;
             let total = usize::try_from(scanned.total_lines).unwrap_or(usize::MAX);
             let first = start_line.saturating_sub(1).min(total);

@@ -186,10 +186,13 @@ fn peak_and_code(args: &[&str]) -> (i32, usize) {
     common::peak::wait_with_peak(child)
 }
 
+/// Writes one object of a PDF, in pieces.
+type WriteObject = dyn Fn(&mut dyn Write);
+
 /// Writes a PDF of one page whose objects are `objects` (written by each closure, in
 /// pieces), with a cross-reference table when `xref`. Object 1 is the catalog, 2 the
 /// page tree, 3 the page (its content is object 4); the closures write objects 4, 5...
-fn pdf_file(dir: &Path, name: &str, objects: &[&dyn Fn(&mut dyn Write)], xref: bool) -> PathBuf {
+fn pdf_file(dir: &Path, name: &str, objects: &[&WriteObject], xref: bool) -> PathBuf {
     let path = dir.join(name);
     let mut out = Counting {
         inner: BufWriter::new(fs::File::create(&path).unwrap()),
@@ -204,13 +207,13 @@ fn pdf_file(dir: &Path, name: &str, objects: &[&dyn Fn(&mut dyn Write)], xref: b
     ];
     for (i, body) in fixed.iter().enumerate() {
         offsets.push(out.written);
-        write!(out, "{} 0 obj\n", i + 1).unwrap();
+        writeln!(out, "{} 0 obj", i + 1).unwrap();
         out.write_all(body).unwrap();
         out.write_all(b"\nendobj\n").unwrap();
     }
     for (i, object) in objects.iter().enumerate() {
         offsets.push(out.written);
-        write!(out, "{} 0 obj\n", i + 4).unwrap();
+        writeln!(out, "{} 0 obj", i + 4).unwrap();
         object(&mut out);
         out.write_all(b"\nendobj\n").unwrap();
     }
@@ -219,7 +222,7 @@ fn pdf_file(dir: &Path, name: &str, objects: &[&dyn Fn(&mut dyn Write)], xref: b
     if xref {
         write!(out, "xref\n0 {size}\n0000000000 65535 f \n").unwrap();
         for offset in &offsets {
-            write!(out, "{offset:010} 00000 n \n").unwrap();
+            writeln!(out, "{offset:010} 00000 n ").unwrap();
         }
     }
     write!(out, "trailer\n<< /Size {size} /Root 1 0 R >>\n").unwrap();

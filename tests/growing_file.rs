@@ -238,6 +238,7 @@ fn cancelled_windows_free_their_slots(tool: &str) {
         panic!("{tool}: a small call after four cancelled windows got no answer in 20 s")
     });
     assert_eq!(small["result"]["isError"], false, "{small}");
+    eprintln!("{tool}: the small call after four cancelled windows waited {waited:?}");
     assert!(
         waited < Duration::from_secs(5),
         "{tool}: the small call waited {waited:?} behind four cancelled windows"

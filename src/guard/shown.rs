@@ -13,8 +13,8 @@
 //! - a byte of a file name that is not UTF-8 is written `\xHH`.
 //!
 //! Every other character is itself. The rule is reversible (every `\` of the name is
-//! doubled, so each `\` of the shown text starts an escape) and idempotent nowhere:
-//! text already shown must never be shown again.
+//! doubled, so each `\` of the shown text starts an escape) and not idempotent: text
+//! already shown must never be shown again.
 
 use std::ffi::OsStr;
 use std::fmt::Write as _;

@@ -28,7 +28,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex as SyncMutex};
 use std::time::{Duration, Instant};
-pub use transport::LineTransport;
+pub use transport::{AnswerHolds, LineTransport};
 
 /// The tools the server can offer (`--tools`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +116,9 @@ pub struct Server {
     asking: tokio::sync::Mutex<()>,
     /// Tool computations running at once (each on a blocking thread, see `call_tool`).
     computations: Arc<tokio::sync::Semaphore>,
+    /// Where a finished computation's slot is kept until its answer is written (set by
+    /// the stdio transport; without it the slot is freed when the computation ends).
+    answer_holds: std::sync::OnceLock<AnswerHolds>,
 }
 
 /// How long to wait for the client's `roots/list` answer before using the working directory.
@@ -152,7 +155,15 @@ impl Server {
             reader: SyncMutex::new(Arc::new(Ok(reader))),
             asking: tokio::sync::Mutex::new(()),
             computations: Arc::new(tokio::sync::Semaphore::new(MAX_COMPUTATIONS)),
+            answer_holds: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Keep each computation's slot until the transport has written its answer: a client
+    /// that does not read its answers then stops the computing, instead of piling up
+    /// answers (at most [`MAX_COMPUTATIONS`] computed answers wait to be written).
+    pub fn hold_slots_until_written(&self, holds: AnswerHolds) {
+        let _ = self.answer_holds.set(holds);
     }
 
     /// The reader for a call: first asks the client for its roots when it offers them
@@ -257,14 +268,15 @@ fn run_tool(
     let outcome = catch_unwind(AssertUnwindSafe(|| match tool {
         ToolName::LispReadFile => call_lisp_read_file(reader, arguments, cancel),
         ToolName::LispFind => call_lisp_find(reader, arguments, cancel),
-        ToolName::ReadFile => call_read_file(reader, arguments),
-        ToolName::Read => call_read(reader, arguments),
+        ToolName::ReadFile => call_read_file(reader, arguments, cancel),
+        ToolName::Read => call_read(reader, arguments, cancel),
         ToolName::ReadTool => {
             read_tool_result(&read_by_name::read(&reader.guard, arguments, cancel))
         }
     }));
     let result = outcome.unwrap_or_else(|_| {
         let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
+        let path = lisp_read_file::guard::printable_path(path);
         error_result(&ToolError::new(
             ErrorCode::Internal,
             path,
@@ -300,15 +312,22 @@ impl Server {
         let token = CancelToken::new();
         let _cancel_on_drop = CancelOnDrop(token.clone());
         let work_cancel = token.clone();
+        // The slot comes back with the answer (or is dropped with the task when the
+        // request is abandoned).
         let work = tokio::task::spawn_blocking(move || {
-            let _permit = permit;
-            match reader.as_ref() {
+            let result = match reader.as_ref() {
                 Ok(reader) => run_tool(tool, reader, &arguments, &work_cancel),
                 Err(e) => error_result(e),
-            }
+            };
+            (result, permit)
         });
         tokio::select! {
-            done = work => done.map_err(|e| {
+            done = work => done.map(|(result, permit)| {
+                if let (Some(holds), Ok(permit)) = (self.answer_holds.get(), permit) {
+                    holds.until_written(&context.id, permit);
+                }
+                result
+            }).map_err(|e| {
                 McpError::internal_error(format!("the tool computation failed: {e}"), None)
             }),
             _ = context.ct.cancelled() => Err(cancelled()),
@@ -428,9 +447,9 @@ fn call_lisp_find(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken)
     }
 }
 
-fn call_read_file(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
+fn call_read_file(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken) -> CallToolResult {
     let outcome = read_file::ReadFileRequest::from_arguments(arguments)
-        .and_then(|request| read_file::read_file(&reader.guard, &request));
+        .and_then(|request| read_file::read_file(&reader.guard, &request, cancel));
     match outcome {
         Ok(output) => {
             let mut text = vec![ContentBlock::text(output.content.clone())];
@@ -446,8 +465,8 @@ fn call_read_file(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
     }
 }
 
-fn call_read(reader: &Reader, arguments: &JsonObject) -> CallToolResult {
-    envelope_result(&read_envelope::read(&reader.guard, arguments))
+fn call_read(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken) -> CallToolResult {
+    envelope_result(&read_envelope::read(&reader.guard, arguments, cancel))
 }
 
 /// `read` answers with its envelope whether it failed or not; a failure is `isError`.
@@ -978,6 +997,7 @@ impl ServerHandler for Server {
             )),
             Err(refusal) => {
                 let path = arguments.get("path").and_then(Value::as_str).unwrap_or("");
+                let path = lisp_read_file::guard::printable_path(path);
                 error_result(&ToolError::new(refusal.code, path, refusal.message.clone()))
             }
         };
@@ -1008,6 +1028,7 @@ pub fn serve_stdio(options: ServerOptions) -> Result<(), String> {
         let transport =
             LineTransport::new(tokio::io::BufReader::with_capacity(1 << 16, stdin), stdout);
         let stopper = transport.stopper();
+        server.hold_slots_until_written(transport.answer_holds());
         let service = server
             .serve(transport)
             .await

@@ -6,12 +6,19 @@
 //! A line longer than [`MAX_LINE_BYTES`] is answered with -32600 and skipped without
 //! being held in memory, so a flood cannot grow the process.
 //!
-//! Backpressure: each request holds one of [`MAX_IN_FLIGHT`] slots from the moment it is
-//! admitted until its answer is written (or it is cancelled). While all slots are taken,
-//! requests read are held (at most [`MAX_HELD_BYTES`]), so that cancellations and the
-//! end of input are still seen; past that no new line is read. A client that sends
+//! Backpressure: each `tools/call` holds one of [`MAX_IN_FLIGHT`] slots from the moment
+//! it is admitted until its answer is written (or it is cancelled). While all slots are
+//! taken, requests read are held (at most [`MAX_HELD_BYTES`]), so that cancellations and
+//! the end of input are still seen; past that no new line is read. A client that sends
 //! requests and never reads stdout thus stops the server reading, instead of making it
-//! hold every answer in memory.
+//! hold every answer in memory. The server also keeps a computation's slot until its
+//! answer is written ([`AnswerHolds`]), so answers computed and not yet written are at
+//! most as many as the computations that may run at once.
+//!
+//! Protocol housekeeping (every request but `tools/call`: `ping`, `initialize`,
+//! `tools/list`, ...) is answered at once, without computing: it takes one of
+//! [`MAX_HOUSEKEEPING_IN_FLIGHT`] slots of its own, so that it never waits behind tool
+//! calls (a `ping` under a full load of slow calls is answered in milliseconds).
 //!
 //! Two checks rmcp does not make: a request whose id is already in flight gets -32600
 //! ("duplicate request id") instead of one of the two answers being lost, and a
@@ -40,8 +47,30 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// Requests read but not yet answered (computing, waiting, or answer not yet written).
 pub const MAX_IN_FLIGHT: usize = 32;
 
-/// The slot each unanswered request holds, by id.
-type InFlight = Arc<SyncMutex<HashMap<RequestId, OwnedSemaphorePermit>>>;
+/// The slots each unanswered request holds, by id: its transport slot and, once its
+/// answer is computed, the server's compute slot ([`AnswerHolds`]).
+type InFlight = Arc<SyncMutex<HashMap<RequestId, Vec<OwnedSemaphorePermit>>>>;
+
+/// Housekeeping requests (every method but `tools/call`) read but not yet answered. Their
+/// answers are small and immediate; the bound only matters for a client that never reads.
+pub const MAX_HOUSEKEEPING_IN_FLIGHT: usize = 32;
+
+/// Lets the server keep a computation's slot until the transport has written its answer
+/// (or the request is cancelled): a client that never reads stdout then leaves at most as
+/// many computed answers in memory as computations may run at once, not one per request
+/// in flight.
+#[derive(Clone)]
+pub struct AnswerHolds(InFlight);
+
+impl AnswerHolds {
+    /// Keeps `slot` until the answer to `id` is written; drops it at once when `id` is no
+    /// longer in flight (cancelled, or never admitted).
+    pub fn until_written(&self, id: &RequestId, slot: OwnedSemaphorePermit) {
+        if let Some(slots) = lock(&self.0).get_mut(id) {
+            slots.push(slot);
+        }
+    }
+}
 
 /// Ids of requests cancelled while in flight, remembered (the last
 /// [`MAX_CANCELLED_IDS`]) so that an answer the cancelled computation still produces is
@@ -73,6 +102,10 @@ pub struct LineTransport<R, W> {
     slots: Arc<Semaphore>,
     /// The slot taken for the next message, kept across a dropped `receive`.
     slot: Option<OwnedSemaphorePermit>,
+    /// The housekeeping requests' own slots.
+    housekeeping_slots: Arc<Semaphore>,
+    /// Housekeeping requests read while their slots were all taken, with their lengths.
+    held_housekeeping: VecDeque<(Value, usize)>,
     in_flight: InFlight,
     cancelled: Cancelled,
     /// Requests read while every slot was taken, in order, with their line lengths.
@@ -111,12 +144,19 @@ where
             oversized: false,
             slots: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
             slot: None,
+            housekeeping_slots: Arc::new(Semaphore::new(MAX_HOUSEKEEPING_IN_FLIGHT)),
+            held_housekeeping: VecDeque::new(),
             in_flight: InFlight::default(),
             cancelled: Cancelled::default(),
             held: VecDeque::new(),
             held_bytes: 0,
             input_ended: Arc::new(Notify::new()),
         }
+    }
+
+    /// What the server needs to keep a computation's slot until its answer is written.
+    pub fn answer_holds(&self) -> AnswerHolds {
+        AnswerHolds(self.in_flight.clone())
     }
 
     pub fn stopper(&self) -> Stopper<W> {
@@ -184,10 +224,15 @@ where
         let Some(id) = value.pointer("/params/requestId") else {
             return;
         };
-        let Some(k) = self.held.iter().position(|(v, _)| v.get("id") == Some(id)) else {
-            return;
+        let position = |held: &VecDeque<(Value, usize)>| {
+            held.iter().position(|(v, _)| v.get("id") == Some(id))
         };
-        if let Some((_, bytes)) = self.held.remove(k) {
+        let removed = match (position(&self.held), position(&self.held_housekeeping)) {
+            (Some(k), _) => self.held.remove(k),
+            (None, Some(k)) => self.held_housekeeping.remove(k),
+            (None, None) => return,
+        };
+        if let Some((_, bytes)) = removed {
             self.held_bytes -= bytes;
         }
         if let Ok(id) = serde_json::from_value::<RequestId>(id.clone()) {
@@ -215,9 +260,22 @@ where
             return false;
         }
         if let Some(slot) = self.slot.take() {
-            in_flight.insert(id.clone(), slot);
+            in_flight.insert(id.clone(), vec![slot]);
         }
         true
+    }
+
+    /// [`Self::admit`] with a housekeeping slot in place of the next message's slot.
+    fn admit_housekeeping(
+        &mut self,
+        value: Value,
+        slot: OwnedSemaphorePermit,
+    ) -> Option<RxJsonRpcMessage<RoleServer>> {
+        let general = self.slot.replace(slot);
+        let message = self.admit(value);
+        // The housekeeping slot, if the message did not take it, is given back here.
+        drop(std::mem::replace(&mut self.slot, general));
+        message
     }
 
     /// Checks a line that parsed as JSON; answers it and returns `None` when it is not
@@ -271,6 +329,11 @@ where
         }
         Some(message)
     }
+}
+
+/// A request answered without computing: every method but `tools/call`.
+fn is_housekeeping(value: &Value) -> bool {
+    value.get("method").and_then(Value::as_str) != Some("tools/call")
 }
 
 /// What is wrong with the params of a `tools/call` request, if anything.
@@ -358,6 +421,17 @@ where
             if self.slot.is_none() {
                 self.slot = self.slots.clone().try_acquire_owned().ok();
             }
+            if !self.held_housekeeping.is_empty() {
+                if let Ok(slot) = self.housekeeping_slots.clone().try_acquire_owned() {
+                    if let Some((value, bytes)) = self.held_housekeeping.pop_front() {
+                        self.held_bytes -= bytes;
+                        if let Some(message) = self.admit_housekeeping(value, slot) {
+                            return Some(message);
+                        }
+                    }
+                    continue;
+                }
+            }
             // A request held while every slot was taken goes first once one frees.
             if self.slot.is_some() {
                 if let Some((value, bytes)) = self.held.pop_front() {
@@ -368,9 +442,20 @@ where
                     continue;
                 }
             }
-            if self.slot.is_none() && self.held_bytes >= MAX_HELD_BYTES {
-                // Every slot taken and the read-ahead full: read nothing until one frees.
-                self.slot = Some(self.slots.clone().acquire_owned().await.ok()?);
+            if self.held_bytes >= MAX_HELD_BYTES {
+                // The read-ahead full: read nothing until a slot for a held request frees.
+                // (Held tool calls with a slot free were admitted above, so when `slot` is
+                // taken, only housekeeping is held.)
+                let housekeeping_held = !self.held_housekeeping.is_empty();
+                tokio::select! {
+                    slot = self.slots.clone().acquire_owned(), if self.slot.is_none() => {
+                        self.slot = Some(slot.ok()?);
+                    }
+                    slot = self.housekeeping_slots.clone().acquire_owned(), if housekeeping_held => {
+                        drop(slot.ok()?);
+                    }
+                    else => {}
+                }
                 continue;
             }
             match self.read_line().await {
@@ -405,6 +490,20 @@ where
             match serde_json::from_slice::<Value>(text) {
                 Ok(value) => {
                     let is_request = value.get("method").is_some() && value.get("id").is_some();
+                    if is_request && is_housekeeping(&value) {
+                        match self.housekeeping_slots.clone().try_acquire_owned() {
+                            Ok(slot) if self.held_housekeeping.is_empty() => {
+                                if let Some(message) = self.admit_housekeeping(value, slot) {
+                                    return Some(message);
+                                }
+                            }
+                            _ => {
+                                self.held_bytes += text.len();
+                                self.held_housekeeping.push_back((value, text.len()));
+                            }
+                        }
+                        continue;
+                    }
                     if is_request && self.slot.is_none() {
                         self.held_bytes += text.len();
                         self.held.push_back((value, text.len()));

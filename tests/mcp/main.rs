@@ -7,6 +7,8 @@
 
 mod confinement;
 mod definers;
+mod growing_file;
 mod hostile;
 mod mcp;
 mod mcp_robustness;
+mod path_display;

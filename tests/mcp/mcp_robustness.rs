@@ -828,3 +828,114 @@ fn a_request_line_split_around_another_answer_is_read_whole() {
     assert!(pong["result"].is_object(), "{pong}");
     server.finish();
 }
+
+/// Protocol housekeeping never waits for a compute slot: with 200 slow calls sent (4
+/// computing, 28 waiting for a slot, the rest held unread), a `ping` is answered within
+/// 100 ms, and so are `tools/list` and a second `initialize`-free round of pings. An
+/// outside test saw a ping sent 0.5 s into 200 project maps answered after 16 to 37 s.
+#[test]
+fn ping_is_answered_within_100_ms_under_a_full_load_of_slow_calls() {
+    let _heavy = heavy();
+    let mut server = start_slow();
+    for id in 1000..1200 {
+        send_slow_call(&mut server, id);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let mut waits = Vec::new();
+    for (i, method) in ["ping", "tools/list", "ping", "ping", "ping"]
+        .iter()
+        .enumerate()
+    {
+        let id = 5000 + i as u64;
+        let sent = Instant::now();
+        server.send(&json!({"jsonrpc": "2.0", "id": id, "method": method}));
+        let answer = server.response(id);
+        waits.push(sent.elapsed());
+        assert!(answer["result"].is_object(), "{}", short(&answer));
+    }
+    let mut sorted = waits.clone();
+    sorted.sort();
+    // The median, so that one scheduling hiccup of a loaded machine does not decide.
+    assert!(
+        sorted[2] < Duration::from_millis(100),
+        "housekeeping under load waited {waits:?}"
+    );
+    assert!(
+        sorted[4] < Duration::from_secs(1),
+        "housekeeping under load waited {waits:?}"
+    );
+    for id in 1000..1200 {
+        send_cancel(&mut server, id);
+    }
+    server.finish();
+}
+
+/// A client that never reads its answers holds at most the answers of the calls that
+/// compute at once (4), not one per call in flight (32): each computation keeps its slot
+/// until its answer is written. An outside test saw 553 MB held (32 answers of 3.4 MB).
+#[test]
+fn a_client_that_never_reads_holds_at_most_four_large_answers() {
+    let _heavy = heavy();
+    let dir = std::env::temp_dir().join(format!("lrf-mcp-large-answers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file just under the 1 MiB cap, read whole: each answer carries it twice (text
+    // and structured content), about 2 MB of JSON.
+    let line = format!("{}\n", "y".repeat(999));
+    std::fs::write(dir.join("large.txt"), line.repeat(1000)).unwrap();
+    // Started by hand: nothing reads its stdout until the peak is measured.
+    let mut child = Command::new(BIN)
+        .args(["mcp", "--root", dir.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    const REQUESTS: u64 = 64;
+    let mut requests = Vec::new();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    ] {
+        requests.extend(serde_json::to_vec(&message).unwrap());
+        requests.push(b'\n');
+    }
+    for id in 1..=REQUESTS {
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "lisp-read-file",
+                       "arguments": {"path": "large.txt", "strategy": {"type": "complete"}}}});
+        requests.extend(serde_json::to_vec(&message).unwrap());
+        requests.push(b'\n');
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        stdin.write_all(&requests).unwrap();
+        stdin
+    });
+    // Time enough for a server without the bound to compute all 32 answers it admits.
+    std::thread::sleep(Duration::from_secs(8));
+    let peak_mb = peak_rss_kb(child.id()) / 1024;
+    // Now the client reads: every answer arrives.
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut answered = std::collections::BTreeSet::new();
+    for line in stdout.lines() {
+        let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if message["id"] != 0 {
+            assert_eq!(message["result"]["isError"], false, "{}", short(&message));
+            answered.insert(message["id"].as_u64().unwrap());
+        }
+        if answered.len() == REQUESTS as usize {
+            break;
+        }
+    }
+    drop(writer.join().unwrap());
+    let _ = child.wait();
+    eprintln!("peak RSS with large answers unread: {peak_mb} MB");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(answered.len() as u64, REQUESTS);
+    assert!(
+        peak_mb < 48,
+        "the server held {peak_mb} MB of answers while stdout was not read"
+    );
+}

@@ -185,7 +185,7 @@ fn views(dir: &PathBuf) -> Vec<View> {
                     start_line: 1,
                     max_lines: 500,
                 };
-                read_file(&guard, &request).unwrap();
+                read_file(&guard, &request, &Default::default()).unwrap();
             }),
         ),
         (
@@ -194,7 +194,7 @@ fn views(dir: &PathBuf) -> Vec<View> {
                 write2(bytes);
                 let arguments: Map<String, Value> =
                     serde_json::from_value(json!({"path": "f.lisp", "limit": 2000})).unwrap();
-                read_envelope::read(&guard2, &arguments);
+                read_envelope::read(&guard2, &arguments, &Default::default());
             }),
         ),
     ]

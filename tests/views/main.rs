@@ -9,6 +9,7 @@
 mod common;
 
 mod corpus_views;
+mod document_complexity;
 mod documents;
 mod guard;
 mod paging;

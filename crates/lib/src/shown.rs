@@ -1,33 +1,114 @@
-//! User text as messages show it: the one place that shortens and escapes it.
+//! How user text is written in any answer, message or log line: the one place that
+//! escapes and shortens it (docs/guard.md#how-paths-are-shown).
 //!
-//! A request can carry megabytes and any bytes; a reply, a log line or a terminal must
-//! get neither. Every message that quotes a path, a pattern, a name or an argument goes
-//! through [`shortened`] (bare) or [`quoted`] (in double quotes, Rust string syntax):
-//! control characters escaped (`\n`, `\u{1b}`), cut after a number of characters with
-//! `…[+N chars]` saying how much was left out.
+//! **Paths**, applied once, where a path is first made into text. A file name may hold
+//! any byte but `/` and NUL: a newline followed by `==> FORGED.lisp <==` would forge a
+//! section of a project map, an ESC would drive the reader's terminal, a bidirectional
+//! override would show a name reversed. So:
+//!
+//! - `\` is written `\\`;
+//! - tab, newline and carriage return are written `\t`, `\n`, `\r`;
+//! - every other control character (`char::is_control`: C0, DEL, C1) and the format
+//!   characters that break lines or reorder text (U+2028, U+2029, U+200E, U+200F,
+//!   U+202A–U+202E, U+2066–U+2069) are written `\u{HEX}` (lowercase hex, as Rust writes it);
+//! - a byte of a file name that is not UTF-8 is written `\xHH`.
+//!
+//! Every other character is itself. The rule is reversible (every `\` of the name is
+//! doubled, so each `\` of the shown text starts an escape) and not idempotent: text
+//! already shown must never be shown again.
+//!
+//! **Other user text in messages** (a name, an argument, a pattern): [`shortened`] writes
+//! it by the same rule, [`quoted`] in Rust string syntax; both cut it after a number of
+//! characters with `…[+N chars]`, so that a request carrying megabytes is never echoed.
+
+use std::ffi::OsStr;
+use std::fmt::Write as _;
+use std::os::unix::ffi::OsStrExt;
+
+/// `text` (a path or one of its parts) as answers show it.
+#[must_use]
+pub fn shown_path(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    push_shown(&mut shown, text);
+    shown
+}
+
+/// A name from the system, any bytes, as answers show it: as [`shown_path`], and each
+/// byte that is not UTF-8 written `\xHH`.
+#[must_use]
+pub fn shown_os_path(name: &OsStr) -> String {
+    let mut shown = String::with_capacity(name.len());
+    for chunk in name.as_bytes().utf8_chunks() {
+        push_shown(&mut shown, chunk.valid());
+        for byte in chunk.invalid() {
+            let _ = write!(shown, "\\x{byte:02x}");
+        }
+    }
+    shown
+}
+
+/// A path from a user quoted in a message: `"SHOWN"`, its first `max_chars` characters
+/// shown, then `…[+N chars]` when cut (a request can carry megabytes).
+#[must_use]
+pub fn quoted_path(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        None => format!("\"{}\"", shown_path(text)),
+        Some((cut, _)) => {
+            let rest = text[cut..].chars().count();
+            format!("\"{}\"…[+{rest} chars]", shown_path(&text[..cut]))
+        }
+    }
+}
+
+/// A path already shown (a `display_path`) quoted in a message: `"SHOWN"`, never shown twice.
+#[must_use]
+pub fn quoted_shown(shown: &str) -> String {
+    format!("\"{shown}\"")
+}
+
+/// True when `c` is written as an escape.
+fn escaped(c: char) -> bool {
+    c == '\\'
+        || c.is_control()
+        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}')
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+fn push_shown(shown: &mut String, text: &str) {
+    for c in text.chars() {
+        if !escaped(c) {
+            shown.push(c);
+            continue;
+        }
+        match c {
+            '\\' => shown.push_str("\\\\"),
+            '\t' => shown.push_str("\\t"),
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            _ => {
+                let _ = write!(shown, "\\u{{{:x}}}", u32::from(c));
+            }
+        }
+    }
+}
 
 /// Longest path shown whole in a message, in characters: the guard refuses longer paths.
 pub const PATH_CHARS: usize = 4096;
 
-/// A path as a message quotes it: whole when of a sane length, else its start (a request
-/// can carry megabytes; a reply never echoes them).
+/// A path from a request, as a message quotes it before the guard has seen it: shown by
+/// the rule, whole when of a sane length, else its start and `…[+N chars]`.
 #[must_use]
-pub fn path(path: &str) -> String {
+pub fn path_prefix(path: &str) -> String {
     shortened(path, PATH_CHARS)
 }
 
-/// `text` with control characters escaped, cut after `max_chars` characters.
+/// `text` written by the rule above, cut after `max_chars` characters.
 #[must_use]
 pub fn shortened(text: &str, max_chars: usize) -> String {
     let (head, rest) = split(text, max_chars);
     let mut shown = String::with_capacity(head.len() + 16);
-    for c in head.chars() {
-        if c.is_control() {
-            shown.extend(c.escape_default());
-        } else {
-            shown.push(c);
-        }
-    }
+    push_shown(&mut shown, head);
     push_rest(&mut shown, rest);
     shown
 }
@@ -52,13 +133,78 @@ fn split(text: &str, max_chars: usize) -> (&str, usize) {
 
 fn push_rest(shown: &mut String, rest: usize) {
     if rest > 0 {
-        shown.push_str(&format!("…[+{rest} chars]"));
+        let _ = write!(shown, "…[+{rest} chars]");
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::ffi::OsString;
+    use std::os::unix::ffi::OsStringExt;
+
+    /// The inverse of the rule, to prove it reversible.
+    fn unshown(shown: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut chars = shown.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                let mut buf = [0; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                continue;
+            }
+            match chars.next().expect("an escape after \\") {
+                '\\' => out.push(b'\\'),
+                't' => out.push(b'\t'),
+                'n' => out.push(b'\n'),
+                'r' => out.push(b'\r'),
+                'x' => {
+                    let hex: String = chars.by_ref().take(2).collect();
+                    out.push(u8::from_str_radix(&hex, 16).unwrap());
+                }
+                'u' => {
+                    assert_eq!(chars.next(), Some('{'));
+                    let hex: String = chars.by_ref().take_while(|&c| c != '}').collect();
+                    let c = char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap();
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+                other => panic!("unknown escape \\{other}"),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn control_characters_and_the_backslash_are_escaped() {
+        assert_eq!(shown_path("a/b.lisp"), "a/b.lisp");
+        assert_eq!(shown_path("back\\slash.lisp"), "back\\\\slash.lisp");
+        assert_eq!(
+            shown_path("x\n==> FORGED.lisp <==\r\u{1b}[31m"),
+            "x\\n==> FORGED.lisp <==\\r\\u{1b}[31m"
+        );
+        assert_eq!(shown_path("\u{202e}lmth.exe"), "\\u{202e}lmth.exe");
+        assert_eq!(shown_path("\u{85}\u{7f}\t"), "\\u{85}\\u{7f}\\t");
+        assert_eq!(shown_path("é ü 日本"), "é ü 日本");
+        let name = OsString::from_vec(b"a\xffb\\".to_vec());
+        assert_eq!(shown_os_path(&name), "a\\xffb\\\\");
+    }
+
+    proptest::proptest! {
+        /// Shown text has no control character, and reads back to the name's bytes.
+        #[test]
+        fn the_rule_is_reversible(bytes in proptest::collection::vec(proptest::sample::select(
+            vec![b'a', b'/', b'\\', b'\n', b'\r', 0x1b, 0x7f, 0xc2, 0x85, 0xe2, 0x80, 0xae, 0xff, b'x', b'{', b'u']), 0..40)) {
+            let name = OsString::from_vec(bytes.clone());
+            let shown = shown_os_path(&name);
+            proptest::prop_assert!(!shown.chars().any(escaped_but_backslash));
+            proptest::prop_assert_eq!(unshown(&shown), bytes);
+        }
+    }
+
+    fn escaped_but_backslash(c: char) -> bool {
+        c != '\\' && escaped(c)
+    }
 
     #[test]
     fn short_text_is_shown_whole_and_long_text_says_what_was_cut() {
@@ -73,7 +219,7 @@ mod tests {
     #[test]
     fn control_characters_never_reach_a_message_raw() {
         for text in ["a\nb", "a\rb", "a\u{1b}[31mb", "a\u{7}b", "a\u{85}b"] {
-            for shown in [shortened(text, 80), quoted(text, 80)] {
+            for shown in [shortened(text, 80), quoted(text, 80), path_prefix(text)] {
                 assert!(!shown.chars().any(char::is_control), "{shown:?}");
             }
         }

@@ -11,10 +11,13 @@
 #[cfg(feature = "documents")]
 mod docx;
 mod ipynb;
+mod ipynb_cells;
 #[cfg(feature = "documents")]
 mod pdf;
 #[cfg(feature = "documents")]
 mod pdf_budget;
+#[cfg(feature = "documents")]
+mod pdf_tokens;
 #[cfg(feature = "documents")]
 mod zip_limits;
 

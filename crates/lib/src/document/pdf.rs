@@ -3,8 +3,11 @@
 //! Bounded: lopdf decodes object and cross-reference streams while loading, each at most
 //! `max_stream_bytes` (its `LoadOptions::max_decompressed_size`); page contents are decoded
 //! one page at a time under the same bound; at most `max_pages` pages are read; the text is
-//! capped; the clock is checked between pages (not inside lopdf's load).
+//! capped; the clock is checked between pages (not inside lopdf's load). The objects
+//! lopdf builds are bounded by their tokens, counted before it parses
+//! ([`super::pdf_tokens`]): at load by the pre-scan, and for each page's content here.
 
+use super::pdf_tokens::{TokenCount, MAX_TOKENS};
 use super::{Budget, DocumentInfo, Extracted, Format, Text};
 use crate::error::ToolError;
 use lopdf::{Document, LoadOptions};
@@ -32,7 +35,7 @@ pub(super) fn extract(bytes: &[u8], budget: &Budget) -> Result<Extracted, ToolEr
     let pages = doc.get_pages();
     let total = pages.len();
     let mut text = Text::new(budget.limits.max_text_bytes);
-    for (index, &number) in pages.keys().enumerate() {
+    for (index, (&number, &page_id)) in pages.iter().enumerate() {
         budget.check()?;
         if index == budget.limits.max_pages {
             text.stop(&format!(
@@ -44,9 +47,15 @@ pub(super) fn extract(bytes: &[u8], budget: &Budget) -> Result<Extracted, ToolEr
         if !text.line(&format!("--- page {number} ---")) {
             break;
         }
-        let page = match doc.extract_text_with_limit(&[number], budget.limits.max_stream_bytes) {
-            Ok(page) => page,
-            Err(e) => format!("[the text of page {number} could not be extracted: {e}]"),
+        let page = match page_tokens(&doc, page_id, budget) {
+            Some(tokens) if tokens > MAX_TOKENS => format!(
+                "[the text of page {number} was not extracted: its content holds more than \
+                 {MAX_TOKENS} tokens, and the PDF parser keeps each as an object]"
+            ),
+            _ => match doc.extract_text_with_limit(&[number], budget.limits.max_stream_bytes) {
+                Ok(page) => page,
+                Err(e) => format!("[the text of page {number} could not be extracted: {e}]"),
+            },
         };
         if !text.lines(page.trim_start_matches(['\n', '\r']).trim_end()) {
             break;
@@ -63,6 +72,15 @@ pub(super) fn extract(bytes: &[u8], budget: &Budget) -> Result<Extracted, ToolEr
         },
         text: text.out,
     })
+}
+
+/// The tokens of a page's content, counted in its decoded bytes before lopdf parses them
+/// into objects; `None` when it cannot be decoded (extracting then says why).
+fn page_tokens(doc: &Document, page_id: lopdf::ObjectId, budget: &Budget) -> Option<u64> {
+    let content = doc
+        .get_page_content_with_limit(page_id, budget.limits.max_stream_bytes)
+        .ok()?;
+    Some(TokenCount::of(&content))
 }
 
 fn encrypted(budget: &Budget) -> ToolError {

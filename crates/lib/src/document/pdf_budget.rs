@@ -14,7 +14,13 @@
 //! to (in a fixed buffer, never kept), with another filter the per-stream limit, without
 //! a filter nothing. Keywords cannot be escaped in PDF, so a
 //! stream lopdf decodes is a stream found here.
+//!
+//! The same pass counts the tokens lopdf would parse while loading (the bytes outside
+//! stream data, and what the charged streams inflate to): over
+//! [`super::pdf_tokens::MAX_TOKENS`] the PDF is refused before lopdf builds an object
+//! of it.
 
+use super::pdf_tokens::{TokenCount, MAX_TOKENS};
 use super::Budget;
 use crate::error::ToolError;
 use flate2::read::ZlibDecoder;
@@ -36,6 +42,9 @@ pub(super) fn check(bytes: &[u8], budget: &Budget) -> Result<usize, ToolError> {
     let mut unmeasured: u64 = 0;
     let mut from = 0;
     let mut seen = 0u32;
+    let mut tokens = TokenCount::loose();
+    // Bytes before this offset are counted (or are stream data, which is not parsed).
+    let mut counted_to = 0;
     while let Some(at) = memchr::memmem::find(&bytes[from..], b"stream") {
         let start = from + at;
         from = start + 6;
@@ -47,21 +56,28 @@ pub(super) fn check(bytes: &[u8], budget: &Budget) -> Result<usize, ToolError> {
         if preceded_by_end {
             continue;
         }
+        let data = stream_data(bytes, from);
+        if start >= counted_to {
+            tokens.feed(&bytes[counted_to..start]);
+            tokens.restart();
+            counted_to = data_end(bytes, data);
+            too_many_tokens(tokens.tokens, budget)?;
+        }
         let dict = dictionary_before(bytes, start);
         if !charged(dict) {
             continue;
         }
-        let data = stream_data(bytes, from);
         let left = MAX_EAGER_BYTES.saturating_sub(spent);
         spent += match filter(dict) {
             Filter::None => 0,
             Filter::Flate => {
-                let n = inflated_len(data, left.min(per_stream));
+                let n = inflated_len(data, left.min(per_stream), &mut tokens);
                 unmeasured += u64::from(n == 0 && !data.is_empty());
                 n
             }
             Filter::Other => per_stream,
         };
+        too_many_tokens(tokens.tokens, budget)?;
         if spent > MAX_EAGER_BYTES {
             return Err(budget.over_limit(format!(
                 "its object and cross-reference streams inflate to more than {MAX_EAGER_BYTES} \
@@ -69,8 +85,27 @@ pub(super) fn check(bytes: &[u8], budget: &Budget) -> Result<usize, ToolError> {
             )));
         }
     }
+    tokens.feed(&bytes[counted_to.min(bytes.len())..]);
+    too_many_tokens(tokens.tokens, budget)?;
     let share = MAX_EAGER_BYTES.saturating_sub(spent) / unmeasured.max(1);
     Ok(usize::try_from(share.clamp(1, per_stream)).unwrap_or(usize::MAX))
+}
+
+/// `UNSUPPORTED_DOCUMENT` past [`MAX_TOKENS`] tokens to parse.
+pub(super) fn too_many_tokens(tokens: u64, budget: &Budget) -> Result<(), ToolError> {
+    if tokens <= MAX_TOKENS {
+        return Ok(());
+    }
+    Err(budget.over_limit(format!(
+        "its objects hold more than {MAX_TOKENS} tokens (numbers, names, strings, brackets), \
+         and the PDF parser keeps each as an object of about a hundred bytes"
+    )))
+}
+
+/// The offset just past `data` (a slice of `bytes`) and its `endstream`.
+fn data_end(bytes: &[u8], data: &[u8]) -> usize {
+    let start = data.as_ptr() as usize - bytes.as_ptr() as usize;
+    (start + data.len() + b"endstream".len()).min(bytes.len())
 }
 
 /// The bytes between the previous `endobj`/`endstream` (or the window's start) and `at`.
@@ -126,17 +161,21 @@ fn stream_data(bytes: &[u8], mut at: usize) -> &[u8] {
     &rest[..end]
 }
 
-/// What `data` inflates to, counted up to `cap + 1`, in a fixed buffer. Data that does
-/// not inflate counts what inflated before the error (lopdf gets no further).
-fn inflated_len(data: &[u8], cap: u64) -> u64 {
+/// What `data` inflates to, counted up to `cap + 1`, in a fixed buffer, its tokens added
+/// to `tokens`. Data that does not inflate counts what inflated before the error (lopdf
+/// gets no further).
+fn inflated_len(data: &[u8], cap: u64, tokens: &mut TokenCount) -> u64 {
     let mut reader = ZlibDecoder::new(data).take(cap.saturating_add(1));
     let mut buf = [0u8; 16 * 1024];
     let mut total = 0u64;
+    let mut count = TokenCount::loose();
     while let Ok(n) = reader.read(&mut buf) {
-        if n == 0 {
+        if n == 0 || count.tokens > MAX_TOKENS {
             break;
         }
+        count.feed(&buf[..n]);
         total += n as u64;
     }
+    tokens.tokens += count.tokens;
     total
 }

@@ -244,13 +244,23 @@ mod with_parsers {
         out.into_inner()
     }
 
-    /// A PDF of `n` object streams, each inflating to `size` bytes of one array of zeros.
+    /// A PDF of `n` object streams, each inflating to `size` bytes of one string (few
+    /// tokens: the byte budget decides), or of one array of zeros when `numbers`.
     fn object_stream_bomb(n: usize, size: usize) -> Vec<u8> {
+        object_streams(n, size, false)
+    }
+
+    fn object_streams(n: usize, size: usize, numbers: bool) -> Vec<u8> {
         use std::io::Write;
         let mut out = b"%PDF-1.5\n".to_vec();
-        let mut body = b"[".to_vec();
-        body.extend(std::iter::repeat_n(&b"0 "[..], size / 2).flatten());
-        body.push(b']');
+        let mut body = if numbers {
+            b"[".to_vec()
+        } else {
+            b"(".to_vec()
+        };
+        let unit: &[u8] = if numbers { b"0 " } else { b"ab" };
+        body.extend(std::iter::repeat_n(unit, size / 2).flatten());
+        body.push(if numbers { b']' } else { b')' });
         for i in 0..n {
             let header = format!("{} 0 ", 100 + i);
             let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
@@ -292,6 +302,16 @@ mod with_parsers {
         let hidden = replace_all(&bomb, b"/ObjStm", b"/Obj#53tm");
         let e = run(Format::Pdf, &hidden, &DEFAULT_LIMITS).unwrap_err();
         assert!(e.message.contains("in all"), "{e:?}");
+        // Within the byte budget, but 2 MiB of numbers: refused by its tokens.
+        let numbers = object_streams(1, 2 << 20, true);
+        let e = run(Format::Pdf, &numbers, &DEFAULT_LIMITS).unwrap_err();
+        assert!(e.message.contains("more than 500000 tokens"), "{e:?}");
+        // The same count without the object stream: the file's own bytes.
+        let mut plain = b"%PDF-1.4\n1 0 obj\n[".to_vec();
+        plain.extend(std::iter::repeat_n(&b"0 "[..], 600_000).flatten());
+        plain.extend_from_slice(b"]\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n");
+        let e = run(Format::Pdf, &plain, &DEFAULT_LIMITS).unwrap_err();
+        assert!(e.message.contains("more than 500000 tokens"), "{e:?}");
     }
 
     fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {

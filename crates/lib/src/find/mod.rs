@@ -331,8 +331,10 @@ pub fn find_in(
     request: &FindRequest,
     cancel: &CancelToken,
 ) -> Result<FindResult, ToolError> {
-    let shown = paths.join(" ");
-    let search = check(request, &shown)?;
+    let joined = paths.join(" ");
+    let search = check(request, &joined)?;
+    // The scope as answers show it (each path by the one rule, docs/guard.md).
+    let shown = crate::tool::compat::shown_path(&joined);
     let scope = collect_scope(guard, paths)?;
     let mut answers: Vec<(String, Result<FileAnswer, ToolError>)> = Vec::new();
     let work = |file: &LoadedFile| search_file(file, grammar, &search, cancel);
@@ -493,9 +495,9 @@ fn collect_scope(guard: &Guard, paths: &[String]) -> Result<Scope, ToolError> {
     Ok(scope)
 }
 
-/// Checks the request and compiles what it searches with.
-fn check(request: &FindRequest, shown: &str) -> Result<Search, ToolError> {
-    let path = crate::shown::path(shown);
+/// Checks the request and compiles what it searches with; `scope` is the paths as given.
+fn check(request: &FindRequest, scope: &str) -> Result<Search, ToolError> {
+    let path = crate::shown::path_prefix(scope);
     let invalid =
         |message: String| ToolError::new(ErrorCode::InvalidArgument, path.clone(), message);
     let given: Vec<&str> = [

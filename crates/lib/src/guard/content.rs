@@ -7,7 +7,6 @@
 //! a few literal NUL characters in strings, which SBCL reads like any other character, is
 //! text.
 
-use super::messages::printable;
 use crate::error::{ErrorCode, ToolError};
 
 /// Binary sniff window: where NUL bytes are looked for.
@@ -35,12 +34,11 @@ fn first_nul(bytes: &[u8]) -> Option<usize> {
     Some(first)
 }
 
-/// `BINARY_FILE` for binary `bytes`, naming `shown`.
+/// `BINARY_FILE` for binary `bytes`, naming `shown` (a path already shown: never shown twice).
 pub(super) fn check_text(shown: &str, bytes: &[u8]) -> Result<(), ToolError> {
     let Some(at) = first_nul(bytes) else {
         return Ok(());
     };
-    let shown = printable(shown);
     let lower = shown.to_ascii_lowercase();
     let next = if lower.ends_with(".pdf") || lower.ends_with(".docx") {
         "this tool reads text only; the lisp-read-file tool (and the command line) extract \
@@ -50,7 +48,7 @@ pub(super) fn check_text(shown: &str, bytes: &[u8]) -> Result<(), ToolError> {
     };
     Err(ToolError::new(
         ErrorCode::BinaryFile,
-        shown.clone(),
+        shown,
         format!(
             "binary file (NUL byte at offset {at}, and the file is not UTF-8 text with a few \
              NUL characters): {shown}; {next}"

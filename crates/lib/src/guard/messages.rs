@@ -5,6 +5,7 @@
 
 use super::RootDir;
 use crate::error::{ErrorCode, ToolError};
+use crate::shown::shown_os_path;
 use rustix::fs::FileType;
 use std::io;
 use std::path::Path;
@@ -15,12 +16,14 @@ pub const SHOWN_PATH_CHARS: usize = super::MAX_PATH_BYTES;
 /// How much of a path refused for its length is shown.
 const SHOWN_PREFIX_CHARS: usize = 80;
 
-/// `text` as shown in messages: control characters escaped, cut to [`SHOWN_PATH_CHARS`].
+/// A path from a user as shown in messages: by the one rule ([`shown_path`]), cut to
+/// [`SHOWN_PATH_CHARS`] characters of the path.
 #[must_use]
 pub fn printable(text: &str) -> String {
     printable_prefix(text, SHOWN_PATH_CHARS)
 }
 
+/// The first `max_chars` characters of `text`, shown, and `…` when cut.
 fn printable_prefix(text: &str, max_chars: usize) -> String {
     crate::shown::shortened(text, max_chars)
 }
@@ -31,8 +34,10 @@ pub(super) fn shown_user(roots: &[RootDir], user_path: &str) -> String {
     let given = Path::new(user_path);
     if let Some(first) = roots.first() {
         if let Ok(rel) = given.strip_prefix(&first.path) {
-            let rel = rel.to_string_lossy();
-            return printable(if rel.is_empty() { "." } else { &rel });
+            if rel.as_os_str().is_empty() {
+                return ".".to_string();
+            }
+            return shown_os_path(rel.as_os_str());
         }
     }
     printable(user_path)

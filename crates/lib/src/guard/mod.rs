@@ -35,6 +35,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
+pub use crate::shown::{quoted_path, quoted_shown, shown_os_path, shown_path};
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use messages::{printable as printable_path, SHOWN_PATH_CHARS};
 pub use walk::{Directory, Skipped, Walk, WalkedFile, MAX_WALKED_FILES};
@@ -248,11 +249,12 @@ impl Guard {
     }
 
     /// The checks that apply to bytes from elsewhere (stdin for the CLI's `-`): size cap,
-    /// binary.
+    /// binary. `name` is shown by the one rule ([`shown_path`]).
     ///
     /// # Errors
     /// `SIZE_LIMIT_EXCEEDED` over the cap, `BINARY_FILE` for binary content.
-    pub fn check_bytes(&self, display_path: &str, bytes: Vec<u8>) -> Result<LoadedFile, ToolError> {
+    pub fn check_bytes(&self, name: &str, bytes: Vec<u8>) -> Result<LoadedFile, ToolError> {
+        let display_path = &shown_path(name);
         if bytes.len() as u64 > self.max_file_bytes {
             return Err(self.too_big(display_path, "input", bytes.len() as u64));
         }
@@ -320,7 +322,7 @@ impl Guard {
 
 /// Canonicalizes, opens and identifies one root.
 fn open_root(index: usize, root: &Path) -> Result<RootDir, ToolError> {
-    let shown = printable(&root.to_string_lossy());
+    let shown = shown_os_path(root.as_os_str());
     let bad = |why: &str| {
         ToolError::new(
             ErrorCode::InvalidArgument,

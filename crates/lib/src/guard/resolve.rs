@@ -16,6 +16,7 @@
 use super::messages::{access_outside, internal, not_found, not_searchable, refuse_kind};
 use super::RootDir;
 use crate::error::ToolError;
+use crate::shown::shown_os_path;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
 use std::ffi::{OsStr, OsString};
@@ -412,14 +413,16 @@ impl<'a> Walk<'a> {
     }
 }
 
-/// `parts` below `root`: relative for the first root, absolute for the others.
+/// `parts` below `root`: relative for the first root, absolute for the others; each name
+/// shown by the one rule (docs/guard.md#how-paths-are-shown).
 fn show(root: &RootDir, parts: &[&OsStr]) -> String {
-    let rel: Vec<_> = parts.iter().map(|p| p.to_string_lossy()).collect();
+    let rel: Vec<String> = parts.iter().map(|p| shown_os_path(p)).collect();
     let rel = rel.join("/");
+    let root_path = || shown_os_path(root.path.as_os_str());
     match (root.index, rel.is_empty()) {
         (0, true) => ".".to_string(),
         (0, false) => rel,
-        (_, true) => root.path.to_string_lossy().into_owned(),
-        (_, false) => root.path.join(rel).to_string_lossy().into_owned(),
+        (_, true) => root_path(),
+        (_, false) => format!("{}/{rel}", root_path().trim_end_matches('/')),
     }
 }

@@ -19,6 +19,7 @@
 use super::messages::printable;
 use super::{resolve, Guard, LoadedFile};
 use crate::error::{ErrorCode, ToolError};
+use crate::shown::{shown_os_path, shown_path};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -170,7 +171,8 @@ impl Guard {
                 .map_or(String::new(), |(d, _)| format!("{d}/"))
         };
         WalkedFile {
-            display_path: printable(&format!("{}{relative}", parent(&base.display_path))),
+            // The base is shown already; only the new part is shown here.
+            display_path: format!("{}{}", parent(&base.display_path), shown_path(relative)),
             relative_path: format!("{}{relative}", parent(&base.relative_path)),
             path: base
                 .path
@@ -196,9 +198,12 @@ impl Guard {
     fn walked(&self, directory: &Directory, path: &Path) -> Option<WalkedFile> {
         let relative = path.strip_prefix(&directory.path).ok()?;
         let relative_path = relative.to_string_lossy().replace('\\', "/");
+        // The name as it is (a `\` is part of a name here, not a separator), shown once:
+        // the directory's part is shown already.
+        let shown = shown_os_path(relative.as_os_str());
         let display_path = match directory.display_path.as_str() {
-            "." => printable(&relative_path),
-            dir => printable(&format!("{}/{relative_path}", dir.trim_end_matches('/'))),
+            "." => shown,
+            dir => format!("{}/{shown}", dir.trim_end_matches('/')),
         };
         Some(WalkedFile {
             display_path,
@@ -271,10 +276,10 @@ impl IgnoreFiles {
 fn listing_error(directory: &Directory, error: &ignore::Error) -> Skipped {
     let place = error_path(error)
         .and_then(|p| p.strip_prefix(&directory.path).ok().map(Path::to_path_buf))
-        .map(|p| p.to_string_lossy().into_owned());
+        .map(|p| shown_os_path(p.as_os_str()));
     let display_path = match place {
-        Some(rel) if directory.display_path == "." => printable(&rel),
-        Some(rel) => printable(&format!("{}/{rel}", directory.display_path)),
+        Some(rel) if directory.display_path == "." => rel,
+        Some(rel) => format!("{}/{rel}", directory.display_path),
         None => directory.display_path.clone(),
     };
     let message = format!(

@@ -108,7 +108,7 @@ impl Guard {
                 shown.clone(),
                 format!(
                     "{message} (reading {}); the valid byte range is 0 to {size}",
-                    crate::shown::quoted(&shown, 80)
+                    super::quoted_shown(&shown)
                 ),
             )
         };
@@ -161,7 +161,8 @@ impl Guard {
 
     /// Lines `query.first ..` of a file of any size: at most `query.count` lines and at
     /// most the size cap of bytes, found by one pass through a fixed buffer that also
-    /// counts every line of the file. Memory: the window, never the file.
+    /// counts every line of the file. Memory: the window, never the file. The file is
+    /// read up to the size it had when opened: bytes appended meanwhile are not seen.
     ///
     /// A `first` past the end gives no lines (the caller knows `total_lines` and decides).
     ///
@@ -186,7 +187,9 @@ impl Guard {
         let Opened { file, shown, info } = self.open(user_path)?;
         let mut scan = LineScan::new(query, self.max_file_bytes);
         let mut buf = vec![0u8; SCAN_BUFFER_BYTES];
-        let mut reader = &file;
+        // The file as it was at open (its size then): one that another process keeps
+        // extending would otherwise be scanned for ever.
+        let mut reader = (&file).take(info.size);
         let mut at: u64 = 0;
         loop {
             if cancel.is_cancelled() {

@@ -7,6 +7,7 @@ pub mod read_by_name;
 pub mod read_envelope;
 pub mod read_file;
 
+use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::{Guard, LineQuery};
 use crate::shown::quoted;
@@ -107,7 +108,29 @@ fn quote_name(name: &str) -> String {
 /// Longest path (in characters) quoted whole in a message.
 const MAX_SHOWN_PATH: usize = crate::shown::PATH_CHARS;
 
-pub(crate) use crate::shown::path as shown_path;
+/// A path from a request as a message quotes it ([`crate::shown::path_prefix`]).
+pub(crate) use crate::shown::path_prefix as shown_path;
+
+/// A string of the arguments as a reply echoes it in JSON (which escapes it): whole when of
+/// a sane length, else its start.
+fn echoed_string(text: &str) -> String {
+    match cut_at(text, MAX_SHOWN_PATH) {
+        None => text.to_string(),
+        Some(cut) => format!("{}…[+{} bytes]", &text[..cut], text.len() - cut),
+    }
+}
+
+/// Where `text` is cut to at most `max` bytes (a character boundary), if it is longer.
+fn cut_at(text: &str, max: usize) -> Option<usize> {
+    if text.len() <= max {
+        return None;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Some(cut)
+}
 
 /// The arguments as a reply echoes them: long strings cut to their start, large arrays
 /// and objects replaced by a note of their size.
@@ -116,7 +139,7 @@ pub(crate) fn echoed_arguments(arguments: &Map<String, Value>) -> Map<String, Va
         .iter()
         .map(|(k, v)| {
             let v = match v {
-                Value::String(s) => Value::String(shown_path(s)),
+                Value::String(s) => Value::String(echoed_string(s)),
                 Value::Array(_) | Value::Object(_) => {
                     let size = v.to_string().len();
                     if size <= MAX_SHOWN_PATH {
@@ -127,7 +150,7 @@ pub(crate) fn echoed_arguments(arguments: &Map<String, Value>) -> Map<String, Va
                 }
                 other => other.clone(),
             };
-            (shown_path(k), v)
+            (echoed_string(k), v)
         })
         .collect()
 }
@@ -238,12 +261,14 @@ pub(crate) struct WindowText {
     pub ends_without_newline: bool,
 }
 
-/// At most `max_lines` lines from 1-based `start_line`.
+/// At most `max_lines` lines from 1-based `start_line`. A window of a file over the size
+/// cap polls `cancel` as it scans (`CANCELLED` once set); a whole read is bounded by the cap.
 pub(crate) fn read_window(
     guard: &Guard,
     path: &str,
     start_line: usize,
     max_lines: usize,
+    cancel: &CancelToken,
 ) -> Result<WindowText, ToolError> {
     match guard.read(path) {
         Ok(file) => {
@@ -265,7 +290,7 @@ pub(crate) fn read_window(
             })
         }
         Err(e) if e.code == ErrorCode::SizeLimitExceeded => {
-            let scanned = guard.read_lines(
+            let scanned = guard.read_lines_cancellable(
                 path,
                 LineQuery {
                     first: start_line as u64,
@@ -274,6 +299,7 @@ pub(crate) fn read_window(
                     keep_per_line: usize::try_from(guard.max_file_bytes()).unwrap_or(usize::MAX),
                     long_line_bytes: u64::MAX,
                 },
+                cancel,
             )?;
             let total = usize::try_from(scanned.total_lines).unwrap_or(usize::MAX);
             let first = start_line.saturating_sub(1).min(total);

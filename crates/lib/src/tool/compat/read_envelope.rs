@@ -7,6 +7,7 @@ use super::{
     echoed_arguments, integer_argument, path_argument, read_window, shown_path, unknown_arguments,
     WindowText,
 };
+use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
 use serde::Serialize;
@@ -173,7 +174,8 @@ impl Envelope {
 }
 
 /// Runs the tool on its JSON arguments; every failure is an envelope with `status: error`.
-pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
+/// `cancel` is polled while a file over the size cap is scanned (`CANCELLED` once set).
+pub fn read(guard: &Guard, arguments: &Map<String, Value>, cancel: &CancelToken) -> Envelope {
     let started = Instant::now();
     let fail = |code: &'static str, message: String, path_resolved: Option<String>| {
         error_envelope(arguments, code, message, elapsed_ms(started), path_resolved)
@@ -182,7 +184,7 @@ pub fn read(guard: &Guard, arguments: &Map<String, Value>) -> Envelope {
         Ok(checked) => checked,
         Err(message) => return fail("INVALID_PARAM", message, None),
     };
-    let read = match read_window(guard, &path, start_line, limit) {
+    let read = match read_window(guard, &path, start_line, limit, cancel) {
         Ok(read) => read,
         Err(e) => {
             let (code, message) = seed_error(&path, e);

@@ -5,6 +5,7 @@
 use super::{
     integer_argument, path_argument, read_window, shown_path, unknown_arguments, CompatError,
 };
+use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
 use serde::Serialize;
@@ -127,9 +128,20 @@ pub struct ReadFileMeta {
 }
 
 /// Reads the window. A `start_line` past the end is not an error: empty content, as the published definition says (docs/mcp.md#read_file).
-pub fn read_file(guard: &Guard, request: &ReadFileRequest) -> Result<ReadFileOutput, CompatError> {
-    let read = read_window(guard, &request.path, request.start_line, request.max_lines)
-        .map_err(seed_error)?;
+/// `cancel` is polled while a file over the size cap is scanned (`CANCELLED` once set).
+pub fn read_file(
+    guard: &Guard,
+    request: &ReadFileRequest,
+    cancel: &CancelToken,
+) -> Result<ReadFileOutput, CompatError> {
+    let read = read_window(
+        guard,
+        &request.path,
+        request.start_line,
+        request.max_lines,
+        cancel,
+    )
+    .map_err(seed_error)?;
     let window = &read.window;
     let mut content = String::new();
     for (index, line) in window.lines.clone().zip(&read.lines) {

@@ -11,7 +11,6 @@ use crate::document::{self, Format, Limits};
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
 use crate::guard::{lines_of, ByteWindow, FileInfo, Guard, LineQuery, LoadedFile};
-use crate::shown::quoted;
 use crate::view::{ViewOptions, MAX_LINE_CHARS};
 
 /// Reads the document at `request.path` (or `file`, already read) as `format`.
@@ -138,7 +137,7 @@ fn text_bytes(
             format!(
                 "the document's text has {size} bytes: {name} must be at most {size}, not \
                  {value} (reading {}); the valid byte range is 0 to {size}",
-                quoted(&text.display_path, 80)
+                crate::guard::quoted_shown(&text.display_path)
             ),
         ));
     }

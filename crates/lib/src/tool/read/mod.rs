@@ -396,7 +396,7 @@ pub fn read_loaded(
             format!(
                 "strategy {} needs a file to read from (reading {}); pass a file path, or use the default or complete strategy",
                 other.name(),
-                quoted(&file.display_path, 80)
+                crate::guard::quoted_shown(&file.display_path)
             ),
         )),
     }?;
@@ -540,7 +540,7 @@ fn line_range_result(
             window.display_path.clone(),
             format!(
                 "{message} (reading {}); the valid line range is 1 to {}",
-                quoted(&window.display_path, 80),
+                crate::guard::quoted_shown(&window.display_path),
                 total.max(1)
             ),
         )
@@ -713,7 +713,7 @@ fn render_file(
 /// Checks the request's values and compiles its patterns. Every message names the path
 /// (a short prefix of it: user input is never echoed whole) and says what to do next.
 pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
-    let path = crate::shown::path(&request.path);
+    let path = crate::shown::path_prefix(&request.path);
     let invalid =
         |message: String| ToolError::new(ErrorCode::InvalidArgument, path.clone(), message);
     if request.path.is_empty() {
@@ -721,7 +721,7 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
             "empty path; pass the path of a file to read".into(),
         ));
     }
-    let reading = quoted(&request.path, 80);
+    let reading = crate::guard::quoted_path(&request.path, 80);
     if request.limit == 0 {
         return Err(invalid(format!(
             "limit must be at least 1 (reading {reading}); omit it for the default of {DEFAULT_LIMIT} lines"
@@ -826,7 +826,7 @@ fn too_costly(options: &ViewOptions, display_path: &str) -> Option<ToolError> {
         format!(
             "{name} {} is too costly to match on {}; simplify it (fewer or smaller counted repetitions, less nesting), or read the file without it",
             pattern.quoted(),
-            quoted(display_path, 80)
+            crate::guard::quoted_shown(display_path)
         ),
     ))
 }

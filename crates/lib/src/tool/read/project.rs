@@ -120,7 +120,7 @@ pub fn read_paths(
     }
     let mut plan = plan::paths(guard, files);
     plan.skipped = skipped;
-    let display = crate::shown::quoted(&paths.join(" "), 200);
+    let display = crate::guard::quoted_path(&paths.join(" "), 200);
     build(guard, grammar, &options, plan, &display, Vec::new())
 }
 

@@ -135,6 +135,9 @@ fn root() -> PathBuf {
     root
 }
 
+/// A slow call: the tool, what it does, its arguments.
+type SlowCall = (&'static str, &'static str, fn() -> Value);
+
 #[test]
 fn cancelled_walks_and_component_searches_free_their_slots() {
     let root = root();
@@ -142,7 +145,7 @@ fn cancelled_walks_and_component_searches_free_their_slots() {
     let missing = || json!({"file": "no-such-component"});
     let (one_call, text) = server.timed_call(1, "read", missing());
     assert!(text.contains("File not found"), "{text}");
-    let slow_calls: [(&str, &str, fn() -> Value); 3] = [
+    let slow_calls: [SlowCall; 3] = [
         (
             "read",
             "a component search",

@@ -194,7 +194,7 @@ fn a_directory_swapped_for_a_symlink_during_a_walk_leaks_no_outside_name() {
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 exchange(&sub, &flip);
                 swaps += 1;
-                if swaps % 64 == 0 {
+                if swaps.is_multiple_of(64) {
                     std::thread::yield_now();
                 }
             }

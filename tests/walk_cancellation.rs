@@ -84,7 +84,10 @@ impl Server {
     /// The response to `id` (other messages are skipped).
     fn response(&mut self, id: u64) -> Value {
         loop {
-            let line = self.lines.recv_timeout(TIMEOUT).expect("an answer");
+            let line = self
+                .lines
+                .recv_timeout(TIMEOUT)
+                .unwrap_or_else(|_| panic!("no answer to request {id} in {TIMEOUT:?}"));
             let message: Value = serde_json::from_str(&line).unwrap();
             if message["id"] == id {
                 return message;

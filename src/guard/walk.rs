@@ -178,7 +178,29 @@ impl Guard {
             walk.skipped.push(moved(directory, rel));
         }
         walk.notes = notes(directory, &listing);
+        if !self.still_there(directory) {
+            walk.files.clear();
+            walk.skipped.push(moved(directory, b""));
+        }
         walk
+    }
+
+    /// Whether the walked directory is still the one its path names inside the roots:
+    /// the walk checks the directories below it, this checks it and those above it (one
+    /// resolution), so that a directory moved out of the roots during the walk lists
+    /// nothing.
+    fn still_there(&self, directory: &Directory) -> bool {
+        let Some(path) = directory.path.to_str().filter(|_| !self.roots.is_empty()) else {
+            return true;
+        };
+        let same = |found: &OwnedFd| {
+            let id = resolve::FileId::of;
+            matches!((id(found), id(&directory.handle)), (Ok(a), Ok(b)) if a == b)
+        };
+        matches!(
+            resolve::find_confined(&self.roots, path),
+            Ok(resolve::Found::Directory { handle, .. }) if same(&handle)
+        )
     }
 
     /// Reads a listed file as any user path: resolved again inside the roots, checked,
@@ -486,5 +508,20 @@ mod tests {
             "{:?}",
             walk.notes
         );
+    }
+
+    #[test]
+    fn a_directory_moved_out_of_the_root_before_or_during_its_walk_lists_nothing() {
+        let dir = scratch("moved");
+        let root = dir.join("root");
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::write(root.join("sub/secret.lisp"), "()").unwrap();
+        let guard = Guard::confined(std::slice::from_ref(&root), 1 << 20).unwrap();
+        let sub = guard.directory("sub").unwrap().unwrap();
+        fs::rename(root.join("sub"), dir.join("moved-out")).unwrap();
+        let walk = guard.walk(&sub, &lisp);
+        assert!(walk.files.is_empty(), "{:?}", names(&walk));
+        assert_eq!(walk.skipped.len(), 1);
+        assert!(walk.skipped[0].error.message.contains("was moved"));
     }
 }

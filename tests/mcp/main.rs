@@ -12,3 +12,4 @@ mod hostile;
 mod mcp;
 mod mcp_robustness;
 mod path_display;
+mod walk_cancellation;

@@ -9,4 +9,5 @@
 mod common;
 
 mod memory;
+mod walk_memory;
 mod window_memory;

@@ -13,4 +13,5 @@ mod find_corpus;
 mod find_oracle;
 mod find_properties;
 mod project;
+mod walk_complexity;
 mod walk_confinement;

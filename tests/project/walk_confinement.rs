@@ -141,3 +141,103 @@ fn an_asd_map_deduplicates_by_identity_whatever_the_working_directory() {
         result.content
     );
 }
+
+/// The binary (maps and finds), run under `root` as an agent's server would be.
+const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
+
+/// Swaps `a` and `b` (`renameat2(RENAME_EXCHANGE)`): atomically, as an attacker would.
+fn exchange(a: &std::ffi::CStr, b: &std::ffi::CStr) {
+    // SAFETY: two valid NUL-terminated paths; AT_FDCWD for both.
+    unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        );
+    }
+}
+
+/// Finding 6 (issue 22, item 1): a directory inside the root swapped for a symlink out of
+/// it (`renameat2(RENAME_EXCHANGE)`, over and over) while a map or `find` walks: the walk
+/// listed directories by path string, so a swap after the parent was listed was followed
+/// and the outside tree's names came back in `files_skipped`. The walk now descends by
+/// handles opened beneath the parent without following symlinks: whatever the timing, no
+/// outside name appears. Each run spans many swaps (a swap takes microseconds, a run
+/// milliseconds); the test stops at the first leak, else after a bounded count of runs.
+#[test]
+fn a_directory_swapped_for_a_symlink_during_a_walk_leaks_no_outside_name() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch("swap-race");
+    let root = dir.join("root");
+    let outside = dir.join("outside");
+    fs::create_dir_all(outside.join("deeper")).unwrap();
+    for i in 0..300 {
+        fs::write(outside.join(format!("OUTSIDERACE-NAME-{i}.lisp")), "(x)").unwrap();
+    }
+    fs::write(outside.join("deeper/OUTSIDERACE-DEEP.lisp"), "(x)").unwrap();
+    fs::create_dir_all(root.join("sub/deeper")).unwrap();
+    for i in 0..50 {
+        fs::write(root.join(format!("sub/inside-{i}.lisp")), "(defun x ())").unwrap();
+    }
+    fs::write(root.join("sub/deeper/inside-deep.lisp"), "(defun y ())").unwrap();
+    fs::write(root.join("a.lisp"), "(defun a ())").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("flip")).unwrap();
+    let c = |p: PathBuf| std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    let (sub, flip) = (c(root.join("sub")), c(root.join("flip")));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                exchange(&sub, &flip);
+                swaps += 1;
+                if swaps.is_multiple_of(64) {
+                    std::thread::yield_now();
+                }
+            }
+            swaps
+        })
+    };
+    let root_arg = root.to_str().unwrap();
+    let commands: [&[&str]; 2] = [
+        &["--root", root_arg, "--json", "."],
+        &[
+            "find",
+            "--root",
+            root_arg,
+            "--json",
+            "--name-pattern",
+            "^x$",
+            ".",
+        ],
+    ];
+    let started = std::time::Instant::now();
+    let mut runs = 0;
+    let mut leak = None;
+    'runs: while runs < 400 && started.elapsed() < Duration::from_secs(40) {
+        for args in commands {
+            let out = std::process::Command::new(BIN).args(args).output().unwrap();
+            runs += 1;
+            let text = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            if text.contains("OUTSIDERACE") {
+                leak = Some((args.join(" "), text));
+                break 'runs;
+            }
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    if let Some((args, text)) = leak {
+        let at = text.find("OUTSIDERACE").unwrap();
+        let bytes = &text.as_bytes()[at.saturating_sub(200)..(at + 200).min(text.len())];
+        let shown = String::from_utf8_lossy(bytes);
+        panic!(
+            "run {runs} ({args}) named a file outside the root, after {swaps} swaps: ...{shown}..."
+        );
+    }
+    assert!(runs >= 100 && swaps > 1000, "{runs} runs, {swaps} swaps");
+}

@@ -11,7 +11,6 @@
 #[cfg(feature = "documents")]
 mod docx;
 mod ipynb;
-mod ipynb_cells;
 #[cfg(feature = "documents")]
 mod pdf;
 #[cfg(feature = "documents")]

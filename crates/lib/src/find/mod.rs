@@ -334,8 +334,8 @@ pub fn find_in(
     let joined = paths.join(" ");
     let search = check(request, &joined)?;
     // The scope as answers show it (each path by the one rule, docs/guard.md).
-    let shown = crate::tool::compat::shown_path(&joined);
-    let scope = collect_scope(guard, paths)?;
+    let shown = crate::shown::path_prefix(&joined);
+    let scope = collect_scope(guard, paths, cancel)?;
     let mut answers: Vec<(String, Result<FileAnswer, ToolError>)> = Vec::new();
     let work = |file: &LoadedFile| search_file(file, grammar, &search, cancel);
     for part in scope.parts {
@@ -427,7 +427,11 @@ enum ScopePart {
     Walked(Vec<WalkedFile>),
 }
 
-fn collect_scope(guard: &Guard, paths: &[String]) -> Result<Scope, ToolError> {
+fn collect_scope(
+    guard: &Guard,
+    paths: &[String],
+    cancel: &CancelToken,
+) -> Result<Scope, ToolError> {
     // Several paths may name one file twice (`a.lisp ./a.lisp`, a directory and a file
     // in it): then files are told apart by identity, which costs a resolution each, so
     // one path (one walk: names are unique) compares shown paths only.
@@ -462,7 +466,7 @@ fn collect_scope(guard: &Guard, paths: &[String]) -> Result<Scope, ToolError> {
         };
         match directory {
             Some(directory) => {
-                let walk = guard.walk(&directory, &view::is_lisp_path);
+                let walk = guard.walk_cancellable(&directory, &view::is_lisp_path, cancel);
                 if walk.stopped_at_limit {
                     scope.notes.push(format!(
                         "[{} lists more than {} Lisp files: only the first {} were searched; search a sub-directory]",
@@ -478,6 +482,7 @@ fn collect_scope(guard: &Guard, paths: &[String]) -> Result<Scope, ToolError> {
                         code: s.error.code,
                         message: s.error.message,
                     }));
+                scope.notes.extend(walk.notes);
                 let files: Vec<WalkedFile> =
                     walk.files.into_iter().filter(|f| first(guard, f)).collect();
                 scope.parts.push(ScopePart::Walked(files));

@@ -18,6 +18,8 @@
 //! another root is shown absolute, the only form that reads back.
 
 mod content;
+mod descend;
+mod ignore_rules;
 mod messages;
 mod resolve;
 mod walk;
@@ -37,6 +39,8 @@ use std::time::UNIX_EPOCH;
 
 pub use crate::shown::{quoted_path, quoted_shown, shown_os_path, shown_path};
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
+pub use descend::MAX_WALK_DEPTH;
+pub use ignore_rules::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_PATTERNS};
 pub use messages::{printable as printable_path, SHOWN_PATH_CHARS};
 pub use walk::{Directory, Skipped, Walk, WalkedFile, MAX_WALKED_FILES};
 pub use window::{lines_of, ByteWindow, LineQuery, LineWindow, LongLine};

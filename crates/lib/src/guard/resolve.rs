@@ -97,8 +97,10 @@ pub(super) enum Found {
         /// How the directory is shown (`.` for the first root itself).
         display: String,
         /// Its absolute path, made of the root's canonical path and the names on the
-        /// walk's stack (each entered by handle and checked), for the directory walk.
+        /// walk's stack (each entered by handle and checked), for messages and reading.
         path: PathBuf,
+        /// The handle the resolution ended on: where the directory walk starts.
+        handle: OwnedFd,
     },
 }
 
@@ -188,7 +190,12 @@ impl<'a> Walk<'a> {
         // The path ended on a directory (`.`, `sub/..`, a trailing `/`).
         let display = self.display(None).ok_or_else(|| self.outside())?;
         let path = self.absolute().ok_or_else(|| self.outside())?;
-        Ok(Found::Directory { display, path })
+        let handle = self.stack.pop().ok_or_else(|| self.outside())?.fd;
+        Ok(Found::Directory {
+            display,
+            path,
+            handle,
+        })
     }
 
     /// The absolute path of the current directory: the canonical path of the innermost

@@ -1,40 +1,58 @@
 //! Directories: what a path names, and the files under a directory.
 //!
-//! The listing is the `ignore` crate's walk (the one ripgrep uses), names sorted in each
-//! directory: hidden files skipped, symlinked directories not entered. A listing is only
-//! a list of names: every file is then read by [`Guard::read_walked`], which resolves it
-//! again as any user path, by file identity inside the roots. A file the listing gives
-//! that the guard refuses (a symlink out of the roots, a FIFO, a file over the cap) is
-//! reported as skipped with the guard's reason, never read.
+//! The walk descends by directory handles (`descend.rs`): each directory is opened beneath
+//! its parent's handle, never by a path string, so what it lists was inside the walked
+//! directory when listed. Names are in path order; hidden files are skipped, symlinked
+//! directories not entered, directories deeper than [`MAX_WALK_DEPTH`] levels not listed.
+//! A listing is only a list of names: every file is then read by [`Guard::read_walked`],
+//! which resolves it again as any user path, by file identity inside the roots. A file the
+//! listing gives that the guard refuses (a symlink out of the roots, a FIFO, a file over
+//! the cap) is reported as skipped with the guard's reason, never read.
 //!
-//! The crate reads no ignore file itself: the `.gitignore` and `.ignore` files of the
-//! walked directory and of those below it are read through the guard (a FIFO, a symlink
-//! out of the roots or a file over the cap counts as absent), and the deepest rule that
-//! matches decides, as in git. Ignore files above the walked directory, `.git/info/exclude`
-//! and the user's global git ignore file are not read.
+//! The `.gitignore` and `.ignore` files of the walked directory and of those below it are
+//! read by handle, bounded in size and patterns (`ignore_rules.rs`; a FIFO, a symlink or
+//! a file that is not regular counts as absent), and the deepest rule that matches
+//! decides, as in git. Ignore files above the walked directory, `.git/info/exclude` and the
+//! user's global git ignore file are not read.
 //!
 //! This module does not read file contents but ignore files, nor decide which files are
 //! Lisp (the caller passes a predicate).
 
+use super::descend::{self, MAX_WALK_DEPTH};
+use super::ignore_rules::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_PATTERNS};
 use super::messages::printable;
 use super::{resolve, Guard, LoadedFile};
+use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
 use crate::shown::{shown_os_path, shown_path};
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use std::collections::HashMap;
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
+use std::ffi::OsStr;
+use std::os::fd::OwnedFd;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Most files one walk lists; past it the walk stops and says so.
 pub const MAX_WALKED_FILES: usize = 20_000;
 
-/// A directory a path named, inside the roots (or anywhere, unconfined).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A directory a path named, inside the roots (or anywhere, unconfined), and a handle on
+/// it: the walk starts from the handle, not from the path.
+#[derive(Debug, Clone)]
 pub struct Directory {
     /// As paths are shown: relative to the first root (`.` for the root itself).
     pub display_path: String,
     path: PathBuf,
+    handle: Arc<OwnedFd>,
 }
+
+impl PartialEq for Directory {
+    fn eq(&self, other: &Directory) -> bool {
+        self.display_path == other.display_path && self.path == other.path
+    }
+}
+
+impl Eq for Directory {}
 
 /// A file the walk listed, not read yet.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +80,9 @@ pub struct Walk {
     pub skipped: Vec<Skipped>,
     /// The walk stopped at [`MAX_WALKED_FILES`].
     pub stopped_at_limit: bool,
+    /// What the answer should say of the walk's other bounds (directories too deep,
+    /// ignore files cut), one note each.
+    pub notes: Vec<String>,
 }
 
 impl Guard {
@@ -74,16 +95,24 @@ impl Guard {
     pub fn directory(&self, user_path: &str) -> Result<Option<Directory>, ToolError> {
         super::check_path_text(user_path)?;
         if self.roots.is_empty() {
+            // Unconfined, as a shell would: the path's own symlinks are followed.
             let path = Path::new(user_path);
-            return Ok(path.is_dir().then(|| Directory {
+            let handle = rustix::fs::open(path, top_flags(), Mode::empty()).ok();
+            return Ok(handle.map(|handle| Directory {
                 display_path: printable(user_path),
                 path: path.to_path_buf(),
+                handle: Arc::new(handle),
             }));
         }
         match resolve::find_confined(&self.roots, user_path) {
-            Ok(resolve::Found::Directory { display, path }) => Ok(Some(Directory {
+            Ok(resolve::Found::Directory {
+                display,
+                path,
+                handle,
+            }) => Ok(Some(Directory {
                 display_path: display,
                 path,
+                handle: Arc::new(handle),
             })),
             Ok(resolve::Found::File(_)) => Ok(None),
             Err(e) if e.code == ErrorCode::AccessDenied => Err(e),
@@ -92,50 +121,87 @@ impl Guard {
     }
 
     /// Lists the files under `directory` whose relative path `wanted` accepts, honouring
-    /// ignore files; at most [`MAX_WALKED_FILES`], the first in the walk's order (names
-    /// sorted in each directory). Nothing is read but directory entries and ignore files,
-    /// and the ignore files are read through the guard (see the module documentation).
+    /// ignore files; at most [`MAX_WALKED_FILES`], the first in path order. Nothing is read
+    /// but directory entries and ignore files (see the module documentation).
     pub fn walk(&self, directory: &Directory, wanted: &dyn Fn(&str) -> bool) -> Walk {
-        let ignores = IgnoreFiles::new(self.clone(), directory.path.clone());
-        let walker = ignore::WalkBuilder::new(&directory.path)
-            // The crate reads no ignore file itself: it would open a FIFO, a file of any
-            // size or one symlinked out of the roots.
-            .standard_filters(false)
-            .hidden(true)
-            .follow_links(false)
-            .sort_by_file_name(|a, b| a.cmp(b))
-            .filter_entry(move |entry| !ignores.ignored(entry))
-            .build();
+        self.walk_cancellable(directory, wanted, &CancelToken::default())
+    }
+
+    /// [`Guard::walk`] that stops early, with what it listed so far, once `cancel` is set.
+    pub fn walk_cancellable(
+        &self,
+        directory: &Directory,
+        wanted: &dyn Fn(&str) -> bool,
+        cancel: &CancelToken,
+    ) -> Walk {
         let mut walk = Walk {
             directory: directory.clone(),
             files: Vec::new(),
             skipped: Vec::new(),
             stopped_at_limit: false,
+            notes: Vec::new(),
         };
-        for entry in walker {
-            match entry {
-                Ok(entry) => {
-                    if entry.file_type().is_some_and(|t| t.is_dir()) {
-                        continue;
-                    }
-                    let Some(file) = self.walked(directory, entry.path()) else {
-                        continue;
-                    };
-                    if !wanted(&file.relative_path) {
-                        continue;
-                    }
-                    if walk.files.len() == MAX_WALKED_FILES {
-                        walk.stopped_at_limit = true;
-                        break;
-                    }
-                    walk.files.push(file);
-                }
-                Err(e) => walk.skipped.push(listing_error(directory, &e)),
+        let top = rustix::fs::openat(
+            &*directory.handle,
+            ".",
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        );
+        let listing = match top {
+            Ok(top) => descend::descend(
+                top,
+                &descend::Want {
+                    file: wanted,
+                    max_files: MAX_WALKED_FILES,
+                    size_cap: self.max_file_bytes,
+                    cancel,
+                },
+            ),
+            Err(e) => {
+                walk.skipped.push(listing_error(directory, b"", e));
+                return walk;
             }
-        }
+        };
+        walk.stopped_at_limit = listing.stopped_at_limit;
+        walk.files = listing
+            .files
+            .iter()
+            .map(|rel| walked(directory, rel))
+            .collect();
         walk.files
             .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
+        walk.skipped = listing
+            .unlisted
+            .iter()
+            .map(|(rel, e)| listing_error(directory, rel, *e))
+            .collect();
+        if let Some(rel) = &listing.moved {
+            walk.skipped.push(moved(directory, rel));
+        }
+        walk.notes = notes(directory, &listing);
+        if !self.still_there(directory) {
+            walk.files.clear();
+            walk.skipped.push(moved(directory, b""));
+        }
         walk
+    }
+
+    /// Whether the walked directory is still the one its path names inside the roots:
+    /// the walk checks the directories below it, this checks it and those above it (one
+    /// resolution), so that a directory moved out of the roots during the walk lists
+    /// nothing.
+    fn still_there(&self, directory: &Directory) -> bool {
+        let Some(path) = directory.path.to_str().filter(|_| !self.roots.is_empty()) else {
+            return true;
+        };
+        let same = |found: &OwnedFd| {
+            let id = resolve::FileId::of;
+            matches!((id(found), id(&directory.handle)), (Ok(a), Ok(b)) if a == b)
+        };
+        matches!(
+            resolve::find_confined(&self.roots, path),
+            Ok(resolve::Found::Directory { handle, .. }) if same(&handle)
+        )
     }
 
     /// Reads a listed file as any user path: resolved again inside the roots, checked,
@@ -193,98 +259,46 @@ impl Guard {
         let meta = opened.file.metadata().ok()?;
         Some((meta.dev(), meta.ino()))
     }
+}
 
-    /// The listed `path` as a [`WalkedFile`]; `None` if it is not below the directory.
-    fn walked(&self, directory: &Directory, path: &Path) -> Option<WalkedFile> {
-        let relative = path.strip_prefix(&directory.path).ok()?;
-        let relative_path = relative.to_string_lossy().replace('\\', "/");
-        // The name as it is (a `\` is part of a name here, not a separator), shown once:
-        // the directory's part is shown already.
-        let shown = shown_os_path(relative.as_os_str());
-        let display_path = match directory.display_path.as_str() {
-            "." => shown,
-            dir => format!("{}/{shown}", dir.trim_end_matches('/')),
-        };
-        Some(WalkedFile {
-            display_path,
-            relative_path,
-            path: path.to_path_buf(),
-        })
+/// The flags of the handle on an unconfined directory: one that may be searched but not
+/// listed is still a directory (its walk then says it could not be listed).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn top_flags() -> OFlags {
+    OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC
+}
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn top_flags() -> OFlags {
+    OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC
+}
+
+/// How a walked file is shown, ordered and read, from its path below the directory.
+fn walked(directory: &Directory, rel: &[u8]) -> WalkedFile {
+    let relative_path = String::from_utf8_lossy(rel).into_owned();
+    WalkedFile {
+        display_path: shown(directory, rel),
+        path: directory.path.join(OsStr::from_bytes(rel)),
+        relative_path,
     }
 }
 
-/// The `.gitignore` and `.ignore` files of the walked directory and the directories
-/// below it, read through the guard (inside the roots, regular files, under the size
-/// cap; one that is refused counts as absent), each once.
-struct IgnoreFiles {
-    guard: Guard,
-    top: PathBuf,
-    matchers: Mutex<HashMap<PathBuf, Arc<Gitignore>>>,
-}
-
-impl IgnoreFiles {
-    fn new(guard: Guard, top: PathBuf) -> IgnoreFiles {
-        IgnoreFiles {
-            guard,
-            top,
-            matchers: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Whether an ignore file of a directory from the walked one down to the entry's own
-    /// directory ignores the entry; the deepest that says anything decides, as git does.
-    fn ignored(&self, entry: &ignore::DirEntry) -> bool {
-        let path = entry.path();
-        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-        let mut dir = path.parent();
-        while let Some(d) = dir.filter(|d| d.starts_with(&self.top)) {
-            match self.matcher(d).matched(path, is_dir) {
-                ignore::Match::Ignore(_) => return true,
-                ignore::Match::Whitelist(_) => return false,
-                ignore::Match::None => {}
-            }
-            dir = d.parent();
-        }
-        false
-    }
-
-    fn matcher(&self, dir: &Path) -> Arc<Gitignore> {
-        let Ok(mut matchers) = self.matchers.lock() else {
-            return Arc::new(Gitignore::empty());
-        };
-        if let Some(m) = matchers.get(dir) {
-            return Arc::clone(m);
-        }
-        let mut builder = GitignoreBuilder::new(dir);
-        for name in [".gitignore", ".ignore"] {
-            let Some(path) = dir.join(name).to_str().map(str::to_string) else {
-                continue;
-            };
-            if let Ok(file) = self.guard.read(&path) {
-                for line in String::from_utf8_lossy(&file.bytes).lines() {
-                    // A line the glob syntax refuses is skipped, as git skips it.
-                    let _ = builder.add_line(None, line);
-                }
-            }
-        }
-        let matcher = Arc::new(builder.build().unwrap_or_else(|_| Gitignore::empty()));
-        matchers.insert(dir.to_path_buf(), Arc::clone(&matcher));
-        matcher
+/// `rel` below the directory as paths are shown.
+/// A path below the directory as answers show it: each name by the one rule (any bytes),
+/// after the directory's part, which is shown already and never shown twice.
+fn shown(directory: &Directory, rel: &[u8]) -> String {
+    let rel = shown_os_path(OsStr::from_bytes(rel));
+    match (directory.display_path.as_str(), rel.is_empty()) {
+        (dir, true) => dir.to_string(),
+        (".", false) => rel,
+        (dir, false) => format!("{}/{rel}", dir.trim_end_matches('/')),
     }
 }
 
-fn listing_error(directory: &Directory, error: &ignore::Error) -> Skipped {
-    let place = error_path(error)
-        .and_then(|p| p.strip_prefix(&directory.path).ok().map(Path::to_path_buf))
-        .map(|p| shown_os_path(p.as_os_str()));
-    let display_path = match place {
-        Some(rel) if directory.display_path == "." => rel,
-        Some(rel) => format!("{}/{rel}", directory.display_path),
-        None => directory.display_path.clone(),
-    };
+fn listing_error(directory: &Directory, rel: &[u8], error: Errno) -> Skipped {
+    let display_path = shown(directory, rel);
     let message = format!(
         "could not list {display_path}: {}; check its permissions",
-        printable(&error.to_string())
+        std::io::Error::from(error)
     );
     Skipped {
         error: ToolError::new(ErrorCode::AccessDenied, display_path.clone(), message),
@@ -292,14 +306,42 @@ fn listing_error(directory: &Directory, error: &ignore::Error) -> Skipped {
     }
 }
 
-fn error_path(error: &ignore::Error) -> Option<&Path> {
-    match error {
-        ignore::Error::WithPath { path, .. } => Some(path),
-        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
-            error_path(err)
-        }
-        _ => None,
+fn moved(directory: &Directory, rel: &[u8]) -> Skipped {
+    let display_path = shown(directory, rel);
+    let message = format!(
+        "{display_path} was moved while the walk listed it: nothing below it is shown; \
+         read it again once the directory stops changing"
+    );
+    Skipped {
+        error: ToolError::new(ErrorCode::AccessDenied, display_path.clone(), message),
+        display_path,
     }
+}
+
+/// The notes a walk's answer carries: directories too deep to enter, ignore files cut.
+fn notes(directory: &Directory, listing: &descend::Listing) -> Vec<String> {
+    let names = |paths: &[Vec<u8>], count: usize| {
+        let mut names: Vec<String> = paths.iter().map(|p| shown(directory, p)).collect();
+        if count > paths.len() {
+            names.push(format!("and {} more", count - paths.len()));
+        }
+        names.join(", ")
+    };
+    let mut notes = Vec::new();
+    if listing.too_deep_count > 0 {
+        notes.push(format!(
+            "[Directories deeper than {MAX_WALK_DEPTH} levels were not entered: {}; read them directly]",
+            names(&listing.too_deep, listing.too_deep_count)
+        ));
+    }
+    if listing.ignore_cut_count > 0 {
+        notes.push(format!(
+            "[Ignore files past the walk's bound ({} KiB each, {MAX_IGNORE_PATTERNS} patterns in all) were cut, their other rules not honoured: {}]",
+            MAX_IGNORE_FILE_BYTES / 1024,
+            names(&listing.ignore_cut, listing.ignore_cut_count)
+        ));
+    }
+    notes
 }
 
 #[cfg(test)]
@@ -405,5 +447,85 @@ mod tests {
         assert_eq!(names(&walk), ["b.lisp", "link.lisp", "sub/c.lisp"]);
         let err = guard.read_walked(&walk.files[1]).unwrap_err();
         assert_eq!(err.code, ErrorCode::AccessDenied);
+    }
+
+    #[test]
+    fn path_order_the_depth_cap_and_cancellation() {
+        let dir = scratch("order");
+        fs::create_dir_all(dir.join("a/b")).unwrap();
+        for name in ["a.lisp", "a/b/c.lisp", "a-b.lisp", "a/z.lisp", "b.lisp"] {
+            fs::write(dir.join(name), "()").unwrap();
+        }
+        // `deep` is 1 level down, its last `d` MAX_WALK_DEPTH levels.
+        let mut deep = dir.join("deep");
+        for _ in 1..MAX_WALK_DEPTH {
+            deep.push("d");
+        }
+        fs::create_dir_all(deep.join("d")).unwrap();
+        fs::write(deep.join("at-the-cap.lisp"), "()").unwrap();
+        fs::write(deep.join("d/past-the-cap.lisp"), "()").unwrap();
+        let guard = Guard::confined(std::slice::from_ref(&dir), 1 << 20).unwrap();
+        let top = guard.directory(".").unwrap().unwrap();
+        let walk = guard.walk(&top, &lisp);
+        let shown = names(&walk);
+        assert_eq!(
+            shown[..5],
+            ["a-b.lisp", "a.lisp", "a/b/c.lisp", "a/z.lisp", "b.lisp"]
+        );
+        assert!(shown[5].ends_with("/d/at-the-cap.lisp"), "{shown:?}");
+        assert_eq!(shown.len(), 6, "{shown:?}");
+        assert_eq!(walk.notes.len(), 1, "{:?}", walk.notes);
+        assert!(walk.notes[0].starts_with("[Directories deeper than 128 levels"));
+        // Only the first files in path order are kept at the cut.
+        let one = |path: &str| path == "a/z.lisp" || path == "b.lisp";
+        assert_eq!(names(&guard.walk(&top, &one)), ["a/z.lisp", "b.lisp"]);
+        let cancel = CancelToken::new();
+        cancel.cancel();
+        assert!(guard
+            .walk_cancellable(&top, &lisp, &cancel)
+            .files
+            .is_empty());
+    }
+
+    #[test]
+    fn ignore_files_past_the_bounds_are_cut_and_named() {
+        let dir = scratch("ignore-bounds");
+        fs::create_dir_all(dir.join("big")).unwrap();
+        fs::create_dir_all(dir.join("many")).unwrap();
+        // One pattern too far in a file over the size bound: the file is cut.
+        let mut text = "*.fasl\n".repeat(MAX_IGNORE_FILE_BYTES as usize / 7);
+        text.push_str("*.lisp\n");
+        fs::write(dir.join("big/.gitignore"), text).unwrap();
+        fs::write(dir.join("big/a.lisp"), "()").unwrap();
+        // More patterns than one walk compiles: the rest are cut.
+        let rules: String = (0..MAX_IGNORE_PATTERNS)
+            .map(|i| format!("*.x{i}\n"))
+            .collect();
+        fs::write(dir.join("many/.gitignore"), rules + "*.lisp\n").unwrap();
+        fs::write(dir.join("many/b.lisp"), "()").unwrap();
+        let guard = Guard::confined(std::slice::from_ref(&dir), 1 << 20).unwrap();
+        let walk = guard.walk(&guard.directory(".").unwrap().unwrap(), &lisp);
+        assert_eq!(names(&walk), ["big/a.lisp", "many/b.lisp"]);
+        assert_eq!(walk.notes.len(), 1, "{:?}", walk.notes);
+        assert!(
+            walk.notes[0].contains("big/.gitignore, many/.gitignore"),
+            "{:?}",
+            walk.notes
+        );
+    }
+
+    #[test]
+    fn a_directory_moved_out_of_the_root_before_or_during_its_walk_lists_nothing() {
+        let dir = scratch("moved");
+        let root = dir.join("root");
+        fs::create_dir_all(root.join("sub")).unwrap();
+        fs::write(root.join("sub/secret.lisp"), "()").unwrap();
+        let guard = Guard::confined(std::slice::from_ref(&root), 1 << 20).unwrap();
+        let sub = guard.directory("sub").unwrap().unwrap();
+        fs::rename(root.join("sub"), dir.join("moved-out")).unwrap();
+        let walk = guard.walk(&sub, &lisp);
+        assert!(walk.files.is_empty(), "{:?}", names(&walk));
+        assert_eq!(walk.skipped.len(), 1);
+        assert!(walk.skipped[0].error.message.contains("was moved"));
     }
 }

@@ -18,6 +18,8 @@ pub struct Plan {
     pub skipped: Vec<Skipped>,
     /// The walk stopped at [`crate::guard::MAX_WALKED_FILES`].
     pub stopped_at_limit: bool,
+    /// The walk's notes on its other bounds ([`crate::guard::Walk::notes`]).
+    pub notes: Vec<String>,
     /// Systems read from `.asd` files, in order (`cl-ppcre`, `cl-ppcre/test`).
     pub systems: Vec<String>,
 }
@@ -56,10 +58,11 @@ pub fn directory(
     features: Option<&Features>,
     cancel: &CancelToken,
 ) -> Plan {
-    let walk = guard.walk(directory, &is_lisp_path);
+    let walk = guard.walk_cancellable(directory, &is_lisp_path, cancel);
     let mut plan = Plan {
         skipped: walk.skipped,
         stopped_at_limit: walk.stopped_at_limit,
+        notes: walk.notes,
         ..Plan::default()
     };
     let mut systems: Vec<(&WalkedFile, asdf::System)> = Vec::new();

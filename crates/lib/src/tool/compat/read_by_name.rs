@@ -10,7 +10,7 @@
 
 use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
-use crate::guard::{Guard, LoadedFile, WalkedFile};
+use crate::guard::{Guard, LoadedFile, WalkedFile, MAX_WALKED_FILES};
 use crate::project::{asdf, plan::is_asd};
 use crate::source::Source;
 use serde::Serialize;
@@ -122,10 +122,17 @@ fn find(guard: &Guard, name: &str, cancel: &CancelToken) -> Result<LoadedFile, S
         return Err(not_found());
     }
     let candidates = if name == "main" {
-        main_systems(guard)
+        main_systems(guard, cancel)
     } else {
-        components(guard, name)
+        components(guard, name, cancel)
     };
+    if cancel.is_cancelled() {
+        return Err(format!(
+            "{}: the request was cancelled before {} was found",
+            ErrorCode::Cancelled,
+            crate::guard::printable_path(name)
+        ));
+    }
     match candidates.as_slice() {
         [] => Err(not_found()),
         [one] => guard.read_walked(one).map_err(|e| message(&e)),
@@ -151,11 +158,11 @@ fn message(e: &ToolError) -> String {
 
 /// `main`: the `.asd` file at the first root's top level named as the root directory,
 /// else every `.asd` file there (one is the answer, several are ambiguous).
-fn main_systems(guard: &Guard) -> Vec<WalkedFile> {
+fn main_systems(guard: &Guard, cancel: &CancelToken) -> Vec<WalkedFile> {
     let Ok(Some(root)) = guard.directory(".") else {
         return Vec::new();
     };
-    let walk = guard.walk(&root, &|p| !p.contains('/') && is_asd(p));
+    let walk = guard.walk_cancellable(&root, &|p| !p.contains('/') && is_asd(p), cancel);
     let root_name = guard
         .roots()
         .first()
@@ -178,20 +185,26 @@ fn main_systems(guard: &Guard) -> Vec<WalkedFile> {
 }
 
 /// The files of the components named `name` (or `module/name`) in the systems of the
-/// `.asd` files under the roots, each file once.
-fn components(guard: &Guard, name: &str) -> Vec<WalkedFile> {
+/// `.asd` files under the roots, each file once. As the map, it reads no more `.asd`
+/// files once [`MAX_WALKED_FILES`] components were read, and stops when cancelled.
+fn components(guard: &Guard, name: &str, cancel: &CancelToken) -> Vec<WalkedFile> {
     let mut found: Vec<WalkedFile> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let wanted = name.trim_end_matches(".lisp");
+    let mut components = 0usize;
     for root in guard.roots() {
         let Ok(Some(dir)) = guard.directory(&root.to_string_lossy()) else {
             continue;
         };
-        for asd in guard.walk(&dir, &is_asd).files {
+        for asd in guard.walk_cancellable(&dir, &is_asd, cancel).files {
+            if cancel.is_cancelled() || components >= MAX_WALKED_FILES {
+                return found;
+            }
             let Ok(loaded) = guard.read_walked(&asd) else {
                 continue;
             };
             for system in asdf::systems(&loaded.bytes, None) {
+                components += system.components.len();
                 for c in system.components {
                     if c.name == wanted || c.full_name == wanted {
                         let file = guard.sibling(&asd, &c.file);

@@ -104,12 +104,14 @@ pub fn read_paths(
     let features = request.features.as_ref().map(Features::new);
     let mut files = Vec::new();
     let mut skipped = Vec::new();
+    let mut notes = Vec::new();
     for path in paths {
         match guard.directory(path) {
             Ok(Some(directory)) => {
                 let plan = plan::directory(guard, &directory, features.as_ref(), &options.cancel);
                 files.extend(plan.files);
                 skipped.extend(plan.skipped);
+                notes.extend(plan.notes);
             }
             Ok(None) => files.push(guard.named_file(path)),
             Err(error) => skipped.push(Skipped {
@@ -120,6 +122,7 @@ pub fn read_paths(
     }
     let mut plan = plan::paths(guard, files);
     plan.skipped = skipped;
+    plan.notes = notes;
     let display = crate::guard::quoted_path(&paths.join(" "), 200);
     build(guard, grammar, &options, plan, &display, Vec::new())
 }
@@ -257,6 +260,7 @@ fn build(
             "[The walk stopped at {MAX_WALKED_FILES} files: read a subdirectory for the rest.]"
         ));
     }
+    notes.extend(plan.notes);
     notes.extend(skipped_note(&skipped));
     let page = map::render(&sections, step, options.offset, options.limit, &notes);
     let mut result = result(display, totals, &sections, page, skipped);

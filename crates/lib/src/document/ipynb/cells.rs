@@ -6,8 +6,8 @@
 //! Jupyter writes a cell's keys sorted (`outputs` before `source`), so a cell's outputs
 //! are kept as their shown lines until its source is read, bounded by the text cap.
 
-use super::ipynb::{output_lines, write_source};
-use super::{Budget, Text};
+use super::{output_lines, write_source};
+use crate::document::{Budget, Text};
 use crate::error::ToolError;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use std::fmt;

@@ -7,9 +7,11 @@
 //! markdown and raw cells and outputs are `;;` comment lines, code cells are verbatim, so
 //! the collapsed view and `name_pattern` work on it.
 
-use super::ipynb_cells::{write_cells, CellWriter};
+mod cells;
+
 use super::{Budget, DocumentInfo, Extracted, Format, Text};
 use crate::error::ToolError;
+use cells::{write_cells, CellWriter};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
@@ -17,7 +19,7 @@ use serde::Deserialize;
 pub(super) const OUTPUT_LINES: usize = 20;
 
 /// The notebook's top level, read first with the cells skipped unread: the kernel decides
-/// how the cells are written ([`super::ipynb_cells`] writes them on a second pass).
+/// how the cells are written ([`cells`] writes them on a second pass).
 #[derive(Deserialize)]
 struct Header {
     #[serde(default)]

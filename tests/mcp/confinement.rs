@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread;
 
@@ -58,11 +58,11 @@ impl Arena {
     /// and a symlink to a directory outside, until `stop` is set. A path checked while it
     /// is the regular file or directory is opened while it is the link, unless the open
     /// itself refuses to follow.
-    fn start_swapping(&self, stop: Arc<AtomicBool>) -> thread::JoinHandle<u64> {
+    /// Swaps in a loop until `stop`; `swaps` counts the renames as they happen.
+    fn start_swapping(&self, stop: Arc<AtomicBool>, swaps: Arc<AtomicU64>) -> thread::JoinHandle<()> {
         let root = self.root();
         let sibling_abs = self.base.join("root (deleted)");
         thread::spawn(move || {
-            let mut swaps = 0u64;
             let link = |target: &Path, name: &str| {
                 let tmp = root.join(".swap-link");
                 let _ = fs::remove_file(&tmp);
@@ -88,9 +88,8 @@ impl Arena {
                 fs::rename(&real_dir, root.join("sub")).unwrap();
                 fs::rename(root.join("sub"), &real_dir).unwrap();
                 link(Path::new("../outside"), "sub");
-                swaps += 6;
+                swaps.fetch_add(6, Ordering::Relaxed);
             }
-            swaps
         })
     }
 }
@@ -121,9 +120,15 @@ fn swapped_symlinks_never_reach_outside_the_root_library() {
     let arena = Arena::new("lib");
     let guard = Guard::confined(&[arena.root()], DEFAULT_MAX_FILE_BYTES).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let swapper = arena.start_swapping(stop.clone());
+    let swaps = Arc::new(AtomicU64::new(0));
+    let swapper = arena.start_swapping(stop.clone(), swaps.clone());
     let (mut ok_f, mut ok_sub) = (0, 0);
-    for _ in 0..20_000 {
+    // At least 20,000 rounds, and on until the swapper has really raced them (a loaded
+    // machine may starve it): bounded in count, never in time.
+    for round in 0..400_000 {
+        if round >= 20_000 && swaps.load(Ordering::Relaxed) > 1_000 {
+            break;
+        }
         check_library_read(guard.read("f.lisp").map(|f| f.bytes), &mut ok_f);
         check_library_read(guard.read("sub/inner.lisp").map(|f| f.bytes), &mut ok_sub);
         let abs = arena.root().join("f.lisp");
@@ -133,7 +138,8 @@ fn swapped_symlinks_never_reach_outside_the_root_library() {
         );
     }
     stop.store(true, Ordering::Relaxed);
-    let swaps = swapper.join().unwrap();
+    swapper.join().unwrap();
+    let swaps = swaps.load(Ordering::Relaxed);
     // The race was really run: the swapper made progress and some reads got through.
     assert!(swaps > 1_000, "only {swaps} swaps");
     assert!(ok_f > 0 && ok_sub > 0, "no read succeeded: {ok_f} {ok_sub}");
@@ -155,7 +161,7 @@ fn swapped_symlinks_never_reach_outside_the_root_mcp() {
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let stop = Arc::new(AtomicBool::new(false));
-    let swapper = arena.start_swapping(stop.clone());
+    let swapper = arena.start_swapping(stop.clone(), Arc::new(AtomicU64::new(0)));
     let calls = 1_500;
     // Requests are written from their own thread, so that neither side can fill a pipe
     // while the other waits.

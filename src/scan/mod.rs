@@ -12,7 +12,7 @@ mod recovery;
 mod tokens;
 mod window;
 
-pub use tokens::each_token;
+pub use tokens::{each_token, each_token_read};
 
 pub use datum::MAX_CONDITIONALS;
 pub(crate) use datum::{skip_blank, Datum, Elements};

@@ -280,6 +280,28 @@ fn features_leave_out_excluded_definitions_and_uses() {
 }
 
 #[test]
+fn features_leave_out_slots_only_other_implementations_read() {
+    // hunchentoot's acceptor: `#+:lispworks (process :accessor acceptor-process ...)`.
+    let dir = project(&[(
+        "acceptor.lisp",
+        "(defclass acceptor ()\n  (#+:lispworks\n   (process :accessor acceptor-process)\n   (port :reader acceptor-port)))\n",
+    )]);
+    let names = |features: Option<Vec<String>>| {
+        search(&dir, |r| {
+            r.name_pattern = Some("^acceptor-".into());
+            r.features = features;
+        })
+        .definitions
+        .unwrap()
+        .iter()
+        .map(|d| d.name.clone())
+        .collect::<Vec<_>>()
+    };
+    assert_eq!(names(None), ["acceptor-process", "acceptor-port"]);
+    assert_eq!(names(Some(vec!["sbcl".into()])), ["acceptor-port"]);
+}
+
+#[test]
 fn a_file_over_the_size_cap_is_searched() {
     let mut big = String::from("(defun first-one () 1)\n");
     while big.len() < 3000 {

@@ -35,7 +35,7 @@ pub(crate) fn of_form(
     if form.entry().and_then(|e| e.derives).is_none() {
         return true;
     }
-    let derivation = derived::derive(form);
+    let derivation = derived::derive_read(form, &|plus, expression| search.reads(plus, expression));
     let include = derivation
         .structure
         .as_ref()

@@ -67,6 +67,13 @@ pub struct Derivation {
 
 /// The derived definitions of `form` (none unless its definer names a `:derives` rule).
 pub fn derive(form: &Form) -> Derivation {
+    derive_read(form, &|_, _| true)
+}
+
+/// [`derive`], reading the form as the reader would: an element under `#+expression`
+/// (`plus`) or `#-expression` is left out when `reads(plus, expression)` is false (the
+/// `features` of a search: a slot only another implementation reads makes nothing).
+pub fn derive_read(form: &Form, reads: &dyn Fn(bool, &[u8]) -> bool) -> Derivation {
     let mut out = Derivation::default();
     let Some(entry) = form.entry() else {
         return out;
@@ -78,8 +85,21 @@ pub fn derive(form: &Form) -> Derivation {
     if !datum.core_is_list || datum.quoted {
         return out;
     }
-    let elements: Vec<Datum> = Elements::new(b, datum.core, datum.end).collect();
-    let form = Parsed { b, elements, entry };
+    let keep = |d: &Datum| {
+        d.conditionals.iter().all(|c| {
+            let text = &b[c.start..c.end];
+            text.len() > 2 && reads(text[1] == b'+', &text[2..])
+        })
+    };
+    let elements: Vec<Datum> = Elements::new(b, datum.core, datum.end)
+        .filter(|d| keep(d))
+        .collect();
+    let form = Parsed {
+        b,
+        elements,
+        entry,
+        keep: &keep,
+    };
     match rule {
         Derives::Structure => form.structure(&mut out),
         Derives::ClassSlots => form.class_slots(&mut out.derived),
@@ -128,21 +148,25 @@ pub fn included(structures: &[Structure]) -> Vec<(usize, Derived)> {
     out
 }
 
-/// A form's elements, read once.
+/// A form's elements, read once, and which elements the reader reads.
 struct Parsed<'a> {
     b: &'a [u8],
     elements: Vec<Datum>,
     entry: &'a Definer,
+    keep: Keep<'a>,
 }
+
+/// Whether the reader reads an element (its `#+`/`#-` prefixes).
+type Keep<'k> = &'k dyn Fn(&Datum) -> bool;
 
 impl Parsed<'_> {
     fn structure(&self, out: &mut Derivation) {
-        let b = self.b;
+        let (b, keep) = (self.b, self.keep);
         let Some(head) = self.elements.get(self.entry.name.unwrap_or(1)) else {
             return;
         };
         let (name_datum, options) = if head.core_is_list {
-            let mut parts = list(b, head);
+            let mut parts = list(b, head, keep);
             if parts.is_empty() {
                 return;
             }
@@ -154,7 +178,7 @@ impl Parsed<'_> {
         let Some(name) = symbol_text(b, &name_datum).map(fold_symbol) else {
             return;
         };
-        let options = StructOptions::read(b, &options);
+        let options = StructOptions::read(b, &options, keep);
         let at = (name_datum.start, name_datum.end);
         let conc = options.conc.clone().unwrap_or_else(|| format!("{name}-"));
         let derived = &mut out.derived;
@@ -190,7 +214,7 @@ impl Parsed<'_> {
             if k == from && b.get(slot.core) == Some(&b'"') {
                 continue;
             }
-            let Some((slot_name, read_only)) = struct_slot(b, slot) else {
+            let Some((slot_name, read_only)) = struct_slot(b, slot, keep) else {
                 continue;
             };
             let accessor = format!("{conc}{slot_name}");
@@ -206,21 +230,20 @@ impl Parsed<'_> {
     }
 
     fn class_slots(&self, out: &mut Vec<Derived>) {
-        let b = self.b;
+        let (b, keep) = (self.b, self.keep);
         let Some(slots) = self.entry.slots.and_then(|n| self.elements.get(n)) else {
             return;
         };
         if !slots.core_is_list || slots.quoted {
             return;
         }
-        for slot in list(b, slots).iter().filter(|s| s.core_is_list) {
-            let parts = list(b, slot);
-            for pair in parts.get(1..).unwrap_or_default().chunks(2) {
-                let [key, value] = pair else { break };
+        for slot in list(b, slots, keep).iter().filter(|s| s.core_is_list) {
+            let parts = list(b, slot, keep);
+            for (key, value) in slot_options(b, parts.get(1..).unwrap_or_default()) {
                 let kind = match symbol_text(b, key).map(fold_symbol).as_deref() {
-                    Some("accessor") if is_keyword(b, key) => "accessor",
-                    Some("reader") if is_keyword(b, key) => "reader",
-                    Some("writer") if is_keyword(b, key) => "writer",
+                    Some("accessor") => "accessor",
+                    Some("reader") => "reader",
+                    Some("writer") => "writer",
                     _ => continue,
                 };
                 let name = fold(b, value.core, value.end);
@@ -240,7 +263,7 @@ impl Parsed<'_> {
     }
 
     fn methods(&self, out: &mut Vec<Derived>) {
-        let b = self.b;
+        let (b, keep) = (self.b, self.keep);
         let Some(name) = self
             .entry
             .name
@@ -251,7 +274,7 @@ impl Parsed<'_> {
         };
         let from = self.entry.options.unwrap_or(3);
         for option in self.elements.iter().skip(from).filter(|o| o.core_is_list) {
-            let parts = list(b, option);
+            let parts = list(b, option, keep);
             let is_method = parts
                 .first()
                 .is_some_and(|k| is_keyword(b, k) && symbol_is(b, k, "method"));
@@ -262,7 +285,7 @@ impl Parsed<'_> {
             let mut specializers = None;
             for part in &parts[1..] {
                 if part.core_is_list {
-                    specializers = Some(method_specializers(b, part));
+                    specializers = Some(method_specializers(b, part, keep));
                     break;
                 }
                 key.push(' ');
@@ -295,7 +318,7 @@ impl Parsed<'_> {
     }
 
     fn package(&self, out: &mut Vec<Derived>) {
-        let b = self.b;
+        let (b, keep) = (self.b, self.keep);
         if let Some(name) = self.entry.name.and_then(|n| self.elements.get(n)) {
             if b.get(name.core) == Some(&b'"') {
                 let at = (name.start, name.end);
@@ -304,7 +327,7 @@ impl Parsed<'_> {
         }
         let from = self.entry.options.unwrap_or(2);
         for option in self.elements.iter().skip(from).filter(|o| o.core_is_list) {
-            let parts = list(b, option);
+            let parts = list(b, option, keep);
             let nicknames = parts
                 .first()
                 .is_some_and(|k| is_keyword(b, k) && symbol_is(b, k, "nicknames"));
@@ -334,7 +357,7 @@ struct StructOptions {
 }
 
 impl StructOptions {
-    fn read(b: &[u8], options: &[Datum]) -> StructOptions {
+    fn read(b: &[u8], options: &[Datum], keep: Keep) -> StructOptions {
         let mut o = StructOptions {
             default_constructor: true,
             ..StructOptions::default()
@@ -344,7 +367,7 @@ impl StructOptions {
         for option in options {
             // `:named` or `(:conc-name p-)`: a keyword alone is the option without arguments.
             let parts = if option.core_is_list {
-                list(b, option)
+                list(b, option, keep)
             } else {
                 vec![option.clone()]
             };
@@ -434,28 +457,46 @@ fn derived_at(kind: &'static str, name: String, (start, end): (usize, usize)) ->
 }
 
 /// A `defstruct` slot: `name` or `(name [default] [:read-only x] [:type t])`.
-fn struct_slot(b: &[u8], slot: &Datum) -> Option<(String, bool)> {
+fn struct_slot(b: &[u8], slot: &Datum, keep: Keep) -> Option<(String, bool)> {
     if !slot.core_is_list {
         return symbol_text(b, slot).map(|t| (fold_symbol(t), false));
     }
-    let parts = list(b, slot);
+    let parts = list(b, slot, keep);
     let name = fold_symbol(symbol_text(b, parts.first()?)?);
     let mut read_only = false;
-    for pair in parts.get(2..).unwrap_or_default().chunks(2) {
-        if let [key, value] = pair {
-            if is_keyword(b, key) && symbol_is(b, key, "read-only") {
-                read_only = !symbol_is(b, value, "nil");
-            }
+    for (key, value) in slot_options(b, parts.get(2..).unwrap_or_default()) {
+        if symbol_is(b, key, "read-only") {
+            read_only = !symbol_is(b, value, "nil");
         }
     }
     Some((name, read_only))
 }
 
+/// The `(keyword value)` pairs of a slot's options. A value written twice under
+/// `#+`/`#-` (`:initform #-lispworks 'character #+lispworks 'base-char`) is one value to
+/// the reader: an element in a keyword's place that is not a keyword is stepped over.
+fn slot_options<'d>(b: &[u8], options: &'d [Datum]) -> Vec<(&'d Datum, &'d Datum)> {
+    let mut pairs = Vec::new();
+    let mut i = 0;
+    while i < options.len() {
+        if !is_keyword(b, &options[i]) {
+            i += 1;
+            continue;
+        }
+        let Some(value) = options.get(i + 1) else {
+            break;
+        };
+        pairs.push((&options[i], value));
+        i += 2;
+    }
+    pairs
+}
+
 /// The specializer of each required parameter of a specialized lambda list (`t` when
 /// unspecialized), as the outline shows a method's.
-fn method_specializers(b: &[u8], lambda_list: &Datum) -> Vec<String> {
+fn method_specializers(b: &[u8], lambda_list: &Datum, keep: Keep) -> Vec<String> {
     let mut out = Vec::new();
-    for parameter in list(b, lambda_list) {
+    for parameter in list(b, lambda_list, keep) {
         if !parameter.core_is_list {
             if b.get(parameter.core) == Some(&b'&') {
                 break;
@@ -463,7 +504,7 @@ fn method_specializers(b: &[u8], lambda_list: &Datum) -> Vec<String> {
             out.push("t".to_string());
             continue;
         }
-        let parts = list(b, &parameter);
+        let parts = list(b, &parameter, keep);
         out.push(
             parts
                 .get(1)
@@ -474,11 +515,13 @@ fn method_specializers(b: &[u8], lambda_list: &Datum) -> Vec<String> {
 }
 
 /// The elements of a list datum.
-fn list(b: &[u8], datum: &Datum) -> Vec<Datum> {
+fn list(b: &[u8], datum: &Datum, keep: Keep) -> Vec<Datum> {
     if !datum.core_is_list {
         return Vec::new();
     }
-    Elements::new(b, datum.core, datum.end).collect()
+    Elements::new(b, datum.core, datum.end)
+        .filter(|d| keep(d))
+        .collect()
 }
 
 /// The text of an element that is a symbol (not a list, string, number or `#` object

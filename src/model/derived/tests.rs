@@ -162,6 +162,20 @@ fn class_slots_make_accessors_readers_and_writers() {
             ("reader", "other".into(), "(n :reader c-n :writer (setf c-n*) :reader other)".into()),
         ]
     );
+    // usocket: a value written for two implementations is one value.
+    assert_eq!(
+        names("(defclass s () ((element-type :initform #-lispworks 'character\n #+lispworks 'base-char :reader element-type)))"),
+        ["reader element-type"]
+    );
+    assert_eq!(
+        names("(defstruct q (a 0 :type #+sbcl fixnum #-sbcl integer :read-only t))"),
+        [
+            "constructor make-q",
+            "copier copy-q",
+            "predicate q-p",
+            "accessor q-a"
+        ]
+    );
     assert_eq!(
         names("(define-condition bad (error) ((why :reader bad-why)))"),
         ["reader bad-why"]

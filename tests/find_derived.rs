@@ -328,7 +328,7 @@ fn a_file_over_the_size_cap_is_searched() {
         result.files_skipped
     );
     // A file named alone too; over 32 times the cap it is refused.
-    let guard = Guard::confined(&[dir.clone()], 1000).unwrap();
+    let guard = Guard::confined(std::slice::from_ref(&dir), 1000).unwrap();
     let mut request = FindRequest::new("big.lisp");
     request.name = Some("first-one".into());
     let one = find(&guard, &Grammar::builtin(), &request, &CancelToken::new()).unwrap();

@@ -13,6 +13,7 @@ use crate::grammar::symbol_key;
 use crate::guard::LoadedFile;
 use crate::model::derived::{self, Derived, Structure};
 use crate::outline::{Form, OutlineItem};
+use std::ops::ControlFlow;
 
 /// A structure of a searched file, and the entry its included accessors would make.
 pub(crate) struct FileStructure {
@@ -72,7 +73,9 @@ pub(crate) fn of_form(
             include_entry = Some(entry);
             continue;
         };
-        if !search.collect(1) {
+        // Each entry's body is the whole form: charged by its size, so that a form
+        // making many names cannot fill memory with copies of itself.
+        if !search.collect(body_cost(item, search)) {
             return false;
         }
         entry.kind = d.kind.to_string();
@@ -86,6 +89,18 @@ pub(crate) fn of_form(
         });
     }
     true
+}
+
+/// With `include_body`, a derived entry costs the collection budget one entry per this
+/// many bytes of its form's text, plus one.
+const BODY_BYTES_PER_ENTRY: usize = 80;
+
+fn body_cost(item: &OutlineItem, search: &Search) -> usize {
+    1 + if search.include_body {
+        (item.end - item.start) / BODY_BYTES_PER_ENTRY
+    } else {
+        0
+    }
 }
 
 /// An entry at `at` inside `form`, kind and name to be set.
@@ -138,11 +153,12 @@ fn name_wanted(name: &str, key: Option<&str>, search: &Search) -> bool {
 }
 
 /// Adds to each file's answer the accessors its structures get from the structures they
-/// include, found among every structure of the scope (in walk order).
+/// include, found among every structure of the scope (in walk order). Returns false when
+/// the work bound of [`derived::included`] left some out.
 pub(crate) fn add_included(
     answers: &mut [(String, Result<FileAnswer, ToolError>)],
     search: &Search,
-) {
+) -> bool {
     let mut owners = Vec::new();
     let mut structures = Vec::new();
     for (k, (_, answer)) in answers.iter_mut().enumerate() {
@@ -162,31 +178,40 @@ pub(crate) fn add_included(
         }
     }
     let mut touched = Vec::new();
-    for (i, d) in derived::included(&structures) {
+    let complete = derived::included(&structures, &mut |i, d| {
         let (k, j) = owners[i];
         let Ok(answer) = &mut answers[k].1 else {
-            continue;
+            return ControlFlow::Continue(());
         };
         let Some(template) = &answer.structures[j].include_entry else {
-            continue;
+            return ControlFlow::Continue(());
         };
         let operator = template.form.as_ref().map(|f| f.kind.as_str());
         let kind_ok = search.kinds.as_ref().is_none_or(|kinds| {
             kinds.contains(d.kind) || operator.is_some_and(|op| kinds.contains(&symbol_key(op)))
         });
-        if !kind_ok || !name_wanted(&d.name, None, search) || !search.collect(1) {
-            continue;
+        if !kind_ok || !name_wanted(&d.name, None, search) {
+            return ControlFlow::Continue(());
+        }
+        let cost = 1 + template
+            .body
+            .as_ref()
+            .map_or(0, |b| b.len() / BODY_BYTES_PER_ENTRY);
+        if !search.collect(cost) {
+            return ControlFlow::Break(());
         }
         let mut entry = template.clone();
         entry.kind = d.kind.to_string();
         entry.name = d.name;
         answer.definitions.push(entry);
         touched.push(k);
-    }
+        ControlFlow::Continue(())
+    });
     touched.dedup();
     for k in touched {
         if let Ok(answer) = &mut answers[k].1 {
             answer.definitions.sort_by_key(|d| (d.line, d.column));
         }
     }
+    complete
 }

@@ -404,8 +404,12 @@ pub fn find_in(
             "the request was cancelled before its answer was ready; ask again if it is still wanted",
         ));
     }
-    if search.mode() == FindMode::Definitions {
-        derived::add_included(&mut answers, &search);
+    let mut notes = Vec::new();
+    if search.mode() == FindMode::Definitions && !derived::add_included(&mut answers, &search) {
+        notes.push(format!(
+            "[more structures :include others than {} levels of their slots allow: some accessors of included slots are not listed; search a smaller path]",
+            crate::model::derived::MAX_INCLUDE_DEPTH
+        ));
     }
     if let Target::Pattern(p) = &search.target {
         if p.too_costly() {
@@ -419,8 +423,9 @@ pub fn find_in(
             ));
         }
     }
+    notes.splice(0..0, scope.notes);
     let mut gathered = render::Gathered {
-        notes: scope.notes,
+        notes,
         skipped: scope.skipped,
         ..render::Gathered::default()
     };

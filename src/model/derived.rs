@@ -25,6 +25,7 @@ use crate::grammar::{Definer, Derives};
 use crate::outline::{fold, is_number, Form};
 use crate::scan::{Datum, Elements};
 use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 /// `:include` chains are followed this far (a cycle or a hostile chain stops here).
 pub const MAX_INCLUDE_DEPTH: usize = 16;
@@ -111,14 +112,23 @@ pub fn derive_read(form: &Form, reads: &dyn Fn(bool, &[u8]) -> bool) -> Derivati
 }
 
 /// The accessors a structure gets from the structures it includes, for every structure
-/// of `structures` that has an `:include` (each with its index). A parent is found by
-/// name among `structures` (the first of that name); one not there gives nothing.
-pub fn included(structures: &[Structure]) -> Vec<(usize, Derived)> {
+/// of `structures` that has an `:include`, handed to `f` with the structure's index (until
+/// it breaks). A parent is found by name among `structures` (the first of that name); one
+/// not there gives nothing.
+///
+/// Work is bounded by [`MAX_INCLUDE_DEPTH`] times the slots and structures given: many
+/// structures including one large parent would otherwise make work quadratic in the
+/// input. Returns false when that bound stopped the walk (not every accessor was made).
+pub fn included(
+    structures: &[Structure],
+    f: &mut dyn FnMut(usize, Derived) -> ControlFlow<()>,
+) -> bool {
     let mut by_name: HashMap<&str, usize> = HashMap::new();
     for (i, s) in structures.iter().enumerate() {
         by_name.entry(s.name.as_str()).or_insert(i);
     }
-    let mut out = Vec::new();
+    let slots: usize = structures.iter().map(|s| s.slots.len()).sum();
+    let mut budget = MAX_INCLUDE_DEPTH.saturating_mul(slots + structures.len());
     for (i, s) in structures.iter().enumerate() {
         let Some((parent, start, end)) = &s.include else {
             continue;
@@ -130,13 +140,19 @@ pub fn included(structures: &[Structure]) -> Vec<(usize, Derived)> {
             seen.push(p);
             let ancestor = &structures[p];
             for (slot, read_only) in &ancestor.slots {
+                if budget == 0 {
+                    return false;
+                }
+                budget -= 1;
                 let name = format!("{}{slot}", s.conc);
                 // The parent's own accessor of the same name is the parent's definition.
-                if name == format!("{}{slot}", ancestor.conc) {
+                if s.conc == ancestor.conc {
                     continue;
                 }
                 for d in accessor_pair(name, *read_only, *start, *end) {
-                    out.push((i, d));
+                    if f(i, d).is_break() {
+                        return true;
+                    }
                 }
             }
             next = ancestor
@@ -145,7 +161,7 @@ pub fn included(structures: &[Structure]) -> Vec<(usize, Derived)> {
                 .and_then(|(grandparent, _, _)| by_name.get(grandparent.as_str()).copied());
         }
     }
-    out
+    true
 }
 
 /// A form's elements, read once, and which elements the reader reads.

@@ -112,10 +112,16 @@ fn included_slots_get_the_child_prefix() {
         .iter()
         .filter_map(|i| derive(i.form.as_ref()?).structure)
         .collect();
-    let got: Vec<String> = included(&structures)
-        .into_iter()
-        .map(|(i, d)| format!("{i} {} {} {}", d.kind, d.name, &source[d.start..d.end]))
-        .collect();
+    let mut got: Vec<String> = Vec::new();
+    assert!(included(&structures, &mut |i, d| {
+        got.push(format!(
+            "{i} {} {} {}",
+            d.kind,
+            d.name,
+            &source[d.start..d.end]
+        ));
+        std::ops::ControlFlow::Continue(())
+    }));
     assert_eq!(
         got,
         [
@@ -143,10 +149,11 @@ fn an_include_cycle_stops() {
             include: Some(("a".into(), 0, 1)),
         },
     ];
-    let got: Vec<(usize, String)> = included(&structures)
-        .into_iter()
-        .map(|(i, d)| (i, d.name))
-        .collect();
+    let mut got: Vec<(usize, String)> = Vec::new();
+    included(&structures, &mut |i, d| {
+        got.push((i, d.name));
+        std::ops::ControlFlow::Continue(())
+    });
     assert_eq!(got, [(0, "a-y".to_string()), (1, "b-x".to_string())]);
 }
 
@@ -234,4 +241,37 @@ fn malformed_forms_make_nothing_and_do_not_panic() {
     }
     assert!(names("(defstruct)").is_empty());
     assert!(names("'(defstruct p a)").is_empty());
+}
+
+#[test]
+fn many_structures_including_one_large_parent_stop_at_the_work_bound() {
+    let parent = Structure {
+        name: "p".into(),
+        conc: "p-".into(),
+        slots: (0..1000).map(|k| (format!("s{k}"), true)).collect(),
+        include: None,
+    };
+    let child = |k: usize| Structure {
+        name: format!("c{k}"),
+        conc: format!("c{k}-"),
+        slots: Vec::new(),
+        include: Some(("p".into(), 0, 1)),
+    };
+    let mut structures = vec![parent];
+    structures.extend((0..1000).map(child));
+    let mut made = 0usize;
+    let complete = included(&structures, &mut |_, _| {
+        made += 1;
+        std::ops::ControlFlow::Continue(())
+    });
+    assert!(!complete);
+    assert!(made <= MAX_INCLUDE_DEPTH * 2001, "{made}");
+    // A few children: every accessor.
+    structures.truncate(4);
+    let mut made = 0usize;
+    assert!(included(&structures, &mut |_, _| {
+        made += 1;
+        std::ops::ControlFlow::Continue(())
+    }));
+    assert_eq!(made, 3 * 1000);
 }

@@ -121,12 +121,22 @@ Quote and function prefixes are left out: #\\='foo gives \"foo\"."
   "Return FILE, relative to ROOT as the tool gives it, as an absolute name."
   (expand-file-name file root))
 
+(defun lisp-read-file--definition-summary (definition)
+  "Return the xref summary of DEFINITION, a lisp-find item.
+A derived definition (an accessor of a slot, a structure's
+constructor) names its kind and the form that makes it."
+  (let ((signature (alist-get 'signature definition))
+        (kind (alist-get 'kind definition))
+        (name (alist-get 'name definition)))
+    (cond ((alist-get 'form definition)
+           (format "%s %s, made by %s" kind name (or signature "")))
+          (signature)
+          (t (format "(%s %s ...)" kind name)))))
+
 (defun lisp-read-file--definition-xrefs (root definitions)
   "Return the xrefs of DEFINITIONS, lisp-find items relative to ROOT."
   (mapcar (lambda (definition)
-            (xref-make (or (alist-get 'signature definition)
-                           (format "(%s %s ...)" (alist-get 'kind definition)
-                                   (alist-get 'name definition)))
+            (xref-make (lisp-read-file--definition-summary definition)
                        (xref-make-file-location
                         (lisp-read-file--expand (alist-get 'file definition) root)
                         (alist-get 'line definition)

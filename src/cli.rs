@@ -300,6 +300,10 @@ struct FindArgs {
     /// forms with these operators (comma-separated), e.g. `--kinds defun,defmacro`.
     #[arg(long, value_name = "OPS", value_delimiter = ',')]
     kinds: Option<Vec<String>>,
+    /// Leave out definitions and uses that `#+`/`#-` excludes under these features
+    /// (comma-separated), e.g. `--features sbcl,x86-64,unix`.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    features: Option<Vec<String>>,
     /// Show each definition's source text, verbatim.
     #[arg(long)]
     body: bool,
@@ -457,6 +461,7 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
         name_pattern: args.name_pattern,
         symbol: args.symbol,
         kinds: args.kinds,
+        features: args.features,
         include_body: args.body,
         offset: args.offset,
         limit: args.limit,

@@ -901,6 +901,16 @@ its standard error says: fake-server: cannot serve today\\'"
                      '(("src/circle.lisp" 8))))
       (should (null (xref-backend-definitions (xref-find-backend) "no-such-thing"))))))
 
+(ert-deftest lrf-test-xref-definitions-derived ()
+  "M-. on a slot's reader lands on the slot; the summary names the form that makes it."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-current-buffer (lrf-test-visit "src/generics.lisp" 1)
+      (let ((xrefs (xref-backend-definitions (xref-find-backend) "radius")))
+        (should (equal (lrf-test-xref-places xrefs) '(("src/circle.lisp" 6))))
+        (should (string-prefix-p "reader radius, made by (defclass circle"
+                                 (xref-item-summary (car xrefs))))))))
+
 (ert-deftest lrf-test-xref-definitions-several ()
   "M-. on a generic function lists it and its methods, with signatures."
   (lrf-test-with-shapes

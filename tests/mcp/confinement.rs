@@ -59,7 +59,11 @@ impl Arena {
     /// is the regular file or directory is opened while it is the link, unless the open
     /// itself refuses to follow.
     /// Swaps in a loop until `stop`; `swaps` counts the renames as they happen.
-    fn start_swapping(&self, stop: Arc<AtomicBool>, swaps: Arc<AtomicU64>) -> thread::JoinHandle<()> {
+    fn start_swapping(
+        &self,
+        stop: Arc<AtomicBool>,
+        swaps: Arc<AtomicU64>,
+    ) -> thread::JoinHandle<()> {
         let root = self.root();
         let sibling_abs = self.base.join("root (deleted)");
         thread::spawn(move || {

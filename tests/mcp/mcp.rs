@@ -342,6 +342,49 @@ async fn lisp_read_file_views_match_the_cli() {
 /// `lisp-find` over a scratch project: definitions, references, paging, every refusal as
 /// a tool result with its code, and every `structuredContent` against the output schema.
 #[tokio::test]
+async fn lisp_find_derived_definitions_match_the_output_schema() {
+    let dir = scratch("find-derived");
+    std::fs::write(
+        dir.join("s.lisp"),
+        "(defstruct (point (:include base)) x)\n(defstruct base id)\n(defgeneric area (s)\n  (:method ((s point)) 0))\n",
+    )
+    .unwrap();
+    let root = dir.to_str().unwrap();
+    let client = start(&["--root", root], &dir).await;
+    let listed = tools(&client).await;
+    let tool = find(&listed, "lisp-find");
+    let result = call(
+        &client,
+        "lisp-find",
+        json!({"name": "point-id", "include_body": true}),
+    )
+    .await;
+    let value = structured_ok(tool, &result);
+    let d = &value["definitions"][0];
+    assert_eq!(d["kind"], "accessor");
+    assert_eq!(
+        d["form"],
+        json!({"line": 1, "end_line": 1, "kind": "defstruct", "name": "point"})
+    );
+    assert!(d["body"].as_str().unwrap().starts_with("(defstruct (point"));
+    let result = call(
+        &client,
+        "lisp-find",
+        json!({"name_pattern": "area", "features": ["sbcl"]}),
+    )
+    .await;
+    let value = structured_ok(tool, &result);
+    let kinds: Vec<&str> = value["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["defgeneric", "method"]);
+    assert_eq!(value["definitions"][1]["name"], "area (point)");
+}
+
+#[tokio::test]
 async fn lisp_find_definitions_references_and_errors() {
     let dir = scratch("find");
     std::fs::create_dir_all(dir.join("src")).unwrap();

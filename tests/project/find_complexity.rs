@@ -65,6 +65,48 @@ fn families() -> Vec<(&'static str, Family)> {
             v.extend(repeat("foo (", n));
             v
         }),
+        // Derived definitions (docs/find.md#derived-definitions).
+        ("one structure, a slot per token", |n| {
+            let mut v = b"(defstruct (foo (:conc-name foo-)) ".to_vec();
+            v.extend(repeat("(foo 0 :read-only nil) ", n));
+            v.push(b')');
+            v
+        }),
+        ("one class slot, an option per token", |n| {
+            let mut v = b"(defclass foo () ((foo :initform\n".to_vec();
+            v.extend(repeat(":reader foo :accessor foo\n", n));
+            v.extend(b")))");
+            v
+        }),
+        ("structures each including the one before", |n| {
+            let mut v = Vec::new();
+            let mut k = 0;
+            while v.len() < n {
+                v.extend(
+                    format!("(defstruct (foo{} (:include foo{k})) foo foo-x)\n", k + 1).bytes(),
+                );
+                k += 1;
+            }
+            v
+        }),
+        ("a generic function, a method option per line", |n| {
+            let mut v = b"(defgeneric foo (x)\n".to_vec();
+            v.extend(repeat("  (:method :around ((x foo) &key y) (foo x))\n", n));
+            v.push(b')');
+            v
+        }),
+        ("global definitions in labels and flet", |n| {
+            repeat(
+                "(labels ((foo () 1)) (flet ((g () 2)) (defun foo () (foo))))\n",
+                n,
+            )
+        }),
+        ("slots under feature expressions", |n| {
+            repeat(
+                "(defclass foo () (#+foo (foo :accessor foo) #-(or foo) (x :reader foo)))\n",
+                n,
+            )
+        }),
     ]
 }
 
@@ -80,6 +122,15 @@ fn requests() -> Vec<Request> {
         ("name_pattern with bodies", |r| {
             r.name_pattern = Some("o".into());
             r.include_body = true;
+        }),
+        ("derived name", |r| r.name = Some("make-foo".into())),
+        ("symbol with features", |r| {
+            r.symbol = Some("foo".into());
+            r.features = Some(vec!["sbcl".into(), "foo".into()]);
+        }),
+        ("name_pattern with features", |r| {
+            r.name_pattern = Some("foo".into());
+            r.features = Some(vec!["sbcl".into()]);
         }),
         ("symbol, a small page", |r| {
             r.symbol = Some("foo".into());

@@ -10,8 +10,10 @@ mod common;
 
 mod find_complexity;
 mod find_corpus;
+mod find_derived;
 mod find_oracle;
 mod find_properties;
+mod model_oracle;
 mod project;
 mod walk_complexity;
 mod walk_confinement;

@@ -204,6 +204,26 @@ async def test_every_tool_is_fully_described(project: Project, name: str) -> Non
         assert "\n" not in tool["description"], "a one-line description"
 
 
+async def test_lisp_find_derived_definitions_and_features(project: Project) -> None:
+    project.write(
+        "src/s.lisp",
+        "(defstruct (point (:conc-name pt-))\n  x\n  #+lispworks (lw 0))\n(defclass shape ()\n  ((area :accessor area)))\n",
+    )
+    async with connect(project, "--root", str(project.root)) as server:
+        found = await server.ok("lisp-find", {"name": "pt-x", "path": "src"})
+        d = found["definitions"][0]
+        assert (d["file"], d["line"], d["column"], d["kind"], d["name"]) == ("src/s.lisp", 2, 2, "accessor", "pt-x")
+        assert d["form"] == {"line": 1, "end_line": 3, "kind": "defstruct", "name": "point"}
+        assert "accessor pt-x, made by 1: (defstruct" in found["content"]
+        setf = await server.ok("lisp-find", {"name": "(setf area)", "path": "src", "kinds": ["defclass"]})
+        assert [(d["kind"], d["name"], d["line"]) for d in setf["definitions"]] == [("setf-accessor", "(setf area)", 5)]
+        lw = await server.ok("lisp-find", {"name_pattern": "^pt-lw$", "path": "src"})
+        assert lw["total"] == 1
+        sbcl = await server.ok("lisp-find", {"name_pattern": "^pt-lw$", "path": "src", "features": ["sbcl"]})
+        assert sbcl["total"] == 0
+        await server.still_serving()
+
+
 async def test_lisp_find_definitions_references_and_refusals(project: Project) -> None:
     project.write("src/a.lisp", "(defun make-point (x y)\n  (list x y))\n(defun norm (p)\n  ;; make-point\n  (make-point p \"make-point\"))\n")
     project.write("src/b.lisp", "(defvar *origin* (make-point 0 0))\n")

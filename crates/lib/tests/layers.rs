@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// The library's top-level modules, lowest first: each may use the ones before it (and the
 /// reader crate's modules, re-exported at the crate root).
 const LAYERS: &[&str] = &[
-    "error", "shown", "pattern", "document", "guard", "view", "project", "model", "find", "index",
+    "error", "shown", "pattern", "document", "guard", "model", "view", "project", "find", "index",
     "definers", "tool",
 ];
 

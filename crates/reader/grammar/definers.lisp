@@ -28,22 +28,27 @@
 ;;;;   :doc-keyword K     the keyword argument whose string value is the docstring
 ;;;;   :whole t           the form is shown whole (in-package)
 ;;;;   :container N       elements from N are forms, outlined as children
+;;;;   :derives RULE      names the form makes without spelling them as its name
+;;;;                      (docs/find.md#derived-definitions): :structure (defstruct),
+;;;;                      :class-slots (slot :accessor/:reader/:writer), :methods
+;;;;                      (defgeneric's :method options), :setf-expander ((setf NAME)),
+;;;;                      :package (:nicknames)
 
 ;;; Functions and macros
 (defun                     :name 1 :lambda-list 2 :body 3)
 (defmacro                  :name 1 :lambda-list 2 :body 3)
-(defgeneric                :name 1 :lambda-list 2 :options 3)
+(defgeneric                :name 1 :lambda-list 2 :options 3 :derives :methods)
 (defmethod                 :name 1 :qualifiers t)
 (define-compiler-macro     :name 1 :lambda-list 2 :body 3)
 (define-modify-macro       :name 1 :lambda-list 2 :shown (3) :doc 4)
-(define-setf-expander      :name 1 :lambda-list 2 :body 3)
-(defsetf                   :name 1 :lambda-list 2 :doc 3 :body 4)
+(define-setf-expander      :name 1 :lambda-list 2 :body 3 :derives :setf-expander)
+(defsetf                   :name 1 :lambda-list 2 :doc 3 :body 4 :derives :setf-expander)
 (define-method-combination :name 1 :lambda-list 2 :doc-keyword :documentation :body 4)
 
 ;;; Types, classes, structures
-(defclass                  :name 1 :superclasses 2 :slots 3 :options 4)
-(define-condition          :name 1 :superclasses 2 :slots 3 :options 4)
-(defstruct                 :name 1 :name-in-list t :slots-from 2)
+(defclass                  :name 1 :superclasses 2 :slots 3 :options 4 :derives :class-slots)
+(define-condition          :name 1 :superclasses 2 :slots 3 :options 4 :derives :class-slots)
+(defstruct                 :name 1 :name-in-list t :slots-from 2 :derives :structure)
 (deftype                   :name 1 :lambda-list 2 :body 3)
 
 ;;; Variables and constants
@@ -56,8 +61,8 @@
 (define-constant           :name 1 :value 2 :doc-keyword :documentation)
 
 ;;; Packages, readtables, systems, tests
-(defpackage                :name 1 :options 2)
-(define-package            :name 1 :options 2)
+(defpackage                :name 1 :options 2 :derives :package)
+(define-package            :name 1 :options 2 :derives :package)
 (in-package                :whole t)
 (in-readtable              :whole t)
 (defreadtable              :name 1)
@@ -72,6 +77,8 @@
 (symbol-macrolet           :shown (1) :container 2)
 (let                       :shown (1) :container 2)
 (let*                      :shown (1) :container 2)
+(flet                      :shown (1) :container 2)
+(labels                    :shown (1) :container 2)
 
 ;;;; Definers and containers of widely used libraries, chosen from data: the operators
 ;;;; of top-level forms and container children counted over the Debian `cl-*` sources
@@ -87,7 +94,7 @@
 (with-upgradability        :shown (1) :container 2)
 (when-upgrading            :shown (1) :container 2)
 (defun*                    :name 1 :lambda-list 2 :body 3)
-(defgeneric*               :name 1 :lambda-list 2 :options 3)
+(defgeneric*               :name 1 :lambda-list 2 :options 3 :derives :methods)
 
 ;;; Test frameworks: FiveAM (Debian fiveam, used by 13 Debian libraries, serapeum,
 ;;; McCLIM, trivia), lisp-unit and parachute (define-test), rt and rove (deftest, above)
@@ -119,8 +126,8 @@
 (defalias                  :name 1 :shown (2) :doc 3)
 (defvar-unbound            :name 1 :doc 2)
 (defconstructor            :name 1 :slots-from 2)
-(defcondition              :name 1 :superclasses 2 :slots 3 :options 4)
-(defstruct-read-only       :name 1 :name-in-list t :slots-from 2)
+(defcondition              :name 1 :superclasses 2 :slots 3 :options 4 :derives :class-slots)
+(defstruct-read-only       :name 1 :name-in-list t :slots-from 2 :derives :structure)
 
 ;;; trivia (github.com/guicho271828/trivia)
 (defpattern                :name 1 :lambda-list 2 :body 3)
@@ -132,12 +139,12 @@
 (defun-cmatch*             :name 1 :lambda-list 2 :body 3)
 
 ;;; McCLIM (github.com/McCLIM/McCLIM); define-command is lem's too
-(define-application-frame  :name 1 :superclasses 2 :slots 3 :options 4)
+(define-application-frame  :name 1 :superclasses 2 :slots 3 :options 4 :derives :class-slots)
 (define-presentation-method :name 1 :qualifiers t)
 (define-presentation-type  :name 1 :lambda-list 2 :keywords (:inherit-from) :doc-keyword :description)
 (define-command            :name 1 :name-in-list t :lambda-list 2 :body 3)
 (define-command-table      :name 1 :keywords (:inherit-from))
-(define-protocol-class     :name 1 :superclasses 2 :slots 3 :options 4)
+(define-protocol-class     :name 1 :superclasses 2 :slots 3 :options 4 :derives :class-slots)
 (defmethod*                :name 1 :qualifiers t)
 
 ;;; lem (github.com/lem-project/lem)

@@ -70,9 +70,41 @@ pub struct Definer {
     pub doc_keyword: Option<String>,
     pub whole: bool,
     pub container: Option<usize>,
+    /// The names the form makes without spelling them as its name (accessors, a
+    /// structure's constructor ...): which rule of `model::derived` reads them.
+    pub derives: Option<Derives>,
     /// The generic `def...` entry: the parts after the name are inferred from the form
     /// (docs/reader.md#the-generic-def-rule). Not a key of the table.
     pub inferred: bool,
+}
+
+/// The rules that read derived definitions (`:derives` in the definer table,
+/// docs/find.md#derived-definitions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Derives {
+    /// `defstruct`: constructors, copier, predicate, slot accessors and their `setf`s.
+    Structure,
+    /// `defclass`, `define-condition`: the slots' `:accessor`, `:reader`, `:writer`.
+    ClassSlots,
+    /// `defgeneric`: its `(:method ...)` options.
+    Methods,
+    /// `defsetf`, `define-setf-expander`: `(setf NAME)`.
+    SetfExpander,
+    /// `defpackage`, `define-package`: the package's `:nicknames`.
+    Package,
+}
+
+impl Derives {
+    fn parse(keyword: &str) -> Option<Derives> {
+        Some(match keyword {
+            "structure" => Derives::Structure,
+            "class-slots" => Derives::ClassSlots,
+            "methods" => Derives::Methods,
+            "setf-expander" => Derives::SetfExpander,
+            "package" => Derives::Package,
+            _ => return None,
+        })
+    }
 }
 
 /// What an operator is, according to the grammar.
@@ -276,6 +308,13 @@ fn parse_entry(value: &Value) -> Result<Definer, String> {
                         .ok_or(":doc-keyword takes a keyword")?
                         .to_lowercase()
                 ))
+            }
+            "derives" => {
+                d.derives = Some(
+                    v.as_keyword()
+                        .and_then(|k| Derives::parse(&k.to_lowercase()))
+                        .ok_or(":derives takes one of :structure, :class-slots, :methods, :setf-expander, :package")?,
+                )
             }
             other => return Err(format!("unknown key :{other}")),
         }

@@ -1,7 +1,7 @@
 //! The definitions of one file: every classified form with a name (top-level, or a child
 //! of a container such as `progn`), filtered by the request's name, pattern and kinds.
 
-use super::{cursor::Cursor, signature, Definition, FileAnswer, Search, Target};
+use super::{cursor::Cursor, derived, signature, Definition, FileAnswer, Search, Target};
 use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
@@ -25,6 +25,7 @@ pub(crate) fn in_file(
         return FileAnswer::definitions(Vec::new(), false);
     }
     let mut found = Vec::new();
+    let mut structures = Vec::new();
     let mut cursor = Cursor::new(b);
     let mut over = false;
     let mut next = 0usize;
@@ -51,6 +52,9 @@ pub(crate) fn in_file(
             let mut stack = vec![item];
             while let Some(item) = stack.pop() {
                 let Some(form) = &item.form else { continue };
+                if !search.reads_form(form) {
+                    continue;
+                }
                 if let Some(name) = wanted(form, search) {
                     if !search.collect(1) {
                         over = true;
@@ -58,12 +62,19 @@ pub(crate) fn in_file(
                     }
                     found.push(definition(file, &mut cursor, item, form, name, search));
                 }
+                let (cursor, found, structures) = (&mut cursor, &mut found, &mut structures);
+                if !derived::of_form(file, cursor, item, form, search, found, structures) {
+                    over = true;
+                    return ControlFlow::Break(());
+                }
                 stack.extend(form.children.iter().rev());
             }
             ControlFlow::Continue(())
         },
     );
-    FileAnswer::definitions(found, over)
+    let mut answer = FileAnswer::definitions(found, over);
+    answer.structures = structures;
+    answer
 }
 
 /// The name to show when `form` is a definition the search wants.
@@ -108,5 +119,6 @@ fn definition(
         name,
         signature: signature(form),
         body,
+        form: None,
     }
 }

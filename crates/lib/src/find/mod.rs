@@ -20,6 +20,7 @@
 
 mod cursor;
 mod definitions;
+mod derived;
 mod references;
 mod render;
 mod symbol;
@@ -28,6 +29,7 @@ pub use symbol::{split_symbol, SymbolQuery};
 
 use crate::cancel::CancelToken;
 use crate::error::{ErrorCode, ToolError};
+use crate::features::Features;
 use crate::grammar::{symbol_key, Grammar};
 use crate::guard::{Guard, LoadedFile, WalkedFile};
 use crate::pattern::{PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
@@ -69,6 +71,10 @@ pub struct FindRequest {
     /// these operators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kinds: Option<Vec<String>>,
+    /// Leave out definitions and uses that `#+`/`#-` excludes under these features
+    /// (as the reader would with them in `*features*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub features: Option<Vec<String>>,
     /// Definitions: add each one's source text, verbatim.
     #[serde(default)]
     pub include_body: bool,
@@ -97,6 +103,7 @@ impl FindRequest {
             name_pattern: None,
             symbol: None,
             kinds: None,
+            features: None,
             include_body: false,
             offset: 0,
             limit: DEFAULT_LIMIT,
@@ -156,6 +163,22 @@ pub struct Definition {
     /// With `include_body`: the form's source text, verbatim.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<String>,
+    /// A derived definition (docs/find.md#derived-definitions): the form that makes it
+    /// (`line` is then the slot's or option's). `None` for a form that names itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<DefiningForm>,
+}
+
+/// The form that makes a derived definition.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DefiningForm {
+    /// 1-based lines of the form (its `#+`/`#-` prefixes included).
+    pub line: usize,
+    pub end_line: usize,
+    /// Its operator as written, lowercased (`defstruct`).
+    pub kind: String,
+    /// Its name as the outline prints it (`lexer`).
+    pub name: String,
 }
 
 /// A top-level form that uses the symbol.
@@ -230,12 +253,32 @@ pub(crate) struct Search {
     pub prefilter: Option<Regex>,
     /// Folded operator names (`kinds`).
     pub kinds: Option<HashSet<String>>,
+    /// `features`: what the reader reads.
+    pub features: Option<Features>,
     pub include_body: bool,
     /// Entries plus uses collected so far, across threads.
     pub collected: AtomicUsize,
 }
 
 impl Search {
+    /// Whether the reader reads the datum after `#+expression` (`plus`) or `#-expression`
+    /// under the request's features (always, without features; an undecided expression
+    /// is read).
+    pub fn reads(&self, plus: bool, expression: &[u8]) -> bool {
+        self.features
+            .as_ref()
+            .is_none_or(|f| crate::features::reads(plus, expression, f) != Some(false))
+    }
+
+    /// Whether the form's own `#+`/`#-` prefixes let the reader read it.
+    pub fn reads_form(&self, form: &crate::outline::Form) -> bool {
+        self.features.is_none()
+            || form.conditionals().iter().all(|c| {
+                let expression = c.get(2..).unwrap_or_default();
+                self.reads(c.starts_with("#+"), expression.as_bytes())
+            })
+    }
+
     pub fn kind_wanted(&self, operator: Option<&str>) -> bool {
         match &self.kinds {
             None => true,
@@ -265,6 +308,8 @@ pub(crate) struct FileAnswer {
     pub searched: bool,
     /// The collection budget ran out: entries after these were not kept.
     pub over_budget: bool,
+    /// Definitions mode: the file's structures, for the accessors of `:include`.
+    pub structures: Vec<derived::FileStructure>,
 }
 
 impl FileAnswer {
@@ -332,7 +377,7 @@ pub fn find_in(
     cancel: &CancelToken,
 ) -> Result<FindResult, ToolError> {
     let joined = paths.join(" ");
-    let search = check(request, &joined)?;
+    let search = check(request, &joined, grammar)?;
     // The scope as answers show it (each path by the one rule, docs/guard.md).
     let shown = crate::shown::path_prefix(&joined);
     let scope = collect_scope(guard, paths, cancel)?;
@@ -345,7 +390,8 @@ pub fn find_in(
                 answers.push((file.display_path.clone(), Ok(answer)));
             }
             ScopePart::Walked(files) => {
-                let results = crate::project::map_files(guard, &files, cancel, work);
+                let mut results = crate::project::map_files(guard, &files, cancel, work);
+                search_large_files(guard, &files, &mut results, cancel, &work);
                 // Entries name a file as the walk listed it (a symlink by its own name,
                 // not its target's), so that they come in walk order.
                 answers.extend(files.iter().zip(results).map(|(f, answer)| {
@@ -362,6 +408,13 @@ pub fn find_in(
             "the request was cancelled before its answer was ready; ask again if it is still wanted",
         ));
     }
+    let mut notes = Vec::new();
+    if search.mode() == FindMode::Definitions && !derived::add_included(&mut answers, &search) {
+        notes.push(format!(
+            "[more structures :include others than {} levels of their slots allow: some accessors of included slots are not listed; search a smaller path]",
+            crate::model::derived::MAX_INCLUDE_DEPTH
+        ));
+    }
     if let Target::Pattern(p) = &search.target {
         if p.too_costly() {
             return Err(ToolError::new(
@@ -374,8 +427,9 @@ pub fn find_in(
             ));
         }
     }
+    notes.splice(0..0, scope.notes);
     let mut gathered = render::Gathered {
-        notes: scope.notes,
+        notes,
         skipped: scope.skipped,
         ..render::Gathered::default()
     };
@@ -395,6 +449,35 @@ pub fn find_in(
         }
     }
     Ok(render::page(shown, &search, request, gathered))
+}
+
+/// A walked file may be this many times the size cap: it is still searched, alone (the
+/// parallel run holds at most 8 files under the cap; this one file more).
+pub const LARGE_FILE_FACTOR: u64 = 32;
+
+/// Searches, one at a time, the files the parallel run refused as over the size cap, up
+/// to [`LARGE_FILE_FACTOR`] times the cap: a scan is linear and the answer is what is
+/// bounded (paging, the collection budget), so a large file is not left out. Memory: one
+/// such file at a time.
+fn search_large_files(
+    guard: &Guard,
+    files: &[WalkedFile],
+    results: &mut [Result<FileAnswer, ToolError>],
+    cancel: &CancelToken,
+    work: &dyn Fn(&LoadedFile) -> FileAnswer,
+) {
+    let large = large_guard(guard);
+    for (file, result) in files.iter().zip(results.iter_mut()) {
+        let over_cap = matches!(result, Err(e) if e.code == ErrorCode::SizeLimitExceeded);
+        if over_cap && !cancel.is_cancelled() {
+            *result = large.read_walked(file).map(|loaded| work(&loaded));
+        }
+    }
+}
+
+/// The guard under the cap of a large file searched alone.
+fn large_guard(guard: &Guard) -> Guard {
+    guard.with_max_file_bytes(guard.max_file_bytes().saturating_mul(LARGE_FILE_FACTOR))
 }
 
 fn search_file(
@@ -488,7 +571,12 @@ fn collect_scope(
                 scope.parts.push(ScopePart::Walked(files));
             }
             None => {
-                let file = guard.read(path)?;
+                let file = match guard.read(path) {
+                    Err(e) if e.code == ErrorCode::SizeLimitExceeded => {
+                        large_guard(guard).read(path)?
+                    }
+                    read => read?,
+                };
                 let mut named = guard.named_file(path);
                 named.display_path.clone_from(&file.display_path);
                 if first(guard, &named) {
@@ -501,7 +589,7 @@ fn collect_scope(
 }
 
 /// Checks the request and compiles what it searches with; `scope` is the paths as given.
-fn check(request: &FindRequest, scope: &str) -> Result<Search, ToolError> {
+fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search, ToolError> {
     let path = crate::shown::path_prefix(scope);
     let invalid =
         |message: String| ToolError::new(ErrorCode::InvalidArgument, path.clone(), message);
@@ -553,7 +641,10 @@ fn check(request: &FindRequest, scope: &str) -> Result<Search, ToolError> {
     };
     let (target, prefilter) = if let Some(name) = &request.name {
         let query = symbol("name", name)?;
-        let prefilter = Some(name_finder(&query.name));
+        let prefilter = Some(literals_finder(&with_structures(
+            vec![query.name.clone()],
+            grammar,
+        )));
         (Target::Name(query), prefilter)
     } else if let Some(text) = &request.symbol {
         let query = symbol("symbol", text)?;
@@ -572,13 +663,15 @@ fn check(request: &FindRequest, scope: &str) -> Result<Search, ToolError> {
                 ),
             })
         })?;
-        let prefilter = pattern_literals(text).map(|literals| literals_finder(&literals));
+        let prefilter = pattern_literals(text)
+            .map(|literals| literals_finder(&with_structures(literals, grammar)));
         (Target::Pattern(Box::new(pattern)), prefilter)
     };
     Ok(Search {
         target,
         prefilter,
         kinds,
+        features: request.features.as_ref().map(Features::new),
         include_body: request.include_body,
         collected: AtomicUsize::new(0),
     })
@@ -636,6 +729,21 @@ fn pattern_literals(text: &str) -> Option<Vec<String>> {
         }
     }
     Some(kept)
+}
+
+/// `literals` and the operators that make structures: a structure's derived names
+/// (`make-point`, `point-x`) are not in its file, its operator is
+/// (docs/find.md#derived-definitions).
+fn with_structures(mut literals: Vec<String>, grammar: &Grammar) -> Vec<String> {
+    use crate::grammar::{Derives, Lookup};
+    for op in grammar.operators() {
+        if let Lookup::Definer(d) = grammar.lookup(op) {
+            if d.derives == Some(Derives::Structure) {
+                literals.push(op.to_string());
+            }
+        }
+    }
+    literals
 }
 
 /// Finds any of `literals`, case-insensitively (ASCII folding for ASCII literals, as

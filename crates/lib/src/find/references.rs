@@ -18,7 +18,7 @@ use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
 use crate::outline::{each_form, Form, OutlineItem};
-use crate::scan::each_token;
+use crate::scan::each_token_read;
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
 
@@ -69,7 +69,8 @@ pub(crate) fn in_file(
             let mut uses = uses.borrow_mut();
             uses.clear();
             // Lexed from the form's start up to its last candidate, not further.
-            each_token(b, start, end, &mut |s, e| {
+            let mut reads = |plus, expression: &[u8]| search.reads(plus, expression);
+            each_token_read(b, start, end, &mut reads, &mut |s, e| {
                 skip_before(s);
                 match hits.get(next.get()) {
                     Some(&h) if h < end => {

@@ -267,17 +267,27 @@ fn target_text(request: &FindRequest) -> String {
     }
 }
 
-/// ` 12: (defun foo (x) ...)`, or with the body, each of its lines numbered.
+/// ` 12: (defun foo (x) ...)`, or with the body, each of its lines numbered. A derived
+/// definition: ` 14: accessor point-x, made by 12: (defstruct point x y)`, or its kind and
+/// name, then the body of the form that makes it.
 fn definition_text(d: &Definition) -> String {
-    match &d.body {
-        Some(body) => {
-            let mut text = String::new();
+    let (first, head) = match &d.form {
+        Some(form) => (
+            form.line,
+            Some(format!(" {}: {} {}, made by", d.line, d.kind, d.name)),
+        ),
+        None => (d.line, None),
+    };
+    match (&d.body, head) {
+        (Some(body), head) => {
+            let mut text = head.map(|h| format!("{h}:\n")).unwrap_or_default();
             for (k, line) in body.lines().enumerate() {
-                let _ = writeln!(text, " {}: {}", d.line + k, line.trim_end_matches('\r'));
+                let _ = writeln!(text, " {}: {}", first + k, line.trim_end_matches('\r'));
             }
             text
         }
-        None => format!(" {}: {}\n", d.line, d.signature),
+        (None, Some(head)) => format!("{head} {first}: {}\n", d.signature),
+        (None, None) => format!(" {}: {}\n", d.line, d.signature),
     }
 }
 

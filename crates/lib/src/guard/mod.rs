@@ -179,6 +179,16 @@ impl Guard {
         self.max_file_bytes
     }
 
+    /// The same roots under another size cap (a search that reads one large file at a
+    /// time, docs/find.md#scope). The roots' handles are shared, not reopened.
+    #[must_use]
+    pub fn with_max_file_bytes(&self, max_file_bytes: u64) -> Guard {
+        Guard {
+            max_file_bytes,
+            ..self.clone()
+        }
+    }
+
     /// Resolve, open, check, read. The only function in the crate that reads files.
     ///
     /// # Errors

@@ -846,6 +846,7 @@ impl Context<'_> {
         };
         form.name.as_deref().is_some_and(|n| p.is_match(n))
             || form.method_key().is_some_and(|k| p.is_match(&k))
+            || derived_name_matches(form, p)
     }
 
     fn content_matches(&self, item: &OutlineItem) -> bool {
@@ -946,4 +947,17 @@ fn push_with_conditionals(out: &mut String, form: &Form, text: &str) {
 
 fn indent(depth: usize) -> String {
     "  ".repeat(depth)
+}
+
+/// Whether a name the form makes without spelling it (a structure's accessor, a slot's
+/// reader, docs/find.md#derived-definitions) matches: `-n copy-lexer` expands the
+/// `defstruct` that makes it.
+fn derived_name_matches(form: &Form, p: &super::Pattern) -> bool {
+    if form.entry().and_then(|e| e.derives).is_none() {
+        return false;
+    }
+    crate::model::derived::derive(form)
+        .derived
+        .iter()
+        .any(|d| p.is_match(&d.name) || d.key.as_deref().is_some_and(|k| p.is_match(k)))
 }

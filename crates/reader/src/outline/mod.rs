@@ -162,6 +162,21 @@ impl<'a> Form<'a> {
         self.text().specializers.as_deref()
     }
 
+    /// The definer table entry that classified the form.
+    pub fn entry(&self) -> Option<&'a Definer> {
+        self.entry
+    }
+
+    /// The file's bytes the form was read from.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The form's datum: where it and its core start and end.
+    pub fn datum(&self) -> &Datum {
+        &self.datum
+    }
+
     /// Whether the form is a method definition (its definer takes qualifiers): only
     /// those have a [`Form::method_key`]. Asked without making the form's text.
     pub fn is_method(&self) -> bool {
@@ -427,6 +442,7 @@ mod text;
 use classify::*;
 use folding::*;
 pub use folding::{abbreviate, abbreviate_balanced, fold, Balance};
+pub use text::is_number;
 use text::*;
 
 #[cfg(test)]

@@ -515,7 +515,7 @@ pub(super) fn symbol_key_is(token: &[u8], key: &str) -> bool {
 }
 
 /// Whether a token reads as a number (`42`, `-1.5`, `1/2`, `.5`), not a symbol.
-pub(super) fn is_number(token: &[u8]) -> bool {
+pub fn is_number(token: &[u8]) -> bool {
     let digits = token
         .strip_prefix(b"+")
         .or_else(|| token.strip_prefix(b"-"))

@@ -78,7 +78,7 @@ pub(crate) enum DatumProblem {
 
 /// One datum as read, with its prefixes.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub(crate) struct Datum {
+pub struct Datum {
     /// Where the datum starts, with its prefixes.
     pub start: usize,
     /// Just after the datum's last character (never trailing whitespace or comments).
@@ -94,7 +94,7 @@ pub(crate) struct Datum {
     /// For a core that is a list or vector: the newlines between `core` and the closing
     /// `)` (at `end - 1`), when the list closer counted them.
     pub core_newlines: Option<usize>,
-    pub problem: Option<DatumProblem>,
+    pub(crate) problem: Option<DatumProblem>,
 }
 
 /// Reads the datum starting at `start` (which must not be whitespace, a comment or `)`).
@@ -487,13 +487,13 @@ fn read_dispatch(b: &[u8], i: usize) -> Dispatch {
 
 /// Iterates over the elements of a list, each read as a datum. `open` is the `(`; the
 /// iteration stops at the `)` or at `limit` (the end of the enclosing form).
-pub(crate) struct Elements<'a> {
+pub struct Elements<'a> {
     b: &'a [u8],
     i: usize,
 }
 
 impl<'a> Elements<'a> {
-    pub(crate) fn new(b: &'a [u8], open: usize, limit: usize) -> Self {
+    pub fn new(b: &'a [u8], open: usize, limit: usize) -> Self {
         Elements {
             b: &b[..limit],
             i: open + 1,

@@ -12,10 +12,11 @@ mod recovery;
 mod tokens;
 mod window;
 
-pub use tokens::each_token;
+pub use tokens::{each_token, each_token_read};
 
+pub(crate) use datum::skip_blank;
 pub use datum::MAX_CONDITIONALS;
-pub(crate) use datum::{skip_blank, Datum, Elements};
+pub use datum::{Datum, Elements};
 pub(crate) use lexer::{
     class as byte_class, class_table, hash_start, hash_starts_token,
     skip_block_comment as block_comment_end, skip_character as character_end,

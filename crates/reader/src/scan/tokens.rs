@@ -7,6 +7,7 @@
 
 use std::ops::ControlFlow;
 
+use super::datum::{read_datum, skip_blank, DepthCounter};
 use super::lexer::{
     class, close_list, hash_start, skip_block_comment, skip_character, skip_line_comment,
     skip_string, skip_token, skip_whitespace, Class, HashStart,
@@ -21,6 +22,19 @@ pub fn each_token(
     end: usize,
     token: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) {
+    each_token_read(b, start, end, &mut |_, _| true, token);
+}
+
+/// [`each_token`], where `reads(plus, expression)` says whether the reader reads the datum
+/// after `#+expression` (`plus`) or `#-expression`: when it does not, that datum's tokens
+/// are stepped over (the `features` of a search).
+pub fn each_token_read(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+    token: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
+) {
     let end = end.min(b.len());
     let b = &b[..end];
     let mut i = start;
@@ -32,7 +46,7 @@ pub fn each_token(
             Class::Prefix => i + 1,
             Class::DoubleQuote => skip_string(b, i).0,
             Class::Semicolon => skip_line_comment(b, i),
-            Class::Hash => match hash(b, i, token) {
+            Class::Hash => match hash(b, i, reads, token) {
                 ControlFlow::Continue(next) => next,
                 ControlFlow::Break(()) => return,
             },
@@ -53,6 +67,7 @@ pub fn each_token(
 fn hash(
     b: &[u8],
     i: usize,
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
     token: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
 ) -> ControlFlow<(), usize> {
     ControlFlow::Continue(match hash_start(b, i) {
@@ -61,7 +76,15 @@ fn hash(
         HashStart::Other { after, prefix } => {
             let dispatch = if after > i + 1 { b[after - 1] } else { 0 };
             match dispatch.to_ascii_lowercase() {
-                b'+' | b'-' if after == i + 2 => skip_feature_expression(b, after),
+                b'+' | b'-' if after == i + 2 => {
+                    let expression = skip_feature_expression(b, after);
+                    let text = &b[skip_blank(b, after).min(expression)..expression];
+                    if reads(dispatch == b'+', text) {
+                        expression
+                    } else {
+                        skip_datum(b, expression)
+                    }
+                }
                 // `#:foo`: the token continues after the dispatch character.
                 b':' => {
                     let (to, _) = skip_token(b, after);
@@ -75,6 +98,18 @@ fn hash(
             }
         }
     })
+}
+
+/// Where the datum at or after `i` (blanks and comments first) ends; the end of `b` when
+/// there is none.
+fn skip_datum(b: &[u8], i: usize) -> usize {
+    let at = skip_blank(b, i);
+    if at >= b.len() || b[at] == b')' {
+        return at;
+    }
+    read_datum(b, at, &mut DepthCounter::<false>)
+        .end
+        .max(at + 1)
 }
 
 /// `i` after `#+`/`#-`: skips blanks, comments and the feature expression (a token or a

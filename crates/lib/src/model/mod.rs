@@ -1,0 +1,10 @@
+//! A static model of a Common Lisp project: what its forms mean beyond their own names,
+//! read from the outline without evaluating anything.
+//!
+//! `derived.rs`: the names a definition makes without spelling them as its name (a
+//! structure's constructor and accessors, a class slot's accessor, a generic function's
+//! `:method` options ...), by the rule its definer table entry names (`:derives`).
+//!
+//! Pure: bytes and classified forms in, names out. No file system, no evaluation.
+
+pub mod derived;

@@ -24,6 +24,7 @@ pub mod features;
 pub mod find;
 pub mod grammar;
 pub mod guard;
+pub mod hint;
 pub mod outline;
 pub mod pattern;
 pub mod project;

@@ -431,7 +431,7 @@ fn call_lisp_read_file(
         Err(refused) => return refused,
     };
     match tool::read_cancellable(&reader.guard, &reader.grammar, &request, cancel) {
-        Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),
+        Ok(result) => said_once(result.content.clone(), &result),
         Err(e) => error_result(&e),
     }
 }
@@ -442,7 +442,7 @@ fn call_lisp_find(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken)
         Err(refused) => return refused,
     };
     match find::find(&reader.guard, &reader.grammar, &request, cancel) {
-        Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),
+        Ok(result) => said_once(result.content.clone(), &result),
         Err(e) => error_result(&e),
     }
 }
@@ -484,6 +484,19 @@ fn envelope_result(envelope: &read_envelope::Envelope) -> CallToolResult {
     } else {
         success(vec![ContentBlock::text(envelope.view_text())], envelope)
     }
+}
+
+/// The view once (docs/decisions.md#results-said-once): the text block is the view, the
+/// structured content the facts about it (path, mode, meta, the entries of a search)
+/// without a second copy of the view.
+fn said_once(view: String, structured: &impl serde::Serialize) -> CallToolResult {
+    let mut facts = to_value(structured);
+    if let Some(object) = facts.as_object_mut() {
+        object.remove("content");
+    }
+    let mut result = CallToolResult::structured(facts);
+    result.content = vec![ContentBlock::text(view)];
+    result
 }
 
 fn success(content: Vec<ContentBlock>, structured: &impl serde::Serialize) -> CallToolResult {
@@ -554,7 +567,6 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
   "properties": {
     "path": {"type": "string", "description": "Relative to its root."},
     "mode": {"type": "string", "enum": ["lisp-collapsed", "raw", "text-filtered", "project"]},
-    "content": {"type": "string", "description": "The view, as also given in the text content."},
     "meta": {
       "type": "object",
       "properties": {
@@ -661,7 +673,7 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
       "additionalProperties": false
     }
   },
-  "required": ["path", "mode", "content", "meta"],
+  "required": ["path", "mode", "meta"],
   "additionalProperties": false
 }"#;
 
@@ -688,7 +700,6 @@ const LISP_FIND_OUTPUT_SCHEMA: &str = r#"{
   "properties": {
     "path": {"type": "string", "description": "The scope searched, as given."},
     "mode": {"type": "string", "enum": ["definitions", "references"]},
-    "content": {"type": "string", "description": "The text view, as also given in the text content."},
     "definitions": {
       "type": "array",
       "description": "Definitions mode: this page's entries, by file then line.",
@@ -757,7 +768,7 @@ const LISP_FIND_OUTPUT_SCHEMA: &str = r#"{
     "truncated": {"type": "boolean"},
     "next_offset": {"type": ["integer", "null"], "minimum": 0}
   },
-  "required": ["path", "mode", "content", "files_searched", "files_skipped", "total", "truncated", "next_offset"],
+  "required": ["path", "mode", "files_searched", "files_skipped", "total", "truncated", "next_offset"],
   "additionalProperties": false
 }"#;
 

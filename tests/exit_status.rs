@@ -4,7 +4,7 @@
 //! not shown as garbage with exit 0. Through the real binary.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
@@ -16,7 +16,7 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn run(dir: &PathBuf, args: &[&str]) -> Output {
+fn run(dir: &Path, args: &[&str]) -> Output {
     Command::new(BIN)
         .current_dir(dir)
         .args(args)

@@ -7,7 +7,7 @@ use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
 use lisp_read_file::tool::{self, ReadRequest, ReadResult};
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
@@ -30,8 +30,8 @@ fn project(name: &str) -> PathBuf {
     fs::canonicalize(&dir).unwrap()
 }
 
-fn read(dir: &PathBuf, edit: impl FnOnce(&mut ReadRequest)) -> ReadResult {
-    let guard = Guard::confined(&[dir.clone()], DEFAULT_MAX_FILE_BYTES).unwrap();
+fn read(dir: &Path, edit: impl FnOnce(&mut ReadRequest)) -> ReadResult {
+    let guard = Guard::confined(&[dir.to_path_buf()], DEFAULT_MAX_FILE_BYTES).unwrap();
     let mut request = ReadRequest::new("api.lisp");
     edit(&mut request);
     tool::read(&guard, &Grammar::builtin(), &request).unwrap()
@@ -61,7 +61,7 @@ fn matches_only_shows_the_matches_with_their_package() {
     assert!(both
         .content
         .contains("909: (in-package :second)\n911: (defun wanted-too ()"));
-    let guard = Guard::confined(&[dir.clone()], DEFAULT_MAX_FILE_BYTES).unwrap();
+    let guard = Guard::confined(std::slice::from_ref(&dir), DEFAULT_MAX_FILE_BYTES).unwrap();
     let mut request = ReadRequest::new(".");
     request.name_pattern = Some("^wanted".into());
     let map = tool::read(&guard, &Grammar::builtin(), &request).unwrap();
@@ -72,7 +72,7 @@ fn matches_only_shows_the_matches_with_their_package() {
 #[test]
 fn matches_only_needs_a_pattern() {
     let dir = project("needs");
-    let guard = Guard::confined(&[dir.clone()], DEFAULT_MAX_FILE_BYTES).unwrap();
+    let guard = Guard::confined(std::slice::from_ref(&dir), DEFAULT_MAX_FILE_BYTES).unwrap();
     let mut request = ReadRequest::new("api.lisp");
     request.matches_only = true;
     let e = tool::read(&guard, &Grammar::builtin(), &request).unwrap_err();

@@ -36,7 +36,7 @@ const MACROLET: &str = "(macrolet
 #[test]
 fn a_macrolet_s_own_macro_defines_nothing_by_the_generic_rule() {
     let dir = scratch("macrolet", &[("ir1util.lisp", MACROLET)]);
-    let guard = Guard::confined(&[dir.clone()], DEFAULT_MAX_FILE_BYTES).unwrap();
+    let guard = Guard::confined(std::slice::from_ref(&dir), DEFAULT_MAX_FILE_BYTES).unwrap();
     let grammar = Grammar::builtin();
     let view = tool::read(&guard, &grammar, &ReadRequest::new("ir1util.lisp")).unwrap();
     assert_eq!(
@@ -83,7 +83,7 @@ const PREAMBLE: &str = ";;; -*- Mode: LISP; Package: DRAKMA -*-
 #[test]
 fn headers_show_one_line_of_the_preamble_and_every_section() {
     let dir = scratch("headers", &[("util.lisp", PREAMBLE)]);
-    let guard = Guard::confined(&[dir.clone()], DEFAULT_MAX_FILE_BYTES).unwrap();
+    let guard = Guard::confined(std::slice::from_ref(&dir), DEFAULT_MAX_FILE_BYTES).unwrap();
     let mut request = ReadRequest::new("util.lisp");
     request.comments = Comments::Headers;
     let view = tool::read(&guard, &Grammar::builtin(), &request).unwrap();

@@ -910,8 +910,13 @@ fn add_error_object(object: &mut JsonObject, errors: &ErrorObject) {
     let branch = |required: &[&str]| required_branch(required, &properties);
     let result_required: Vec<&str> = result_required.iter().map(String::as_str).collect();
     let mut error_branch = branch(&["code", "path", "message"]);
-    error_branch["not"] =
-        serde_json::json!({"anyOf": [branch(&["content"]), branch(&[errors.result_marker])]});
+    // A result's own members are never in an error object (`content` only where the
+    // result still has it: not in the tools that say the view once).
+    let mut result_only = vec![branch(&[errors.result_marker])];
+    if properties.contains_key("content") {
+        result_only.insert(0, branch(&["content"]));
+    }
+    error_branch["not"] = serde_json::json!({ "anyOf": result_only });
     object.insert(
         "anyOf".into(),
         Value::Array(vec![branch(&result_required), error_branch]),

@@ -698,7 +698,7 @@ impl Context<'_> {
                     state.in_licence |= !state.forms_seen && is_licence(&text);
                     if comments == Comments::Headers
                         && text.starts_with(";;;")
-                        && !(state.in_licence && !state.forms_seen)
+                        && (state.forms_seen || !state.in_licence)
                     {
                         emit(entry(vec![Line::numbered(
                             item.start_line,

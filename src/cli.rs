@@ -18,6 +18,7 @@ use lisp_read_file::error::ToolError;
 use lisp_read_file::find::{self, FindRequest};
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
+use lisp_read_file::hint::{Hint, HintStyle};
 use lisp_read_file::outline::{Items, OutlineItem, StreamedOutline};
 use lisp_read_file::scan::ItemKind;
 use lisp_read_file::tool::{self, ReadRequest, Strategy, DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
@@ -62,6 +63,7 @@ lisp-read-file mcp --root .                      MCP server on stdio (for code a
 Exit status: 0 success, 1 tool error (CODE: message on stderr; with --json the error \
 object on stdout), 2 usage error.",
     args_conflicts_with_subcommands = true,
+    args_override_self = true,
     subcommand_negates_reqs = true
 )]
 struct Cli {
@@ -82,9 +84,14 @@ struct ReadArgs {
     /// (case-insensitive; for methods also `NAME QUALIFIERS (SPECIALIZERS)`, as printed).
     #[arg(short = 'n', long, value_name = "REGEX")]
     name_pattern: Option<String>,
-    /// Expand forms whose source text matches this regex; for text files, grep.
+    /// Expand forms whose source text matches this regex or contains it as literal text
+    /// (case-sensitive; `-c '(handler-case'` works); for text files, grep.
     #[arg(short = 'c', long, value_name = "REGEX")]
     content_pattern: Option<String>,
+    /// With -n or -c: show only the matching forms (with the file's in-package), as a
+    /// directory's map does: the way to read one definition.
+    #[arg(long)]
+    matches_only: bool,
     /// First line to show, 0-based (collapsed view: skip forms that start before it).
     #[arg(long, value_name = "N", default_value_t = 0)]
     offset: usize,
@@ -201,6 +208,7 @@ enum Command {
     /// Output: one `==> FILE <==` header per file, an entry per definition or using form
     /// (`LINE: signature`), the lines of the uses under it, a footer with the counts
     /// (docs/find.md).
+    #[command(args_override_self = true)]
     Find(FindArgs),
     /// Serve the tools over MCP on stdin/stdout (for code agents).
     ///
@@ -323,6 +331,32 @@ struct FindArgs {
     paths: Vec<String>,
 }
 
+/// Hints as flags of this command line (docs/tool.md#hints): appended to the command
+/// that printed them, they override its flags of the same name.
+const COMMAND_LINE: HintStyle = HintStyle(command_line_hint);
+
+fn command_line_hint(hint: &Hint) -> String {
+    match *hint {
+        Hint::Offset(offset) => format!("--offset {offset}"),
+        Hint::Raw {
+            offset,
+            limit: Some(limit),
+        } => format!("--raw --offset {offset} --limit {limit}"),
+        Hint::Raw {
+            offset,
+            limit: None,
+        } => format!("--raw --offset {offset}"),
+        Hint::LineRange { start } => format!("--lines {start}.."),
+        Hint::ByteRange { start, end } | Hint::Rest { start, end } => {
+            format!("--bytes {start}..{end}")
+        }
+        Hint::Kinds(kinds) => format!("--kinds {}", kinds.join(",")),
+        Hint::Parameter("context_lines") => "--context".to_string(),
+        Hint::Parameter(name) => format!("--{}", name.replace('_', "-")),
+        Hint::SkippedFiles => "--json (files_skipped)".to_string(),
+    }
+}
+
 /// Runs the command line; returns the process exit status.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -375,6 +409,7 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         collapsed: !args.raw,
         name_pattern: args.name_pattern.clone(),
         content_pattern: args.content_pattern.clone(),
+        matches_only: args.matches_only,
         offset: args.offset,
         limit: args.limit,
         comments: args.comments.into(),
@@ -392,6 +427,7 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
             (_, _, StrategyArg::Default) => Strategy::Default,
         },
         include_metadata: args.metadata,
+        hints: COMMAND_LINE,
     };
     let result = setup(&args.guard).and_then(|(guard, grammar)| {
         if args.paths.len() > 1 {
@@ -420,10 +456,13 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
     });
     let stdout = io::stdout();
     let mut out = stdout.lock();
-    // Several paths: like `outline`, a path that could not be read makes the status 1.
+    // Several paths: like `outline`, a path that could not be read makes the status 1;
+    // a pattern that matched nothing too, as `grep` and `rg` say "no match" (docs/cli.md).
+    let patterns = request.name_pattern.is_some() || request.content_pattern.is_some();
     let failed = |result: &tool::ReadResult| {
         let skipped = result.files_skipped.as_ref().is_some_and(|s| !s.is_empty());
-        ExitCode::from(u8::from(args.paths.len() > 1 && skipped))
+        let no_match = patterns && result.meta.expanded_forms == 0;
+        ExitCode::from(u8::from((args.paths.len() > 1 && skipped) || no_match))
     };
     match result {
         Ok(result) if args.json => {
@@ -465,6 +504,7 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
         include_body: args.body,
         offset: args.offset,
         limit: args.limit,
+        hints: COMMAND_LINE,
     };
     let result = setup(&args.guard).and_then(|(guard, grammar)| {
         find::find_in(&guard, &grammar, &paths, &request, &CancelToken::new())

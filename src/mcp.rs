@@ -413,11 +413,29 @@ fn request_of<T: serde::de::DeserializeOwned>(
             .get("path")
             .and_then(Value::as_str)
             .unwrap_or(default_path);
-        error_result(&ToolError::new(
-            ErrorCode::InvalidArgument,
-            path,
-            format!("invalid arguments: {e}; see the tool's inputSchema"),
-        ))
+        let message = match quoted_scalar(arguments, &e.to_string()) {
+            Some((name, text)) => format!(
+                "invalid arguments: {name} must be a JSON {}, not the string \"{text}\": pass \"{name}\": {text}; see the tool's inputSchema",
+                if text == "true" || text == "false" { "boolean" } else { "number" }
+            ),
+            None => format!("invalid arguments: {e}; see the tool's inputSchema"),
+        };
+        error_result(&ToolError::new(ErrorCode::InvalidArgument, path, message))
+    })
+}
+
+/// A number or boolean given as a string (`"limit": "20"`), when serde refused a string
+/// where it expected one: the argument's name and text, so that the message says what to
+/// write instead of `expected usize`.
+fn quoted_scalar(arguments: &JsonObject, why: &str) -> Option<(String, String)> {
+    if !why.starts_with("invalid type: string") {
+        return None;
+    }
+    arguments.iter().find_map(|(name, value)| {
+        let text = value.as_str()?;
+        let scalar = text.parse::<f64>().is_ok() || text == "true" || text == "false";
+        (scalar && why.contains(&format!("string {value}")))
+            .then(|| (name.clone(), text.to_string()))
     })
 }
 
@@ -431,7 +449,7 @@ fn call_lisp_read_file(
         Err(refused) => return refused,
     };
     match tool::read_cancellable(&reader.guard, &reader.grammar, &request, cancel) {
-        Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),
+        Ok(result) => said_once(result.content.clone(), &result),
         Err(e) => error_result(&e),
     }
 }
@@ -442,7 +460,7 @@ fn call_lisp_find(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken)
         Err(refused) => return refused,
     };
     match find::find(&reader.guard, &reader.grammar, &request, cancel) {
-        Ok(result) => success(vec![ContentBlock::text(result.content.clone())], &result),
+        Ok(result) => said_once(result.content.clone(), &result),
         Err(e) => error_result(&e),
     }
 }
@@ -486,6 +504,19 @@ fn envelope_result(envelope: &read_envelope::Envelope) -> CallToolResult {
     }
 }
 
+/// The view once (docs/decisions.md#results-said-once): the text block is the view, the
+/// structured content the facts about it (path, mode, meta, the entries of a search)
+/// without a second copy of the view.
+fn said_once(view: String, structured: &impl serde::Serialize) -> CallToolResult {
+    let mut facts = to_value(structured);
+    if let Some(object) = facts.as_object_mut() {
+        object.remove("content");
+    }
+    let mut result = CallToolResult::structured(facts);
+    result.content = vec![ContentBlock::text(view)];
+    result
+}
+
 fn success(content: Vec<ContentBlock>, structured: &impl serde::Serialize) -> CallToolResult {
     let mut result = CallToolResult::structured(to_value(structured));
     result.content = content;
@@ -516,7 +547,7 @@ fn to_value(value: &impl serde::Serialize) -> Value {
 pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context; PDF, DOCX and Jupyter notebook files give their text (pages, paragraphs, cells; a Common Lisp notebook is outlined like a Lisp file). A directory or an .asd file gives the project map: the outline of every Lisp file under ==> PATH <== headers, in ASDF load order, with patterns across files.";
 
 /// Told to the client at initialization: how to use the tools.
-const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then call it again with name_pattern (a regex on definition names) to see the definitions you will change, verbatim with their line numbers. To find your way in a project, call it on a directory or an .asd file: the outline of every file in ASDF load order. Paths are relative to the first root.";
+const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then read the definitions you will change with name_pattern (a regex or literal text on definition names) and matches_only: true: only the matching forms, verbatim with their line numbers and the file's in-package (without matches_only the whole outline comes back around them). content_pattern finds forms by their text, literal text included ((handler-case). To find your way in a project, call it on a directory or an .asd file: the outline of every file in ASDF load order; lisp-find finds definitions and uses across it. Paths are relative to the first root.";
 
 const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
   "type": "object",
@@ -524,7 +555,8 @@ const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
     "path": {"type": "string", "minLength": 1, "description": "File to read, or a directory or .asd file for the project map: relative to the first root, or absolute inside a root."},
     "collapsed": {"type": "boolean", "description": "Collapsed view for Lisp files (one line per top-level form); false gives raw lines."},
     "name_pattern": {"type": "string", "description": "Rust regex or literal text, case-insensitive: expand, verbatim, the definitions whose name matches the regex or contains the text (methods also as NAME QUALIFIERS (SPECIALIZERS), typed as printed: area :around (shape))."},
-    "content_pattern": {"type": "string", "description": "Rust regex: expand the forms whose text matches; for a non-Lisp file, grep with context_lines around matches."},
+    "content_pattern": {"type": "string", "description": "Rust regex or literal text, case-sensitive: expand the forms whose text matches the regex or contains the text (e.g. (handler-case); for a non-Lisp file, grep with context_lines around matches."},
+    "matches_only": {"type": "boolean", "description": "With name_pattern or content_pattern: show only the matching forms (verbatim, with their line numbers and the file's in-package), not the outline around them: the way to read one definition."},
     "offset": {"type": "integer", "minimum": 0, "description": "0-based first line (a cut view's footer names the offset that continues it)."},
     "limit": {"type": "integer", "minimum": 1, "description": "Maximum lines returned."},
     "comments": {"type": "string", "enum": ["none", "headers", "preceding", "all"], "description": "Top-level comments in the collapsed view: none, section headers (;;; lines), the block above each form, or all."},
@@ -534,7 +566,7 @@ const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
     "line_numbers": {"type": "boolean", "description": "Prefix raw lines with their numbers (N: )."},
     "strategy": {
       "type": "object",
-      "description": "How much of the file to read. default: the views above, paged by offset/limit. complete: the whole text verbatim, up to the size cap. byteRange: bytes start..end (end exclusive, optional), verbatim, cut to UTF-8 character boundaries. lineRange: lines startLine..endLine (1-based, inclusive; endLine optional; at most limit lines). byteRange and lineRange read files of any size.",
+      "description": "How much of the file to read. default: the views of this tool (collapsed outline, raw lines, grep, project map), paged by offset/limit. complete: the whole text verbatim, up to the size cap. byteRange: bytes start..end (end exclusive, optional), verbatim, cut to UTF-8 character boundaries. lineRange: lines startLine..endLine (1-based, inclusive; endLine optional; at most limit lines). byteRange and lineRange read files of any size.",
       "anyOf": [
         {"properties": {"type": {"const": "default"}}, "required": ["type"], "additionalProperties": false},
         {"properties": {"type": {"const": "complete"}}, "required": ["type"], "additionalProperties": false},
@@ -553,7 +585,6 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
   "properties": {
     "path": {"type": "string", "description": "Relative to its root."},
     "mode": {"type": "string", "enum": ["lisp-collapsed", "raw", "text-filtered", "project"]},
-    "content": {"type": "string", "description": "The view, as also given in the text content."},
     "meta": {
       "type": "object",
       "properties": {
@@ -660,7 +691,7 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
       "additionalProperties": false
     }
   },
-  "required": ["path", "mode", "content", "meta"],
+  "required": ["path", "mode", "meta"],
   "additionalProperties": false
 }"#;
 
@@ -688,7 +719,6 @@ const LISP_FIND_OUTPUT_SCHEMA: &str = r#"{
   "properties": {
     "path": {"type": "string", "description": "The scope searched, as given."},
     "mode": {"type": "string", "enum": ["definitions", "references"]},
-    "content": {"type": "string", "description": "The text view, as also given in the text content."},
     "definitions": {
       "type": "array",
       "description": "Definitions mode: this page's entries, by file then line.",
@@ -769,7 +799,7 @@ const LISP_FIND_OUTPUT_SCHEMA: &str = r#"{
     "truncated": {"type": "boolean"},
     "next_offset": {"type": ["integer", "null"], "minimum": 0}
   },
-  "required": ["path", "mode", "content", "files_searched", "files_skipped", "total", "truncated", "next_offset"],
+  "required": ["path", "mode", "files_searched", "files_skipped", "total", "truncated", "next_offset"],
   "additionalProperties": false
 }"#;
 
@@ -911,8 +941,13 @@ fn add_error_object(object: &mut JsonObject, errors: &ErrorObject) {
     let branch = |required: &[&str]| required_branch(required, &properties);
     let result_required: Vec<&str> = result_required.iter().map(String::as_str).collect();
     let mut error_branch = branch(&["code", "path", "message"]);
-    error_branch["not"] =
-        serde_json::json!({"anyOf": [branch(&["content"]), branch(&[errors.result_marker])]});
+    // A result's own members are never in an error object (`content` only where the
+    // result still has it: not in the tools that say the view once).
+    let mut result_only = vec![branch(&[errors.result_marker])];
+    if properties.contains_key("content") {
+        result_only.insert(0, branch(&["content"]));
+    }
+    error_branch["not"] = serde_json::json!({ "anyOf": result_only });
     object.insert(
         "anyOf".into(),
         Value::Array(vec![branch(&result_required), error_branch]),
@@ -1167,5 +1202,25 @@ mod tests {
         assert_eq!(file_uri_path("https://x/a"), None);
         assert_eq!(file_uri_path("file://host/a"), None);
         assert_eq!(file_uri_path("file:///a%2"), Some(PathBuf::from("/a%2")));
+    }
+
+    #[test]
+    fn a_number_as_a_string_is_named_with_what_to_write() {
+        let refusal = |json: &str| {
+            let arguments: JsonObject = serde_json::from_str(json).unwrap();
+            let refused = request_of::<ReadRequest>(&arguments, "").unwrap_err();
+            let content = serde_json::to_value(&refused.content).unwrap();
+            content[0]["text"].as_str().unwrap().to_string()
+        };
+        let text = refusal(r#"{"path": "a.lisp", "limit": "20"}"#);
+        assert!(
+            text.contains(r#"limit must be a JSON number, not the string "20": pass "limit": 20"#),
+            "{text}"
+        );
+        let text = refusal(r#"{"path": "a.lisp", "collapsed": "false"}"#);
+        assert!(text.contains("collapsed must be a JSON boolean"), "{text}");
+        // Other refusals keep serde's words.
+        let text = refusal(r#"{"path": "a.lisp", "limit": -1}"#);
+        assert!(text.contains("invalid arguments: invalid value"), "{text}");
     }
 }

@@ -360,7 +360,14 @@ its structured result, parsed; a tool error becomes a READER-ERROR."
                            :path (json-get structured "path")
                            :message (or (json-get structured "message")
                                         (tool-text result))))
-    structured))
+    ;; The view is said once, as the text content (docs/mcp.md#results): put it back
+    ;; where the result had it, after "mode".
+    (if (and (consp structured) (null (assoc "content" structured :test #'string=)))
+        (loop for cell in structured
+              collect cell
+              when (string= (car cell) "mode")
+                collect (cons "content" (tool-text result)))
+        structured)))
 
 (defun tool-text (result)
   "The text content of the tool RESULT, concatenated."

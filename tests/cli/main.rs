@@ -9,4 +9,5 @@
 mod common;
 
 mod cli;
+mod exit_status;
 mod transcripts;

@@ -8,8 +8,10 @@
 mod confinement;
 mod definers;
 mod growing_file;
+mod hints;
 mod hostile;
 mod mcp;
 mod mcp_robustness;
 mod path_display;
+mod smaller;
 mod walk_cancellation;

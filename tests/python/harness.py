@@ -9,6 +9,7 @@ the text content, the structured content, the tool's `outputSchema` (Draft 2020-
 from __future__ import annotations
 
 import json
+import re
 import os
 import subprocess
 from collections.abc import AsyncIterator, Sequence
@@ -56,10 +57,14 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 
 def cli_view(*args: str, cwd: Path) -> str:
-    """The CLI's stdout for a successful read."""
+    """The CLI's stdout for a successful read, its hints spelled as MCP arguments: the two
+    surfaces show the same view, each with hints in its own syntax (docs/tool.md#hints)."""
     done = cli(*args, cwd=cwd)
     assert done.returncode == 0, f"CLI {args} exited {done.returncode}: {done.stderr}"
-    return done.stdout
+    if "--json" in args:
+        return done.stdout
+    out = re.sub(r"--raw --offset (\d+) --limit (\d+)", r"collapsed=false offset=\1 limit=\2", done.stdout)
+    return re.sub(r"([Uu]se) --offset (\d+)", r"\1 offset=\2", out)
 
 
 def cli_json(*args: str, cwd: Path) -> dict[str, Any]:
@@ -114,7 +119,10 @@ class Server:
         texts = [block.text for block in result.content if block.type == "text"]
         assert len(texts) == len(result.content), f"non-text content: {where}"
         if tool in ("lisp-read-file", "lisp-find"):
-            assert texts == [content["content"]], f"text content is not the view: {where}"
+            # The view is said once: the text content; the structured content has the facts.
+            assert "content" not in content, f"the view twice: {where}"
+            assert len(texts) == 1, f"one text block, the view: {where}"
+            content = dict(content, content=texts[0])
         elif tool == "read_file":
             expected = [content["content"]]
             if content["truncated"]:

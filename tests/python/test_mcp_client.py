@@ -279,7 +279,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
         assert set(props) == {
             "path", "collapsed", "name_pattern", "content_pattern", "offset", "limit",
             "comments", "context_lines", "line_numbers", "strategy", "include_metadata",
-            "kinds", "features",
+            "kinds", "features", "matches_only",
         }
         assert tool["inputSchema"]["required"] == ["path"]
         expected = {
@@ -296,6 +296,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
             "include_metadata": ("boolean", False),
             "kinds": ("array", None),
             "features": ("array", None),
+            "matches_only": ("boolean", False),
         }
         for name, (kind, default) in expected.items():
             assert props[name]["type"] == kind, name
@@ -308,7 +309,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
         # One object schema for the result and the error object (docs/mcp.md): the result's
         # members are required in the first branch of anyOf, the error's in the second.
         assert out["required"] == ["path"]
-        assert set(out["anyOf"][0]["required"]) == {"path", "mode", "content", "meta"}
+        assert set(out["anyOf"][0]["required"]) == {"path", "mode", "meta"}  # the view is the text content (docs/mcp.md#results-said-once)
         assert set(out["anyOf"][1]["required"]) == {"code", "path", "message"}
         assert out["properties"]["mode"]["enum"] == ["lisp-collapsed", "raw", "text-filtered", "project"]
         assert set(out["properties"]["meta"]["required"]) == {
@@ -865,8 +866,8 @@ async def test_binary_means_a_nul_byte_in_the_first_8_kib(project: Project) -> N
 
 LISP_READ_FILE_BAD_ARGUMENTS = [
     # (arguments, the input schema rejects them too)
-    ({"path": "demo.lisp", "content_pattern": "(unclosed"}, False),
-    ({"path": "demo.lisp", "content_pattern": "[z-a]"}, False),
+    ({"path": "demo.lisp", "content_pattern": "\\w{5000}"}, False),
+    ({"path": "demo.lisp", "matches_only": True}, False),
     ({"path": "demo.lisp", "limit": 0}, True),
     ({"path": "demo.lisp", "limit": "ten"}, True),
     ({"path": "demo.lisp", "offset": -1}, True),
@@ -889,9 +890,11 @@ async def test_lisp_read_file_invalid_arguments(project: Project) -> None:
             if isinstance(arguments.get("path"), str):
                 assert e["path"] == arguments["path"]
             await server.still_serving()
-        # name_pattern is also literal text (docs/views.md): only content_pattern is a strict regex.
-        bad_regex = await server.err("lisp-read-file", {"path": "demo.lisp", "content_pattern": "(unclosed"}, "INVALID_ARGUMENT")
-        assert "(unclosed" in bad_regex["message"] and "regex" in bad_regex["message"]
+        # Both patterns are also literal text (docs/views.md): "(unclosed" is text to find.
+        literal = await server.ok("lisp-read-file", {"path": "demo.lisp", "content_pattern": "(unclosed"})
+        assert literal["meta"]["expanded_forms"] == 0
+        too_large = await server.err("lisp-read-file", {"path": "demo.lisp", "content_pattern": "\\w{5000}"}, "INVALID_ARGUMENT")
+        assert "regex" in too_large["message"]
         # No arguments at all.
         await server.err("lisp-read-file", None, "INVALID_ARGUMENT")
         await server.still_serving()

@@ -11,6 +11,7 @@ mod common;
 mod corpus_views;
 mod document_complexity;
 mod documents;
+mod focused;
 mod guard;
 mod paging;
 mod strategies;

@@ -30,6 +30,18 @@ fn read(bytes: &[u8], edit: impl Fn(&mut ReadRequest)) -> ReadResult {
 struct Followed {
     seen: BTreeMap<usize, usize>,
     hidden: BTreeMap<usize, usize>,
+    /// The 1-based lines a page skipped to start at the first match, as its note says.
+    skipped: Vec<std::ops::RangeInclusive<usize>>,
+}
+
+/// The lines of "[This window starts at the first match, line L: the forms from line A to
+/// line B are not shown ...]".
+fn skipped_in(note: &str) -> Option<std::ops::RangeInclusive<usize>> {
+    let rest = note.strip_prefix("[This window starts at the first match, line ")?;
+    let rest = rest.split_once("the forms from line ")?.1;
+    let (from, rest) = rest.split_once(" to line ")?;
+    let to = rest.split(' ').next()?;
+    Some(from.parse().ok()?..=to.parse().ok()?)
 }
 
 /// The count of "N more forms on that line" in a note of "Forms at line L", by L.
@@ -53,6 +65,9 @@ fn follow(bytes: &[u8], limit: usize, name_pattern: Option<&str>) -> Followed {
         for (line, count) in r.content.lines().filter_map(hidden_in) {
             *followed.hidden.entry(line).or_insert(0) += count;
         }
+        followed
+            .skipped
+            .extend(r.content.lines().filter_map(skipped_in));
         let seen = &mut followed.seen;
         for line in r.content.lines().filter(|l| !l.starts_with('[')) {
             // Each form's first line names it once: `(defun fN ...`.
@@ -129,7 +144,10 @@ fn following_next_offset_shows_every_form_once() {
                 // The forms not shown are exactly those the notes count, line by line.
                 let mut unseen: BTreeMap<usize, usize> = BTreeMap::new();
                 for (k, &line) in lines.iter().enumerate() {
-                    if !f.seen.contains_key(&k) {
+                    // Forms a page skipped to start at the first match are said once, by
+                    // that page's note (docs/views.md#matches-outside-the-window).
+                    let skipped = f.skipped.iter().any(|r| r.contains(&line));
+                    if !f.seen.contains_key(&k) && !skipped {
                         *unseen.entry(line).or_insert(0) += 1;
                     }
                 }

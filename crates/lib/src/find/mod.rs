@@ -84,6 +84,10 @@ pub struct FindRequest {
     /// Most lines of `content` a page holds (the first entry is always shown whole).
     #[serde(default = "default_limit")]
     pub limit: usize,
+    /// How the surface spells the hints of the answer (set by the surface;
+    /// docs/tool.md#hints).
+    #[serde(skip)]
+    pub hints: crate::hint::HintStyle,
 }
 
 fn dot() -> String {
@@ -107,6 +111,7 @@ impl FindRequest {
             include_body: false,
             offset: 0,
             limit: DEFAULT_LIMIT,
+            hints: crate::hint::HintStyle::default(),
         }
     }
 }

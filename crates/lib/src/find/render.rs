@@ -9,6 +9,7 @@
 use super::{
     Definition, FindMode, FindRequest, FindResult, Reference, Search, SkippedFile, MAX_COLLECTED,
 };
+use crate::hint::{Hint, HintStyle};
 use std::collections::HashSet;
 use std::fmt::Write;
 
@@ -195,8 +196,9 @@ fn footer(
     if next < total {
         let _ = writeln!(
             content,
-            "[entries {}-{next} of {total} shown; continue with offset {next}]",
+            "[entries {}-{next} of {total} shown; continue with {}]",
             offset + 1,
+            request.hints.render(&Hint::Offset(next))
         );
     } else if request.offset > 0 && shown == 0 && total > 0 {
         let _ = writeln!(
@@ -212,13 +214,14 @@ fn footer(
     if gathered.over_budget {
         let _ = writeln!(
             content,
-            "[the search stopped after collecting {MAX_COLLECTED} entries and uses: files after that were not searched; search a smaller path or use kinds]"
+            "[the search stopped after collecting {MAX_COLLECTED} entries and uses: files after that were not searched; search a smaller path or use {}]",
+            request.hints.render(&Hint::Kinds(&["defun", "defmacro"]))
         );
     }
-    skipped_note(content, &gathered.skipped);
+    skipped_note(content, &gathered.skipped, request.hints);
 }
 
-fn skipped_note(content: &mut String, skipped: &[SkippedFile]) {
+fn skipped_note(content: &mut String, skipped: &[SkippedFile], hints: HintStyle) {
     if skipped.is_empty() {
         return;
     }
@@ -230,7 +233,7 @@ fn skipped_note(content: &mut String, skipped: &[SkippedFile]) {
     let more = skipped.len().saturating_sub(SKIPPED_SHOWN);
     let _ = writeln!(
         content,
-        "[{} file{} not searched: {}{}; see files_skipped for why]",
+        "[{} file{} not searched: {}{}; see {} for why]",
         skipped.len(),
         plural(skipped.len()),
         names.join(", "),
@@ -238,7 +241,8 @@ fn skipped_note(content: &mut String, skipped: &[SkippedFile]) {
             format!(" and {more} more")
         } else {
             String::new()
-        }
+        },
+        hints.render(&Hint::SkippedFiles)
     );
 }
 

@@ -213,7 +213,7 @@ fn paging_by_entries_within_a_line_budget() {
     assert!(first.truncated);
     assert_eq!(first.next_offset, Some(2));
     assert!(
-        first.content.contains("continue with offset 2"),
+        first.content.contains("continue with offset=2"),
         "{}",
         first.content
     );

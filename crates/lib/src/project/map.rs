@@ -107,8 +107,8 @@ enum Line<'a> {
 pub fn render(
     sections: &[Section],
     step: Step,
-    offset: usize,
-    limit: usize,
+    (offset, limit): (usize, usize),
+    hints: crate::hint::HintStyle,
     notes: &[String],
 ) -> Page {
     let end = offset.saturating_add(limit);
@@ -134,8 +134,9 @@ pub fn render(
     let next_offset = (end < total).then_some(end);
     if let Some(next) = next_offset {
         content.push_str(&format!(
-            "[Showing map lines {} to {next} of {total}. Use offset={next} to continue.]\n",
-            offset + 1
+            "[Showing map lines {} to {next} of {total}. Use {} to continue.]\n",
+            offset + 1,
+            hints.render(&crate::hint::Hint::Offset(next))
         ));
     } else if offset >= total && total > 0 {
         content.push_str(&format!(
@@ -264,31 +265,37 @@ mod tests {
             section("a.lisp", "1: (defun a ())\n2: (defun b ())\n", 2),
             section("b.lisp", "1: (defvar *x* 1)\n", 1),
         ];
-        let page = render(&sections, Step::Full, 0, 10, &[]);
+        let page = render(&sections, Step::Full, (0, 10), Default::default(), &[]);
         assert_eq!(
             page.content,
             "==> a.lisp <==\n1: (defun a ())\n2: (defun b ())\n\n==> b.lisp <==\n1: (defvar *x* 1)\n"
         );
         assert_eq!(page.total_lines, 6);
         assert_eq!(page.file_lines, [4, 2]);
-        let first = render(&sections, Step::Full, 0, 2, &[]);
+        let first = render(&sections, Step::Full, (0, 2), Default::default(), &[]);
         assert!(first
             .content
             .ends_with("[Showing map lines 1 to 2 of 6. Use offset=2 to continue.]\n"));
         assert_eq!(first.next_offset, Some(2));
-        let second = render(&sections, Step::Full, 2, 2, &["[a note.]".into()]);
+        let second = render(
+            &sections,
+            Step::Full,
+            (2, 2),
+            Default::default(),
+            &["[a note.]".into()],
+        );
         assert_eq!(
             second.content,
             "==> a.lisp <== (continued)\n2: (defun b ())\n\n[Showing map lines 3 to 4 of 6. Use offset=4 to continue.]\n[a note.]\n"
         );
-        let counts = render(&sections, Step::Counts, 0, 10, &[]);
+        let counts = render(&sections, Step::Counts, (0, 10), Default::default(), &[]);
         assert_eq!(
             counts.content,
             "==> a.lisp <== 2 definitions\n==> b.lisp <== 1 definition\n"
         );
         assert!(fits(&sections, Step::Full, 6));
         assert!(!fits(&sections, Step::Full, 5));
-        let past = render(&sections, Step::Full, 9, 2, &[]);
+        let past = render(&sections, Step::Full, (9, 2), Default::default(), &[]);
         assert_eq!(
             past.content,
             "[Offset 9 is past the end of the map (6 lines).]\n"

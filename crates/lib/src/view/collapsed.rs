@@ -8,6 +8,7 @@
 use super::filter::{Filter, Hidden};
 use super::lines::{join, number_width, Line};
 use super::{Comments, Detail, Mode, Shown, View, ViewOptions};
+use crate::hint::Hint;
 use crate::outline::{Balance, Form, Items, Outline, OutlineItem, MAX_CHILDREN};
 use crate::scan::{Diagnostic, DiagnosticKind, ItemKind};
 use crate::source::Source;
@@ -15,7 +16,7 @@ use std::ops::ControlFlow;
 
 /// Forms whose source is one line of at most this many characters are shown whole
 /// (docs/decisions.md#short-forms-are-shown-whole).
-pub const SHORT_FORM_CHARS: usize = 100;
+pub const SHORT_FORM_CHARS: usize = crate::outline::SHORT_FORM_CHARS;
 
 /// Something shown, starting at 0-based source line `line`.
 struct Entry {
@@ -53,6 +54,7 @@ pub(crate) fn render_items<'a>(
             diagnostics: items.diagnostics(),
             intact: std::cell::Cell::new(true),
             filter: Filter::new(options.kinds.as_ref(), options.features.as_ref()),
+            start: std::cell::Cell::new(options.offset),
         },
         view: View {
             mode: Mode::LispCollapsed,
@@ -63,7 +65,12 @@ pub(crate) fn render_items<'a>(
             next_offset: None,
             cut_lines: Vec::new(),
         },
-        pager: Pager::default(),
+        pager: Pager {
+            start: options.offset,
+            ..Pager::default()
+        },
+        skipped_to_match: None,
+        previous_form_line: None,
         unmatched: [
             options.name_pattern.is_some(),
             options.content_pattern.is_some(),
@@ -79,6 +86,7 @@ pub(crate) fn render_items<'a>(
         unmatched,
         outside,
         hidden,
+        skipped_to_match,
         ..
     } = run;
     if !pager.done {
@@ -88,7 +96,17 @@ pub(crate) fn render_items<'a>(
         pager.lines.push(offset_note(source, options.offset));
     }
     let omitted = items.omitted_diagnostics();
-    let mut lines = head_notes(options, unmatched, &outside, hidden, omitted);
+    let mut lines = Vec::new();
+    if let Some((from, to)) = skipped_to_match {
+        lines.push(Line::Note(format!(
+            "[This window starts at the first match, line {}: the forms from line {} to line {to} are not shown (read them without the patterns).]",
+            to + 1,
+            from + 1
+        )));
+    }
+    lines.append(&mut head_notes(
+        options, unmatched, &outside, hidden, omitted,
+    ));
     lines.append(&mut pager.lines);
     view.content = join(&lines, number_width(source.line_count()));
     view
@@ -106,6 +124,11 @@ struct Run<'c> {
     outside: [Outside; 2],
     /// Forms `kinds` and `features` hide in the window (docs/views.md#kinds-and-features).
     hidden: Hidden,
+    /// The page from `offset` held no match, so the window was started again at the
+    /// first match: the 0-based lines skipped, `from..to`.
+    skipped_to_match: Option<(usize, usize)>,
+    /// The 0-based line of the last top-level form walked.
+    previous_form_line: Option<usize>,
 }
 
 impl Run<'_> {
@@ -117,7 +140,7 @@ impl Run<'_> {
             ItemKind::Form => self.ctx.filter.top_level(item),
             _ => (true, Hidden::default()),
         };
-        let in_window = line >= options.offset && !self.pager.done;
+        let in_window = line >= self.ctx.start.get() && !self.pager.done;
         if !shown {
             if in_window {
                 self.hidden.add(hidden_here);
@@ -126,23 +149,68 @@ impl Run<'_> {
             self.entries.block = None;
         } else {
             let matched = self.matched(item);
-            if !self.pager.done {
+            if self.pager.done && matched.contains(&true) && self.page_without_match(line) {
+                self.start_at_match(line);
+            }
+            // Twice at most: a page without a match that ends before this matching item
+            // starts again at it.
+            let block = self.entries.block;
+            for _ in 0..2 {
+                if self.pager.done {
+                    break;
+                }
                 let (pager, view, source) = (&mut self.pager, &mut self.view, self.ctx.source);
                 let flow = self.ctx.entries_of(item, &mut self.entries, &mut |entry| {
                     pager.take(entry, view, source, options)
                 });
                 self.pager.done = flow.is_break();
+                let ended_before = self.pager.done && self.view.next_offset == Some(line);
+                if !(ended_before && matched.contains(&true) && self.page_without_match(line)) {
+                    break;
+                }
+                self.start_at_match(line);
+                self.entries.block = block;
             }
             if in_window && !(self.pager.done && self.view.next_offset == Some(line)) {
                 self.hidden.add(hidden_here);
             }
             self.note_outside(item, matched);
         }
+        if item.kind == ItemKind::Form {
+            self.previous_form_line = Some(line);
+        }
         if self.pager.done && !patterns {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
         }
+    }
+
+    /// Whether the page, now full, shows no match (and was not started again already),
+    /// and the window can start again at `line` losing nothing: no form of the page was
+    /// cut (a cut group may hide a match), and no earlier form shares the line (it was
+    /// walked already and could not be shown again).
+    fn page_without_match(&self, line: usize) -> bool {
+        self.view.expanded_forms == 0
+            && self.skipped_to_match.is_none()
+            && self.ctx.options.detail != Detail::Matches
+            && !self.pager.was_cut
+            && self.previous_form_line != Some(line)
+    }
+
+    /// Starts the window again at `line`, the first match: the first page of a pattern
+    /// view always shows the first match (docs/views.md#matches-outside-the-window).
+    /// Costs at most the page thrown away: linear still.
+    fn start_at_match(&mut self, line: usize) {
+        self.skipped_to_match = Some((self.ctx.start.get(), line));
+        self.ctx.start.set(line);
+        self.pager = Pager {
+            start: line,
+            ..Pager::default()
+        };
+        self.view.truncated = false;
+        self.view.next_offset = None;
+        self.hidden = Hidden::default();
     }
 
     /// Which patterns (name, content) `item` matches.
@@ -239,7 +307,7 @@ fn head_notes(
         }
     }
     for (k, name) in ["name_pattern", "content_pattern"].into_iter().enumerate() {
-        outside[k].notes(name, &mut lines);
+        outside[k].notes(name, options, &mut lines);
     }
     hidden_notes(options, hidden, &mut lines);
     if omitted > 0 {
@@ -298,15 +366,15 @@ struct Outside {
 }
 
 impl Outside {
-    fn notes(&self, pattern: &str, lines: &mut Vec<Line>) {
+    fn notes(&self, pattern: &str, options: &ViewOptions, lines: &mut Vec<Line>) {
         for (m, side) in [(&self.before, "before"), (&self.after, "after")] {
             if m.count > 0 {
                 let forms = if m.count == 1 { "form" } else { "forms" };
                 lines.push(Line::Note(format!(
-                    "[{pattern} also matches {} {forms} {side} this window, first at line {}: use offset={}.]",
+                    "[{pattern} also matches {} {forms} {side} this window, first at line {}: use {}.]",
                     m.count,
                     m.first_line,
-                    m.first_line - 1
+                    options.hints.render(&Hint::Offset(m.first_line - 1))
                 )));
             }
         }
@@ -333,6 +401,10 @@ struct Pager {
     /// A group larger than the page, being shown cut.
     oversized: Option<Oversized>,
     done: bool,
+    /// The 0-based line the window starts at: `offset`, or the first match.
+    start: usize,
+    /// Whether a group larger than the page was shown cut.
+    was_cut: bool,
 }
 
 /// A group shown cut: its line, the limit lines it may still show, the entries of its
@@ -356,7 +428,7 @@ impl Pager {
     ) -> ControlFlow<()> {
         // An entry with nothing to show (a stray `)` whose diagnostic was not kept) takes
         // no room, and is not kept in a group either.
-        if entry.line < options.offset || entry.lines.is_empty() {
+        if entry.line < self.start || entry.lines.is_empty() {
             return ControlFlow::Continue(());
         }
         if let Some(o) = &mut self.oversized {
@@ -384,9 +456,10 @@ impl Pager {
             let line = entry.line;
             view.next_offset = Some(line);
             self.lines.push(Line::Note(format!(
-                "[Showing forms from line {} to line {line} of {}. Use offset={line} to continue.]",
+                "[Showing forms from line {} to line {line} of {}. Use {} to continue.]",
                 self.first.unwrap_or(line) + 1,
                 source.line_count(),
+                options.hints.render(&Hint::Offset(line))
             )));
             self.done = true;
             return ControlFlow::Break(());
@@ -404,6 +477,7 @@ impl Pager {
         }
         self.group_cost = 0;
         self.oversized = Some(o);
+        self.was_cut = true;
         ControlFlow::Continue(())
     }
 
@@ -433,7 +507,7 @@ impl Pager {
         };
         self.done = true;
         view.next_offset = next;
-        let (line, limit) = (o.line, options.limit);
+        let (line, limit, hints) = (o.line, options.limit, options.hints);
         let mut note = if o.several {
             format!("[Forms at line {} cut after {limit} lines", line + 1)
         } else {
@@ -441,18 +515,29 @@ impl Pager {
         };
         if o.hidden > 0 {
             note.push_str(&format!(
-                "; {} more forms on that line are not shown. Read them with collapsed=false offset={line} limit=1",
-                o.hidden
+                "; {} more forms on that line are not shown. Read them with {}",
+                o.hidden,
+                hints.render(&Hint::Raw {
+                    offset: line,
+                    limit: Some(1)
+                })
             ));
         } else {
             let it = if o.several { "them" } else { "it" };
             let lines = o.end_line.saturating_sub(line).max(1);
             note.push_str(&format!(
-                ". Read {it} whole with collapsed=false offset={line} limit={lines}"
+                ". Read {it} whole with {}",
+                hints.render(&Hint::Raw {
+                    offset: line,
+                    limit: Some(lines)
+                })
             ));
         }
         match next {
-            Some(n) => note.push_str(&format!(", or use offset={n} to continue.]")),
+            Some(n) => note.push_str(&format!(
+                ", or use {} to continue.]",
+                hints.render(&Hint::Offset(n))
+            )),
             None => note.push_str(".]"),
         }
         self.lines.push(Line::Note(note));
@@ -508,6 +593,14 @@ struct Block {
 #[derive(Default)]
 struct Entries {
     block: Option<Block>,
+    /// [`Detail::Matches`]: the last `in-package` form seen and not shown yet; it is
+    /// shown before the next match, so that a match is read in its package.
+    package: Option<Entry>,
+    /// Whether a top-level form was seen, and whether the comments before it (the file's
+    /// preamble) reached its copyright and licence, whose paragraphs `headers` does not
+    /// show as section titles (docs/views.md#comments).
+    forms_seen: bool,
+    in_licence: bool,
 }
 
 struct Context<'a> {
@@ -519,6 +612,8 @@ struct Context<'a> {
     intact: std::cell::Cell<bool>,
     /// Which forms `kinds` and `features` show.
     filter: Filter<'a>,
+    /// The 0-based line the window starts at: `offset`, or the first match.
+    start: std::cell::Cell<usize>,
 }
 
 impl Context<'_> {
@@ -539,8 +634,24 @@ impl Context<'_> {
         match item.kind {
             ItemKind::Comment => self.comment_entries(item, state, emit)?,
             ItemKind::Form => {
+                state.forms_seen = true;
                 let block = state.block.take();
-                if let Some((lines, expanded)) = self.form_entry(item, block) {
+                if self.options.detail == Detail::Matches
+                    && is_in_package(item)
+                    && !self.item_matches(item, true)
+                    && !self.item_matches(item, false)
+                {
+                    let mut expanded = 0;
+                    let lines = self.form_lines(item, 0, &mut expanded);
+                    state.package = Some(entry(lines, 0));
+                    return ControlFlow::Continue(());
+                }
+                if let Some((mut lines, expanded)) = self.form_entry(item, block) {
+                    // One entry with the match: a page never shows the package alone.
+                    if let Some(mut package) = state.package.take() {
+                        package.lines.append(&mut lines);
+                        lines = package.lines;
+                    }
                     emit(entry(lines, expanded))?;
                 }
             }
@@ -583,7 +694,12 @@ impl Context<'_> {
                     ..b
                 }),
                 _ => {
-                    if comments == Comments::Headers && self.text(item).starts_with(";;;") {
+                    let text = self.text(item);
+                    state.in_licence |= !state.forms_seen && is_licence(&text);
+                    if comments == Comments::Headers
+                        && text.starts_with(";;;")
+                        && (state.forms_seen || !state.in_licence)
+                    {
                         emit(entry(vec![Line::numbered(
                             item.start_line,
                             self.text(item),
@@ -599,7 +715,7 @@ impl Context<'_> {
         } else {
             state.block = None;
         }
-        let mut lines = if comments == Comments::All && line >= self.options.offset {
+        let mut lines = if comments == Comments::All && line >= self.start.get() {
             self.verbatim(item, 0)
         } else {
             Vec::new()
@@ -616,7 +732,7 @@ impl Context<'_> {
     /// expanded; `None` when it is not shown (before `offset`, or no match where only
     /// matches are shown): then its text is never made.
     fn form_entry(&self, item: &OutlineItem, block: Option<Block>) -> Option<(Vec<Line>, usize)> {
-        if item.start_line - 1 < self.options.offset {
+        if item.start_line - 1 < self.start.get() {
             return None;
         }
         if self.options.detail == Detail::Matches
@@ -809,8 +925,11 @@ impl Context<'_> {
         }
         if let Some(cut) = form.children_cut_at {
             lines.push(Line::Note(format!(
-                "[More forms inside, from line {cut}, are not listed: a container lists at most {MAX_CHILDREN}. Read them with collapsed=false offset={}.]",
-                cut - 1
+                "[More forms inside, from line {cut}, are not listed: a container lists at most {MAX_CHILDREN}. Read them with {}.]",
+                self.options.hints.render(&Hint::Raw {
+                    offset: cut - 1,
+                    limit: None
+                })
             )));
         }
         (lines, tail)
@@ -934,6 +1053,34 @@ impl Context<'_> {
             .take_while(|&&c| c != b'\n')
             .all(|&c| c == b' ' || c == b'\t' || c == 0xBF || c == 0xBB || c == 0xEF)
     }
+}
+
+/// Whether a comment line opens a file's copyright or licence text: from it to the first
+/// form, `headers` shows no section title (the paragraphs of a licence are not sections).
+fn is_licence(line: &str) -> bool {
+    let lower = line.to_ascii_lowercase();
+    [
+        "copyright",
+        "licen",
+        "redistribution",
+        "permission is hereby",
+        "warrant",
+        "spdx",
+        "all rights reserved",
+        "this software",
+        "free software",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
+}
+
+/// Whether `item` is an `(in-package ...)` form (any case, any package prefix).
+fn is_in_package(item: &OutlineItem) -> bool {
+    let operator = item.form.as_ref().and_then(|f| f.operator.as_deref());
+    operator.is_some_and(|op| {
+        let bare = op.rsplit(':').next().unwrap_or(op);
+        bare.eq_ignore_ascii_case("in-package")
+    })
 }
 
 /// Appends `text` with the form's reader conditionals in front (`#+sbcl (defun ...)`).

@@ -120,6 +120,7 @@ pub(crate) fn shown_line(
     start: u64,
     len: u64,
     chars: Option<u64>,
+    hints: crate::hint::HintStyle,
 ) -> (String, Option<(u64, u64)>) {
     let whole = kept.len() as u64 >= len;
     if whole && kept.len() <= MAX_LINE_CHARS {
@@ -142,8 +143,11 @@ pub(crate) fn shown_line(
     let rest = (start.saturating_add(cut as u64), start.saturating_add(len));
     let mut text = String::from_utf8_lossy(&kept[..cut]).into_owned();
     text.push_str(&format!(
-        "…[+{rest_chars} chars; the rest is {{\"type\":\"byteRange\",\"start\":{},\"end\":{}}}]",
-        rest.0, rest.1
+        "…[+{rest_chars} chars; the rest is {}]",
+        hints.render(&crate::hint::Hint::Rest {
+            start: rest.0,
+            end: rest.1
+        })
     ));
     (text, Some(rest))
 }
@@ -215,7 +219,13 @@ mod tests {
         assert_eq!(number_width(0), 1);
         // A cut line names the byte range of its rest.
         let long = "é".repeat(MAX_LINE_CHARS + 3);
-        let (text, rest) = shown_line(long.as_bytes(), 100, long.len() as u64, None);
+        let (text, rest) = shown_line(
+            long.as_bytes(),
+            100,
+            long.len() as u64,
+            None,
+            Default::default(),
+        );
         let cut = 2 * MAX_LINE_CHARS as u64;
         assert_eq!(rest, Some((100 + cut, 100 + long.len() as u64)));
         assert!(
@@ -228,10 +238,19 @@ mod tests {
             &text[text.len() - 80..]
         );
         // A prefix of a longer line is cut where it ends, at a character boundary.
-        let (text, rest) = shown_line("abé".as_bytes()[..3].as_ref(), 0, 10, Some(9));
+        let (text, rest) = shown_line(
+            "abé".as_bytes()[..3].as_ref(),
+            0,
+            10,
+            Some(9),
+            Default::default(),
+        );
         assert_eq!(rest, Some((2, 10)));
         assert!(text.starts_with("ab…[+7 chars;"), "{text}");
-        assert_eq!(shown_line(b"short", 0, 5, None), ("short".into(), None));
+        assert_eq!(
+            shown_line(b"short", 0, 5, None, Default::default()),
+            ("short".into(), None)
+        );
         assert_eq!(char_cut(b"a\xffb", 1), Some(1));
         assert_eq!(char_cut(b"a\xffb", 2), Some(2));
         assert_eq!(char_cut(b"a\xffb", 3), None);

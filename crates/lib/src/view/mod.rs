@@ -96,6 +96,8 @@ pub struct ViewOptions {
     /// Collapsed view: how much each form shows (a project map's budget steps,
     /// docs/project.md#budget).
     pub detail: Detail,
+    /// How the surface that prints the view spells its hints (docs/tool.md#hints).
+    pub hints: crate::hint::HintStyle,
 }
 
 /// How much the collapsed view shows of each form that no pattern expands.
@@ -130,6 +132,7 @@ impl Default for ViewOptions {
             line_numbers: false,
             cancel: CancelToken::default(),
             detail: Detail::Full,
+            hints: crate::hint::HintStyle::default(),
         }
     }
 }

@@ -6,6 +6,7 @@
 use super::lines::{join, number_width, shown_line, Line};
 use super::{CutLine, Mode, View, ViewOptions};
 use crate::guard::LineWindow;
+use crate::hint::Hint;
 use crate::source::Source;
 
 pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
@@ -31,6 +32,7 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
             start as u64,
             (stop - start) as u64,
             None,
+            options.hints,
         );
         push_line(&mut lines, &mut view, options, i as u64 + 1, text, rest);
     }
@@ -38,8 +40,9 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
         view.truncated = true;
         view.next_offset = Some(end);
         lines.push(Line::Note(format!(
-            "[Showing lines {}-{end} of {total}. Use offset={end} to read more.]",
-            options.offset + 1
+            "[Showing lines {}-{end} of {total}. Use {} to read more.]",
+            options.offset + 1,
+            options.hints.render(&Hint::Offset(end))
         )));
     }
     view.content = join(&lines, number_width(total));
@@ -80,7 +83,7 @@ pub fn render_window(window: &LineWindow, options: &ViewOptions, paging: Paging)
         let kept = &window.text[at..end];
         at = (end + 1).min(window.text.len());
         let (text, rest) = match long.next_if(|l| l.index == k) {
-            Some(l) => shown_line(kept, l.start, l.len, Some(l.chars)),
+            Some(l) => shown_line(kept, l.start, l.len, Some(l.chars), options.hints),
             // A short line: whole, its place not needed.
             None => (String::from_utf8_lossy(kept).into_owned(), None),
         };
@@ -109,11 +112,15 @@ pub fn render_window(window: &LineWindow, options: &ViewOptions, paging: Paging)
         let next = match paging {
             Paging::Offset => {
                 view.next_offset = usize::try_from(last).ok();
-                format!("Use offset={last} to read more.")
+                let offset = usize::try_from(last).unwrap_or(usize::MAX);
+                format!(
+                    "Use {} to read more.",
+                    options.hints.render(&Hint::Offset(offset))
+                )
             }
             Paging::LineRange { .. } => format!(
-                "Use strategy {{\"type\":\"lineRange\",\"startLine\":{}}} to read more.",
-                last + 1
+                "Use {} to read more.",
+                options.hints.render(&Hint::LineRange { start: last + 1 })
             ),
         };
         lines.push(Line::Note(format!(

@@ -257,9 +257,11 @@ fn matches_outside_the_window_are_announced() {
         r.offset = 4;
         r.limit = 2;
     });
+    // The page from offset 4 holds no match: the window starts at the next one (line 11)
+    // and says what it skipped (docs/views.md#matches-outside-the-window).
     assert!(
         v.content.starts_with(
-            "[content_pattern also matches 1 form before this window, first at line 1: use offset=0.]\n[content_pattern also matches 1 form after this window, first at line 11: use offset=10.]\n"
+            "[This window starts at the first match, line 11: the forms from line 5 to line 10 are not shown (read them without the patterns).]\n[content_pattern also matches 1 form before this window, first at line 1: use offset=0.]\n11: (defun f6 (x)\n"
         ),
         "{}",
         v.content

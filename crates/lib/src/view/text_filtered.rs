@@ -45,6 +45,8 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
     }
     grep.footer(matches);
     let mut view = grep.view;
+    // The match blocks shown: 0 tells a script "no match" (the CLI's exit status 1).
+    view.expanded_forms = matches;
     view.content = join(&grep.lines, number_width(total));
     view
 }
@@ -116,6 +118,7 @@ impl Grep<'_, '_> {
             start as u64,
             (end - start) as u64,
             None,
+            self.options.hints,
         );
         if let Some((start, end)) = rest {
             self.view.cut_lines.push(CutLine {
@@ -140,8 +143,9 @@ impl Grep<'_, '_> {
         if self.view.truncated {
             let next = self.view.next_offset.unwrap_or(total);
             self.lines.push(Line::Note(format!(
-                "[Showing matches before line {} of {total}. Use offset={next} to continue.]",
-                next + 1
+                "[Showing matches before line {} of {total}. Use {} to continue.]",
+                next + 1,
+                options.hints.render(&crate::hint::Hint::Offset(next))
             )));
         } else if matches == 0 {
             let names: Vec<String> = [

@@ -209,6 +209,37 @@ impl std::fmt::Debug for Form<'_> {
     }
 }
 
+/// Forms whose source is one line of at most this many characters are shown whole
+/// (docs/decisions.md#short-forms-are-shown-whole): by the collapsed view, and as the
+/// `signature` of `outline --json`.
+pub const SHORT_FORM_CHARS: usize = 100;
+
+impl Form<'_> {
+    /// The form's text after its reader conditionals when the form is short (one line of
+    /// at most [`SHORT_FORM_CHARS`] characters, without children, closed and balanced):
+    /// what the collapsed view shows of it, so that `outline --json` says the same.
+    fn short_text(&self) -> Option<String> {
+        let datum = &self.datum;
+        let start = datum.conditionals.last().map_or(datum.start, |c| c.end);
+        let start = start
+            + self.bytes[start..datum.end]
+                .iter()
+                .take_while(|c| c.is_ascii_whitespace())
+                .count();
+        let bytes = &self.bytes[start..datum.end];
+        if !self.children.is_empty()
+            || datum.problem.is_some()
+            || bytes.len() > 4 * SHORT_FORM_CHARS
+            || bytes.contains(&b'\n')
+        {
+            return None;
+        }
+        let text = std::str::from_utf8(bytes).ok()?;
+        let short = text.chars().count() <= SHORT_FORM_CHARS && Balance::of(text).is_closed();
+        short.then(|| text.trim_end_matches('\r').to_string())
+    }
+}
+
 /// The JSON of a form (flattened into its item), in the field order of docs/tool.md#outline-json
 impl Serialize for Form<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -231,11 +262,12 @@ impl Serialize for Form<'_> {
             specializers: Option<&'f [String]>,
         }
         let text = self.text();
+        let short = self.short_text();
         Json {
             operator: self.operator.as_deref(),
             name: self.name.as_deref(),
             conditionals: &text.conditionals,
-            signature: &text.signature,
+            signature: short.as_deref().unwrap_or(&text.signature),
             children: &self.children,
             children_cut_at: self.children_cut_at,
             doc: text.doc.as_deref(),

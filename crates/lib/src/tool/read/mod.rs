@@ -11,6 +11,7 @@ use crate::document::{DocumentInfo, Format};
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
 use crate::guard::{ByteWindow, FileInfo, Guard, LineQuery, LineWindow, LoadedFile};
+use crate::hint::{Hint, HintStyle};
 use crate::outline::StreamedOutline;
 use crate::pattern::{PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
 use crate::scan::Diagnostic;
@@ -34,9 +35,13 @@ pub struct ReadRequest {
     /// Expand definitions whose name matches (Rust regex, case-insensitive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name_pattern: Option<String>,
-    /// Expand forms whose text matches; grep for text files (Rust regex).
+    /// Expand forms whose text matches; grep for text files (Rust regex or literal text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_pattern: Option<String>,
+    /// With a pattern: show only the matching forms (and the `in-package` in effect),
+    /// as a project map does (docs/views.md#only-the-matches).
+    #[serde(default)]
+    pub matches_only: bool,
     /// 0-based first line.
     #[serde(default)]
     pub offset: usize,
@@ -64,6 +69,10 @@ pub struct ReadRequest {
     /// Add the file's size, modification time, owner and permissions to the result.
     #[serde(default)]
     pub include_metadata: bool,
+    /// How the surface spells the hints of the answer (not a parameter: the surface sets
+    /// it; docs/tool.md#hints).
+    #[serde(skip)]
+    pub hints: HintStyle,
 }
 
 /// How much of a file a request reads (docs/tool.md#strategies). As JSON, an object with
@@ -192,6 +201,7 @@ impl ReadRequest {
             collapsed: true,
             name_pattern: None,
             content_pattern: None,
+            matches_only: false,
             offset: 0,
             limit: DEFAULT_LIMIT,
             comments: Comments::None,
@@ -201,6 +211,7 @@ impl ReadRequest {
             line_numbers: false,
             strategy: Strategy::Default,
             include_metadata: false,
+            hints: HintStyle::default(),
         }
     }
 }
@@ -630,11 +641,24 @@ fn over_cap(
     } else {
         "patterns read the whole file"
     };
-    let limit = request.limit.min(DEFAULT_LIMIT);
+    // A line window without an end reads `limit` lines at most and is valid however few
+    // lines the file has; patterns do not apply to windows, so the hint drops them.
+    let cap = guard.max_file_bytes();
+    let hints = options.hints;
+    let without = if patterns {
+        format!(
+            " without {} and {}",
+            hints.render(&Hint::Parameter("name_pattern")),
+            hints.render(&Hint::Parameter("content_pattern"))
+        )
+    } else {
+        String::new()
+    };
     let content = format!(
-        "[{path} is {size} bytes, over the {cap}-byte size cap; {what}. Read it in windows: strategy {{\"type\":\"lineRange\",\"startLine\":1,\"endLine\":{limit}}} (command line: --lines 1..{limit}), or {{\"type\":\"byteRange\",\"start\":0,\"end\":{cap}}} (--bytes 0..{cap}); or raise the cap with --max-file-bytes.]\n",
+        "[{path} is {size} bytes, over the {cap}-byte size cap; {what}. Read it in windows{without}: {lines}, or {bytes}; or raise the cap with --max-file-bytes.]\n",
         path = window.display_path,
-        cap = guard.max_file_bytes(),
+        lines = hints.render(&Hint::LineRange { start: 1 }),
+        bytes = hints.render(&Hint::ByteRange { start: 0, end: cap }),
     );
     let mut meta = empty_meta(Strategy::Default);
     meta.truncated = true;
@@ -728,14 +752,11 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         )));
     }
     check_strategy(request, &reading).map_err(invalid)?;
-    // `name_pattern` is also literal text (docs/views.md#expanded-forms), case-insensitive.
+    // Both patterns are also literal text (docs/views.md#expanded-forms); `name_pattern`
+    // is case-insensitive, `content_pattern` case-sensitive.
     let compile = |name: &str, text: &Option<String>, by_name: bool| {
         let Some(text) = text else { return Ok(None) };
-        let compiled = if by_name {
-            Pattern::regex_or_literal(text, true)
-        } else {
-            Pattern::new(text, false)
-        };
+        let compiled = Pattern::regex_or_literal(text, by_name);
         compiled
             .map(Some)
             .map_err(|e| invalid(match e {
@@ -760,7 +781,12 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         context_lines: request.context_lines,
         line_numbers: request.line_numbers,
         cancel: CancelToken::default(),
-        detail: view::Detail::Full,
+        detail: if request.matches_only {
+            view::Detail::Matches
+        } else {
+            view::Detail::Full
+        },
+        hints: request.hints,
     })
 }
 
@@ -770,6 +796,12 @@ fn check_strategy(request: &ReadRequest, reading: &str) -> Result<(), String> {
     if request.kinds.as_ref().is_some_and(no_kind) {
         return Err(format!(
             "kinds is empty (reading {reading}): give at least one operator, e.g. [\"defun\"], or leave kinds out"
+        ));
+    }
+    let patterns = request.name_pattern.is_some() || request.content_pattern.is_some();
+    if request.matches_only && !patterns {
+        return Err(format!(
+            "matches_only needs name_pattern or content_pattern (reading {reading}); give a pattern, or leave matches_only out"
         ));
     }
     let strategy = request.strategy;
@@ -851,7 +883,7 @@ mod tests {
         };
         for message in [
             refused(|r| r.limit = 0),
-            refused(|r| r.content_pattern = Some("(".into())),
+            refused(|r| r.matches_only = true),
             refused(|r| r.name_pattern = Some(r"\w{5000}".into())),
             refused(|r| r.content_pattern = Some("x".repeat(MAX_PATTERN_BYTES + 1))),
             refused(|r| r.content_pattern = Some(r"\w{5000}".into())),

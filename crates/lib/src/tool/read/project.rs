@@ -13,6 +13,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::features::Features;
 use crate::grammar::Grammar;
 use crate::guard::{Directory, Guard, LoadedFile, Skipped, WalkedFile, MAX_WALKED_FILES};
+use crate::hint::{Hint, HintStyle};
 use crate::outline::{outline_bytes, StreamedOutline};
 use crate::project::map::{self, Section, Step};
 use crate::project::{self, plan, plan::Plan};
@@ -262,7 +263,13 @@ fn build(
     }
     notes.extend(plan.notes);
     notes.extend(skipped_note(&skipped));
-    let page = map::render(&sections, step, options.offset, options.limit, &notes);
+    let page = map::render(
+        &sections,
+        step,
+        (options.offset, options.limit),
+        options.hints,
+        &notes,
+    );
     let mut result = result(display, totals, &sections, page, skipped);
     result.step = Some(step);
     result.meta.truncated |= !matches!(step, Step::Full | Step::Matches);
@@ -436,12 +443,18 @@ fn choose_step(
         whole = Some((candidates[0].lines, candidates[0].chars));
         if let Some(c) = candidates.into_iter().find(|c| c.fits) {
             if c.step != Step::Full {
-                notes.push(step_note(c.step, limit, whole, names_lines));
+                notes.push(step_note(c.step, limit, whole, names_lines, options.hints));
             }
             return (c.step, c.sections);
         }
     }
-    notes.push(step_note(Step::Counts, limit, whole, names_lines));
+    notes.push(step_note(
+        Step::Counts,
+        limit,
+        whole,
+        names_lines,
+        options.hints,
+    ));
     let sections = files
         .iter()
         .map(|f| Section {
@@ -493,6 +506,7 @@ fn step_note(
     limit: usize,
     whole: Option<(usize, usize)>,
     names_lines: usize,
+    hints: HintStyle,
 ) -> String {
     let budget = limit.saturating_mul(map::CHARS_PER_LIMIT_LINE);
     let why = match whole {
@@ -504,8 +518,11 @@ fn step_note(
         ),
     };
     format!(
-        "[Map shown at step {}: {why} (limit). Narrow it: read a subdirectory or one file, pass kinds (e.g. [\"defun\", \"defmacro\"]) or a name_pattern, or raise limit.]",
-        step.as_str()
+        "[Map shown at step {}: {why} (limit). Narrow it: read a subdirectory or one file, pass {} or a {}, or raise {}.]",
+        step.as_str(),
+        hints.render(&Hint::Kinds(&["defun", "defmacro"])),
+        hints.render(&Hint::Parameter("name_pattern")),
+        hints.render(&Hint::Parameter("limit")),
     )
 }
 

@@ -25,6 +25,7 @@ pub mod document;
 pub mod error;
 pub mod find;
 pub mod guard;
+pub mod index;
 pub mod pattern;
 pub mod project;
 pub mod tool;

@@ -8,5 +8,6 @@
 mod common;
 
 mod corpus;
+mod editors;
 mod hostile;
 mod pytest_lsp;

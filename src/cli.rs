@@ -30,7 +30,6 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-
 #[derive(Parser, Debug)]
 #[command(
     name = "lisp-read-file",

@@ -56,7 +56,10 @@ pub fn notification(server: &mut Server, n: &Notification) -> Result<(), String>
                 data,
             };
             publish(server, &document);
-            server.documents.open.insert(document.uri.as_str().to_string(), document);
+            server
+                .documents
+                .open
+                .insert(document.uri.as_str().to_string(), document);
         }
         "textDocument/didChange" => {
             let p: DidChangeTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
@@ -68,12 +71,21 @@ pub fn notification(server: &mut Server, n: &Notification) -> Result<(), String>
                 .ok_or_else(|| format!("didChange for {} which is not open", uri.as_str()))?;
             let mut text = document.data.bytes.to_vec();
             for change in p.content_changes {
-                text = apply(text, change.range, &change.text)
-                    .map_err(|why| format!("didChange for {}: {why}; the buffer was left at version {}", uri.as_str(), document.version))?;
+                text = apply(text, change.range, &change.text).map_err(|why| {
+                    format!(
+                        "didChange for {}: {why}; the buffer was left at version {}",
+                        uri.as_str(),
+                        document.version
+                    )
+                })?;
                 check_size(server, &uri, text.len())?;
             }
             let data = FileData::new(text, &server.grammar);
-            let document = server.documents.open.get_mut(uri.as_str()).expect("checked above");
+            let document = server
+                .documents
+                .open
+                .get_mut(uri.as_str())
+                .expect("checked above");
             document.data = data;
             document.version = p.text_document.version;
             let document = &server.documents.open[uri.as_str()];
@@ -86,8 +98,12 @@ pub fn notification(server: &mut Server, n: &Notification) -> Result<(), String>
             }
         }
         // Saved text is the buffer's text already; the file's new time refreshes the cache.
-        "textDocument/didSave" | "initialized" | "workspace/didChangeWatchedFiles"
-        | "workspace/didChangeConfiguration" | "$/cancelRequest" | "$/setTrace" => {}
+        "textDocument/didSave"
+        | "initialized"
+        | "workspace/didChangeWatchedFiles"
+        | "workspace/didChangeConfiguration"
+        | "$/cancelRequest"
+        | "$/setTrace" => {}
         _ => {}
     }
     Ok(())
@@ -111,9 +127,12 @@ fn apply(text: Vec<u8>, range: Option<lsp_types::Range>, new: &str) -> Result<Ve
     };
     let index = LineIndex::new(&text);
     let at = |p: lsp_types::Position| {
-        index
-            .offset(p)
-            .ok_or_else(|| format!("position {}:{} is past the end of the buffer", p.line, p.character))
+        index.offset(p).ok_or_else(|| {
+            format!(
+                "position {}:{} is past the end of the buffer",
+                p.line, p.character
+            )
+        })
     };
     let (start, end) = (at(range.start)?, at(range.end)?);
     if start > end {
@@ -147,14 +166,20 @@ fn publish(server: &Server, document: &Document) {
     send_diagnostics(server, &document.uri, Some(document.version), diagnostics);
 }
 
-fn send_diagnostics(server: &Server, uri: &Uri, version: Option<i32>, diagnostics: Vec<serde_json::Value>) {
+fn send_diagnostics(
+    server: &Server,
+    uri: &Uri,
+    version: Option<i32>,
+    diagnostics: Vec<serde_json::Value>,
+) {
     let mut params = serde_json::json!({"uri": uri, "diagnostics": diagnostics});
     if let Some(v) = version {
         params["version"] = v.into();
     }
-    server
-        .out
-        .send(Notification::new("textDocument/publishDiagnostics".into(), params));
+    server.out.send(Notification::new(
+        "textDocument/publishDiagnostics".into(),
+        params,
+    ));
 }
 
 #[cfg(test)]
@@ -166,7 +191,10 @@ mod tests {
     fn changes_apply_by_utf16_ranges_and_refuse_positions_past_the_end() {
         let r = |a, b, c, d| Some(Range::new(Position::new(a, b), Position::new(c, d)));
         let text = "(é x)\n".as_bytes().to_vec();
-        assert_eq!(apply(text.clone(), r(0, 3, 0, 4), "y").unwrap(), "(é y)\n".as_bytes());
+        assert_eq!(
+            apply(text.clone(), r(0, 3, 0, 4), "y").unwrap(),
+            "(é y)\n".as_bytes()
+        );
         assert!(apply(text.clone(), r(5, 0, 5, 0), "y").is_err());
         assert!(apply(text.clone(), r(0, 4, 0, 1), "y").is_err());
         assert_eq!(apply(text, None, "z").unwrap(), b"z");

@@ -82,7 +82,11 @@ pub fn serve_stdio(options: Options) -> Result<(), String> {
             Message::Request(request) => {
                 let reply = if request.method == "initialize" {
                     match &server {
-                        Some(_) => error(&request.id, ErrorCode::InvalidRequest, "initialize was already received"),
+                        Some(_) => error(
+                            &request.id,
+                            ErrorCode::InvalidRequest,
+                            "initialize was already received",
+                        ),
                         None => match initialize(&options, &out, &request) {
                             Ok((s, reply)) => {
                                 server = Some(s);
@@ -95,17 +99,29 @@ pub fn serve_stdio(options: Options) -> Result<(), String> {
                     shutting_down = true;
                     Response::new_ok(request.id.clone(), ())
                 } else if shutting_down {
-                    error(&request.id, ErrorCode::InvalidRequest, "the server is shutting down")
+                    error(
+                        &request.id,
+                        ErrorCode::InvalidRequest,
+                        "the server is shutting down",
+                    )
                 } else {
                     match server.as_mut() {
-                        None => error(&request.id, ErrorCode::ServerNotInitialized, "send initialize first"),
+                        None => error(
+                            &request.id,
+                            ErrorCode::ServerNotInitialized,
+                            "send initialize first",
+                        ),
                         Some(server) => server.request(&request),
                     }
                 };
                 out.send(reply);
             }
             Message::Notification(n) if n.method == "exit" => {
-                return if shutting_down { Ok(()) } else { Err("exit before shutdown".into()) };
+                return if shutting_down {
+                    Ok(())
+                } else {
+                    Err("exit before shutdown".into())
+                };
             }
             Message::Notification(n) => {
                 if let Some(server) = server.as_mut() {
@@ -123,12 +139,26 @@ pub fn error(id: &RequestId, code: ErrorCode, message: &str) -> Response {
 }
 
 /// The roots, guard and grammar from `initialize`, and the capabilities.
-fn initialize(options: &Options, out: &Output, request: &Request) -> Result<(Server, Response), Response> {
-    let params: InitializeParams = serde_json::from_value(request.params.clone())
-        .map_err(|e| error(&request.id, ErrorCode::InvalidParams, &format!("initialize: {e}")))?;
-    let roots = if options.roots.is_empty() { client_roots(&params) } else { options.roots.clone() };
+fn initialize(
+    options: &Options,
+    out: &Output,
+    request: &Request,
+) -> Result<(Server, Response), Response> {
+    let params: InitializeParams = serde_json::from_value(request.params.clone()).map_err(|e| {
+        error(
+            &request.id,
+            ErrorCode::InvalidParams,
+            &format!("initialize: {e}"),
+        )
+    })?;
+    let roots = if options.roots.is_empty() {
+        client_roots(&params)
+    } else {
+        options.roots.clone()
+    };
     let roots = if roots.is_empty() {
-        vec![std::env::current_dir().map_err(|e| error(&request.id, ErrorCode::InternalError, &e.to_string()))?]
+        vec![std::env::current_dir()
+            .map_err(|e| error(&request.id, ErrorCode::InternalError, &e.to_string()))?]
     } else {
         roots
     };
@@ -172,7 +202,10 @@ fn client_roots(params: &InitializeParams) -> Vec<PathBuf> {
         }
     }
     if let Some(uri) = &params.root_uri {
-        return convert::path_of(uri).map(PathBuf::from).into_iter().collect();
+        return convert::path_of(uri)
+            .map(PathBuf::from)
+            .into_iter()
+            .collect();
     }
     params.root_path.iter().map(PathBuf::from).collect()
 }
@@ -187,7 +220,11 @@ impl Server {
         match answer {
             Ok(Ok(value)) => Response::new_ok(id, value),
             Ok(Err((code, message))) => Response::new_err(id, code as i32, message),
-            Err(_) => error(&id, ErrorCode::InternalError, "internal error while answering; please report it"),
+            Err(_) => error(
+                &id,
+                ErrorCode::InternalError,
+                "internal error while answering; please report it",
+            ),
         }
     }
 
@@ -213,6 +250,7 @@ impl Server {
     /// Every Lisp file of the roots, open buffers in place of their files.
     fn workspace(&mut self) -> Vec<lisp_read_file::index::WorkspaceFile> {
         let buffers = self.documents.buffers();
-        self.index.files(&self.guard, &self.grammar, &buffers, &CancelToken::new())
+        self.index
+            .files(&self.guard, &self.grammar, &buffers, &CancelToken::new())
     }
 }

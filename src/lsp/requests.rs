@@ -31,7 +31,10 @@ pub fn capabilities() -> Value {
 
 fn params<T: DeserializeOwned>(request: &Request) -> Result<T, (ErrorCode, String)> {
     serde_json::from_value(request.params.clone()).map_err(|e| {
-        (ErrorCode::InvalidParams, format!("{}: invalid parameters: {e}", request.method))
+        (
+            ErrorCode::InvalidParams,
+            format!("{}: invalid parameters: {e}", request.method),
+        )
     })
 }
 
@@ -41,7 +44,12 @@ pub fn answer(server: &mut Server, request: &Request) -> Answer {
             let p: lsp_types::DocumentSymbolParams = params(request)?;
             let data = document(server, &p.text_document.uri)?;
             let index = LineIndex::new(&data.bytes);
-            Ok(Value::Array(data.symbols.iter().map(|s| document_symbol(&index, s)).collect()))
+            Ok(Value::Array(
+                data.symbols
+                    .iter()
+                    .map(|s| document_symbol(&index, s))
+                    .collect(),
+            ))
         }
         "textDocument/foldingRange" => {
             let p: lsp_types::FoldingRangeParams = params(request)?;
@@ -76,7 +84,8 @@ pub fn answer(server: &mut Server, request: &Request) -> Answer {
                     }
                     value = Some(node);
                 }
-                let value = value.unwrap_or_else(|| json!({"range": {"start": position, "end": position}}));
+                let value =
+                    value.unwrap_or_else(|| json!({"range": {"start": position, "end": position}}));
                 out.push(value);
             }
             Ok(Value::Array(out))
@@ -109,7 +118,9 @@ pub fn answer(server: &mut Server, request: &Request) -> Answer {
                 if uses.is_empty() {
                     continue;
                 }
-                let Some(uri) = uri_of(&file.path) else { continue };
+                let Some(uri) = uri_of(&file.path) else {
+                    continue;
+                };
                 let mut declarations = Vec::new();
                 if !p.context.include_declaration {
                     each_symbol(&file.data.symbols, &mut |s| {
@@ -147,7 +158,10 @@ pub fn answer(server: &mut Server, request: &Request) -> Answer {
             }
             Ok(json!({"contents": {"kind": "markdown", "value": parts.join("\n\n---\n\n")}}))
         }
-        method => Err((ErrorCode::MethodNotFound, format!("{method} is not offered by this server"))),
+        method => Err((
+            ErrorCode::MethodNotFound,
+            format!("{method} is not offered by this server"),
+        )),
     }
 }
 
@@ -157,7 +171,10 @@ fn document(server: &Server, uri: &Uri) -> Result<FileData, (ErrorCode, String)>
         return Ok(d.data.clone());
     }
     let path = path_of(uri).ok_or_else(|| {
-        (ErrorCode::InvalidParams, format!("{} is not open and is not a local file: URI", uri.as_str()))
+        (
+            ErrorCode::InvalidParams,
+            format!("{} is not open and is not a local file: URI", uri.as_str()),
+        )
     })?;
     let loaded = server
         .guard
@@ -170,13 +187,20 @@ fn offset(index: &LineIndex, position: Position) -> Result<usize, (ErrorCode, St
     index.offset(position).ok_or_else(|| {
         (
             ErrorCode::InvalidParams,
-            format!("position {}:{} is past the end of the document", position.line, position.character),
+            format!(
+                "position {}:{} is past the end of the document",
+                position.line, position.character
+            ),
         )
     })
 }
 
 /// The symbol under the cursor, if a token there names one.
-fn query_at(server: &Server, uri: &Uri, position: Position) -> Result<Option<SymbolQuery>, (ErrorCode, String)> {
+fn query_at(
+    server: &Server,
+    uri: &Uri,
+    position: Position,
+) -> Result<Option<SymbolQuery>, (ErrorCode, String)> {
     let data = document(server, uri)?;
     let index = LineIndex::new(&data.bytes);
     let at = offset(&index, position)?;
@@ -196,7 +220,11 @@ fn each_symbol<'a>(symbols: &'a [Symbol], f: &mut dyn FnMut(&'a Symbol)) {
     }
 }
 
-fn each_definition(files: &[WorkspaceFile], query: &SymbolQuery, f: &mut dyn FnMut(&WorkspaceFile, &LineIndex, &Symbol)) {
+fn each_definition(
+    files: &[WorkspaceFile],
+    query: &SymbolQuery,
+    f: &mut dyn FnMut(&WorkspaceFile, &LineIndex, &Symbol),
+) {
     for file in files {
         let mut found = Vec::new();
         each_symbol(&file.data.symbols, &mut |s| {

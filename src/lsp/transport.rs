@@ -30,17 +30,25 @@ pub fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
         let n = io::Read::take(&mut *input, MAX_HEADER_BYTES as u64 + 1)
             .read_until(b'\n', &mut line)?;
         if n == 0 {
-            return if length.is_none() { Ok(None) } else { Err(bad("end of input in a header")) };
+            return if length.is_none() {
+                Ok(None)
+            } else {
+                Err(bad("end of input in a header"))
+            };
         }
         if !line.ends_with(b"\r\n") {
-            return Err(bad("a header line does not end with CRLF (or is over 4096 bytes)"));
+            return Err(bad(
+                "a header line does not end with CRLF (or is over 4096 bytes)",
+            ));
         }
         let text = &line[..line.len() - 2];
         if text.is_empty() {
             break;
         }
         let text = std::str::from_utf8(text).map_err(|_| bad("a header is not UTF-8"))?;
-        let (name, value) = text.split_once(':').ok_or_else(|| bad("a header has no ':'"))?;
+        let (name, value) = text
+            .split_once(':')
+            .ok_or_else(|| bad("a header has no ':'"))?;
         if name.trim().eq_ignore_ascii_case("content-length") {
             let n: usize = value
                 .trim()
@@ -90,7 +98,10 @@ impl Output {
 
     /// `text` with `"jsonrpc": "2.0"` added at the front: `text` is an object.
     pub fn raw(&self, text: &str) {
-        let body = format!("{{\"jsonrpc\":\"2.0\",{}", text.trim_start().trim_start_matches('{'));
+        let body = format!(
+            "{{\"jsonrpc\":\"2.0\",{}",
+            text.trim_start().trim_start_matches('{')
+        );
         if let Ok(mut out) = self.out.lock() {
             let _ = write!(out, "Content-Length: {}\r\n\r\n{body}", body.len());
             let _ = out.flush();

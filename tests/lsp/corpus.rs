@@ -28,7 +28,11 @@ fn read_by_sbcl(files: &[PathBuf]) -> Vec<PathBuf> {
     let ok: Vec<PathBuf> = BufReader::new(child.stdout.take().expect("stdout"))
         .lines()
         .map_while(Result::ok)
-        .filter_map(|l| l.strip_prefix("OK\t").and_then(|r| r.split('\t').next()).map(PathBuf::from))
+        .filter_map(|l| {
+            l.strip_prefix("OK\t")
+                .and_then(|r| r.split('\t').next())
+                .map(PathBuf::from)
+        })
         .collect();
     let _ = writer.join();
     let _ = child.wait();
@@ -36,7 +40,9 @@ fn read_by_sbcl(files: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 fn lisp_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     let mut entries: Vec<_> = entries.flatten().collect();
     entries.sort_by_key(|e| e.path());
     for e in entries {
@@ -55,8 +61,15 @@ fn sbcl_and_debian_sources_give_no_error_diagnostics() {
     lisp_files(Path::new("/usr/share/sbcl-source/src"), &mut files);
     let sbcl = files.len();
     lisp_files(Path::new("/usr/share/common-lisp/source"), &mut files);
-    let have_sbcl = Command::new("sbcl").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !crate::common::tool_available(sbcl > 0 && have_sbcl, "SBCL and its sources (/usr/share/sbcl-source)", "apt-get install sbcl sbcl-source") {
+    let have_sbcl = Command::new("sbcl")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !crate::common::tool_available(
+        sbcl > 0 && have_sbcl,
+        "SBCL and its sources (/usr/share/sbcl-source)",
+        "apt-get install sbcl sbcl-source",
+    ) {
         return;
     }
     let all = files.len();
@@ -70,7 +83,20 @@ fn sbcl_and_debian_sources_give_no_error_diagnostics() {
             }
         }
     }
-    assert!(files.len() > 1000 && files.len() * 10 > all * 9, "SBCL read {} of {all} files", files.len());
-    assert!(bad.is_empty(), "{} of {} files:\n{}", bad.len(), files.len(), bad.join("\n"));
-    println!("{} files SBCL reads (of {all}): no error or warning", files.len());
+    assert!(
+        files.len() > 1000 && files.len() * 10 > all * 9,
+        "SBCL read {} of {all} files",
+        files.len()
+    );
+    assert!(
+        bad.is_empty(),
+        "{} of {} files:\n{}",
+        bad.len(),
+        files.len(),
+        bad.join("\n")
+    );
+    println!(
+        "{} files SBCL reads (of {all}): no error or warning",
+        files.len()
+    );
 }

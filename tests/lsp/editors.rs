@@ -40,7 +40,9 @@ fn assert_jumped(output: &Output) {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let expected = format!(
         "JUMPED {}:17",
-        repo().join("fixtures/lsp/project/src/geometry.lisp").display()
+        repo()
+            .join("fixtures/lsp/project/src/geometry.lisp")
+            .display()
     );
     assert!(
         output.status.success() && stdout.lines().any(|l| l == expected),
@@ -58,7 +60,11 @@ fn available(program: &str, arg: &str) -> bool {
 
 #[test]
 fn neovim_jumps_to_a_definition_in_another_file() {
-    if !crate::common::tool_available(available("nvim", "--version"), "Neovim (`nvim`)", "apt-get install neovim") {
+    if !crate::common::tool_available(
+        available("nvim", "--version"),
+        "Neovim (`nvim`)",
+        "apt-get install neovim",
+    ) {
         return;
     }
     let mut nvim = Command::new("nvim");
@@ -71,11 +77,22 @@ fn neovim_jumps_to_a_definition_in_another_file() {
 fn emacs_eglot_jumps_to_a_definition_in_another_file() {
     let eglot = Path::new("/usr/share/emacs/site-lisp/elpa")
         .read_dir()
-        .is_ok_and(|mut d| d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("eglot"))));
-    if !crate::common::tool_available(available("emacs", "--version") && eglot, "Emacs with eglot", "apt-get install emacs-nox elpa-eglot") {
+        .is_ok_and(|mut d| {
+            d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("eglot")))
+        });
+    if !crate::common::tool_available(
+        available("emacs", "--version") && eglot,
+        "Emacs with eglot",
+        "apt-get install emacs-nox elpa-eglot",
+    ) {
         return;
     }
     let mut emacs = Command::new("emacs");
-    emacs.args(["-Q", "--batch", "-l", "tests/lsp/editors/eglot_definition.el"]);
+    emacs.args([
+        "-Q",
+        "--batch",
+        "-l",
+        "tests/lsp/editors/eglot_definition.el",
+    ]);
     assert_jumped(&run(emacs));
 }

@@ -95,7 +95,11 @@ fn symbol_of(bytes: &[u8], item: &OutlineItem, budget: &mut usize) -> Option<Sym
 /// name, compared as symbols; the form's first byte when none is.
 fn name_span(bytes: &[u8], form: Span, name: &str, named: bool) -> Span {
     let fallback = Span::new(form.start, form.start);
-    let symbol = name.trim().trim_start_matches("(setf").trim_end_matches(')').trim();
+    let symbol = name
+        .trim()
+        .trim_start_matches("(setf")
+        .trim_end_matches(')')
+        .trim();
     let Some(query) = named.then(|| SymbolQuery::parse(symbol)).flatten() else {
         return fallback;
     };
@@ -143,7 +147,10 @@ pub fn problems(bytes: &[u8]) -> Vec<Problem> {
         .diagnostics
         .iter()
         .map(|d| {
-            let item = scan.items.get(d.item).map_or(Span::new(d.offset, d.offset), |i| i.span);
+            let item = scan
+                .items
+                .get(d.item)
+                .map_or(Span::new(d.offset, d.offset), |i| i.span);
             let start = d.offset.clamp(item.start, item.end);
             Problem {
                 span: Span::new(start, item.end.max(start)),
@@ -175,7 +182,8 @@ pub fn problems(bytes: &[u8]) -> Vec<Problem> {
                 out.push(Problem {
                     span: Span::new(at, (at + 2).min(bytes.len())),
                     severity: Severity::Information,
-                    message: "#. evaluates code when the file is read; shown here, never evaluated".into(),
+                    message: "#. evaluates code when the file is read; shown here, never evaluated"
+                        .into(),
                     code: "read-eval".into(),
                 });
             }
@@ -209,12 +217,17 @@ pub fn folds(bytes: &[u8]) -> Vec<Fold> {
     let flush = |run: &mut Option<(usize, usize)>, out: &mut Vec<Fold>| {
         if let Some((s, e)) = run.take() {
             if e > s {
-                out.push(Fold { start_line: s, end_line: e, kind: FoldKind::Comment });
+                out.push(Fold {
+                    start_line: s,
+                    end_line: e,
+                    kind: FoldKind::Comment,
+                });
             }
         }
     };
     for item in &scan.items {
-        let line_comment = item.kind == ItemKind::Comment && bytes.get(item.span.start) == Some(&b';');
+        let line_comment =
+            item.kind == ItemKind::Comment && bytes.get(item.span.start) == Some(&b';');
         if line_comment {
             run = match run {
                 Some((s, e)) if item.start_line <= e + 1 => Some((s, item.end_line)),
@@ -230,9 +243,19 @@ pub fn folds(bytes: &[u8]) -> Vec<Fold> {
             continue;
         }
         flush(&mut run, &mut out);
-        if matches!(item.kind, ItemKind::Form | ItemKind::Comment) && item.end_line > item.start_line {
-            let kind = if item.kind == ItemKind::Form { FoldKind::Form } else { FoldKind::Comment };
-            out.push(Fold { start_line: item.start_line, end_line: item.end_line, kind });
+        if matches!(item.kind, ItemKind::Form | ItemKind::Comment)
+            && item.end_line > item.start_line
+        {
+            let kind = if item.kind == ItemKind::Form {
+                FoldKind::Form
+            } else {
+                FoldKind::Comment
+            };
+            out.push(Fold {
+                start_line: item.start_line,
+                end_line: item.end_line,
+                kind,
+            });
         }
     }
     flush(&mut run, &mut out);
@@ -259,7 +282,8 @@ pub fn token_at(bytes: &[u8], offset: usize) -> Option<Span> {
 fn top_level_at(bytes: &[u8], offset: usize) -> Option<Span> {
     let mut found = None;
     scan::scan_each(bytes, &mut |item| {
-        if item.span.start <= offset && offset <= item.span.end && item.kind != ItemKind::Whitespace {
+        if item.span.start <= offset && offset <= item.span.end && item.kind != ItemKind::Whitespace
+        {
             found = Some(item.span);
         }
         if item.span.end > offset {
@@ -315,7 +339,10 @@ pub fn selection(bytes: &[u8], offset: usize) -> Vec<Span> {
     }
     let mut chain: Vec<Span> = Vec::new();
     let mut push = |s: Span| {
-        if chain.last().is_none_or(|l: &Span| s.start <= l.start && s.end >= l.end && s != *l) {
+        if chain
+            .last()
+            .is_none_or(|l: &Span| s.start <= l.start && s.end >= l.end && s != *l)
+        {
             chain.push(s);
         }
     };
@@ -377,7 +404,10 @@ mod tests {
             .iter()
             .map(|s| std::str::from_utf8(&text[s.start..s.end]).unwrap())
             .collect();
-        assert_eq!(shown, ["x", "(h x)", "(g (h x))", "(defun f (x)\n  (g (h x)))"]);
+        assert_eq!(
+            shown,
+            ["x", "(h x)", "(g (h x))", "(defun f (x)\n  (g (h x)))"]
+        );
     }
 
     #[test]
@@ -389,7 +419,10 @@ mod tests {
         assert_eq!(s[0].name, "progn");
         let shown: Vec<&str> = s[0].children.iter().map(|c| c.shown.as_str()).collect();
         assert_eq!(shown, ["a", "b :around (shape)"]);
-        assert_eq!(&text[s[0].children[0].name_span.start..s[0].children[0].name_span.end], b"a");
+        assert_eq!(
+            &text[s[0].children[0].name_span.start..s[0].children[0].name_span.end],
+            b"a"
+        );
     }
 
     #[test]

@@ -119,7 +119,10 @@ pub fn walk(b: &[u8], start: usize, end: usize, f: &mut dyn FnMut(Event) -> bool
                         continue;
                     }
                     Some(b'\'' | b'(' | b'+' | b'-' | b'=' | b'#') | None => {
-                        i = j + usize::from(matches!(b.get(j), Some(b'\'' | b'+' | b'-' | b'=' | b'#')));
+                        i = j + usize::from(matches!(
+                            b.get(j),
+                            Some(b'\'' | b'+' | b'-' | b'=' | b'#')
+                        ));
                         continue;
                     }
                     Some(b':') => {

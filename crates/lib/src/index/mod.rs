@@ -69,8 +69,12 @@ impl Index {
         let mut paths: Vec<String> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for root in guard.roots() {
-            let Some(root_text) = root.to_str() else { continue };
-            let Ok(Some(directory)) = guard.directory(root_text) else { continue };
+            let Some(root_text) = root.to_str() else {
+                continue;
+            };
+            let Ok(Some(directory)) = guard.directory(root_text) else {
+                continue;
+            };
             let walk = guard.walk(&directory, &crate::view::is_lisp_path);
             for file in walk.files {
                 let absolute = absolute(guard, &file.display_path);
@@ -102,7 +106,11 @@ impl Index {
             if let Some((size, mtime_ms)) = fresh {
                 self.cached.insert(
                     path.clone(),
-                    Cached { size, mtime_ms, data: data.clone() },
+                    Cached {
+                        size,
+                        mtime_ms,
+                        data: data.clone(),
+                    },
                 );
             }
             out.push(WorkspaceFile { path, data });

@@ -121,6 +121,10 @@ mod tests {
         let uri = uri_of(path).unwrap();
         assert_eq!(path_of(&uri).as_deref(), Some(path));
         assert_eq!(path_of(&Uri::from_str("http://x/y").unwrap()), None);
-        assert_eq!(path_of(&Uri::from_str("file:///a%2").unwrap()), None);
+        // A percent-escape that is not UTF-8; a NUL byte; another host.
+        assert_eq!(path_of(&Uri::from_str("file:///a%FF").unwrap()), None);
+        assert_eq!(path_of(&Uri::from_str("file:///a%00b").unwrap()), None);
+        assert_eq!(path_of(&Uri::from_str("file://host/a").unwrap()), None);
+        assert_eq!(path_of(&Uri::from_str("file://localhost/a").unwrap()).as_deref(), Some("/a"));
     }
 }

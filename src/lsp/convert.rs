@@ -125,6 +125,9 @@ mod tests {
         assert_eq!(path_of(&Uri::from_str("file:///a%FF").unwrap()), None);
         assert_eq!(path_of(&Uri::from_str("file:///a%00b").unwrap()), None);
         assert_eq!(path_of(&Uri::from_str("file://host/a").unwrap()), None);
-        assert_eq!(path_of(&Uri::from_str("file://localhost/a").unwrap()).as_deref(), Some("/a"));
+        assert_eq!(
+            path_of(&Uri::from_str("file://localhost/a").unwrap()).as_deref(),
+            Some("/a")
+        );
     }
 }

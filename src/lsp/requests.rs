@@ -23,6 +23,8 @@ pub fn capabilities() -> Value {
         "foldingRangeProvider": true,
         "selectionRangeProvider": true,
         "definitionProvider": true,
+        "declarationProvider": true,
+        "documentHighlightProvider": true,
         "referencesProvider": true,
         "workspaceSymbolProvider": true,
         "hoverProvider": true,
@@ -90,7 +92,8 @@ pub fn answer(server: &mut Server, request: &Request) -> Answer {
             }
             Ok(Value::Array(out))
         }
-        "textDocument/definition" => {
+        // A definition is where Lisp declares a name too.
+        "textDocument/definition" | "textDocument/declaration" => {
             let p: lsp_types::GotoDefinitionParams = params(request)?;
             let at = &p.text_document_position_params;
             let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
@@ -135,6 +138,21 @@ pub fn answer(server: &mut Server, request: &Request) -> Answer {
                 }
             }
             Ok(Value::Array(out))
+        }
+        "textDocument/documentHighlight" => {
+            let p: lsp_types::DocumentHighlightParams = params(request)?;
+            let at = &p.text_document_position_params;
+            let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
+                return Ok(Value::Null);
+            };
+            let data = document(server, &at.text_document.uri)?;
+            let index = LineIndex::new(&data.bytes);
+            let uses = analysis::uses(&data.bytes, &query);
+            Ok(Value::Array(
+                uses.into_iter()
+                    .map(|span| json!({"range": index.range(span), "kind": 1}))
+                    .collect(),
+            ))
         }
         "workspace/symbol" => {
             let p: lsp_types::WorkspaceSymbolParams = params(request)?;

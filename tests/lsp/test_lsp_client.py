@@ -193,3 +193,16 @@ async def test_property_symbols_nest_and_selection_chains_grow(client):
             while chain.parent is not None:
                 assert inside(chain.range, chain.parent.range) and chain.range != chain.parent.range, path
                 chain = chain.parent
+
+
+async def test_declaration_and_document_highlight(client):
+    col = column_of(GEOMETRY, 29, "(square") + 2
+    declared = await client.text_document_declaration_async(
+        types.DeclarationParams(text_document=doc(GEOMETRY), position=pos(29, col))
+    )
+    assert [(r.uri, r.range.start.line) for r in declared] == [(uri(GEOMETRY), 16)]
+    highlights = await client.text_document_document_highlight_async(
+        types.DocumentHighlightParams(text_document=doc(GEOMETRY), position=pos(29, col))
+    )
+    # The definition's name and the use; not the docstring "X times X.".
+    assert sorted(h.range.start.line for h in highlights) == [16, 29]

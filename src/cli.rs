@@ -5,7 +5,8 @@
 //! * `lisp-read-file outline [--json] PATH...`: top-level items with positions;
 //! * `lisp-read-file find (--name N | --name-pattern RE | --symbol S) [PATH]...`:
 //!   definitions and references across files ([`lisp_read_file::find`]);
-//! * `lisp-read-file mcp [--root DIR]... [--tools LIST]`: the MCP server ([`crate::mcp`]).
+//! * `lisp-read-file mcp [--root DIR]... [--tools LIST]`: the MCP server ([`crate::mcp`]);
+//! * `lisp-read-file lsp [--root DIR]...`: the language server ([`crate::lsp`]).
 //!
 //! Exit status: 0 success, 1 a tool error (a file refused or unreadable, a bad pattern),
 //! 2 a usage error.
@@ -219,6 +220,30 @@ enum Command {
     /// roots are the allowed directories when it offers them, else the working directory.
     #[cfg(feature = "mcp")]
     Mcp(McpArgs),
+    /// Serve a Common Lisp language server (LSP) on stdin/stdout, for editors (docs/lsp.md).
+    ///
+    /// Diagnostics from the reader, document and workspace symbols, folding, selection
+    /// ranges, definitions, references and hover, with no Lisp image. The roots are the
+    /// client's workspace folders (else its rootUri, else the working directory) unless
+    /// --root is given.
+    #[cfg(feature = "lsp")]
+    Lsp(LspArgs),
+}
+
+#[cfg(feature = "lsp")]
+#[derive(Args, Debug)]
+struct LspArgs {
+    /// Allow reading inside this directory (repeatable), instead of the client's
+    /// workspace folders.
+    #[arg(long = "root", value_name = "DIR")]
+    roots: Vec<PathBuf>,
+    /// Refuse files (and buffers) larger than this many bytes.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FILE_BYTES)]
+    max_file_bytes: u64,
+    /// Extra definer table (same shape as grammar/definers.lisp); `.lisp-read-file.lisp`
+    /// at each root is read too when present.
+    #[arg(long, value_name = "FILE")]
+    definers: Option<String>,
 }
 
 #[cfg(feature = "mcp")]
@@ -372,6 +397,8 @@ pub fn main() -> ExitCode {
         Some(Command::Find(args)) => run_find(args),
         #[cfg(feature = "mcp")]
         Some(Command::Mcp(args)) => Ok(run_mcp(args)),
+        #[cfg(feature = "lsp")]
+        Some(Command::Lsp(args)) => Ok(run_lsp(args)),
         None => run_read(cli.read),
     };
     match result {
@@ -621,6 +648,23 @@ fn write_outline_json(
     out.write_all(b"],\"diagnostics\":")?;
     serde_json::to_writer(&mut *out, &outline.diagnostics)?;
     out.write_all(b"}\n")
+}
+
+/// `lisp-read-file lsp`: serves until `exit` or the end of input.
+#[cfg(feature = "lsp")]
+fn run_lsp(args: LspArgs) -> ExitCode {
+    let options = crate::lsp::Options {
+        roots: args.roots,
+        max_file_bytes: args.max_file_bytes,
+        definers: args.definers,
+    };
+    match crate::lsp::serve_stdio(options) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::from(1)
+        }
+    }
 }
 
 /// `lisp-read-file mcp`: logs to stderr at the chosen level, then serves until stdin closes.

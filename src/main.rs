@@ -3,6 +3,8 @@
 //! or JSON-RPC; everything they answer comes from `lisp_read_file`.
 
 mod cli;
+#[cfg(feature = "lsp")]
+mod lsp;
 #[cfg(feature = "mcp")]
 mod mcp;
 

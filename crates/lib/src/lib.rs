@@ -26,6 +26,7 @@ pub mod error;
 pub mod find;
 pub mod guard;
 pub mod hint;
+pub mod index;
 pub mod model;
 pub mod pattern;
 pub mod project;

@@ -121,10 +121,10 @@ impl FileInfo {
 }
 
 /// An opened regular file that passed every check but the size cap and the text rule.
-struct Opened {
+pub(crate) struct Opened {
     file: File,
     shown: String,
-    info: FileInfo,
+    pub(crate) info: FileInfo,
 }
 
 impl Guard {
@@ -245,7 +245,7 @@ impl Guard {
     }
 
     /// Resolve, open and fstat: a regular file (any size), not read yet.
-    fn open(&self, user_path: &str) -> Result<Opened, ToolError> {
+    pub(crate) fn open(&self, user_path: &str) -> Result<Opened, ToolError> {
         check_path_text(user_path)?;
         let (file, shown) = if self.roots.is_empty() {
             (open_unconfined(user_path)?, printable(user_path))

@@ -1,0 +1,442 @@
+//! What an editor asks of one file, as pure functions of its bytes: the definitions as a
+//! tree, the problems, the folds, the s-expressions around a position, the token under
+//! it and the uses of a symbol. Positions are byte offsets; the surface converts them.
+
+use super::lexical::{walk, Event};
+use crate::find::SymbolQuery;
+use crate::grammar::Grammar;
+use crate::outline::{outline_bytes, OutlineItem};
+use crate::scan::{self, ItemKind, Span};
+
+/// Definitions kept per file at most (children included): a generated file of a million
+/// one-line definitions costs no more than this.
+pub const MAX_SYMBOLS: usize = 100_000;
+
+/// A definition of the file, with its children (containers such as `progn`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    /// As written (`foo`, `(setf foo)`).
+    pub name: String,
+    /// `name qualifiers (specializers)` for methods, else the name.
+    pub shown: String,
+    /// The operator, lowercased (`defun`).
+    pub kind: String,
+    pub signature: String,
+    /// The docstring's first line, as the outline cuts it.
+    pub doc: Option<String>,
+    /// The whole form, its `#+`/`#-` prefixes included.
+    pub span: Span,
+    /// The name as written in the form (the form's start when not found).
+    pub name_span: Span,
+    /// 1-based line of the form.
+    pub line: usize,
+    /// False for a container without a name (`progn`), shown under its operator.
+    pub named: bool,
+    pub children: Vec<Symbol>,
+}
+
+/// The definitions of `bytes`, top-level forms with their contained definitions. A
+/// container without a name (`progn`, `eval-when`, `#+x (progn ...)`) is kept when it has
+/// named children, under its operator.
+pub fn symbols(bytes: &[u8], grammar: &Grammar) -> Vec<Symbol> {
+    let outline = outline_bytes(bytes, grammar);
+    let mut budget = MAX_SYMBOLS;
+    outline
+        .items
+        .iter()
+        .filter_map(|item| symbol_of(bytes, item, &mut budget))
+        .collect()
+}
+
+fn symbol_of(bytes: &[u8], item: &OutlineItem, budget: &mut usize) -> Option<Symbol> {
+    let form = item.form.as_ref()?;
+    if *budget == 0 {
+        return None;
+    }
+    // The outline bounds container depth, so this recursion is bounded too.
+    let children: Vec<Symbol> = form
+        .children
+        .iter()
+        .filter_map(|c| symbol_of(bytes, c, budget))
+        .collect();
+    let operator = form.operator.as_deref()?;
+    let name = match form.name.as_deref() {
+        Some(name) => name.to_string(),
+        None if !children.is_empty() => operator.to_lowercase(),
+        None => return None,
+    };
+    *budget -= 1;
+    let span = Span::new(item.start, item.end);
+    let shown = if form.is_method() {
+        form.method_key().unwrap_or_else(|| name.clone())
+    } else {
+        name.clone()
+    };
+    let mut signature = form.conditionals().join(" ");
+    if !signature.is_empty() {
+        signature.push(' ');
+    }
+    signature.push_str(form.signature());
+    Some(Symbol {
+        name_span: name_span(bytes, span, &name, form.name.is_some()),
+        name,
+        shown,
+        kind: operator.to_lowercase(),
+        signature,
+        doc: form.doc().map(str::to_string),
+        span,
+        line: item.start_line,
+        named: form.name.is_some(),
+        children,
+    })
+}
+
+/// Where `name` is written in the form: the first token after the operator that is the
+/// name, compared as symbols; the form's first byte when none is.
+fn name_span(bytes: &[u8], form: Span, name: &str, named: bool) -> Span {
+    let fallback = Span::new(form.start, form.start);
+    let symbol = name
+        .trim()
+        .trim_start_matches("(setf")
+        .trim_end_matches(')')
+        .trim();
+    let Some(query) = named.then(|| SymbolQuery::parse(symbol)).flatten() else {
+        return fallback;
+    };
+    let mut found = None;
+    let mut tokens = 0;
+    walk(bytes, form.start, form.end, &mut |e| {
+        if let Event::Token(t) = e {
+            tokens += 1;
+            if tokens > 1 && query.matches_token(&bytes[t.start..t.end]) {
+                found = Some(t);
+                return false;
+            }
+            // The name is near the head: give up after a few tokens.
+            return tokens < 16;
+        }
+        true
+    });
+    found.unwrap_or(fallback)
+}
+
+/// How bad a problem is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+    Information,
+}
+
+/// A problem of the file, with the range of the damaged form.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub span: Span,
+    pub severity: Severity,
+    pub message: String,
+    /// The scanner's kind (`unclosed`, `stray`, ...), or `read-eval` for `#.`.
+    pub code: String,
+}
+
+/// The scanner's diagnostics (at most [`scan::MAX_DIAGNOSTICS`], then one more saying how
+/// many were left out), and each `#.`: read-time evaluation that would run code when the
+/// file is loaded, shown, never evaluated.
+pub fn problems(bytes: &[u8]) -> Vec<Problem> {
+    let scan = scan::scan(bytes);
+    let mut out: Vec<Problem> = scan
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let item = scan
+                .items
+                .get(d.item)
+                .map_or(Span::new(d.offset, d.offset), |i| i.span);
+            let start = d.offset.clamp(item.start, item.end);
+            Problem {
+                span: Span::new(start, item.end.max(start)),
+                severity: Severity::Error,
+                message: d.message.clone(),
+                code: serde_json::to_value(d.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+            }
+        })
+        .collect();
+    if scan.omitted_diagnostics > 0 {
+        out.push(Problem {
+            span: Span::new(bytes.len(), bytes.len()),
+            severity: Severity::Warning,
+            message: format!(
+                "{} more problems not shown; fix the first ones",
+                scan.omitted_diagnostics
+            ),
+            code: "omitted".into(),
+        });
+    }
+    let mut read_evals = 0usize;
+    for item in scan.items.iter().filter(|i| i.kind == ItemKind::Form) {
+        walk(bytes, item.span.start, item.span.end, &mut |e| {
+            if let Event::ReadEval(at) = e {
+                read_evals += 1;
+                out.push(Problem {
+                    span: Span::new(at, (at + 2).min(bytes.len())),
+                    severity: Severity::Information,
+                    message: "#. evaluates code when the file is read; shown here, never evaluated"
+                        .into(),
+                    code: "read-eval".into(),
+                });
+            }
+            read_evals < scan::MAX_DIAGNOSTICS
+        });
+    }
+    out
+}
+
+/// What a fold is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FoldKind {
+    Form,
+    Comment,
+}
+
+/// A fold: 1-based first and last line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fold {
+    pub start_line: usize,
+    pub end_line: usize,
+    pub kind: FoldKind,
+}
+
+/// Top-level forms of several lines, runs of `;` comment lines, `#|...|#` comments of
+/// several lines.
+pub fn folds(bytes: &[u8]) -> Vec<Fold> {
+    let scan = scan::scan(bytes);
+    let mut out: Vec<Fold> = Vec::new();
+    let mut run: Option<(usize, usize)> = None;
+    let flush = |run: &mut Option<(usize, usize)>, out: &mut Vec<Fold>| {
+        if let Some((s, e)) = run.take() {
+            if e > s {
+                out.push(Fold {
+                    start_line: s,
+                    end_line: e,
+                    kind: FoldKind::Comment,
+                });
+            }
+        }
+    };
+    for item in &scan.items {
+        let line_comment =
+            item.kind == ItemKind::Comment && bytes.get(item.span.start) == Some(&b';');
+        if line_comment {
+            run = match run {
+                Some((s, e)) if item.start_line <= e + 1 => Some((s, item.end_line)),
+                other => {
+                    let mut other = other;
+                    flush(&mut other, &mut out);
+                    Some((item.start_line, item.end_line))
+                }
+            };
+            continue;
+        }
+        if item.kind == ItemKind::Whitespace {
+            continue;
+        }
+        flush(&mut run, &mut out);
+        if matches!(item.kind, ItemKind::Form | ItemKind::Comment)
+            && item.end_line > item.start_line
+        {
+            let kind = if item.kind == ItemKind::Form {
+                FoldKind::Form
+            } else {
+                FoldKind::Comment
+            };
+            out.push(Fold {
+                start_line: item.start_line,
+                end_line: item.end_line,
+                kind,
+            });
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
+/// The token at `offset` (a symbol or number), if any: the one that contains it, or
+/// ends at it.
+pub fn token_at(bytes: &[u8], offset: usize) -> Option<Span> {
+    let item = top_level_at(bytes, offset)?;
+    let mut found = None;
+    walk(bytes, item.start, item.end, &mut |e| match e {
+        Event::Token(t) if t.start <= offset && offset <= t.end => {
+            found = Some(t);
+            false
+        }
+        Event::Token(t) => t.start <= offset,
+        Event::Open(at) | Event::Close(at) | Event::ReadEval(at) => at <= offset,
+    });
+    found
+}
+
+/// The top-level item (form, comment) that holds `offset`.
+fn top_level_at(bytes: &[u8], offset: usize) -> Option<Span> {
+    let mut found = None;
+    scan::scan_each(bytes, &mut |item| {
+        if item.span.start <= offset && offset <= item.span.end && item.kind != ItemKind::Whitespace
+        {
+            found = Some(item.span);
+        }
+        if item.span.end > offset {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    found
+}
+
+/// The s-expressions around `offset`, innermost first and each strictly larger than the
+/// one before: the token, then each enclosing list, then the top-level form (with its
+/// prefixes). Empty outside every form.
+pub fn selection(bytes: &[u8], offset: usize) -> Vec<Span> {
+    let Some(top) = top_level_at(bytes, offset) else {
+        return Vec::new();
+    };
+    // Opens before `offset` not closed before it, found in one pass.
+    let mut open: Vec<usize> = Vec::new();
+    let mut token = None;
+    walk(bytes, top.start, top.end, &mut |e| match e {
+        Event::Open(at) if at < offset => {
+            open.push(at);
+            true
+        }
+        Event::Close(at) if at < offset => {
+            open.pop();
+            true
+        }
+        Event::Token(t) if t.start <= offset && offset <= t.end && token.is_none() => {
+            token = Some(t);
+            t.start <= offset
+        }
+        Event::Token(t) => t.start <= offset,
+        Event::ReadEval(at) => at < offset,
+        Event::Open(_) | Event::Close(_) => false,
+    });
+    // Their closes, in one pass forward from `offset` (innermost first).
+    let mut closes: Vec<usize> = Vec::new();
+    let mut depth = 0usize;
+    let from = token.map_or(offset, |t| t.end).min(top.end);
+    if !open.is_empty() {
+        walk(bytes, from, top.end, &mut |e| {
+            match e {
+                Event::Open(_) => depth += 1,
+                Event::Close(at) if depth == 0 => closes.push(at + 1),
+                Event::Close(_) => depth -= 1,
+                _ => {}
+            }
+            closes.len() < open.len()
+        });
+    }
+    let mut chain: Vec<Span> = Vec::new();
+    let mut push = |s: Span| {
+        if chain
+            .last()
+            .is_none_or(|l: &Span| s.start <= l.start && s.end >= l.end && s != *l)
+        {
+            chain.push(s);
+        }
+    };
+    if let Some(t) = token {
+        push(t);
+    }
+    for (i, &start) in open.iter().rev().enumerate() {
+        // A list still open at the end of its form ends with the form.
+        let end = closes.get(i).copied().unwrap_or(top.end);
+        push(Span::new(start, end));
+    }
+    push(top);
+    chain
+}
+
+/// The uses of `query` in `bytes`: every token that is the symbol, outside strings,
+/// comments and feature expressions, as [`crate::find`] finds them.
+pub fn uses(bytes: &[u8], query: &SymbolQuery) -> Vec<Span> {
+    let finder = crate::find::name_finder(&query.name);
+    let hits: Vec<usize> = finder.find_iter(bytes).map(|m| m.start()).collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut next = 0usize;
+    scan::scan_each(bytes, &mut |item| {
+        while next < hits.len() && hits[next] < item.span.start {
+            next += 1;
+        }
+        match hits.get(next) {
+            None => return std::ops::ControlFlow::Break(()),
+            Some(&h) if h >= item.span.end || item.kind != ItemKind::Form => {
+                return std::ops::ControlFlow::Continue(())
+            }
+            Some(_) => {}
+        }
+        scan::each_token(bytes, item.span.start, item.span.end, &mut |s, e| {
+            if query.matches_token(&bytes[s..e]) && out.len() < MAX_SYMBOLS {
+                out.push(Span::new(s, e));
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        std::ops::ControlFlow::Continue(())
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selection_grows_from_token_to_form() {
+        let text = b"(defun f (x)\n  (g (h x)))\n";
+        let at = 21; // the `x` of `(h x)`
+        assert_eq!(&text[at..at + 1], b"x");
+        let chain = selection(text, at);
+        let shown: Vec<&str> = chain
+            .iter()
+            .map(|s| std::str::from_utf8(&text[s.start..s.end]).unwrap())
+            .collect();
+        assert_eq!(
+            shown,
+            ["x", "(h x)", "(g (h x))", "(defun f (x)\n  (g (h x)))"]
+        );
+    }
+
+    #[test]
+    fn methods_and_containers_are_symbols() {
+        let g = Grammar::builtin();
+        let text = b"(progn (defun a () 1) (defmethod b :around ((s shape)) 2))\n";
+        let s = symbols(text, &g);
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].name, "progn");
+        let shown: Vec<&str> = s[0].children.iter().map(|c| c.shown.as_str()).collect();
+        assert_eq!(shown, ["a", "b :around (shape)"]);
+        assert_eq!(
+            &text[s[0].children[0].name_span.start..s[0].children[0].name_span.end],
+            b"a"
+        );
+    }
+
+    #[test]
+    fn uses_skip_strings_and_comments() {
+        let q = SymbolQuery::parse("foo").unwrap();
+        let text = b"(foo \"foo\" ; foo\n foo-bar pkg:foo)\n";
+        assert_eq!(uses(text, &q).len(), 2);
+    }
+
+    #[test]
+    fn problems_name_the_damaged_form_and_read_eval() {
+        let p = problems(b"(defun f ()\n  \"open\n(defun g () #.(h))\n");
+        assert!(p.iter().any(|p| p.severity == Severity::Error));
+        assert!(problems(b"(a #.(b))").iter().any(|p| p.code == "read-eval"));
+        assert!(problems(b"(defun f (x) \"doc\" #\\( x)\n").is_empty());
+    }
+}

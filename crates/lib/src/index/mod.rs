@@ -1,0 +1,141 @@
+//! What a long-lived surface (the language server) keeps between requests: each Lisp
+//! file of the roots with its bytes and definitions, kept while the file's size and
+//! modification time stay the same, and the pure per-file answers an editor asks for
+//! ([`analysis`]). Files are listed, checked and read through the guard only; the
+//! caller's open buffers (text not saved yet) take the place of the files they name.
+
+pub mod analysis;
+pub mod lexical;
+
+use crate::cancel::CancelToken;
+use crate::grammar::Grammar;
+use crate::guard::Guard;
+use analysis::Symbol;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+/// One file's text and definitions.
+#[derive(Clone, Debug)]
+pub struct FileData {
+    pub bytes: Arc<[u8]>,
+    pub symbols: Arc<[Symbol]>,
+}
+
+impl FileData {
+    /// The data of `bytes` (an open buffer, or a file just read).
+    pub fn new(bytes: Vec<u8>, grammar: &Grammar) -> FileData {
+        let symbols = analysis::symbols(&bytes, grammar);
+        FileData {
+            bytes: bytes.into(),
+            symbols: symbols.into(),
+        }
+    }
+}
+
+/// A file of the workspace as a request sees it.
+#[derive(Clone, Debug)]
+pub struct WorkspaceFile {
+    /// Absolute.
+    pub path: String,
+    pub data: FileData,
+}
+
+struct Cached {
+    size: u64,
+    mtime_ms: u64,
+    data: FileData,
+}
+
+/// The files of the roots, cached by path, size and modification time.
+#[derive(Default)]
+pub struct Index {
+    cached: HashMap<String, Cached>,
+}
+
+impl Index {
+    /// Every Lisp file under the roots (walk order, root by root; ignore files honoured;
+    /// at most [`crate::guard::MAX_WALKED_FILES`] per root), each from `buffers` when
+    /// open there (by absolute path), else from the cache when its size and time are
+    /// unchanged, else read through the guard (on up to 8 threads). Files the guard
+    /// refuses are left out.
+    pub fn files(
+        &mut self,
+        guard: &Guard,
+        grammar: &Grammar,
+        buffers: &HashMap<String, FileData>,
+        cancel: &CancelToken,
+    ) -> Vec<WorkspaceFile> {
+        let mut paths: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for root in guard.roots() {
+            let Some(root_text) = root.to_str() else {
+                continue;
+            };
+            let Ok(Some(directory)) = guard.directory(root_text) else {
+                continue;
+            };
+            let walk = guard.walk(&directory, &crate::view::is_lisp_path);
+            for file in walk.files {
+                let absolute = absolute(guard, &file.display_path);
+                if seen.insert(absolute.clone()) {
+                    paths.push(absolute);
+                }
+            }
+        }
+        let answers = crate::project::par_map(&paths, cancel, |path| {
+            if let Some(data) = buffers.get(path) {
+                return Some((None, data.clone()));
+            }
+            let info = guard.open(path).ok()?.info;
+            if let Some(c) = self.cached.get(path) {
+                if c.size == info.size && c.mtime_ms == info.mtime_ms {
+                    return Some((None, c.data.clone()));
+                }
+            }
+            let loaded = guard.read(path).ok()?;
+            let (size, mtime) = loaded.info.map_or((0, 0), |i| (i.size, i.mtime_ms));
+            Some((Some((size, mtime)), FileData::new(loaded.bytes, grammar)))
+        });
+        let mut out = Vec::with_capacity(paths.len());
+        for (path, answer) in paths.into_iter().zip(answers) {
+            let Some(Some((fresh, data))) = answer else {
+                self.cached.remove(&path);
+                continue;
+            };
+            if let Some((size, mtime_ms)) = fresh {
+                self.cached.insert(
+                    path.clone(),
+                    Cached {
+                        size,
+                        mtime_ms,
+                        data: data.clone(),
+                    },
+                );
+            }
+            out.push(WorkspaceFile { path, data });
+        }
+        out
+    }
+
+    /// Files cached now.
+    pub fn len(&self) -> usize {
+        self.cached.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cached.is_empty()
+    }
+}
+
+/// A walked file's absolute path: the guard shows files below the first root relative to
+/// it, and those below other roots absolute.
+fn absolute(guard: &Guard, display_path: &str) -> String {
+    if Path::new(display_path).is_absolute() {
+        return display_path.to_string();
+    }
+    match guard.roots().first() {
+        Some(root) => root.join(display_path).to_string_lossy().into_owned(),
+        None => display_path.to_string(),
+    }
+}

@@ -1,0 +1,202 @@
+//! The open buffers: `didOpen`, `didChange` (incremental), `didSave`, `didClose`, and the
+//! diagnostics published for each version.
+
+use super::convert::{path_of, LineIndex};
+use super::Server;
+use lisp_read_file::index::analysis::{problems, Severity};
+use lisp_read_file::index::FileData;
+use lsp_server::Notification;
+use lsp_types::{
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, Uri,
+};
+use std::collections::HashMap;
+
+/// An open buffer.
+pub struct Document {
+    pub uri: Uri,
+    /// The absolute path of a `file:` URI.
+    pub path: Option<String>,
+    pub version: i32,
+    pub data: FileData,
+}
+
+#[derive(Default)]
+pub struct Documents {
+    /// By URI as the client wrote it.
+    open: HashMap<String, Document>,
+}
+
+impl Documents {
+    pub fn get(&self, uri: &Uri) -> Option<&Document> {
+        self.open.get(uri.as_str())
+    }
+
+    /// The open buffers by absolute path, for the index.
+    pub fn buffers(&self) -> HashMap<String, FileData> {
+        self.open
+            .values()
+            .filter_map(|d| Some((d.path.clone()?, d.data.clone())))
+            .collect()
+    }
+}
+
+pub fn notification(server: &mut Server, n: &Notification) -> Result<(), String> {
+    let params = n.params.clone();
+    let bad = |e: serde_json::Error| format!("{}: invalid parameters: {e}", n.method);
+    match n.method.as_str() {
+        "textDocument/didOpen" => {
+            let p: DidOpenTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
+            let text = p.text_document.text.into_bytes();
+            check_size(server, &p.text_document.uri, text.len())?;
+            let data = FileData::new(text, &server.grammar);
+            let document = Document {
+                path: path_of(&p.text_document.uri),
+                uri: p.text_document.uri,
+                version: p.text_document.version,
+                data,
+            };
+            publish(server, &document);
+            server
+                .documents
+                .open
+                .insert(document.uri.as_str().to_string(), document);
+        }
+        "textDocument/didChange" => {
+            let p: DidChangeTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
+            let uri = p.text_document.uri;
+            let document = server
+                .documents
+                .open
+                .get(uri.as_str())
+                .ok_or_else(|| format!("didChange for {} which is not open", uri.as_str()))?;
+            let mut text = document.data.bytes.to_vec();
+            for change in p.content_changes {
+                text = apply(text, change.range, &change.text).map_err(|why| {
+                    format!(
+                        "didChange for {}: {why}; the buffer was left at version {}",
+                        uri.as_str(),
+                        document.version
+                    )
+                })?;
+                check_size(server, &uri, text.len())?;
+            }
+            let data = FileData::new(text, &server.grammar);
+            let document = server
+                .documents
+                .open
+                .get_mut(uri.as_str())
+                .expect("checked above");
+            document.data = data;
+            document.version = p.text_document.version;
+            let document = &server.documents.open[uri.as_str()];
+            publish(server, document);
+        }
+        "textDocument/didClose" => {
+            let p: DidCloseTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
+            if let Some(document) = server.documents.open.remove(p.text_document.uri.as_str()) {
+                send_diagnostics(server, &document.uri, None, Vec::new());
+            }
+        }
+        // Saved text is the buffer's text already; the file's new time refreshes the cache.
+        "textDocument/didSave"
+        | "initialized"
+        | "workspace/didChangeWatchedFiles"
+        | "workspace/didChangeConfiguration"
+        | "$/cancelRequest"
+        | "$/setTrace" => {}
+        _ => {}
+    }
+    Ok(())
+}
+
+fn check_size(server: &Server, uri: &Uri, len: usize) -> Result<(), String> {
+    if len as u64 > server.max_file_bytes {
+        return Err(format!(
+            "{} is {len} bytes, over the limit of {} (--max-file-bytes); it is not read",
+            uri.as_str(),
+            server.max_file_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// `text` with `range` replaced by `new` (the whole text without a range).
+fn apply(text: Vec<u8>, range: Option<lsp_types::Range>, new: &str) -> Result<Vec<u8>, String> {
+    let Some(range) = range else {
+        return Ok(new.as_bytes().to_vec());
+    };
+    let index = LineIndex::new(&text);
+    let at = |p: lsp_types::Position| {
+        index.offset(p).ok_or_else(|| {
+            format!(
+                "position {}:{} is past the end of the buffer",
+                p.line, p.character
+            )
+        })
+    };
+    let (start, end) = (at(range.start)?, at(range.end)?);
+    if start > end {
+        return Err(format!(
+            "range {}:{}-{}:{} ends before it starts",
+            range.start.line, range.start.character, range.end.line, range.end.character
+        ));
+    }
+    let mut out = Vec::with_capacity(text.len() - (end - start) + new.len());
+    out.extend_from_slice(&text[..start]);
+    out.extend_from_slice(new.as_bytes());
+    out.extend_from_slice(&text[end..]);
+    Ok(out)
+}
+
+fn publish(server: &Server, document: &Document) {
+    let bytes = &document.data.bytes;
+    let index = LineIndex::new(bytes);
+    let diagnostics: Vec<serde_json::Value> = problems(bytes)
+        .into_iter()
+        .map(|p| {
+            serde_json::json!({
+                "range": index.range(p.span),
+                "severity": match p.severity { Severity::Error => 1, Severity::Warning => 2, Severity::Information => 3 },
+                "code": p.code,
+                "source": "lisp-read-file",
+                "message": p.message,
+            })
+        })
+        .collect();
+    send_diagnostics(server, &document.uri, Some(document.version), diagnostics);
+}
+
+fn send_diagnostics(
+    server: &Server,
+    uri: &Uri,
+    version: Option<i32>,
+    diagnostics: Vec<serde_json::Value>,
+) {
+    let mut params = serde_json::json!({"uri": uri, "diagnostics": diagnostics});
+    if let Some(v) = version {
+        params["version"] = v.into();
+    }
+    server.out.send(Notification::new(
+        "textDocument/publishDiagnostics".into(),
+        params,
+    ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lsp_types::{Position, Range};
+
+    #[test]
+    fn changes_apply_by_utf16_ranges_and_refuse_positions_past_the_end() {
+        let r = |a, b, c, d| Some(Range::new(Position::new(a, b), Position::new(c, d)));
+        let text = "(é x)\n".as_bytes().to_vec();
+        assert_eq!(
+            apply(text.clone(), r(0, 3, 0, 4), "y").unwrap(),
+            "(é y)\n".as_bytes()
+        );
+        assert!(apply(text.clone(), r(5, 0, 5, 0), "y").is_err());
+        assert!(apply(text.clone(), r(0, 4, 0, 1), "y").is_err());
+        assert_eq!(apply(text, None, "z").unwrap(), b"z");
+    }
+}

@@ -1,0 +1,256 @@
+//! `lisp-read-file lsp`: a Language Server Protocol server over stdio (docs/lsp.md).
+//!
+//! One thread reads framed messages ([`transport`]); the main loop answers them in order,
+//! synchronously. Open buffers are kept whole (incremental changes applied), and take the
+//! place of their files everywhere: definitions, references and symbols of other files
+//! see unsaved text. The workspace folders (else `rootUri`, else the working directory)
+//! are the guard's roots: a file outside them is never read from disk. Every answer comes
+//! from the library (`lisp_read_file::index`, the reader's scan and outline).
+
+mod convert;
+mod documents;
+mod requests;
+mod transport;
+
+use documents::Documents;
+use lisp_read_file::cancel::CancelToken;
+use lisp_read_file::grammar::Grammar;
+use lisp_read_file::guard::Guard;
+use lisp_read_file::index::Index;
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::InitializeParams;
+use std::path::PathBuf;
+use transport::{Incoming, Output};
+
+/// What the command line gives the server.
+pub struct Options {
+    /// `--root`: overrides the client's workspace folders.
+    pub roots: Vec<PathBuf>,
+    pub max_file_bytes: u64,
+    pub definers: Option<String>,
+}
+
+/// The session's state after `initialize`.
+pub struct Server {
+    out: Output,
+    guard: Guard,
+    grammar: Grammar,
+    index: Index,
+    documents: Documents,
+    max_file_bytes: u64,
+}
+
+/// Serves until `exit` or the end of input.
+///
+/// # Errors
+/// A message when the framing is broken or stdin cannot be read.
+pub fn serve_stdio(options: Options) -> Result<(), String> {
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<Incoming>>(16);
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        loop {
+            let message = transport::read(&mut input);
+            let stop = !matches!(message, Ok(Some(_)));
+            let message = match message {
+                Ok(Some(m)) => Ok(m),
+                Ok(None) => break,
+                Err(e) => Err(e),
+            };
+            if sender.send(message).is_err() || stop {
+                break;
+            }
+        }
+    });
+    let out = Output::stdout();
+    let mut server: Option<Server> = None;
+    let mut shutting_down = false;
+    for incoming in receiver {
+        let message = match incoming {
+            Ok(Incoming::Message(m)) => m,
+            Ok(Incoming::Malformed(why)) => {
+                let error = serde_json::json!({
+                    "id": null,
+                    "error": {"code": ErrorCode::ParseError as i32, "message": format!("not a JSON-RPC message: {why}")}
+                });
+                out.raw(&error.to_string());
+                continue;
+            }
+            Err(e) => return Err(format!("lisp-read-file lsp: {e}")),
+        };
+        match message {
+            Message::Request(request) => {
+                let reply = if request.method == "initialize" {
+                    match &server {
+                        Some(_) => error(
+                            &request.id,
+                            ErrorCode::InvalidRequest,
+                            "initialize was already received",
+                        ),
+                        None => match initialize(&options, &out, &request) {
+                            Ok((s, reply)) => {
+                                server = Some(s);
+                                reply
+                            }
+                            Err(reply) => reply,
+                        },
+                    }
+                } else if request.method == "shutdown" {
+                    shutting_down = true;
+                    Response::new_ok(request.id.clone(), ())
+                } else if shutting_down {
+                    error(
+                        &request.id,
+                        ErrorCode::InvalidRequest,
+                        "the server is shutting down",
+                    )
+                } else {
+                    match server.as_mut() {
+                        None => error(
+                            &request.id,
+                            ErrorCode::ServerNotInitialized,
+                            "send initialize first",
+                        ),
+                        Some(server) => server.request(&request),
+                    }
+                };
+                out.send(reply);
+            }
+            Message::Notification(n) if n.method == "exit" => {
+                return if shutting_down {
+                    Ok(())
+                } else {
+                    Err("exit before shutdown".into())
+                };
+            }
+            Message::Notification(n) => {
+                if let Some(server) = server.as_mut() {
+                    server.notification(&n);
+                }
+            }
+            Message::Response(_) => {}
+        }
+    }
+    Ok(())
+}
+
+pub fn error(id: &RequestId, code: ErrorCode, message: &str) -> Response {
+    Response::new_err(id.clone(), code as i32, message.to_string())
+}
+
+/// The roots, guard and grammar from `initialize`, and the capabilities.
+fn initialize(
+    options: &Options,
+    out: &Output,
+    request: &Request,
+) -> Result<(Server, Response), Response> {
+    let params: InitializeParams = serde_json::from_value(request.params.clone()).map_err(|e| {
+        error(
+            &request.id,
+            ErrorCode::InvalidParams,
+            &format!("initialize: {e}"),
+        )
+    })?;
+    let roots = if options.roots.is_empty() {
+        client_roots(&params)
+    } else {
+        options.roots.clone()
+    };
+    let roots = if roots.is_empty() {
+        vec![std::env::current_dir()
+            .map_err(|e| error(&request.id, ErrorCode::InternalError, &e.to_string()))?]
+    } else {
+        roots
+    };
+    let guard = Guard::confined(&roots, options.max_file_bytes)
+        .map_err(|e| error(&request.id, ErrorCode::InvalidParams, &e.to_string()))?;
+    let (grammar, warnings) = lisp_read_file::definers::project_grammar(
+        &guard,
+        options.definers.as_deref(),
+        options.max_file_bytes,
+    )
+    .map_err(|e| error(&request.id, ErrorCode::InvalidParams, &e.to_string()))?;
+    for warning in warnings {
+        eprintln!("lisp-read-file lsp: warning: {warning}");
+    }
+    let result = serde_json::json!({
+        "capabilities": requests::capabilities(),
+        "serverInfo": {"name": "lisp-read-file", "version": env!("CARGO_PKG_VERSION")},
+    });
+    let server = Server {
+        out: out.clone(),
+        guard,
+        grammar,
+        index: Index::default(),
+        documents: Documents::default(),
+        max_file_bytes: options.max_file_bytes,
+    };
+    Ok((server, Response::new_ok(request.id.clone(), result)))
+}
+
+/// The workspace folders, else `rootUri`, else `rootPath`: the `file:` ones.
+#[allow(deprecated)]
+fn client_roots(params: &InitializeParams) -> Vec<PathBuf> {
+    if let Some(folders) = &params.workspace_folders {
+        let roots: Vec<PathBuf> = folders
+            .iter()
+            .filter_map(|f| convert::path_of(&f.uri))
+            .map(PathBuf::from)
+            .collect();
+        if !roots.is_empty() {
+            return roots;
+        }
+    }
+    if let Some(uri) = &params.root_uri {
+        return convert::path_of(uri)
+            .map(PathBuf::from)
+            .into_iter()
+            .collect();
+    }
+    params.root_path.iter().map(PathBuf::from).collect()
+}
+
+impl Server {
+    /// One request's answer; a panic in a handler becomes an internal error.
+    fn request(&mut self, request: &Request) -> Response {
+        let id = request.id.clone();
+        let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            requests::answer(self, request)
+        }));
+        match answer {
+            Ok(Ok(value)) => Response::new_ok(id, value),
+            Ok(Err((code, message))) => Response::new_err(id, code as i32, message),
+            Err(_) => error(
+                &id,
+                ErrorCode::InternalError,
+                "internal error while answering; please report it",
+            ),
+        }
+    }
+
+    fn notification(&mut self, n: &Notification) {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            documents::notification(self, n)
+        }));
+        let message = match outcome {
+            Ok(Ok(())) => return,
+            Ok(Err(message)) => message,
+            Err(_) => format!("internal error in {}; please report it", n.method),
+        };
+        self.show_error(&message);
+    }
+
+    fn show_error(&self, message: &str) {
+        self.out.send(Notification::new(
+            "window/showMessage".into(),
+            serde_json::json!({"type": 1, "message": format!("lisp-read-file: {message}")}),
+        ));
+    }
+
+    /// Every Lisp file of the roots, open buffers in place of their files.
+    fn workspace(&mut self) -> Vec<lisp_read_file::index::WorkspaceFile> {
+        let buffers = self.documents.buffers();
+        self.index
+            .files(&self.guard, &self.grammar, &buffers, &CancelToken::new())
+    }
+}

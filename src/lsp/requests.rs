@@ -1,0 +1,367 @@
+//! The requests: what the server offers and how each is answered.
+
+use super::convert::{path_of, uri_of, LineIndex};
+use super::Server;
+use lisp_read_file::find::SymbolQuery;
+use lisp_read_file::index::analysis::{self, FoldKind, Symbol};
+use lisp_read_file::index::{FileData, WorkspaceFile};
+use lsp_server::{ErrorCode, Request};
+use lsp_types::{Position, Uri};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+/// Most entries a `workspace/symbol` answer holds.
+pub const MAX_WORKSPACE_SYMBOLS: usize = 500;
+
+pub type Answer = Result<Value, (ErrorCode, String)>;
+
+pub fn capabilities() -> Value {
+    json!({
+        "positionEncoding": "utf-16",
+        "textDocumentSync": {"openClose": true, "change": 2, "save": {"includeText": false}},
+        "documentSymbolProvider": true,
+        "foldingRangeProvider": true,
+        "selectionRangeProvider": true,
+        "definitionProvider": true,
+        "declarationProvider": true,
+        "documentHighlightProvider": true,
+        "referencesProvider": true,
+        "workspaceSymbolProvider": true,
+        "hoverProvider": true,
+    })
+}
+
+fn params<T: DeserializeOwned>(request: &Request) -> Result<T, (ErrorCode, String)> {
+    serde_json::from_value(request.params.clone()).map_err(|e| {
+        (
+            ErrorCode::InvalidParams,
+            format!("{}: invalid parameters: {e}", request.method),
+        )
+    })
+}
+
+pub fn answer(server: &mut Server, request: &Request) -> Answer {
+    match request.method.as_str() {
+        "textDocument/documentSymbol" => {
+            let p: lsp_types::DocumentSymbolParams = params(request)?;
+            let data = document(server, &p.text_document.uri)?;
+            let index = LineIndex::new(&data.bytes);
+            Ok(Value::Array(
+                data.symbols
+                    .iter()
+                    .map(|s| document_symbol(&index, s))
+                    .collect(),
+            ))
+        }
+        "textDocument/foldingRange" => {
+            let p: lsp_types::FoldingRangeParams = params(request)?;
+            let data = document(server, &p.text_document.uri)?;
+            let folds: Vec<Value> = analysis::folds(&data.bytes)
+                .into_iter()
+                .map(|f| {
+                    json!({
+                        "startLine": f.start_line - 1,
+                        "endLine": f.end_line - 1,
+                        "kind": match f.kind { FoldKind::Comment => "comment", FoldKind::Form => "region" },
+                    })
+                })
+                .collect();
+            Ok(Value::Array(folds))
+        }
+        "textDocument/selectionRange" => {
+            let p: lsp_types::SelectionRangeParams = params(request)?;
+            let data = document(server, &p.text_document.uri)?;
+            let index = LineIndex::new(&data.bytes);
+            let mut out = Vec::new();
+            for position in p.positions.iter().take(10_000) {
+                let offset = offset(&index, *position)?;
+                let chain = analysis::selection(&data.bytes, offset);
+                // Outermost first, each the parent of the next; outside every form, the
+                // position itself.
+                let mut value: Option<Value> = None;
+                for span in chain.iter().rev() {
+                    let mut node = json!({"range": index.range(*span)});
+                    if let Some(parent) = value.take() {
+                        node["parent"] = parent;
+                    }
+                    value = Some(node);
+                }
+                let value =
+                    value.unwrap_or_else(|| json!({"range": {"start": position, "end": position}}));
+                out.push(value);
+            }
+            Ok(Value::Array(out))
+        }
+        // A definition is where Lisp declares a name too.
+        "textDocument/definition" | "textDocument/declaration" => {
+            let p: lsp_types::GotoDefinitionParams = params(request)?;
+            let at = &p.text_document_position_params;
+            let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
+                return Ok(Value::Null);
+            };
+            let files = server.workspace();
+            let mut out = Vec::new();
+            each_definition(&files, &query, &mut |file, index, s| {
+                if let Some(uri) = uri_of(&file.path) {
+                    out.push(json!({"uri": uri, "range": index.range(s.span)}));
+                }
+            });
+            Ok(Value::Array(out))
+        }
+        "textDocument/references" => {
+            let p: lsp_types::ReferenceParams = params(request)?;
+            let at = &p.text_document_position;
+            let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
+                return Ok(Value::Null);
+            };
+            let files = server.workspace();
+            let mut out = Vec::new();
+            for file in &files {
+                let uses = analysis::uses(&file.data.bytes, &query);
+                if uses.is_empty() {
+                    continue;
+                }
+                let Some(uri) = uri_of(&file.path) else {
+                    continue;
+                };
+                let mut declarations = Vec::new();
+                if !p.context.include_declaration {
+                    each_symbol(&file.data.symbols, &mut |s| {
+                        if s.named && query.matches_name(&s.name) {
+                            declarations.push(s.name_span);
+                        }
+                    });
+                }
+                let index = LineIndex::new(&file.data.bytes);
+                for span in uses.into_iter().filter(|u| !declarations.contains(u)) {
+                    out.push(json!({"uri": uri, "range": index.range(span)}));
+                }
+            }
+            Ok(Value::Array(out))
+        }
+        "textDocument/documentHighlight" => {
+            let p: lsp_types::DocumentHighlightParams = params(request)?;
+            let at = &p.text_document_position_params;
+            let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
+                return Ok(Value::Null);
+            };
+            let data = document(server, &at.text_document.uri)?;
+            let index = LineIndex::new(&data.bytes);
+            let uses = analysis::uses(&data.bytes, &query);
+            Ok(Value::Array(
+                uses.into_iter()
+                    .map(|span| json!({"range": index.range(span), "kind": 1}))
+                    .collect(),
+            ))
+        }
+        "workspace/symbol" => {
+            let p: lsp_types::WorkspaceSymbolParams = params(request)?;
+            Ok(Value::Array(workspace_symbols(server, &p.query)))
+        }
+        "textDocument/hover" => {
+            let p: lsp_types::HoverParams = params(request)?;
+            let at = &p.text_document_position_params;
+            let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
+                return Ok(Value::Null);
+            };
+            let files = server.workspace();
+            let mut parts = Vec::new();
+            each_definition(&files, &query, &mut |file, index, s| {
+                if parts.len() < 5 {
+                    parts.push(hover_text(server, file, index, s));
+                }
+            });
+            if parts.is_empty() {
+                return Ok(Value::Null);
+            }
+            Ok(json!({"contents": {"kind": "markdown", "value": parts.join("\n\n---\n\n")}}))
+        }
+        method => Err((
+            ErrorCode::MethodNotFound,
+            format!("{method} is not offered by this server"),
+        )),
+    }
+}
+
+/// An open buffer's data, else the file's, read through the guard (inside the roots only).
+fn document(server: &Server, uri: &Uri) -> Result<FileData, (ErrorCode, String)> {
+    if let Some(d) = server.documents.get(uri) {
+        return Ok(d.data.clone());
+    }
+    let path = path_of(uri).ok_or_else(|| {
+        (
+            ErrorCode::InvalidParams,
+            format!("{} is not open and is not a local file: URI", uri.as_str()),
+        )
+    })?;
+    let loaded = server
+        .guard
+        .read(&path)
+        .map_err(|e| (ErrorCode::InvalidParams, e.to_string()))?;
+    Ok(FileData::new(loaded.bytes, &server.grammar))
+}
+
+fn offset(index: &LineIndex, position: Position) -> Result<usize, (ErrorCode, String)> {
+    index.offset(position).ok_or_else(|| {
+        (
+            ErrorCode::InvalidParams,
+            format!(
+                "position {}:{} is past the end of the document",
+                position.line, position.character
+            ),
+        )
+    })
+}
+
+/// The symbol under the cursor, if a token there names one.
+fn query_at(
+    server: &Server,
+    uri: &Uri,
+    position: Position,
+) -> Result<Option<SymbolQuery>, (ErrorCode, String)> {
+    let data = document(server, uri)?;
+    let index = LineIndex::new(&data.bytes);
+    let at = offset(&index, position)?;
+    let Some(token) = analysis::token_at(&data.bytes, at) else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(&data.bytes[token.start..token.end]);
+    let text = text.trim_start_matches(['\'', '`', ',', '@', '#']);
+    Ok(SymbolQuery::parse(text))
+}
+
+fn each_symbol<'a>(symbols: &'a [Symbol], f: &mut dyn FnMut(&'a Symbol)) {
+    let mut stack: Vec<&Symbol> = symbols.iter().rev().collect();
+    while let Some(s) = stack.pop() {
+        f(s);
+        stack.extend(s.children.iter().rev());
+    }
+}
+
+fn each_definition(
+    files: &[WorkspaceFile],
+    query: &SymbolQuery,
+    f: &mut dyn FnMut(&WorkspaceFile, &LineIndex, &Symbol),
+) {
+    for file in files {
+        let mut found = Vec::new();
+        each_symbol(&file.data.symbols, &mut |s| {
+            if s.named && query.matches_name(&s.name) {
+                found.push(s);
+            }
+        });
+        if found.is_empty() {
+            continue;
+        }
+        let index = LineIndex::new(&file.data.bytes);
+        for s in found {
+            f(file, &index, s);
+        }
+    }
+}
+
+fn hover_text(server: &Server, file: &WorkspaceFile, index: &LineIndex, s: &Symbol) -> String {
+    let shown = server
+        .guard
+        .roots()
+        .iter()
+        .find_map(|r| std::path::Path::new(&file.path).strip_prefix(r).ok())
+        .map_or(file.path.clone(), |p| p.to_string_lossy().into_owned());
+    let line = index.position(s.span.start).line + 1;
+    let mut text = format!("```lisp\n{}\n```\n", s.signature.replace("```", "` ` `"));
+    if let Some(doc) = &s.doc {
+        text.push('\n');
+        text.push_str(doc);
+        text.push('\n');
+    }
+    text.push_str(&format!("\n{shown}:{line}"));
+    text
+}
+
+fn document_symbol(index: &LineIndex, s: &Symbol) -> Value {
+    let range = index.range(s.span);
+    let name_span = if s.name_span.start >= s.span.start && s.name_span.end <= s.span.end {
+        s.name_span
+    } else {
+        s.span
+    };
+    json!({
+        "name": if s.shown.is_empty() { "?" } else { &s.shown },
+        "detail": s.signature,
+        "kind": symbol_kind(s),
+        "range": range,
+        "selectionRange": index.range(name_span),
+        "children": s.children.iter().map(|c| document_symbol(index, c)).collect::<Vec<_>>(),
+    })
+}
+
+/// The LSP's `SymbolKind` for a definer.
+fn symbol_kind(s: &Symbol) -> u32 {
+    if !s.named {
+        return 3; // Namespace
+    }
+    let k = s.kind.rsplit(':').next().unwrap_or(&s.kind);
+    match k {
+        "defmethod" | "defgeneric" => 6,
+        "defclass" | "define-condition" => 5,
+        "defstruct" => 23,
+        "defvar" | "defparameter" => 13,
+        "defconstant" => 14,
+        "defpackage" | "define-package" | "in-package" => 4,
+        "deftype" => 26,
+        _ if k.contains("class") => 5,
+        _ if k.contains("var") => 13,
+        _ => 12, // Function
+    }
+}
+
+/// How well `name` matches `query`: prefix, then substring, then fuzzy (the query's
+/// characters in order); `None` when it does not.
+fn score(name: &str, query: &str) -> Option<u8> {
+    if query.is_empty() {
+        return Some(3);
+    }
+    let name = name.to_lowercase();
+    if name.starts_with(query) {
+        return Some(0);
+    }
+    if name.contains(query) {
+        return Some(1);
+    }
+    let mut chars = name.chars();
+    query.chars().all(|q| chars.any(|c| c == q)).then_some(2)
+}
+
+fn workspace_symbols(server: &mut Server, query: &str) -> Vec<Value> {
+    // `pkg:name` asks for `name` (definitions carry their names as written).
+    let query = query.trim().to_lowercase();
+    let query = query.rsplit(':').next().unwrap_or(&query).to_string();
+    let files = server.workspace();
+    let mut found: Vec<(u8, usize, &WorkspaceFile, &Symbol)> = Vec::new();
+    for file in &files {
+        each_symbol(&file.data.symbols, &mut |s| {
+            if !s.named {
+                return;
+            }
+            let bare = s.name.rsplit(':').next().unwrap_or(&s.name);
+            if let Some(rank) = score(bare, &query) {
+                found.push((rank, bare.len(), file, s));
+            }
+        });
+    }
+    found.sort_by_key(|&(rank, len, _, _)| (rank, len));
+    found.truncate(MAX_WORKSPACE_SYMBOLS);
+    found
+        .into_iter()
+        .filter_map(|(_, _, file, s)| {
+            let uri = uri_of(&file.path)?;
+            let index = LineIndex::new(&file.data.bytes);
+            Some(json!({
+                "name": s.shown,
+                "kind": symbol_kind(s),
+                "location": {"uri": uri, "range": index.range(s.span)},
+                "containerName": file.path.rsplit('/').next().unwrap_or_default(),
+            }))
+        })
+        .collect()
+}

@@ -1,0 +1,110 @@
+//! The LSP's base protocol over stdio: `Content-Length` framed JSON-RPC messages. Written
+//! here rather than taken from `lsp-server`'s stdio transport, whose reader allocates
+//! whatever length a header claims and stops at the first malformed payload: here a
+//! header over [`MAX_MESSAGE_BYTES`] ends the session with an error, and a payload that is
+//! not a JSON-RPC message is answered with a parse error and the session goes on.
+
+use lsp_server::Message;
+use std::io::{self, BufRead, Write};
+use std::sync::{Arc, Mutex};
+
+/// The largest message accepted (a `didOpen` of a file at the size cap, escaped, fits).
+pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+/// Header lines longer than this are refused.
+const MAX_HEADER_BYTES: usize = 4096;
+
+/// What the reader hands the main loop.
+pub enum Incoming {
+    Message(Message),
+    /// A payload that is not a JSON-RPC message: the reason.
+    Malformed(String),
+}
+
+/// Reads one message; `Ok(None)` at the end of input. Errors end the session: the framing
+/// is lost.
+pub fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
+    let mut length: Option<usize> = None;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = io::Read::take(&mut *input, MAX_HEADER_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return if length.is_none() {
+                Ok(None)
+            } else {
+                Err(bad("end of input in a header"))
+            };
+        }
+        if !line.ends_with(b"\r\n") {
+            return Err(bad(
+                "a header line does not end with CRLF (or is over 4096 bytes)",
+            ));
+        }
+        let text = &line[..line.len() - 2];
+        if text.is_empty() {
+            break;
+        }
+        let text = std::str::from_utf8(text).map_err(|_| bad("a header is not UTF-8"))?;
+        let (name, value) = text
+            .split_once(':')
+            .ok_or_else(|| bad("a header has no ':'"))?;
+        if name.trim().eq_ignore_ascii_case("content-length") {
+            let n: usize = value
+                .trim()
+                .parse()
+                .map_err(|_| bad("Content-Length is not a number"))?;
+            if n > MAX_MESSAGE_BYTES {
+                return Err(bad(&format!(
+                    "Content-Length {n} is over the limit of {MAX_MESSAGE_BYTES} bytes"
+                )));
+            }
+            length = Some(n);
+        }
+    }
+    let length = length.ok_or_else(|| bad("a message has no Content-Length"))?;
+    let mut body = vec![0; length];
+    input.read_exact(&mut body)?;
+    Ok(Some(match serde_json::from_slice::<Message>(&body) {
+        Ok(message) => Incoming::Message(message),
+        Err(e) => Incoming::Malformed(e.to_string()),
+    }))
+}
+
+fn bad(why: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("LSP framing: {why}"))
+}
+
+/// Where messages go: stdout, one whole message at a time.
+#[derive(Clone)]
+pub struct Output {
+    out: Arc<Mutex<dyn Write + Send>>,
+}
+
+impl Output {
+    pub fn stdout() -> Output {
+        Output {
+            out: Arc::new(Mutex::new(io::stdout())),
+        }
+    }
+
+    pub fn send(&self, message: impl Into<Message>) {
+        let message: Message = message.into();
+        match serde_json::to_string(&message) {
+            Ok(text) => self.raw(&text),
+            Err(e) => eprintln!("lisp-read-file lsp: cannot encode a message: {e}"),
+        }
+    }
+
+    /// `text` with `"jsonrpc": "2.0"` added at the front: `text` is an object.
+    pub fn raw(&self, text: &str) {
+        let body = format!(
+            "{{\"jsonrpc\":\"2.0\",{}",
+            text.trim_start().trim_start_matches('{')
+        );
+        if let Ok(mut out) = self.out.lock() {
+            let _ = write!(out, "Content-Length: {}\r\n\r\n{body}", body.len());
+            let _ = out.flush();
+        }
+    }
+}

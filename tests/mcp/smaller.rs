@@ -1,9 +1,7 @@
-//! Smaller answers an agent acts on (docs/decisions.md): a `macrolet`'s own macros are not
-//! definitions by the generic `def...` rule; `--comments headers` shows one line of a
+//! Smaller answers an agent acts on (docs/decisions.md): `--comments headers` shows one line of a
 //! file's preamble (title, copyright, licence); the `strategy` schema speaks of nothing a
 //! model does not see. Through the library and the real binary.
 
-use lisp_read_file::find::{self, FindRequest};
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::{Guard, DEFAULT_MAX_FILE_BYTES};
 use lisp_read_file::tool::{self, ReadRequest};
@@ -23,41 +21,6 @@ fn scratch(name: &str, files: &[(&str, &str)]) -> PathBuf {
         fs::write(dir.join(file), text).unwrap();
     }
     fs::canonicalize(dir).unwrap()
-}
-
-const MACROLET: &str = "(macrolet
-    ((deffrob (basic careful)
-       `(defun ,careful (specifier) (,basic specifier))))
-  (deffrob specifier-type careful-specifier-type)
-  (deffrob values-specifier-type careful-values-specifier-type))
-(deffrob top-level-thing (x) x)
-";
-
-#[test]
-fn a_macrolet_s_own_macro_defines_nothing_by_the_generic_rule() {
-    let dir = scratch("macrolet", &[("ir1util.lisp", MACROLET)]);
-    let guard = Guard::confined(std::slice::from_ref(&dir), DEFAULT_MAX_FILE_BYTES).unwrap();
-    let grammar = Grammar::builtin();
-    let view = tool::read(&guard, &grammar, &ReadRequest::new("ir1util.lisp")).unwrap();
-    assert_eq!(
-        view.content,
-        "1: (macrolet (...)\n\
-         4:   (deffrob specifier-type careful-specifier-type)\n\
-         5:   (deffrob values-specifier-type careful-values-specifier-type))\n\
-         6: (deffrob top-level-thing (x) x)\n"
-    );
-    let named = |name: &str| {
-        let mut request = FindRequest::new("ir1util.lisp");
-        request.name = Some(name.into());
-        find::find(&guard, &grammar, &request, &Default::default())
-            .unwrap()
-            .total
-    };
-    assert_eq!(named("specifier-type"), 0, "a use of the local macro");
-    assert_eq!(named("values-specifier-type"), 0);
-    // The generic rule still holds outside the macrolet.
-    assert_eq!(named("top-level-thing"), 1);
-    fs::remove_dir_all(dir).unwrap();
 }
 
 const PREAMBLE: &str = ";;; -*- Mode: LISP; Package: DRAKMA -*-

@@ -72,6 +72,10 @@ fn definitions_match_the_outline_on_the_debian_libraries() {
             .definitions
             .unwrap()
             .into_iter()
+            // Derived definitions (a structure's constructor, a slot's accessor) are names
+            // no form spells as its own: tests/project/find_derived.rs and the SBCL oracle
+            // check them; this test compares the forms' own names.
+            .filter(|d| d.form.is_none())
             .map(|d| (d.file, d.line, d.name))
             .collect();
         let missed: Vec<_> = expected.difference(&found).take(10).collect();

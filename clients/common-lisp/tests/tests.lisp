@@ -210,6 +210,7 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
                                                      :name-pattern "^total-area$")
                            :content)))
         (check (search "==> fixtures/project/src/square.lisp <==
+ 3: (in-package #:shapes)
 15: (defun total-area (shapes)" matches))))))
 
 ;;; OUTLINE

@@ -115,86 +115,11 @@ pub(super) fn classify<'a>(
                 let at = (form.datum.start, start_line);
                 (form.children, form.children_cut_at) =
                     children(&mut parts, n, grammar, at, depth, scratch);
-                if bare(&operator).eq_ignore_ascii_case("macrolet") {
-                    if let Some(bindings) = parts.get(1) {
-                        let local = local_macros(&b[bindings.start..bindings.end]);
-                        unclassify_local_uses(&mut form.children, &local);
-                    }
-                }
             }
         }
         form.operator = Some(operator);
     }
     parts.finish(scratch);
-}
-
-/// An operator without its package prefix.
-fn bare(operator: &str) -> &str {
-    operator.rsplit(':').next().unwrap_or(operator)
-}
-
-/// The names a `macrolet` binds, lower-cased: the first symbol of each list directly in
-/// its binding list (`((deffrob (a b) ...) (other () ...))`). One pass over the bytes;
-/// strings, `;` comments and `#\` characters are skipped so that their parentheses do
-/// not count.
-fn local_macros(bindings: &[u8]) -> std::collections::HashSet<String> {
-    let mut names = std::collections::HashSet::new();
-    let (mut depth, mut i) = (0usize, 0usize);
-    while i < bindings.len() {
-        match bindings[i] {
-            b'"' => {
-                i += 1;
-                while i < bindings.len() && bindings[i] != b'"' {
-                    i += if bindings[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b';' => {
-                while i < bindings.len() && bindings[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'#' if bindings.get(i + 1) == Some(&b'\\') => i += 2,
-            b'(' => {
-                depth += 1;
-                if depth == 2 {
-                    let name: Vec<u8> = bindings[i + 1..]
-                        .iter()
-                        .skip_while(|c| c.is_ascii_whitespace())
-                        .take_while(|c| !c.is_ascii_whitespace() && !b"()\";".contains(c))
-                        .copied()
-                        .collect();
-                    let name = String::from_utf8_lossy(&name).to_ascii_lowercase();
-                    names.insert(bare(&name).to_string());
-                }
-            }
-            b')' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        i += 1;
-    }
-    names
-}
-
-/// A use of a `macrolet`'s own macro is not a definition, whatever its name: the generic
-/// `def...` rule (docs/reader.md#the-generic-def-rule) does not apply to it
-/// (`(deffrob specifier-type careful-specifier-type ...)` in SBCL defines the other names).
-fn unclassify_local_uses(children: &mut [OutlineItem], local: &std::collections::HashSet<String>) {
-    let mut stack: Vec<&mut OutlineItem> = children.iter_mut().collect();
-    while let Some(item) = stack.pop() {
-        let Some(form) = item.form.as_mut() else {
-            continue;
-        };
-        let local_use = form
-            .operator
-            .as_deref()
-            .is_some_and(|op| local.contains(&bare(op).to_ascii_lowercase()));
-        if local_use && form.definer == Some("def") {
-            form.definer = None;
-            form.entry = None;
-            form.name = None;
-        }
-        stack.extend(form.children.iter_mut());
-    }
 }
 
 /// The operator of a list: its first element, when that is a symbol.

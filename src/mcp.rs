@@ -28,11 +28,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex as SyncMutex};
 use std::time::{Duration, Instant};
-pub use transport::{AnswerHolds, LineTransport};
+pub(crate) use transport::{AnswerHolds, LineTransport};
 
 /// The tools the server can offer (`--tools`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolName {
+pub(crate) enum ToolName {
     LispReadFile,
     LispFind,
     ReadFile,
@@ -42,7 +42,7 @@ pub enum ToolName {
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 5] = [
+    pub(crate) const ALL: [ToolName; 5] = [
         ToolName::LispReadFile,
         ToolName::LispFind,
         ToolName::ReadFile,
@@ -50,7 +50,7 @@ impl ToolName {
         ToolName::ReadTool,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ToolName::LispReadFile => "lisp-read-file",
             ToolName::LispFind => "lisp-find",
@@ -60,14 +60,14 @@ impl ToolName {
         }
     }
 
-    pub fn parse(name: &str) -> Option<ToolName> {
+    pub(crate) fn parse(name: &str) -> Option<ToolName> {
         ToolName::ALL.into_iter().find(|t| t.as_str() == name)
     }
 }
 
 /// What `lisp-read-file mcp` was started with.
 #[derive(Debug, Clone)]
-pub struct ServerOptions {
+pub(crate) struct ServerOptions {
     /// `--root`: fixed roots. Empty: the client's MCP roots, else the working directory.
     pub roots: Vec<PathBuf>,
     pub tools: Vec<ToolName>,
@@ -106,7 +106,7 @@ impl RootsSource {
     }
 }
 
-pub struct Server {
+pub(crate) struct Server {
     options: ServerOptions,
     tools: Vec<Tool>,
     /// The roots in force, or why there are none (a client that offered unusable roots).
@@ -136,7 +136,7 @@ const EXIT_GRACE: Duration = Duration::from_millis(300);
 const MAX_COMPUTATIONS: usize = 4;
 
 impl Server {
-    pub fn new(options: ServerOptions) -> Result<Server, ToolError> {
+    pub(crate) fn new(options: ServerOptions) -> Result<Server, ToolError> {
         let roots = if options.roots.is_empty() {
             vec![current_dir()?]
         } else {
@@ -162,7 +162,7 @@ impl Server {
     /// Keep each computation's slot until the transport has written its answer: a client
     /// that does not read its answers then stops the computing, instead of piling up
     /// answers (at most [`MAX_COMPUTATIONS`] computed answers wait to be written).
-    pub fn hold_slots_until_written(&self, holds: AnswerHolds) {
+    pub(crate) fn hold_slots_until_written(&self, holds: AnswerHolds) {
         let _ = self.answer_holds.set(holds);
     }
 
@@ -544,7 +544,7 @@ fn to_value(value: &impl serde::Serialize) -> Value {
 // ---- tool definitions ----
 
 /// One line for `lisp-read-file`; the compatibility tools keep their published words verbatim.
-pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context; PDF, DOCX and Jupyter notebook files give their text (pages, paragraphs, cells; a Common Lisp notebook is outlined like a Lisp file). A directory or an .asd file gives the project map: the outline of every Lisp file under ==> PATH <== headers, in ASDF load order, with patterns across files.";
+pub(crate) const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context; PDF, DOCX and Jupyter notebook files give their text (pages, paragraphs, cells; a Common Lisp notebook is outlined like a Lisp file). A directory or an .asd file gives the project map: the outline of every Lisp file under ==> PATH <== headers, in ASDF load order, with patterns across files.";
 
 /// Told to the client at initialization: how to use the tools.
 const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then read the definitions you will change with name_pattern (a regex or literal text on definition names) and matches_only: true: only the matching forms, verbatim with their line numbers and the file's in-package (without matches_only the whole outline comes back around them). content_pattern finds forms by their text, literal text included ((handler-case). To find your way in a project, call it on a directory or an .asd file: the outline of every file in ASDF load order; lisp-find finds definitions and uses across it. Paths are relative to the first root.";
@@ -696,7 +696,7 @@ const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
 }"#;
 
 /// `lisp-find`: what it does and the rules a caller needs.
-pub const LISP_FIND_DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source), names a form makes without spelling them included (a defstruct's constructor, copier, predicate and accessors, a class slot's accessor/reader/writer, a defgeneric's :method options: kind says which, form the form that makes it); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing top-level form with the lines of the uses. path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
+pub(crate) const LISP_FIND_DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source), names a form makes without spelling them included (a defstruct's constructor, copier, predicate and accessors, a class slot's accessor/reader/writer, a defgeneric's :method options: kind says which, form the form that makes it); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing top-level form with the lines of the uses. path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
 
 const LISP_FIND_INPUT_SCHEMA: &str = r#"{
   "type": "object",
@@ -955,7 +955,7 @@ fn add_error_object(object: &mut JsonObject, errors: &ErrorObject) {
 }
 
 /// The definition `tools/list` gives for `tool`.
-pub fn definition(tool: ToolName) -> Tool {
+pub(crate) fn definition(tool: ToolName) -> Tool {
     let spec = spec(tool);
     let mut output = (*schema(spec.output)).clone();
     // A tool error's structured content is the error object (docs/mcp.md); the schema says
@@ -1062,7 +1062,7 @@ impl ServerHandler for Server {
 
 /// Serves MCP on stdin/stdout until the client closes stdin. Returns an error message
 /// for a start-up failure (bad roots or definers).
-pub fn serve_stdio(options: ServerOptions) -> Result<(), String> {
+pub(crate) fn serve_stdio(options: ServerOptions) -> Result<(), String> {
     let server = Server::new(options).map_err(|e| format!("{}: {}", e.code, e.message))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

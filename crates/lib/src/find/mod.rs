@@ -23,6 +23,7 @@ mod definitions;
 mod derived;
 mod references;
 mod render;
+pub mod schema;
 mod symbol;
 
 pub use symbol::{split_symbol, SymbolQuery};

@@ -15,6 +15,8 @@
 //! cargo bench --bench corpus -- --only ours --runs 50   # one contender, for a profiler
 //! ```
 
+#![allow(unreachable_pub)] // Helpers are `pub` for this program's own modules.
+
 mod common;
 
 use common::{corpus_or_explain, mb_per_s, median, time, Options};

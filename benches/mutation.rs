@@ -18,6 +18,8 @@
 //! cargo bench --bench mutation -- --per-file 5 --seed 7
 //! ```
 
+#![allow(unreachable_pub)] // Helpers are `pub` for this program's own modules.
+
 #[path = "../tests/common/mutation.rs"]
 mod mutation;
 

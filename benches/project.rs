@@ -9,6 +9,8 @@
 //! cargo bench --bench project -- --runs 51 --corpus /usr/share/sbcl-source
 //! ```
 
+#![allow(unreachable_pub)] // Helpers are `pub` for this program's own modules.
+
 #[allow(dead_code)] // The corpus loading is for the other benchmarks.
 mod common;
 

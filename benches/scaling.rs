@@ -14,6 +14,8 @@
 //! cargo bench --bench scaling -- --runs 7 --corpus DIR
 //! ```
 
+#![allow(unreachable_pub)] // Helpers are `pub` for this program's own modules.
+
 mod common;
 
 use common::{corpus_or_explain, mb_per_s, median, time, Options};

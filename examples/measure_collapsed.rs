@@ -25,6 +25,8 @@
 //! With `--operators`, the operators of top-level forms and container children instead:
 //! forms, libraries using each, and how the built-in table classifies it.
 
+#![allow(unreachable_pub)] // Helpers are `pub` for this program's own modules.
+
 use lisp_read_file::grammar::{symbol_key, Grammar, Lookup};
 use lisp_read_file::guard::Guard;
 use lisp_read_file::outline::{

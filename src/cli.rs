@@ -383,7 +383,7 @@ fn command_line_hint(hint: &Hint) -> String {
 }
 
 /// Runs the command line; returns the process exit status.
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

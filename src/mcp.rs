@@ -28,11 +28,11 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex as SyncMutex};
 use std::time::{Duration, Instant};
-pub use transport::{AnswerHolds, LineTransport};
+pub(crate) use transport::{AnswerHolds, LineTransport};
 
 /// The tools the server can offer (`--tools`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ToolName {
+pub(crate) enum ToolName {
     LispReadFile,
     LispFind,
     ReadFile,
@@ -42,7 +42,7 @@ pub enum ToolName {
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 5] = [
+    pub(crate) const ALL: [ToolName; 5] = [
         ToolName::LispReadFile,
         ToolName::LispFind,
         ToolName::ReadFile,
@@ -50,7 +50,7 @@ impl ToolName {
         ToolName::ReadTool,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ToolName::LispReadFile => "lisp-read-file",
             ToolName::LispFind => "lisp-find",
@@ -60,14 +60,14 @@ impl ToolName {
         }
     }
 
-    pub fn parse(name: &str) -> Option<ToolName> {
+    pub(crate) fn parse(name: &str) -> Option<ToolName> {
         ToolName::ALL.into_iter().find(|t| t.as_str() == name)
     }
 }
 
 /// What `lisp-read-file mcp` was started with.
 #[derive(Debug, Clone)]
-pub struct ServerOptions {
+pub(crate) struct ServerOptions {
     /// `--root`: fixed roots. Empty: the client's MCP roots, else the working directory.
     pub roots: Vec<PathBuf>,
     pub tools: Vec<ToolName>,
@@ -106,7 +106,7 @@ impl RootsSource {
     }
 }
 
-pub struct Server {
+pub(crate) struct Server {
     options: ServerOptions,
     tools: Vec<Tool>,
     /// The roots in force, or why there are none (a client that offered unusable roots).
@@ -136,7 +136,7 @@ const EXIT_GRACE: Duration = Duration::from_millis(300);
 const MAX_COMPUTATIONS: usize = 4;
 
 impl Server {
-    pub fn new(options: ServerOptions) -> Result<Server, ToolError> {
+    pub(crate) fn new(options: ServerOptions) -> Result<Server, ToolError> {
         let roots = if options.roots.is_empty() {
             vec![current_dir()?]
         } else {
@@ -162,7 +162,7 @@ impl Server {
     /// Keep each computation's slot until the transport has written its answer: a client
     /// that does not read its answers then stops the computing, instead of piling up
     /// answers (at most [`MAX_COMPUTATIONS`] computed answers wait to be written).
-    pub fn hold_slots_until_written(&self, holds: AnswerHolds) {
+    pub(crate) fn hold_slots_until_written(&self, holds: AnswerHolds) {
         let _ = self.answer_holds.set(holds);
     }
 
@@ -543,265 +543,8 @@ fn to_value(value: &impl serde::Serialize) -> Value {
 
 // ---- tool definitions ----
 
-/// One line for `lisp-read-file`; the compatibility tools keep their published words verbatim.
-pub const LISP_READ_FILE_DESCRIPTION: &str = "Read before you edit: a collapsed outline of a Common Lisp file (one line per definition, with its line number); expand the definitions you need verbatim with name_pattern or content_pattern; other text files give raw lines or grep with context; PDF, DOCX and Jupyter notebook files give their text (pages, paragraphs, cells; a Common Lisp notebook is outlined like a Lisp file). A directory or an .asd file gives the project map: the outline of every Lisp file under ==> PATH <== headers, in ASDF load order, with patterns across files.";
-
 /// Told to the client at initialization: how to use the tools.
 const INSTRUCTIONS: &str = "Read a file before you edit it. For Common Lisp files call lisp-read-file first: it shows one line per definition; then read the definitions you will change with name_pattern (a regex or literal text on definition names) and matches_only: true: only the matching forms, verbatim with their line numbers and the file's in-package (without matches_only the whole outline comes back around them). content_pattern finds forms by their text, literal text included ((handler-case). To find your way in a project, call it on a directory or an .asd file: the outline of every file in ASDF load order; lisp-find finds definitions and uses across it. Paths are relative to the first root.";
-
-const LISP_READ_FILE_INPUT_SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "minLength": 1, "description": "File to read, or a directory or .asd file for the project map: relative to the first root, or absolute inside a root."},
-    "collapsed": {"type": "boolean", "description": "Collapsed view for Lisp files (one line per top-level form); false gives raw lines."},
-    "name_pattern": {"type": "string", "description": "Rust regex or literal text, case-insensitive: expand, verbatim, the definitions whose name matches the regex or contains the text (methods also as NAME QUALIFIERS (SPECIALIZERS), typed as printed: area :around (shape))."},
-    "content_pattern": {"type": "string", "description": "Rust regex or literal text, case-sensitive: expand the forms whose text matches the regex or contains the text (e.g. (handler-case); for a non-Lisp file, grep with context_lines around matches."},
-    "matches_only": {"type": "boolean", "description": "With name_pattern or content_pattern: show only the matching forms (verbatim, with their line numbers and the file's in-package), not the outline around them: the way to read one definition."},
-    "offset": {"type": "integer", "minimum": 0, "description": "0-based first line (a cut view's footer names the offset that continues it)."},
-    "limit": {"type": "integer", "minimum": 1, "description": "Maximum lines returned."},
-    "comments": {"type": "string", "enum": ["none", "headers", "preceding", "all"], "description": "Top-level comments in the collapsed view: none, section headers (;;; lines), the block above each form, or all."},
-    "kinds": {"type": "array", "items": {"type": "string"}, "description": "Collapsed view: show only the top-level forms (and container children) whose operator is one of these, case-insensitive, package prefix ignored (e.g. [\"defmethod\"]); the others are counted in a note."},
-    "features": {"type": "array", "items": {"type": "string"}, "description": "Collapsed view: the features present (e.g. [\"sbcl\", \"x86-64\", \"unix\"]); forms that #+/#- exclude under them are hidden and counted in a note (undecidable expressions keep the form)."},
-    "context_lines": {"type": "integer", "minimum": 0, "description": "Lines of context around matches in the text-filtered (grep) view."},
-    "line_numbers": {"type": "boolean", "description": "Prefix raw lines with their numbers (N: )."},
-    "strategy": {
-      "type": "object",
-      "description": "How much of the file to read. default: the views of this tool (collapsed outline, raw lines, grep, project map), paged by offset/limit. complete: the whole text verbatim, up to the size cap. byteRange: bytes start..end (end exclusive, optional), verbatim, cut to UTF-8 character boundaries. lineRange: lines startLine..endLine (1-based, inclusive; endLine optional; at most limit lines). byteRange and lineRange read files of any size.",
-      "anyOf": [
-        {"properties": {"type": {"const": "default"}}, "required": ["type"], "additionalProperties": false},
-        {"properties": {"type": {"const": "complete"}}, "required": ["type"], "additionalProperties": false},
-        {"properties": {"type": {"const": "byteRange"}, "start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 0}}, "required": ["type", "start"], "additionalProperties": false},
-        {"properties": {"type": {"const": "lineRange"}, "startLine": {"type": "integer", "minimum": 1}, "endLine": {"type": "integer", "minimum": 1}}, "required": ["type", "startLine"], "additionalProperties": false}
-      ]
-    },
-    "include_metadata": {"type": "boolean", "description": "Add the file's size, modification time, owner and permissions (metadata)."}
-  },
-  "required": ["path"],
-  "additionalProperties": false
-}"#;
-
-const LISP_READ_FILE_OUTPUT_SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "Relative to its root."},
-    "mode": {"type": "string", "enum": ["lisp-collapsed", "raw", "text-filtered", "project"]},
-    "meta": {
-      "type": "object",
-      "properties": {
-        "total_forms": {"type": "integer", "minimum": 0},
-        "expanded_forms": {"type": "integer", "minimum": 0},
-        "truncated": {"type": "boolean"},
-        "next_offset": {"type": ["integer", "null"], "minimum": 0},
-        "total_lines": {"type": ["integer", "null"], "minimum": 0, "description": "Lines in the file; null when not counted (byteRange, or a whole-file view of a file over the size cap)."},
-        "byte_length": {"type": "integer", "minimum": 0},
-        "mtime_ms": {"type": "integer", "minimum": 0},
-        "diagnostics": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "kind": {"type": "string", "enum": ["unclosed", "unterminated_string", "unterminated_comment", "unterminated_escape", "stray", "missing_datum", "bare_hash", "unreadable"]},
-              "offset": {"type": "integer", "minimum": 0},
-              "line": {"type": "integer", "minimum": 1},
-              "column": {"type": "integer", "minimum": 1},
-              "recovered_line": {"type": ["integer", "null"]},
-              "message": {"type": "string"}
-            },
-            "required": ["kind", "offset", "line", "message"]
-          }
-        },
-        "diagnostics_omitted": {"type": "integer", "minimum": 1},
-        "fallback_encoding": {"type": "string", "enum": ["replace"]},
-        "applied_strategy": {
-          "type": "object",
-          "description": "The strategy as applied: a byte range as cut to character boundaries and the size cap, a line range as returned.",
-          "anyOf": [
-            {"properties": {"type": {"const": "default"}}, "required": ["type"], "additionalProperties": false},
-            {"properties": {"type": {"const": "complete"}}, "required": ["type"], "additionalProperties": false},
-            {"properties": {"type": {"const": "byteRange"}, "start": {"type": "integer", "minimum": 0}, "end": {"type": "integer", "minimum": 0}}, "required": ["type", "start", "end"], "additionalProperties": false},
-            {"properties": {"type": {"const": "lineRange"}, "startLine": {"type": "integer", "minimum": 1}, "endLine": {"type": "integer", "minimum": 1}}, "required": ["type", "startLine"], "additionalProperties": false}
-          ]
-        },
-        "remaining_bytes": {"type": "integer", "minimum": 0, "description": "Bytes of the file after what was returned (complete, byteRange)."},
-        "remaining_lines": {"type": "integer", "minimum": 0, "description": "Lines of the file after what was returned (raw views, lineRange)."},
-        "cut_lines": {
-          "type": "array",
-          "description": "Lines cut at 2,000 characters: the bytes start..end hold the rest (strategy byteRange reads them).",
-          "items": {
-            "type": "object",
-            "properties": {
-              "line": {"type": "integer", "minimum": 1},
-              "start": {"type": "integer", "minimum": 0},
-              "end": {"type": "integer", "minimum": 0}
-            },
-            "required": ["line", "start", "end"],
-            "additionalProperties": false
-          }
-        },
-        "document": {
-          "type": "object",
-          "description": "The file is a document (PDF, DOCX, Jupyter notebook): the view shows its extracted text, and byte_length, lines and ranges count that text.",
-          "properties": {
-            "format": {"type": "string", "enum": ["pdf", "docx", "ipynb"]},
-            "pages": {"type": "integer", "minimum": 0, "description": "PDF: pages in the document."},
-            "cells": {"type": "integer", "minimum": 0, "description": "Notebook: cells in the notebook."},
-            "language": {"type": "string", "description": "Notebook: the kernel's language; a Common Lisp kernel's cells are read as Lisp."},
-            "truncated": {"type": "boolean", "description": "The text was cut by a document limit (pages, text size); its last line says which."}
-          },
-          "required": ["format"],
-          "additionalProperties": false
-        }
-      },
-      "required": ["total_forms", "expanded_forms", "truncated", "next_offset", "total_lines", "byte_length", "mtime_ms", "diagnostics", "applied_strategy"],
-      "additionalProperties": false
-    },
-    "files": {
-      "type": "array",
-      "description": "Project map: its files in map order, with the map lines each takes and its top-level forms.",
-      "items": {
-        "type": "object",
-        "properties": {"path": {"type": "string"}, "lines": {"type": "integer", "minimum": 0}, "forms": {"type": "integer", "minimum": 0}},
-        "required": ["path", "lines", "forms"],
-        "additionalProperties": false
-      }
-    },
-    "files_skipped": {
-      "type": "array",
-      "description": "Project map: the files it could not show, with the error code and message of the refusal.",
-      "items": {
-        "type": "object",
-        "properties": {"path": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"}},
-        "required": ["path", "code", "message"],
-        "additionalProperties": false
-      }
-    },
-    "step": {"type": "string", "enum": ["full", "no-docstrings", "names", "counts", "matches"], "description": "Project map: how much of each file is shown (the first step whose whole map fits the budget)."},
-    "metadata": {
-      "type": "object",
-      "description": "Only with include_metadata: what the file system says about the file.",
-      "properties": {
-        "size": {"type": "integer", "minimum": 0},
-        "mtime_ms": {"type": "integer", "minimum": 0},
-        "owner_uid": {"type": "integer", "minimum": 0},
-        "owner_gid": {"type": "integer", "minimum": 0},
-        "mode": {"type": "integer", "minimum": 0, "description": "Permission bits (420 is 0o644)."},
-        "permissions": {"type": "string", "description": "As ls -l shows them: rw-r--r--."}
-      },
-      "required": ["size", "mtime_ms", "owner_uid", "owner_gid", "mode", "permissions"],
-      "additionalProperties": false
-    }
-  },
-  "required": ["path", "mode", "meta"],
-  "additionalProperties": false
-}"#;
-
-/// `lisp-find`: what it does and the rules a caller needs.
-pub const LISP_FIND_DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source), names a form makes without spelling them included (a defstruct's constructor, copier, predicate and accessors, a class slot's accessor/reader/writer, a defgeneric's :method options: kind says which, form the form that makes it); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing top-level form with the lines of the uses. path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
-
-const LISP_FIND_INPUT_SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "minLength": 1, "default": ".", "description": "A file, a directory (its .lisp/.lsp/.cl/.asd/.ros files, recursively, .gitignore honoured) or an .asd file (its directory). Relative to the first root, or absolute inside a root."},
-    "name": {"type": "string", "minLength": 1, "description": "Definitions named exactly this: case-insensitive; a package prefix on either side is ignored unless both have one (then they must match); (setf foo) names a setf function. Give exactly one of name, name_pattern, symbol."},
-    "name_pattern": {"type": "string", "minLength": 1, "description": "Definitions whose name matches this Rust regex or contains this text, case-insensitive (methods also as NAME QUALIFIERS (SPECIALIZERS)), as lisp-read-file's name_pattern."},
-    "symbol": {"type": "string", "minLength": 1, "description": "List the uses of this symbol: every token that is the symbol (case-insensitive; pkg:foo, pkg::foo, #'foo, 'foo, `foo, ,foo, :foo and #:foo included; a prefix given here must then match a prefix written), never inside strings, comments, #|...|# or #+/#- feature expressions, grouped by enclosing top-level form; forms that define it are marked definition: true."},
-    "kinds": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Only definitions with these operators (e.g. [\"defun\", \"defmacro\"]); with symbol, only uses inside top-level forms with these operators. Case-insensitive, package prefix ignored."},
-    "features": {"type": "array", "items": {"type": "string"}, "description": "Leave out definitions and uses that #+/#- excludes under these features, e.g. [\"sbcl\", \"x86-64\", \"unix\"]."},
-    "include_body": {"type": "boolean", "default": false, "description": "Definitions: add each definition's verbatim source text (body, and numbered lines in content)."},
-    "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "The first entry to return, 0-based (a cut result's footer and next_offset name it)."},
-    "limit": {"type": "integer", "minimum": 1, "description": "Most lines of content per page: file headers, entry lines, body and use lines; the first entry is always returned whole."}
-  },
-  "additionalProperties": false
-}"#;
-
-const LISP_FIND_OUTPUT_SCHEMA: &str = r#"{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "The scope searched, as given."},
-    "mode": {"type": "string", "enum": ["definitions", "references"]},
-    "definitions": {
-      "type": "array",
-      "description": "Definitions mode: this page's entries, by file then line.",
-      "items": {
-        "type": "object",
-        "properties": {
-          "file": {"type": "string"},
-          "line": {"type": "integer", "minimum": 1},
-          "end_line": {"type": "integer", "minimum": 1},
-          "column": {"type": "integer", "minimum": 0},
-          "kind": {"type": "string", "description": "The operator as written, lowercased; for a derived definition its kind: constructor, copier, predicate, accessor, setf-accessor, reader, writer, method, setf-expander, package, nickname."},
-          "name": {"type": "string", "description": "As the outline prints it (methods: NAME QUALIFIERS (SPECIALIZERS))."},
-          "signature": {"type": "string", "description": "The collapsed signature of the form (for a derived definition, of the form that makes it)."},
-          "body": {"type": "string", "description": "Only with include_body: the verbatim source (of the form that makes a derived definition)."},
-          "form": {
-            "type": "object",
-            "description": "Only for a derived definition (line is then its slot's or option's): the form that makes it.",
-            "properties": {
-              "line": {"type": "integer", "minimum": 1},
-              "end_line": {"type": "integer", "minimum": 1},
-              "kind": {"type": "string", "description": "Its operator as written, lowercased."},
-              "name": {"type": "string"}
-            },
-            "required": ["line", "end_line", "kind", "name"],
-            "additionalProperties": false
-          }
-        },
-        "required": ["file", "line", "end_line", "column", "kind", "name", "signature"],
-        "additionalProperties": false
-      }
-    },
-    "references": {
-      "type": "array",
-      "description": "References mode: this page's top-level forms that use the symbol, by file then line.",
-      "items": {
-        "type": "object",
-        "properties": {
-          "file": {"type": "string"},
-          "line": {"type": "integer", "minimum": 1},
-          "end_line": {"type": "integer", "minimum": 1},
-          "kind": {"type": "string", "description": "The form's operator as written, lowercased; empty when it has none."},
-          "name": {"type": ["string", "null"], "description": "What the form defines, if anything."},
-          "signature": {"type": "string"},
-          "definition": {"type": "boolean", "description": "Whether the form defines the symbol."},
-          "uses": {
-            "type": "array",
-            "items": {
-              "type": "object",
-              "properties": {
-                "line": {"type": "integer", "minimum": 1},
-                "column": {"type": "integer", "minimum": 0},
-                "text": {"type": "string", "description": "The line, cut at 200 characters."}
-              },
-              "required": ["line", "column", "text"],
-              "additionalProperties": false
-            }
-          }
-        },
-        "required": ["file", "line", "end_line", "kind", "name", "signature", "definition", "uses"],
-        "additionalProperties": false
-      }
-    },
-    "files_searched": {"type": "integer", "minimum": 0},
-    "files_skipped": {
-      "type": "array",
-      "items": {
-        "type": "object",
-        "properties": {
-          "file": {"type": "string"},
-          "code": {"type": "string"},
-          "message": {"type": "string"}
-        },
-        "required": ["file", "code", "message"],
-        "additionalProperties": false
-      }
-    },
-    "total": {"type": "integer", "minimum": 0, "description": "Entries found, all pages."},
-    "truncated": {"type": "boolean"},
-    "next_offset": {"type": ["integer", "null"], "minimum": 0}
-  },
-  "required": ["path", "mode", "files_searched", "files_skipped", "total", "truncated", "next_offset"],
-  "additionalProperties": false
-}"#;
 
 fn schema(text: &str) -> Arc<JsonObject> {
     match serde_json::from_str::<Value>(text) {
@@ -842,16 +585,16 @@ fn spec(tool: ToolName) -> ToolSpec {
     let (title, description, input, output, errors) = match tool {
         ToolName::LispReadFile => (
             "Lisp outline reader",
-            LISP_READ_FILE_DESCRIPTION,
-            LISP_READ_FILE_INPUT_SCHEMA,
-            LISP_READ_FILE_OUTPUT_SCHEMA,
+            tool::read::schema::DESCRIPTION,
+            tool::read::schema::INPUT_SCHEMA,
+            tool::read::schema::OUTPUT_SCHEMA,
             Some((reported(), "meta")),
         ),
         ToolName::LispFind => (
             "Lisp definitions and references",
-            LISP_FIND_DESCRIPTION,
-            LISP_FIND_INPUT_SCHEMA,
-            LISP_FIND_OUTPUT_SCHEMA,
+            find::schema::DESCRIPTION,
+            find::schema::INPUT_SCHEMA,
+            find::schema::OUTPUT_SCHEMA,
             Some((reported(), "mode")),
         ),
         ToolName::ReadFile => (
@@ -955,7 +698,7 @@ fn add_error_object(object: &mut JsonObject, errors: &ErrorObject) {
 }
 
 /// The definition `tools/list` gives for `tool`.
-pub fn definition(tool: ToolName) -> Tool {
+pub(crate) fn definition(tool: ToolName) -> Tool {
     let spec = spec(tool);
     let mut output = (*schema(spec.output)).clone();
     // A tool error's structured content is the error object (docs/mcp.md); the schema says
@@ -1062,7 +805,7 @@ impl ServerHandler for Server {
 
 /// Serves MCP on stdin/stdout until the client closes stdin. Returns an error message
 /// for a start-up failure (bad roots or definers).
-pub fn serve_stdio(options: ServerOptions) -> Result<(), String> {
+pub(crate) fn serve_stdio(options: ServerOptions) -> Result<(), String> {
     let server = Server::new(options).map_err(|e| format!("{}: {}", e.code, e.message))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -1106,7 +849,10 @@ mod tests {
 
     #[test]
     fn schemas_are_json_objects() {
-        for text in [LISP_READ_FILE_INPUT_SCHEMA, LISP_READ_FILE_OUTPUT_SCHEMA] {
+        for text in [
+            tool::read::schema::INPUT_SCHEMA,
+            tool::read::schema::OUTPUT_SCHEMA,
+        ] {
             assert!(matches!(
                 serde_json::from_str::<Value>(text),
                 Ok(Value::Object(_))
@@ -1121,7 +867,7 @@ mod tests {
     #[test]
     fn the_input_schema_names_every_request_field_with_its_default() {
         // The defaults are not written in the schema text: they come from the type.
-        assert!(!LISP_READ_FILE_INPUT_SCHEMA.contains("\"default\":"));
+        assert!(!tool::read::schema::INPUT_SCHEMA.contains("\"default\":"));
         let schema = Value::Object((*definition(ToolName::LispReadFile).input_schema).clone());
         let defaults = serde_json::to_value(ReadRequest::new("p")).unwrap();
         let properties = schema["properties"].as_object().unwrap();

@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use libfuzzer_sys::fuzz_target;
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::outline::StreamedOutline;
-use lisp_read_file::pattern::Pattern;
+use lisp_read_file::view::Pattern;
 use lisp_read_file::source::Source;
 use lisp_read_file::view::{render, render_streamed, Comments, View, ViewOptions};
 

@@ -6,13 +6,13 @@ use lsp_types::{Position, Range, Uri};
 use std::str::FromStr;
 
 /// Where each line starts, for one text.
-pub struct LineIndex<'a> {
+pub(super) struct LineIndex<'a> {
     text: &'a [u8],
     starts: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
-    pub fn new(text: &'a [u8]) -> LineIndex<'a> {
+    pub(super) fn new(text: &'a [u8]) -> LineIndex<'a> {
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
         LineIndex { text, starts }
@@ -20,7 +20,7 @@ impl<'a> LineIndex<'a> {
 
     /// The position of byte `offset` (clamped to the text; inside a UTF-8 sequence, its
     /// start).
-    pub fn position(&self, offset: usize) -> Position {
+    pub(super) fn position(&self, offset: usize) -> Position {
         let offset = offset.min(self.text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let start = self.starts[line];
@@ -31,13 +31,13 @@ impl<'a> LineIndex<'a> {
         Position::new(line as u32, column as u32)
     }
 
-    pub fn range(&self, span: Span) -> Range {
+    pub(super) fn range(&self, span: Span) -> Range {
         Range::new(self.position(span.start), self.position(span.end))
     }
 
     /// The byte offset of `position`; `None` past the last line. A character past the end
     /// of its line means the line's end (as the protocol says).
-    pub fn offset(&self, position: Position) -> Option<usize> {
+    pub(super) fn offset(&self, position: Position) -> Option<usize> {
         let line = position.line as usize;
         let start = *self.starts.get(line)?;
         let end = self
@@ -60,7 +60,7 @@ impl<'a> LineIndex<'a> {
 
 /// The absolute path of a `file:` URI, percent-decoded; `None` for another scheme, a
 /// remote host or a path that is not UTF-8.
-pub fn path_of(uri: &Uri) -> Option<String> {
+pub(super) fn path_of(uri: &Uri) -> Option<String> {
     let text = uri.as_str();
     let rest = text.strip_prefix("file://")?;
     let path = match rest.find('/') {
@@ -87,7 +87,7 @@ pub fn path_of(uri: &Uri) -> Option<String> {
 }
 
 /// The `file:` URI of an absolute path.
-pub fn uri_of(path: &str) -> Option<Uri> {
+pub(super) fn uri_of(path: &str) -> Option<Uri> {
     let mut text = String::from("file://");
     for &c in path.as_bytes() {
         if c.is_ascii_alphanumeric() || b"/-._~".contains(&c) {

@@ -12,7 +12,7 @@ use lsp_types::{
 use std::collections::HashMap;
 
 /// An open buffer.
-pub struct Document {
+pub(super) struct Document {
     pub uri: Uri,
     /// The absolute path of a `file:` URI.
     pub path: Option<String>,
@@ -21,18 +21,18 @@ pub struct Document {
 }
 
 #[derive(Default)]
-pub struct Documents {
+pub(super) struct Documents {
     /// By URI as the client wrote it.
     open: HashMap<String, Document>,
 }
 
 impl Documents {
-    pub fn get(&self, uri: &Uri) -> Option<&Document> {
+    pub(super) fn get(&self, uri: &Uri) -> Option<&Document> {
         self.open.get(uri.as_str())
     }
 
     /// The open buffers by absolute path, for the index.
-    pub fn buffers(&self) -> HashMap<String, FileData> {
+    pub(super) fn buffers(&self) -> HashMap<String, FileData> {
         self.open
             .values()
             .filter_map(|d| Some((d.path.clone()?, d.data.clone())))
@@ -40,7 +40,7 @@ impl Documents {
     }
 }
 
-pub fn notification(server: &mut Server, n: &Notification) -> Result<(), String> {
+pub(super) fn notification(server: &mut Server, n: &Notification) -> Result<(), String> {
     let params = n.params.clone();
     let bad = |e: serde_json::Error| format!("{}: invalid parameters: {e}", n.method);
     match n.method.as_str() {

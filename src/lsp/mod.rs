@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use transport::{Incoming, Output};
 
 /// What the command line gives the server.
-pub struct Options {
+pub(crate) struct Options {
     /// `--root`: overrides the client's workspace folders.
     pub roots: Vec<PathBuf>,
     pub max_file_bytes: u64,
@@ -31,7 +31,7 @@ pub struct Options {
 }
 
 /// The session's state after `initialize`.
-pub struct Server {
+pub(crate) struct Server {
     out: Output,
     guard: Guard,
     grammar: Grammar,
@@ -44,7 +44,7 @@ pub struct Server {
 ///
 /// # Errors
 /// A message when the framing is broken or stdin cannot be read.
-pub fn serve_stdio(options: Options) -> Result<(), String> {
+pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
     let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<Incoming>>(16);
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
@@ -134,7 +134,7 @@ pub fn serve_stdio(options: Options) -> Result<(), String> {
     Ok(())
 }
 
-pub fn error(id: &RequestId, code: ErrorCode, message: &str) -> Response {
+pub(crate) fn error(id: &RequestId, code: ErrorCode, message: &str) -> Response {
     Response::new_err(id.clone(), code as i32, message.to_string())
 }
 

@@ -11,11 +11,11 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 /// Most entries a `workspace/symbol` answer holds.
-pub const MAX_WORKSPACE_SYMBOLS: usize = 500;
+pub(super) const MAX_WORKSPACE_SYMBOLS: usize = 500;
 
-pub type Answer = Result<Value, (ErrorCode, String)>;
+pub(super) type Answer = Result<Value, (ErrorCode, String)>;
 
-pub fn capabilities() -> Value {
+pub(super) fn capabilities() -> Value {
     json!({
         "positionEncoding": "utf-16",
         "textDocumentSync": {"openClose": true, "change": 2, "save": {"includeText": false}},
@@ -40,7 +40,7 @@ fn params<T: DeserializeOwned>(request: &Request) -> Result<T, (ErrorCode, Strin
     })
 }
 
-pub fn answer(server: &mut Server, request: &Request) -> Answer {
+pub(super) fn answer(server: &mut Server, request: &Request) -> Answer {
     match request.method.as_str() {
         "textDocument/documentSymbol" => {
             let p: lsp_types::DocumentSymbolParams = params(request)?;

@@ -9,12 +9,12 @@ use std::io::{self, BufRead, Write};
 use std::sync::{Arc, Mutex};
 
 /// The largest message accepted (a `didOpen` of a file at the size cap, escaped, fits).
-pub const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+pub(super) const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// Header lines longer than this are refused.
 const MAX_HEADER_BYTES: usize = 4096;
 
 /// What the reader hands the main loop.
-pub enum Incoming {
+pub(super) enum Incoming {
     Message(Message),
     /// A payload that is not a JSON-RPC message: the reason.
     Malformed(String),
@@ -22,7 +22,7 @@ pub enum Incoming {
 
 /// Reads one message; `Ok(None)` at the end of input. Errors end the session: the framing
 /// is lost.
-pub fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
+pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
     let mut length: Option<usize> = None;
     let mut line = Vec::new();
     loop {
@@ -77,18 +77,18 @@ fn bad(why: &str) -> io::Error {
 
 /// Where messages go: stdout, one whole message at a time.
 #[derive(Clone)]
-pub struct Output {
+pub(super) struct Output {
     out: Arc<Mutex<dyn Write + Send>>,
 }
 
 impl Output {
-    pub fn stdout() -> Output {
+    pub(super) fn stdout() -> Output {
         Output {
             out: Arc::new(Mutex::new(io::stdout())),
         }
     }
 
-    pub fn send(&self, message: impl Into<Message>) {
+    pub(super) fn send(&self, message: impl Into<Message>) {
         let message: Message = message.into();
         match serde_json::to_string(&message) {
             Ok(text) => self.raw(&text),
@@ -97,7 +97,7 @@ impl Output {
     }
 
     /// `text` with `"jsonrpc": "2.0"` added at the front: `text` is an object.
-    pub fn raw(&self, text: &str) {
+    pub(super) fn raw(&self, text: &str) {
         let body = format!(
             "{{\"jsonrpc\":\"2.0\",{}",
             text.trim_start().trim_start_matches('{')

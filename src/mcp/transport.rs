@@ -42,10 +42,10 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Mutex, Notify, OwnedSemaphorePermit, Semaphore};
 
 /// Longest request line accepted (rmcp's own default).
-pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+pub(super) const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Requests read but not yet answered (computing, waiting, or answer not yet written).
-pub const MAX_IN_FLIGHT: usize = 32;
+pub(super) const MAX_IN_FLIGHT: usize = 32;
 
 /// The slots each unanswered request holds, by id: its transport slot and, once its
 /// answer is computed, the server's compute slot ([`AnswerHolds`]).
@@ -53,19 +53,19 @@ type InFlight = Arc<SyncMutex<HashMap<RequestId, Vec<OwnedSemaphorePermit>>>>;
 
 /// Housekeeping requests (every method but `tools/call`) read but not yet answered. Their
 /// answers are small and immediate; the bound only matters for a client that never reads.
-pub const MAX_HOUSEKEEPING_IN_FLIGHT: usize = 32;
+pub(super) const MAX_HOUSEKEEPING_IN_FLIGHT: usize = 32;
 
 /// Lets the server keep a computation's slot until the transport has written its answer
 /// (or the request is cancelled): a client that never reads stdout then leaves at most as
 /// many computed answers in memory as computations may run at once, not one per request
 /// in flight.
 #[derive(Clone)]
-pub struct AnswerHolds(InFlight);
+pub(crate) struct AnswerHolds(InFlight);
 
 impl AnswerHolds {
     /// Keeps `slot` until the answer to `id` is written; drops it at once when `id` is no
     /// longer in flight (cancelled, or never admitted).
-    pub fn until_written(&self, id: &RequestId, slot: OwnedSemaphorePermit) {
+    pub(crate) fn until_written(&self, id: &RequestId, slot: OwnedSemaphorePermit) {
         if let Some(slots) = lock(&self.0).get_mut(id) {
             slots.push(slot);
         }
@@ -79,13 +79,13 @@ impl AnswerHolds {
 type Cancelled = Arc<SyncMutex<VecDeque<RequestId>>>;
 
 /// How many cancelled ids are remembered.
-pub const MAX_CANCELLED_IDS: usize = 1024;
+pub(super) const MAX_CANCELLED_IDS: usize = 1024;
 
 /// Requests read while every slot is taken are held, up to this many bytes, so that the
 /// reading goes on: cancellations and the end of input are seen at once even when the
 /// client keeps more than [`MAX_IN_FLIGHT`] requests unanswered. Past it nothing more is
 /// read until a slot frees.
-pub const MAX_HELD_BYTES: usize = 1 << 20;
+pub(super) const MAX_HELD_BYTES: usize = 1 << 20;
 
 enum LineRead {
     Line,
@@ -93,7 +93,7 @@ enum LineRead {
     End,
 }
 
-pub struct LineTransport<R, W> {
+pub(crate) struct LineTransport<R, W> {
     reader: R,
     writer: Arc<Mutex<W>>,
     /// The line being read, kept across a dropped `receive`.
@@ -116,7 +116,7 @@ pub struct LineTransport<R, W> {
 }
 
 /// What the server needs to stop promptly once stdin ends (see [`LineTransport::stopper`]).
-pub struct Stopper<W> {
+pub(crate) struct Stopper<W> {
     pub input_ended: Arc<Notify>,
     writer: Arc<Mutex<W>>,
 }
@@ -124,7 +124,7 @@ pub struct Stopper<W> {
 impl<W: Send + 'static> Stopper<W> {
     /// Waits (at most `within`) for the line being written to be complete, then keeps
     /// stdout locked for good, so that the process can exit without a half-written line.
-    pub async fn silence(&self, within: std::time::Duration) {
+    pub(crate) async fn silence(&self, within: std::time::Duration) {
         if let Ok(guard) = tokio::time::timeout(within, self.writer.clone().lock_owned()).await {
             std::mem::forget(guard);
         }
@@ -136,7 +136,7 @@ where
     R: AsyncBufRead + Unpin + Send,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    pub fn new(reader: R, writer: W) -> Self {
+    pub(crate) fn new(reader: R, writer: W) -> Self {
         LineTransport {
             reader,
             writer: Arc::new(Mutex::new(writer)),
@@ -155,11 +155,11 @@ where
     }
 
     /// What the server needs to keep a computation's slot until its answer is written.
-    pub fn answer_holds(&self) -> AnswerHolds {
+    pub(crate) fn answer_holds(&self) -> AnswerHolds {
         AnswerHolds(self.in_flight.clone())
     }
 
-    pub fn stopper(&self) -> Stopper<W> {
+    pub(crate) fn stopper(&self) -> Stopper<W> {
         Stopper {
             input_ended: self.input_ended.clone(),
             writer: self.writer.clone(),

@@ -25,16 +25,16 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// Longest pattern text accepted, in bytes.
-pub const MAX_PATTERN_BYTES: usize = 4096;
+pub(crate) const MAX_PATTERN_BYTES: usize = 4096;
 /// Largest compiled program (the NFA's size limit, as the `regex` crate's `size_limit`).
-pub const COMPILED_SIZE_LIMIT: usize = 1 << 20;
+pub(crate) const COMPILED_SIZE_LIMIT: usize = 1 << 20;
 /// Memory of the lazy DFA's cache (as the `regex` crate's `dfa_size_limit`).
 const DFA_CACHE_BYTES: usize = 1 << 21;
 /// Times the lazy DFA may rebuild its full cache in one request before it gives up.
 const MAX_CACHE_CLEARS: usize = 8;
 /// State-bytes (program states x text bytes) the fallback engine may spend per request;
 /// at a few nanoseconds each, about a second in the worst case.
-pub const FALLBACK_BUDGET: u64 = 1 << 28;
+pub(crate) const FALLBACK_BUDGET: u64 = 1 << 28;
 /// Characters of user input quoted in a message.
 const QUOTED_CHARS: usize = 80;
 
@@ -221,19 +221,19 @@ impl std::fmt::Debug for Pattern {
 
 /// A budget of work, spent by [`Budget::charge`] and never refilled.
 #[derive(Debug)]
-pub struct Budget {
+pub(crate) struct Budget {
     left: AtomicU64,
 }
 
 impl Budget {
-    pub fn new(total: u64) -> Budget {
+    pub(crate) fn new(total: u64) -> Budget {
         Budget {
             left: AtomicU64::new(total),
         }
     }
 
     /// Spends `states x bytes` when that much is left; false (and nothing spent) when not.
-    pub fn charge(&self, states: u64, bytes: usize) -> bool {
+    pub(crate) fn charge(&self, states: u64, bytes: usize) -> bool {
         let cost = states.saturating_mul(bytes as u64);
         self.left
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {

@@ -94,18 +94,18 @@ fn push_shown(shown: &mut String, text: &str) {
 }
 
 /// Longest path shown whole in a message, in characters: the guard refuses longer paths.
-pub const PATH_CHARS: usize = 4096;
+pub(crate) const PATH_CHARS: usize = 4096;
 
 /// A path from a request, as a message quotes it before the guard has seen it: shown by
 /// the rule, whole when of a sane length, else its start and `…[+N chars]`.
 #[must_use]
-pub fn path_prefix(path: &str) -> String {
+pub(crate) fn path_prefix(path: &str) -> String {
     shortened(path, PATH_CHARS)
 }
 
 /// `text` written by the rule above, cut after `max_chars` characters.
 #[must_use]
-pub fn shortened(text: &str, max_chars: usize) -> String {
+pub(crate) fn shortened(text: &str, max_chars: usize) -> String {
     let (head, rest) = split(text, max_chars);
     let mut shown = String::with_capacity(head.len() + 16);
     push_shown(&mut shown, head);
@@ -116,7 +116,7 @@ pub fn shortened(text: &str, max_chars: usize) -> String {
 /// `text` in double quotes with Rust's string escapes (`"a\"b"`), cut after `max_chars`
 /// characters: for a pattern or a name whose exact spelling matters.
 #[must_use]
-pub fn quoted(text: &str, max_chars: usize) -> String {
+pub(crate) fn quoted(text: &str, max_chars: usize) -> String {
     let (head, rest) = split(text, max_chars);
     let mut shown = format!("{head:?}");
     push_rest(&mut shown, rest);

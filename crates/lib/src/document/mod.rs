@@ -206,7 +206,7 @@ impl<'a> Budget<'a> {
     }
 
     /// `CANCELLED`, or `UNSUPPORTED_DOCUMENT` once the time limit has passed.
-    pub fn check(&self) -> Result<(), ToolError> {
+    pub(crate) fn check(&self) -> Result<(), ToolError> {
         if self.cancel.is_cancelled() {
             return Err(ToolError::new(
                 ErrorCode::Cancelled,
@@ -224,7 +224,7 @@ impl<'a> Budget<'a> {
     }
 
     /// `UNSUPPORTED_DOCUMENT`: `why` this document is refused, and what to do.
-    pub fn refuse(&self, why: impl std::fmt::Display) -> ToolError {
+    pub(crate) fn refuse(&self, why: impl std::fmt::Display) -> ToolError {
         unsupported(
             self.shown,
             format!(
@@ -235,7 +235,7 @@ impl<'a> Budget<'a> {
     }
 
     /// `UNSUPPORTED_DOCUMENT` for a document over one of the [`Limits`].
-    pub fn over_limit(&self, why: impl std::fmt::Display) -> ToolError {
+    pub(crate) fn over_limit(&self, why: impl std::fmt::Display) -> ToolError {
         unsupported(
             self.shown,
             format!(
@@ -256,7 +256,7 @@ pub(crate) struct Text {
 }
 
 impl Text {
-    pub fn new(cap: usize) -> Text {
+    pub(crate) fn new(cap: usize) -> Text {
         Text {
             out: String::new(),
             cap,
@@ -266,7 +266,7 @@ impl Text {
 
     /// Adds `line` and a line break; past the cap, cuts at a character boundary and ends
     /// the text with a marker. Returns `false` once the text is full.
-    pub fn line(&mut self, line: &str) -> bool {
+    pub(crate) fn line(&mut self, line: &str) -> bool {
         if self.truncated {
             return false;
         }
@@ -290,12 +290,12 @@ impl Text {
     }
 
     /// Adds every line of `text`.
-    pub fn lines(&mut self, text: &str) -> bool {
+    pub(crate) fn lines(&mut self, text: &str) -> bool {
         text.lines().all(|l| self.line(l))
     }
 
     /// Ends the text with a marker saying why.
-    pub fn stop(&mut self, marker: &str) {
+    pub(crate) fn stop(&mut self, marker: &str) {
         self.out.push_str(marker);
         self.out.push('\n');
         self.truncated = true;

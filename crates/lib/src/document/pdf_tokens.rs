@@ -60,7 +60,7 @@ fn is_delimiter(b: u8) -> bool {
 
 impl TokenCount {
     /// A count that reads no string, hex string or comment as one.
-    pub fn loose() -> TokenCount {
+    pub(super) fn loose() -> TokenCount {
         TokenCount {
             loose: true,
             ..TokenCount::default()
@@ -68,18 +68,18 @@ impl TokenCount {
     }
 
     /// Forgets where the last piece ended (the next piece is not its continuation).
-    pub fn restart(&mut self) {
+    pub(super) fn restart(&mut self) {
         self.state = State::Between;
     }
 
     /// The tokens of `bytes` alone.
-    pub fn of(bytes: &[u8]) -> u64 {
+    pub(super) fn of(bytes: &[u8]) -> u64 {
         let mut count = TokenCount::default();
         count.feed(bytes);
         count.tokens
     }
 
-    pub fn feed(&mut self, bytes: &[u8]) {
+    pub(super) fn feed(&mut self, bytes: &[u8]) {
         for &b in bytes {
             self.state = match self.state {
                 State::Between => self.start(b),

@@ -18,7 +18,11 @@ pub(super) struct Archive<'a> {
 
 impl<'a> Archive<'a> {
     /// Opens `bytes` as a ZIP archive (`what`: the format, for messages).
-    pub fn open(bytes: &'a [u8], what: &str, budget: &Budget) -> Result<Archive<'a>, ToolError> {
+    pub(super) fn open(
+        bytes: &'a [u8],
+        what: &str,
+        budget: &Budget,
+    ) -> Result<Archive<'a>, ToolError> {
         if !bytes.starts_with(b"PK\x03\x04") {
             return Err(budget.refuse(format!(
                 "it is not a ZIP archive, and a {what} file is one (it may be an older .doc, \
@@ -38,7 +42,11 @@ impl<'a> Archive<'a> {
     }
 
     /// The inflated bytes of entry `name`; `None` when there is no such entry.
-    pub fn read(&mut self, name: &str, budget: &Budget) -> Result<Option<Vec<u8>>, ToolError> {
+    pub(super) fn read(
+        &mut self,
+        name: &str,
+        budget: &Budget,
+    ) -> Result<Option<Vec<u8>>, ToolError> {
         budget.check()?;
         let limits = budget.limits;
         let mut entry = match self.zip.by_name(name) {

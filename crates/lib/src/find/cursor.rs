@@ -16,7 +16,7 @@ pub(crate) struct Cursor<'b> {
 }
 
 impl<'b> Cursor<'b> {
-    pub fn new(b: &'b [u8]) -> Self {
+    pub(super) fn new(b: &'b [u8]) -> Self {
         Cursor {
             b,
             pos: 0,
@@ -28,7 +28,7 @@ impl<'b> Cursor<'b> {
 
     /// The 1-based line and 0-based column (characters) of `at` (at or after the last
     /// position asked). `line`: the line of `at` when the caller knows it.
-    pub fn position(&mut self, at: usize, line: Option<usize>) -> (usize, usize) {
+    pub(super) fn position(&mut self, at: usize, line: Option<usize>) -> (usize, usize) {
         let at = at.clamp(self.pos, self.b.len());
         let gap = &self.b[self.pos..at];
         match memrchr(b'\n', gap) {
@@ -44,7 +44,7 @@ impl<'b> Cursor<'b> {
     }
 
     /// The text of the current line, cut at [`USE_TEXT_CHARS`] characters.
-    pub fn line_text(&self) -> String {
+    pub(super) fn line_text(&self) -> String {
         let window =
             &self.b[self.line_start..self.b.len().min(self.line_start + 4 * USE_TEXT_CHARS + 4)];
         let line = match memchr(b'\n', window) {

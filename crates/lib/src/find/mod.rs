@@ -23,6 +23,7 @@ mod definitions;
 mod derived;
 mod references;
 mod render;
+pub mod schema;
 mod symbol;
 
 pub use symbol::{split_symbol, SymbolQuery};
@@ -269,14 +270,14 @@ impl Search {
     /// Whether the reader reads the datum after `#+expression` (`plus`) or `#-expression`
     /// under the request's features (always, without features; an undecided expression
     /// is read).
-    pub fn reads(&self, plus: bool, expression: &[u8]) -> bool {
+    pub(crate) fn reads(&self, plus: bool, expression: &[u8]) -> bool {
         self.features
             .as_ref()
             .is_none_or(|f| crate::features::reads(plus, expression, f) != Some(false))
     }
 
     /// Whether the form's own `#+`/`#-` prefixes let the reader read it.
-    pub fn reads_form(&self, form: &crate::outline::Form) -> bool {
+    pub(crate) fn reads_form(&self, form: &crate::outline::Form) -> bool {
         self.features.is_none()
             || form.conditionals().iter().all(|c| {
                 let expression = c.get(2..).unwrap_or_default();
@@ -284,7 +285,7 @@ impl Search {
             })
     }
 
-    pub fn kind_wanted(&self, operator: Option<&str>) -> bool {
+    pub(crate) fn kind_wanted(&self, operator: Option<&str>) -> bool {
         match &self.kinds {
             None => true,
             Some(kinds) => operator.is_some_and(|op| kinds.contains(&symbol_key(op))),
@@ -292,11 +293,11 @@ impl Search {
     }
 
     /// Takes `n` from the collection budget; false once it is spent.
-    pub fn collect(&self, n: usize) -> bool {
+    pub(crate) fn collect(&self, n: usize) -> bool {
         self.collected.fetch_add(n, Ordering::Relaxed) + n <= MAX_COLLECTED
     }
 
-    pub fn mode(&self) -> FindMode {
+    pub(crate) fn mode(&self) -> FindMode {
         match self.target {
             Target::Symbol(_) => FindMode::References,
             _ => FindMode::Definitions,
@@ -318,7 +319,7 @@ pub(crate) struct FileAnswer {
 }
 
 impl FileAnswer {
-    pub fn definitions(definitions: Vec<Definition>, over_budget: bool) -> FileAnswer {
+    pub(crate) fn definitions(definitions: Vec<Definition>, over_budget: bool) -> FileAnswer {
         FileAnswer {
             definitions,
             searched: true,
@@ -327,7 +328,7 @@ impl FileAnswer {
         }
     }
 
-    pub fn references(references: Vec<Reference>, over_budget: bool) -> FileAnswer {
+    pub(crate) fn references(references: Vec<Reference>, over_budget: bool) -> FileAnswer {
         FileAnswer {
             references,
             searched: true,

@@ -20,7 +20,7 @@ pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 
 /// A valid UTF-8 file stays text while at most one byte in this many of the sniff window
 /// is NUL. UTF-16 text of ASCII characters is about every other byte.
-pub const MAX_NUL_SHARE: usize = 64;
+pub(super) const MAX_NUL_SHARE: usize = 64;
 
 /// Whether `bytes` are binary by the text rule (UTF-16 and EBCDIC text included).
 #[must_use]

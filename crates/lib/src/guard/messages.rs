@@ -16,7 +16,7 @@ pub const SHOWN_PATH_CHARS: usize = super::MAX_PATH_BYTES;
 /// How much of a path refused for its length is shown.
 const SHOWN_PREFIX_CHARS: usize = 80;
 
-/// A path from a user as shown in messages: by the one rule ([`shown_path`]), cut to
+/// A path from a user as shown in messages: by the one rule ([`crate::shown::shown_path`]), cut to
 /// [`SHOWN_PATH_CHARS`] characters of the path.
 #[must_use]
 pub fn printable(text: &str) -> String {

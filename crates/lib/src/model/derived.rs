@@ -28,11 +28,11 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 /// `:include` chains are followed this far (a cycle or a hostile chain stops here).
-pub const MAX_INCLUDE_DEPTH: usize = 16;
+pub(crate) const MAX_INCLUDE_DEPTH: usize = 16;
 
 /// One name a form makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Derived {
+pub(crate) struct Derived {
     /// `constructor`, `copier`, `predicate`, `accessor`, `setf-accessor`, `reader`,
     /// `writer`, `method`, `setf-expander`, `package`, `nickname`.
     pub kind: &'static str,
@@ -47,7 +47,7 @@ pub struct Derived {
 
 /// A structure as [`included`] needs it: its name, accessor prefix, own slots, parent.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Structure {
+pub(crate) struct Structure {
     /// The name, folded (lowercase, no package, no escapes).
     pub name: String,
     /// The accessor prefix, folded (`""` for `(:conc-name nil)`).
@@ -60,21 +60,21 @@ pub struct Structure {
 
 /// What one form makes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Derivation {
+pub(crate) struct Derivation {
     pub derived: Vec<Derived>,
     /// For a structure: what an including structure needs of it.
     pub structure: Option<Structure>,
 }
 
 /// The derived definitions of `form` (none unless its definer names a `:derives` rule).
-pub fn derive(form: &Form) -> Derivation {
+pub(crate) fn derive(form: &Form) -> Derivation {
     derive_read(form, &|_, _| true)
 }
 
 /// [`derive`], reading the form as the reader would: an element under `#+expression`
 /// (`plus`) or `#-expression` is left out when `reads(plus, expression)` is false (the
 /// `features` of a search: a slot only another implementation reads makes nothing).
-pub fn derive_read(form: &Form, reads: &dyn Fn(bool, &[u8]) -> bool) -> Derivation {
+pub(crate) fn derive_read(form: &Form, reads: &dyn Fn(bool, &[u8]) -> bool) -> Derivation {
     let mut out = Derivation::default();
     let Some(entry) = form.entry() else {
         return out;
@@ -119,7 +119,7 @@ pub fn derive_read(form: &Form, reads: &dyn Fn(bool, &[u8]) -> bool) -> Derivati
 /// Work is bounded by [`MAX_INCLUDE_DEPTH`] times the slots and structures given: many
 /// structures including one large parent would otherwise make work quadratic in the
 /// input. Returns false when that bound stopped the walk (not every accessor was made).
-pub fn included(
+pub(crate) fn included(
     structures: &[Structure],
     f: &mut dyn FnMut(usize, Derived) -> ControlFlow<()>,
 ) -> bool {
@@ -563,7 +563,7 @@ fn symbol_is(b: &[u8], d: &Datum, name: &str) -> bool {
 
 /// A symbol's name without its package, escapes removed, lowercase (the reader upcases
 /// what a name builder such as `defstruct` concatenates; the search folds case).
-pub fn fold_symbol(text: &str) -> String {
+pub(crate) fn fold_symbol(text: &str) -> String {
     let text = text.strip_prefix("#:").unwrap_or(text);
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();

@@ -7,4 +7,4 @@
 //!
 //! Pure: bytes and classified forms in, names out. No file system, no evaluation.
 
-pub mod derived;
+pub(crate) mod derived;

@@ -1,7 +1,7 @@
 //! The tools as library calls, one home each: request, result, strategies and checks of a
 //! tool beside each other. The surfaces (CLI, MCP) only translate arguments and print.
 //!
-//! * [`read`]: the `lisp-read-file` tool: views of a file, a document or a project
+//! * [`mod@read`]: the `lisp-read-file` tool: views of a file, a document or a project
 //!   (docs/tool.md), re-exported here (`tool::read`, `tool::ReadRequest`, ...).
 //! * [`compat`]: the tools kept verbatim from other hosts: `read_file`
 //!   ([`compat::read_file`]), `Read` ([`compat::read_envelope`]) and `read` by path or ASDF

@@ -16,7 +16,7 @@ use std::ops::ControlFlow;
 
 /// Forms whose source is one line of at most this many characters are shown whole
 /// (docs/decisions.md#short-forms-are-shown-whole).
-pub const SHORT_FORM_CHARS: usize = crate::outline::SHORT_FORM_CHARS;
+pub(crate) const SHORT_FORM_CHARS: usize = crate::outline::SHORT_FORM_CHARS;
 
 /// Something shown, starting at 0-based source line `line`.
 struct Entry {

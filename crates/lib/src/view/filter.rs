@@ -67,7 +67,7 @@ pub(crate) struct Hidden {
 }
 
 impl Hidden {
-    pub fn add(&mut self, other: Hidden) {
+    pub(super) fn add(&mut self, other: Hidden) {
         self.features += other.features;
         self.kinds += other.kinds;
     }
@@ -83,7 +83,7 @@ pub(crate) struct Filter<'o> {
 }
 
 impl<'o> Filter<'o> {
-    pub fn new(kinds: Option<&'o Kinds>, features: Option<&'o FeatureList>) -> Self {
+    pub(super) fn new(kinds: Option<&'o Kinds>, features: Option<&'o FeatureList>) -> Self {
         Filter {
             kinds,
             features,
@@ -91,13 +91,13 @@ impl<'o> Filter<'o> {
         }
     }
 
-    pub fn active(&self) -> bool {
+    pub(super) fn active(&self) -> bool {
         self.kinds.is_some() || self.features.is_some()
     }
 
     /// Decides a top-level form and its children: whether it is shown, and the forms
     /// hidden (the form itself, or children of a shown container).
-    pub fn top_level(&self, item: &OutlineItem) -> (bool, Hidden) {
+    pub(super) fn top_level(&self, item: &OutlineItem) -> (bool, Hidden) {
         self.shown.borrow_mut().clear();
         if !self.active() {
             return (true, Hidden::default());
@@ -113,7 +113,7 @@ impl<'o> Filter<'o> {
     }
 
     /// Whether a child of a shown container is shown (decided by [`Filter::top_level`]).
-    pub fn child_shown(&self, child: &OutlineItem) -> bool {
+    pub(super) fn child_shown(&self, child: &OutlineItem) -> bool {
         !self.active() || self.shown.borrow().contains(&child.start)
     }
 

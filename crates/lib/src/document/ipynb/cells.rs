@@ -25,7 +25,7 @@ pub(super) struct CellWriter<'t, 'b> {
 }
 
 impl<'t, 'b> CellWriter<'t, 'b> {
-    pub fn new(text: &'t mut Text, budget: &'b Budget<'b>, lisp: bool) -> Self {
+    pub(super) fn new(text: &'t mut Text, budget: &'b Budget<'b>, lisp: bool) -> Self {
         CellWriter {
             text,
             budget,

@@ -218,7 +218,7 @@ pub(crate) struct LineWindow {
 
 impl LineWindow {
     /// The window of at most `max_lines` lines from 1-based `start_line` (≥ 1).
-    pub fn new(source: &Source, start_line: usize, max_lines: usize) -> LineWindow {
+    pub(crate) fn new(source: &Source, start_line: usize, max_lines: usize) -> LineWindow {
         let total = source.line_count();
         let first = start_line.saturating_sub(1).min(total);
         let last = first.saturating_add(max_lines).min(total);
@@ -229,17 +229,17 @@ impl LineWindow {
     }
 
     /// True when lines follow the window.
-    pub fn truncated(&self) -> bool {
+    pub(crate) fn truncated(&self) -> bool {
         self.lines.end < self.total
     }
 
     /// The 1-based line that continues the window, when it is cut.
-    pub fn next_start_line(&self) -> Option<usize> {
+    pub(crate) fn next_start_line(&self) -> Option<usize> {
         self.truncated().then_some(self.lines.end + 1)
     }
 
     /// 1-based first and last line of the window (for messages).
-    pub fn first_and_last(&self) -> (usize, usize) {
+    pub(crate) fn first_and_last(&self) -> (usize, usize) {
         (self.lines.start + 1, self.lines.end)
     }
 }

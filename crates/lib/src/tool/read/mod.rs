@@ -5,6 +5,7 @@
 
 mod documents;
 pub mod project;
+pub mod schema;
 
 use crate::cancel::CancelToken;
 use crate::document::{DocumentInfo, Format};

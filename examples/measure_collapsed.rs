@@ -12,7 +12,7 @@
 //! (top-level forms and container children) it prints:
 //!
 //! - the collapsed/raw byte ratio;
-//! - definition names present on the line of their form (as `tests/corpus_views.rs`);
+//! - definition names present on the line of their form (as `tests/views/corpus_views.rs`);
 //! - **one-line short forms**: forms whose text is on one line and at most 100
 //!   characters, and how many of them the view shows whole (verbatim);
 //! - **library definers**: forms whose operator starts with `def` but is not one of the

@@ -4,7 +4,7 @@
 # (in a scratch directory, so no .elc is left in the tree), and package-lint finds nothing
 # to report on the three files checked as one package whose main file is lisp-read-file.el.
 # Exits non-zero on any warning or error. The ERT suite (emacs/test/run-tests.sh, run by
-# tests/emacs.rs) needs the program and is separate.
+# tests/emacs/emacs.rs) needs the program and is separate.
 # Needs emacs and package-lint (Debian: apt-get install emacs-nox elpa-package-lint), or
 # PACKAGE_LINT_DIR naming the directory holding package-lint.el.
 # Usage: bash scripts/check-emacs.sh

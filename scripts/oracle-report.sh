@@ -7,8 +7,8 @@
 #   the raw oracle output is left in ${ORACLE_OUT:-/tmp/lrf-oracle.txt}.
 #
 # The full comparison against our binary is the integration test:
-#   cargo test --release --test sbcl_oracle -- --nocapture
-#   LRF_ORACLE_ROOTS=dir1:dir2 cargo test --release --test sbcl_oracle -- --nocapture
+#   cargo test --release --test reader sbcl_oracle -- --nocapture
+#   LRF_ORACLE_ROOTS=dir1:dir2 cargo test --release --test reader sbcl_oracle -- --nocapture
 set -eu
 here=$(cd "$(dirname "$0")/.." && pwd)
 script="$here/tests/oracle/form-ends.lisp"

@@ -24,7 +24,7 @@
 //!   installed by `bash .ci/run`) is skipped with a notice when they are missing, and fails
 //!   under `CI=true` (`tests/common`).
 //!
-//! Run: `cargo test --release --test transcripts`.
+//! Run: `cargo test --release --test cli transcripts`.
 #![cfg(feature = "documents")]
 
 use std::fmt::Write as _;

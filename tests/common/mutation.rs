@@ -1,6 +1,6 @@
 //! Half-edited files, made from real ones: one edit left half-done in one top-level form
 //! (a `)`, `(` or `"` deleted, a stray `"` or an unclosed `#|` inserted), and what the
-//! reader still shows of the rest of the file. Shared by `tests/mutation.rs` (a sample,
+//! reader still shows of the rest of the file. Shared by `tests/reader/mutation.rs` (a sample,
 //! with the targets as assertions) and `benches/mutation.rs` (the whole corpus, figures).
 //!
 //! The edit's place is chosen with a small lexer of its own (strings, `;` and `#|`

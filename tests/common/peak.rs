@@ -1,5 +1,5 @@
-//! The peak resident memory of a child process, from `wait4` (tests/memory.rs,
-//! tests/window_memory.rs).
+//! The peak resident memory of a child process, from `wait4` (tests/memory/memory.rs,
+//! tests/memory/window_memory.rs).
 
 #![allow(dead_code)] // Each crate uses what it needs.
 

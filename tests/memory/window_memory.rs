@@ -5,7 +5,7 @@
 //! stays far below the file's size. A test of memory, not of time.
 //!
 //! The peak is the child's own maximum resident set size as `wait4` reports it (as in
-//! `tests/memory.rs`); one test in its own file, so that no other test of this process
+//! `tests/memory/memory.rs`); one test in its own file, so that no other test of this process
 //! raises the peak a child starts from.
 
 use crate::common;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""An independent count of symbol uses, for tests/find_oracle.rs.
+"""An independent count of symbol uses, for tests/project/find_oracle.rs.
 
-Written apart from the Rust lexer (src/scan/), from the reader algorithm of CLHS 2.2 and
+Written apart from the Rust lexer (crates/reader/src/scan/), from the reader algorithm of CLHS 2.2 and
 the rule of docs/find.md#what-is-a-use: it reads each whole file character by character
 (no prefilter, no top-level split) and prints, for each symbol asked, every token that
 is that symbol, as JSON: {"symbol": {"file": [[line, column], ...]}} with 1-based lines

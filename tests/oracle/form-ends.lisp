@@ -13,7 +13,7 @@
 ;;;; and FILE-POSITION on a UTF-8 character stream is a BYTE offset, so each position
 ;;;; after a read is the byte end of one top-level form.  Comments are consumed by the
 ;;;; reader (zero-value reader macros), so only END offsets are produced; that is what the
-;;;; Rust test (tests/sbcl_oracle.rs) compares against `lisp-read-file outline --json`.
+;;;; Rust test (tests/reader/sbcl_oracle.rs) compares against `lisp-read-file outline --json`.
 ;;;;
 ;;;; Differences from plain SBCL READ that are deliberate (see docs/reader.md):
 ;;;;

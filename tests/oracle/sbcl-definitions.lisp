@@ -1,5 +1,5 @@
 ;;;; tests/oracle/sbcl-definitions.lisp -- what SBCL itself records as the definitions of
-;;;; a system's symbols, for tests/model_oracle.rs.
+;;;; a system's symbols, for tests/project/model_oracle.rs.
 ;;;;
 ;;;; sbcl --non-interactive --no-userinit --load tests/oracle/sbcl-definitions.lisp \
 ;;;;      --eval '(oracle:run "OUT" (list "cl-ppcre" "alexandria" ...))'

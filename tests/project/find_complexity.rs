@@ -1,9 +1,9 @@
 //! `find` does work linear in the file on adversarial inputs: a file of size n and of
-//! size 4n, the CPU time of the calling thread compared (the method of tests/complexity.rs:
+//! size 4n, the CPU time of the calling thread compared (the method of tests/reader/complexity.rs:
 //! the least of 3 runs of `CLOCK_THREAD_CPUTIME_ID`, never wall-clock time). A single file
 //! is searched on the calling thread, so its whole cost is measured. Linear work gives a
 //! ratio near 4, quadratic near 16; the test fails above 10 (measured again at twice and
-//! four times the sizes first, as tests/complexity.rs does).
+//! four times the sizes first, as tests/reader/complexity.rs does).
 
 use crate::common;
 use common::cpu::cost;

@@ -357,3 +357,28 @@ fn global_definitions_inside_labels_and_flet_are_found() {
         ["defun 2", "defmacro 4", "defvar 6"]
     );
 }
+
+/// A structure of n slots makes 2n names; each must not repeat the whole form, whose
+/// signature lists every slot: the answer stays linear in the form (it was quadratic: a
+/// 4,000-slot structure gave 32 MB of definitions).
+#[test]
+fn the_names_of_a_wide_structure_cost_linear_space() {
+    let slots = "(foo 0 :read-only nil) ".repeat(4_000);
+    let dir = project(&[("wide.lisp", &format!("(defstruct wide {slots})\n"))]);
+    let result = search(&dir, |r| r.name_pattern = Some("foo".into()));
+    let definitions = result.definitions.unwrap();
+    assert!(
+        definitions.len() >= 1_000,
+        "{} definitions",
+        definitions.len()
+    );
+    let bytes: usize = definitions
+        .iter()
+        .map(|d| serde_json::to_string(d).unwrap().len())
+        .sum();
+    assert!(
+        bytes < 2_000_000,
+        "{bytes} bytes for {} definitions",
+        definitions.len()
+    );
+}

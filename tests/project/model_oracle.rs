@@ -2,7 +2,7 @@
 //! Debian systems loaded with ASDF (BENCHMARKS.md#definitions-against-sbcl).
 //!
 //! ```text
-//! cargo test --release --test model_oracle -- --nocapture
+//! cargo test --release --test project model_oracle -- --nocapture
 //! ```
 //!
 //! 1. `tests/oracle/sbcl-definitions.lisp` loads each system of [`SYSTEMS`] in one SBCL

@@ -1,10 +1,10 @@
 //! Directory walks do work linear in the tree and bounded by the walk's caps, in the depth
 //! of the tree and in the size of its ignore files: a map and a `find` over a tree of size
 //! n and of size 4n, the CPU time of the calling thread compared (the method of
-//! tests/complexity.rs: the least of 3 runs of `CLOCK_THREAD_CPUTIME_ID`, never wall-clock
+//! tests/reader/complexity.rs: the least of 3 runs of `CLOCK_THREAD_CPUTIME_ID`, never wall-clock
 //! time). Each tree holds one Lisp file, so the walk, the reading and the search all run
 //! on the calling thread. Linear work gives a ratio near 4, quadratic near 16; the test
-//! fails above 10 (measured again at larger sizes first, as tests/complexity.rs does).
+//! fails above 10 (measured again at larger sizes first, as tests/reader/complexity.rs does).
 //!
 //! Past the walk's caps (directories deeper than `MAX_WALK_DEPTH`, ignore patterns past
 //! `MAX_IGNORE_PATTERNS`) the work stops growing: a 1,500-deep chain once took 10 s to

@@ -3,9 +3,9 @@
 //! Run with:
 //!
 //! ```text
-//! cargo test --release --test sbcl_oracle -- --nocapture
-//! LRF_ORACLE_ROOTS=/some/dir:/other/dir cargo test --release --test sbcl_oracle -- --nocapture
-//! LRF_ORACLE_BIN=/path/to/other/lisp-read-file cargo test --release --test sbcl_oracle
+//! cargo test --release --test reader sbcl_oracle -- --nocapture
+//! LRF_ORACLE_ROOTS=/some/dir:/other/dir cargo test --release --test reader sbcl_oracle -- --nocapture
+//! LRF_ORACLE_BIN=/path/to/other/lisp-read-file cargo test --release --test reader sbcl_oracle
 //! ```
 //!
 //! The corpus is every `*.lisp` and `*.asd` file under `/usr/share/sbcl-source` (Debian

@@ -8,7 +8,7 @@
 //! appears by name on the view's line numbered with the form's start line.
 //!
 //! Run it in release mode to see the totals:
-//! `cargo test --release --test corpus_views -- --nocapture`.
+//! `cargo test --release --test views corpus_views -- --nocapture`.
 
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::Guard;

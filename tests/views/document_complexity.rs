@@ -2,7 +2,7 @@
 //! most memory: notebooks of many empty outputs, many source lines or many cells, and
 //! PDFs whose objects or page content hold many tokens (below the token budget, so that
 //! the whole file is parsed, and above it, where the pre-scan refuses it). CPU time of
-//! the test thread at n and 4n, as tests/complexity.rs measures it.
+//! the test thread at n and 4n, as tests/reader/complexity.rs measures it.
 
 use crate::common;
 
@@ -10,7 +10,7 @@ use common::cpu::cost;
 use lisp_read_file::cancel::CancelToken;
 use lisp_read_file::document::{extract, Format, DEFAULT_LIMITS};
 
-/// Linear work gives 4; quadratic 16 (as tests/complexity.rs).
+/// Linear work gives 4; quadratic 16 (as tests/reader/complexity.rs).
 const MAX_RATIO: f64 = 10.0;
 
 fn notebook(outputs_of_one_cell: &[u8], unit: &[u8], times: usize, end: &[u8]) -> Vec<u8> {

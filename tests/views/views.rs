@@ -30,7 +30,7 @@ fn guard() -> Guard {
 fn read(path: &str, edit: impl FnOnce(&mut ReadRequest)) -> ReadResult {
     let mut request = ReadRequest::new(path);
     edit(&mut request);
-    // An .asd path gives the project map (docs/project.md, tests/project.rs); these cases
+    // An .asd path gives the project map (docs/project.md, tests/project/project.rs); these cases
     // are about the file's own view, which the loaded bytes give.
     let result = if path.ends_with(".asd") {
         let file = guard().read(path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -73,7 +73,7 @@ fn rendered(r: &ReadResult) -> String {
     let mut meta = serde_json::to_value(&r.meta).expect("meta serializes");
     let object = meta.as_object_mut().expect("meta is an object");
     object.remove("mtime_ms");
-    // Every case here reads with the default strategy (tests/strategies.rs has the others).
+    // Every case here reads with the default strategy (tests/views/strategies.rs has the others).
     assert_eq!(
         object.remove("applied_strategy"),
         Some(serde_json::json!({"type": "default"}))

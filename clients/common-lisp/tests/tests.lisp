@@ -2,7 +2,7 @@
 
 (in-package #:lisp-read-file/tests)
 
-;;; Set-up: the program comes from LISP_READ_FILE_BIN (tests/cl_client.rs passes the
+;;; Set-up: the program comes from LISP_READ_FILE_BIN (tests/lisp/cl_client.rs passes the
 ;;; binary Cargo built); files are read from this repository and from a Debian library.
 
 (defparameter *binary* (uiop:getenv "LISP_READ_FILE_BIN")

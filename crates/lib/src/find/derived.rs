@@ -103,6 +103,26 @@ fn body_cost(item: &OutlineItem, search: &Search) -> usize {
     }
 }
 
+/// Characters of the making form's signature a derived definition repeats.
+const DERIVED_SIGNATURE_CHARS: usize = 200;
+
+/// A derived definition's signature: the making form's, cut. A structure of n slots makes
+/// 2n names, and the signature of such a form lists its n slots: repeated whole in each
+/// entry it made answers quadratic in the form (a 4,000-slot structure: 32 MB of JSON).
+fn derived_signature(form: &Form) -> String {
+    let full = form.signature();
+    let cut = match full.char_indices().nth(DERIVED_SIGNATURE_CHARS) {
+        Some((at, _)) => format!("{} …", &full[..at]),
+        None => full.to_string(),
+    };
+    let conditionals = form.conditionals();
+    if conditionals.is_empty() {
+        cut
+    } else {
+        format!("{} {cut}", conditionals.join(" "))
+    }
+}
+
 /// An entry at `at` inside `form`, kind and name to be set.
 fn entry(
     file: &LoadedFile,
@@ -123,7 +143,7 @@ fn entry(
         column,
         kind: String::new(),
         name: String::new(),
-        signature: super::signature(form),
+        signature: derived_signature(form),
         body,
         form: Some(DefiningForm {
             line: item.start_line,

@@ -35,3 +35,4 @@ pub fn in_ci() -> bool {
 pub mod cpu;
 pub mod mutation;
 pub mod peak;
+pub mod pytest;

@@ -4,26 +4,15 @@
 //! every MCP tool that reads windows (`lisp-read-file`, `read_file`, `Read`), so that
 //! cancelled calls give their compute slots back at once.
 
+use crate::client::{heavy, RawServer, BIN};
 use serde_json::{json, Value};
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
-
-/// Tests that keep the CPU busy run one at a time: on a small machine, two at once would
-/// make each other look hung.
-fn heavy() -> std::sync::MutexGuard<'static, ()> {
-    static HEAVY: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    HEAVY
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("lrf-growing-{}-{name}", std::process::id()));
@@ -106,94 +95,11 @@ fn a_line_window_of_a_log_that_keeps_growing_ends() {
     assert!(bytes.contains("log line 00000"), "{bytes}");
 }
 
-/// The server on raw pipes.
-struct RawServer {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
-}
-
-impl RawServer {
-    fn start(root: &Path) -> RawServer {
-        let mut child = Command::new(BIN)
-            .args(["mcp", "--root", root.to_str().unwrap()])
-            .args(["--tools", "lisp-read-file,read_file,Read"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        let mut server = RawServer {
-            child,
-            stdin,
-            lines,
-        };
-        server.send(
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"}}}),
-        );
-        let init = server.next_message(Duration::from_secs(30)).unwrap();
-        assert_eq!(init["id"], 0, "{init}");
-        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        server
-    }
-
-    fn send(&mut self, message: &Value) {
-        let mut line = serde_json::to_vec(message).unwrap();
-        line.push(b'\n');
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(&line).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn next_message(&mut self, within: Duration) -> Option<Value> {
-        let line = self.lines.recv_timeout(within).ok()?;
-        Some(serde_json::from_str(&line).unwrap())
-    }
-
-    /// The answer to `id`, if it comes within `within` (other messages are collected).
-    fn answer(&mut self, id: u64, within: Duration, others: &mut Vec<Value>) -> Option<Value> {
-        let deadline = Instant::now() + within;
-        loop {
-            let left = deadline.checked_duration_since(Instant::now())?;
-            let message = self.next_message(left)?;
-            if message["id"] == id {
-                return Some(message);
-            }
-            others.push(message);
-        }
-    }
-
-    fn call(&mut self, id: u64, tool: &str, arguments: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments}}));
-    }
-
-    fn cancel(&mut self, id: u64) {
-        self.send(
-            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id, "reason": "test"}}),
-        );
-    }
-}
-
-impl Drop for RawServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The server with `dir` as its root and the three tools that read windows.
+fn start(dir: &Path) -> RawServer {
+    let root = dir.to_str().unwrap();
+    let tools = "lisp-read-file,read_file,Read";
+    RawServer::start_in(&["--root", root, "--tools", tools], dir, None)
 }
 
 /// A line window of each tool that reads windows: start line 1, two lines.
@@ -219,16 +125,16 @@ fn cancelled_windows_free_their_slots(tool: &str) {
         file.set_len(1 << 40).unwrap();
     }
     std::fs::write(dir.join("small.lisp"), "(defun small () 1)\n").unwrap();
-    let mut server = RawServer::start(&dir);
+    let mut server = start(&dir);
     for id in 1..=4 {
-        server.call(id, tool, window_arguments(tool, "huge.log"));
+        server.send_call(id, tool, window_arguments(tool, "huge.log"));
     }
     std::thread::sleep(Duration::from_secs(1));
     for id in 1..=4 {
         server.cancel(id);
     }
     let sent = Instant::now();
-    server.call(9, "lisp-read-file", json!({"path": "small.lisp"}));
+    server.send_call(9, "lisp-read-file", json!({"path": "small.lisp"}));
     let mut others = Vec::new();
     let small = server.answer(9, Duration::from_secs(20), &mut others);
     let waited = sent.elapsed();
@@ -270,12 +176,12 @@ fn cancelled_lisp_read_file_windows_free_their_slots() {
 fn windows_of_a_growing_log_are_answered_by_every_tool() {
     let _heavy = heavy();
     let dir = scratch("mcp");
-    let mut server = RawServer::start(&dir);
+    let mut server = start(&dir);
     let mut answers = Vec::new();
     for (id, tool) in [(1, "read_file"), (2, "Read"), (3, "lisp-read-file")] {
         let name = format!("app-{id}.log");
         let (stop, grower) = growing_log(&dir.join(&name));
-        server.call(id, tool, window_arguments(tool, &name));
+        server.send_call(id, tool, window_arguments(tool, &name));
         let mut others = Vec::new();
         answers.push((
             tool,

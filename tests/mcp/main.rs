@@ -1,10 +1,12 @@
-//! The MCP server: the real binary over stdio with the rmcp client, hostile clients, confinement, definer tables.
+//! The MCP server: the real binary over stdio with a raw JSON-RPC client (`client.rs`),
+//! hostile clients, confinement, definer tables.
 //!
 //! One test binary per real component (ARCHITECTURE.md#tests): each file below was a
 //! binary of its own; they share one link and `common`.
 
 #![allow(unreachable_pub)] // Helpers are `pub` for the sibling modules of this test binary.
 
+mod client;
 mod confinement;
 mod definers;
 mod growing_file;

@@ -4,16 +4,12 @@
 //! the one rule of docs/guard.md ("How paths are shown"): no forged header, no raw
 //! control character in any answer, `back\slash.lisp` shown as `back\\slash.lisp`.
 
+use crate::client::{RawServer, BIN};
 use serde_json::{json, Value};
 use std::ffi::OsStr;
-use std::io::{BufRead, BufReader, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
-use std::time::Duration;
-
-const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
+use std::process::Command;
 
 /// The hostile names (as bytes) and how each must be shown.
 const NAMES: [(&[u8], &str); 6] = [
@@ -270,90 +266,29 @@ fn a_name_that_is_not_utf8_is_shown_with_its_bytes() {
     assert!(!out.contains('\u{fffd}'), "{out}");
 }
 
-/// The MCP server on raw pipes.
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    next_id: u64,
+/// The MCP server on raw pipes, the project as its root.
+fn start() -> RawServer {
+    let root = project();
+    let tools = "lisp-read-file,lisp-find,read_file,Read,read";
+    let args = [
+        "--root",
+        root.to_str().unwrap(),
+        "--max-file-bytes",
+        MAX_FILE_BYTES,
+        "--tools",
+        tools,
+    ];
+    RawServer::start_in(&args, &root, None)
 }
 
-impl Server {
-    fn start() -> Server {
-        let mut child = Command::new(BIN)
-            .args(["mcp", "--root", project().to_str().unwrap()])
-            .args(["--max-file-bytes", MAX_FILE_BYTES])
-            .args(["--tools", "lisp-read-file,lisp-find,read_file,Read,read"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take().unwrap();
-        let mut server = Server {
-            child,
-            stdin,
-            lines,
-            next_id: 1,
-        };
-        server.request(
-            "initialize",
-            json!({"protocolVersion": "2025-06-18",
-            "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}),
-        );
-        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        server
-    }
-
-    fn send(&mut self, message: &Value) {
-        let mut line = serde_json::to_vec(message).unwrap();
-        line.push(b'\n');
-        self.stdin.write_all(&line).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// The answer; the raw line is checked too (JSON escapes, so no raw control byte).
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(Duration::from_secs(30))
-                .expect("an answer within 30 s");
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == id {
-                return message["result"].clone();
-            }
-        }
-    }
-
-    /// The text of a tool's answer and its structured content.
-    fn call(&mut self, tool: &str, arguments: Value) -> (String, Value) {
-        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}));
-        let text = result["content"][0]["text"]
-            .as_str()
-            .unwrap_or("")
-            .to_string();
-        (text, result["structuredContent"].clone())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The text of a tool's answer and its structured content.
+fn call(server: &mut RawServer, tool: &str, arguments: Value) -> (String, Value) {
+    let result = server.tool(tool, arguments);
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    (text, result["structuredContent"].clone())
 }
 
 /// Every string of a JSON value, with where it is.
@@ -389,12 +324,15 @@ fn assert_answer_clean(what: &str, text: &str, structured: &Value, headers: Opti
 
 #[test]
 fn every_mcp_tool_shows_the_names_escaped() {
-    let mut server = Server::start();
-    let (text, structured) = server.call("lisp-read-file", json!({"path": "."}));
+    let mut server = start();
+    let (text, structured) = call(&mut server, "lisp-read-file", json!({"path": "."}));
     assert_answer_clean("map", &text, &structured, Some(NAMES.len()));
     assert_eq!(structured["files_skipped"][0]["path"], BIG_NAME.1);
-    let (text, structured) =
-        server.call("lisp-find", json!({"path": ".", "name_pattern": "^shown-"}));
+    let (text, structured) = call(
+        &mut server,
+        "lisp-find",
+        json!({"path": ".", "name_pattern": "^shown-"}),
+    );
     assert_answer_clean("lisp-find", &text, &structured, Some(NAMES.len()));
     for (_, shown) in NAMES {
         assert!(
@@ -416,7 +354,7 @@ fn every_mcp_tool_shows_the_names_escaped() {
             ("read", json!({"file": name})),
             ("read", json!({"file": missing})),
         ] {
-            let (text, structured) = server.call(tool, arguments.clone());
+            let (text, structured) = call(&mut server, tool, arguments.clone());
             let what = format!("{tool} {arguments}");
             assert_answer_clean(&what, &text, &structured, None);
             let all = format!("{text}{structured}");

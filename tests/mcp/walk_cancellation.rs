@@ -6,114 +6,33 @@
 //! the read tool over 300 `.asd` files of 1 MB took 7.3 s and a call after four cancelled
 //! ones waited 72 s; four maps of a 1,500-deep chain delayed the next call by 17 s.
 
+use crate::client::RawServer;
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const TIMEOUT: Duration = Duration::from_secs(120);
 /// `.asd` files of 1 MB each: the read tool parses every one looking for a component.
 const ASD_FILES: usize = 150;
 
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<String>,
+fn start(root: &Path) -> RawServer {
+    let root = root.to_str().unwrap();
+    let tools = "lisp-read-file,lisp-find,read";
+    RawServer::start_in(&["--root", root, "--tools", tools], Path::new(root), None)
 }
 
-impl Server {
-    fn start(root: &Path) -> Server {
-        let mut child = Command::new(BIN)
-            .arg("mcp")
-            .arg("--root")
-            .arg(root)
-            .args(["--tools", "lisp-read-file,lisp-find,read"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let stdin = child.stdin.take();
-        let mut server = Server {
-            child,
-            stdin,
-            lines,
-        };
-        server.send(
-            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "walk-cancellation", "version": "1"}}}),
-        );
-        assert_eq!(server.response(0)["id"], 0);
-        server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        server
-    }
-
-    fn send(&mut self, message: &Value) {
-        let stdin = self.stdin.as_mut().unwrap();
-        let mut line = serde_json::to_vec(message).unwrap();
-        line.push(b'\n');
-        stdin.write_all(&line).unwrap();
-        stdin.flush().unwrap();
-    }
-
-    fn send_call(&mut self, id: u64, tool: &str, arguments: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments}}));
-    }
-
-    fn cancel(&mut self, id: u64) {
-        self.send(
-            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id, "reason": "test"}}),
-        );
-    }
-
-    /// The response to `id` (other messages are skipped).
-    fn response(&mut self, id: u64) -> Value {
-        loop {
-            let line = self
-                .lines
-                .recv_timeout(TIMEOUT)
-                .unwrap_or_else(|_| panic!("no answer to request {id} in {TIMEOUT:?}"));
-            let message: Value = serde_json::from_str(&line).unwrap();
-            if message["id"] == id {
-                return message;
-            }
-        }
-    }
-
-    /// How long the call takes to be answered, and its text.
-    fn timed_call(&mut self, id: u64, tool: &str, arguments: Value) -> (Duration, String) {
-        let started = Instant::now();
-        self.send_call(id, tool, arguments);
-        let answer = self.response(id);
-        let text = answer["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_default()
-            .to_string();
-        (started.elapsed(), text)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// How long the call takes to be answered, and its text.
+fn timed_call(server: &mut RawServer, id: u64, tool: &str, arguments: Value) -> (Duration, String) {
+    let started = Instant::now();
+    server.send_call(id, tool, arguments);
+    let answer = server
+        .answer(id, TIMEOUT, &mut Vec::new())
+        .unwrap_or_else(|| panic!("no answer to request {id} in {TIMEOUT:?}"));
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    (started.elapsed(), text)
 }
 
 /// The root: `asds/` (many 1 MB `.asd` files), `deep/` (a chain 1,500 directories deep
@@ -144,9 +63,9 @@ type SlowCall = (&'static str, &'static str, fn() -> Value);
 #[test]
 fn cancelled_walks_and_component_searches_free_their_slots() {
     let root = root();
-    let mut server = Server::start(&root);
+    let mut server = start(&root);
     let missing = || json!({"file": "no-such-component"});
-    let (one_call, text) = server.timed_call(1, "read", missing());
+    let (one_call, text) = timed_call(&mut server, 1, "read", missing());
     assert!(text.contains("File not found"), "{text}");
     let slow_calls: [SlowCall; 3] = [
         (
@@ -175,8 +94,8 @@ fn cancelled_walks_and_component_searches_free_their_slots() {
         for &i in &ids {
             server.cancel(i);
         }
-        let (waited, text) =
-            server.timed_call(id + 4, "lisp-read-file", json!({"path": "small.lisp"}));
+        let small = json!({"path": "small.lisp"});
+        let (waited, text) = timed_call(&mut server, id + 4, "lisp-read-file", small);
         assert!(text.contains("small"), "{text}");
         eprintln!(
             "after four cancelled calls of {what}: {waited:?}; one component search: {one_call:?}"

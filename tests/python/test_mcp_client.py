@@ -319,6 +319,12 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
         for name in ("fallback_encoding", "remaining_bytes", "remaining_lines", "cut_lines"):
             assert name in out["properties"]["meta"]["properties"], name
         assert "metadata" in out["properties"]
+        # The schema still tells a result from an error object.
+        check = validator(out)
+        error = {"code": "NOT_FOUND", "path": "a", "message": "m"}
+        assert check.is_valid(error)
+        assert not check.is_valid({**error, "content": "x"})
+        assert not check.is_valid({"path": "a"})
 
 
 async def test_read_file_output_schema_follows_seed_000(project: Project) -> None:

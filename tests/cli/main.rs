@@ -10,4 +10,5 @@ mod common;
 
 mod cli;
 mod exit_status;
+mod shown_invisible_chars;
 mod transcripts;

@@ -8,9 +8,11 @@
 //!
 //! - `\` is written `\\`;
 //! - tab, newline and carriage return are written `\t`, `\n`, `\r`;
-//! - every other control character (`char::is_control`: C0, DEL, C1) and the format
-//!   characters that break lines or reorder text (U+2028, U+2029, U+200E, U+200F,
-//!   U+202A–U+202E, U+2066–U+2069) are written `\u{HEX}` (lowercase hex, as Rust writes it);
+//! - every other control character (`char::is_control`: C0, DEL, C1), the format
+//!   characters that break lines or reorder text (U+2028, U+2029 and every Bidi_Control
+//!   character: U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the invisible
+//!   zero-width space and no-break space (U+200B, U+FEFF) are written `\u{HEX}`
+//!   (lowercase hex, as Rust writes it);
 //! - a byte of a file name that is not UTF-8 is written `\xHH`.
 //!
 //! Every other character is itself. The rule is reversible (every `\` of the name is
@@ -70,7 +72,16 @@ pub fn quoted_shown(shown: &str) -> String {
 fn escaped(c: char) -> bool {
     c == '\\'
         || c.is_control()
-        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}')
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{061c}'
+                | '\u{200b}'
+                | '\u{feff}'
+        )
         || ('\u{202a}'..='\u{202e}').contains(&c)
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
@@ -185,6 +196,10 @@ mod tests {
         );
         assert_eq!(shown_path("\u{202e}lmth.exe"), "\\u{202e}lmth.exe");
         assert_eq!(shown_path("\u{85}\u{7f}\t"), "\\u{85}\\u{7f}\\t");
+        assert_eq!(
+            shown_path("g\u{61c}x\u{200b}y\u{feff}z\u{2067}"),
+            "g\\u{61c}x\\u{200b}y\\u{feff}z\\u{2067}"
+        );
         assert_eq!(shown_path("é ü 日本"), "é ü 日本");
         let name = OsString::from_vec(b"a\xffb\\".to_vec());
         assert_eq!(shown_os_path(&name), "a\\xffb\\\\");
@@ -194,7 +209,7 @@ mod tests {
         /// Shown text has no control character, and reads back to the name's bytes.
         #[test]
         fn the_rule_is_reversible(bytes in proptest::collection::vec(proptest::sample::select(
-            vec![b'a', b'/', b'\\', b'\n', b'\r', 0x1b, 0x7f, 0xc2, 0x85, 0xe2, 0x80, 0xae, 0xff, b'x', b'{', b'u']), 0..40)) {
+            vec![b'a', b'/', b'\\', b'\n', b'\r', 0x1b, 0x7f, 0xc2, 0x85, 0xe2, 0x80, 0xae, 0x8b, 0xd8, 0x9c, 0xef, 0xbb, 0xbf, 0xff, b'x', b'{', b'u']), 0..40)) {
             let name = OsString::from_vec(bytes.clone());
             let shown = shown_os_path(&name);
             proptest::prop_assert!(!shown.chars().any(escaped_but_backslash));

@@ -11,6 +11,8 @@
 //! Exit status: 0 success, 1 a tool error (a file refused or unreadable, a bad pattern),
 //! 2 a usage error.
 
+mod terminal;
+
 #[cfg(feature = "mcp")]
 use crate::mcp::{self, ServerOptions, ToolName};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -481,8 +483,7 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
             tool::read(&guard, &grammar, &request)
         }
     });
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = terminal::stdout(args.json);
     // Several paths: like `outline`, a path that could not be read makes the status 1;
     // a pattern that matched nothing too, as `grep` and `rg` say "no match" (docs/cli.md).
     let patterns = request.name_pattern.is_some() || request.content_pattern.is_some();
@@ -536,8 +537,7 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
     let result = setup(&args.guard).and_then(|(guard, grammar)| {
         find::find_in(&guard, &grammar, &paths, &request, &CancelToken::new())
     });
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = terminal::stdout(args.json);
     match result {
         Ok(result) if args.json => {
             serde_json::to_writer(&mut out, &result)?;
@@ -582,8 +582,7 @@ fn run_outline(args: OutlineArgs) -> io::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, terminal::stdout(args.json));
     let mut failed = false;
     for path in &args.paths {
         match guard.read(path) {

@@ -11,4 +11,5 @@ mod common;
 mod cli;
 mod exit_status;
 mod shown_invisible_chars;
+mod terminal_escapes;
 mod transcripts;

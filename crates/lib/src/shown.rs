@@ -19,10 +19,18 @@
 //! doubled, so each `\` of the shown text starts an escape) and not idempotent: text
 //! already shown must never be shown again.
 //!
+//! **File contents on a terminal** ([`shown_on_terminal`]): a surface that writes a
+//! file's text to a terminal escapes the same characters the same way, but for `\`, tab
+//! and newline, so that a file can neither forge a line (a carriage return over
+//! `==> PATH <==`) nor drive the terminal (ESC, OSC); Lisp's own backslashes stay as they
+//! are, so this is for a person reading, not reversible. Pipes, JSON and MCP carry the
+//! text verbatim.
+//!
 //! **Other user text in messages** (a name, an argument, a pattern): [`shortened`] writes
 //! it by the same rule, [`quoted`] in Rust string syntax; both cut it after a number of
 //! characters with `…[+N chars]`, so that a request carrying megabytes is never echoed.
 
+use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
@@ -102,6 +110,26 @@ fn push_shown(shown: &mut String, text: &str) {
             }
         }
     }
+}
+
+/// A file's text as a terminal shows it: each character [`shown_path`] escapes, but `\`,
+/// tab and newline, written as it writes it (`\r`, `\u{1b}`); the text itself when
+/// there is none.
+#[must_use]
+pub fn shown_on_terminal(text: &str) -> Cow<'_, str> {
+    let raw = |c: char| matches!(c, '\\' | '\t' | '\n') || !escaped(c);
+    if text.chars().all(raw) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if raw(c) {
+            shown.push(c);
+        } else {
+            push_shown(&mut shown, c.encode_utf8(&mut [0; 4]));
+        }
+    }
+    Cow::Owned(shown)
 }
 
 /// Longest path shown whole in a message, in characters: the guard refuses longer paths.
@@ -219,6 +247,18 @@ mod tests {
 
     fn escaped_but_backslash(c: char) -> bool {
         c != '\\' && escaped(c)
+    }
+
+    #[test]
+    fn a_terminal_sees_contents_escaped_but_backslashes_tabs_and_newlines() {
+        assert!(matches!(
+            shown_on_terminal("(f #\\a)\n\tx"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            shown_on_terminal("d\r==> F <==\u{1b}[2J\u{202e}\u{85}\n"),
+            "d\\r==> F <==\\u{1b}[2J\\u{202e}\\u{85}\n"
+        );
     }
 
     #[test]

@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
-pub use crate::shown::{quoted_path, quoted_shown, shown_os_path, shown_path};
+pub use crate::shown::{quoted_path, quoted_shown, shown_on_terminal, shown_os_path, shown_path};
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use descend::MAX_WALK_DEPTH;
 pub use ignore_rules::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_PATTERNS};

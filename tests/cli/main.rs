@@ -10,6 +10,7 @@ mod common;
 
 mod cli;
 mod exit_status;
+mod project_definers;
 mod shown_invisible_chars;
 mod terminal_escapes;
 mod transcripts;

@@ -434,6 +434,8 @@ pub fn find_in(
         }
     }
     notes.splice(0..0, scope.notes);
+    // A project's or user's definer table decides what is a definition: said once.
+    notes.extend(grammar.notes().iter().cloned());
     let mut gathered = render::Gathered {
         notes,
         skipped: scope.skipped,

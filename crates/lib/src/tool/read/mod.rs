@@ -332,6 +332,31 @@ pub fn read_cancellable(
     request: &ReadRequest,
     cancel: &CancelToken,
 ) -> Result<ReadResult, ToolError> {
+    read_any(guard, grammar, request, cancel).map(|r| with_definer_notes(r, grammar))
+}
+
+/// The notes of the project's or the user's definer tables ([`Grammar::notes`]), once at
+/// the end of every view the grammar made: what a repository's table changed in the
+/// outline is never silent (docs/reader.md#definer-table).
+pub(crate) fn with_definer_notes(mut result: ReadResult, grammar: &Grammar) -> ReadResult {
+    if matches!(result.mode, Mode::LispCollapsed | Mode::Project) {
+        for note in grammar.notes() {
+            if !result.content.is_empty() && !result.content.ends_with('\n') {
+                result.content.push('\n');
+            }
+            result.content.push_str(note);
+            result.content.push('\n');
+        }
+    }
+    result
+}
+
+fn read_any(
+    guard: &Guard,
+    grammar: &Grammar,
+    request: &ReadRequest,
+    cancel: &CancelToken,
+) -> Result<ReadResult, ToolError> {
     let mut options = view_options(request)?;
     options.cancel = cancel.clone();
     if let Some(format) = Format::of_path(&request.path) {
@@ -415,7 +440,7 @@ pub fn read_loaded(
     if !request.include_metadata {
         result.metadata = None;
     }
-    Ok(result)
+    Ok(with_definer_notes(result, grammar))
 }
 
 /// The strategies other than `default` show text, not views: `mode` is `raw`.

@@ -381,6 +381,7 @@ fn command_line_hint(hint: &Hint) -> String {
         Hint::Parameter("context_lines") => "--context".to_string(),
         Hint::Parameter(name) => format!("--{}", name.replace('_', "-")),
         Hint::SkippedFiles => "--json (files_skipped)".to_string(),
+        Hint::SizeCap => "raise the cap with --max-file-bytes".to_string(),
     }
 }
 
@@ -502,6 +503,10 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         Ok(result) => {
             out.write_all(result.content.as_bytes())?;
             out.flush()?;
+            // A byte window is the bytes verbatim on stdout: its cut is said on stderr.
+            if let Some(note) = tool::byte_window_note(&request, &result) {
+                eprintln!("{note}");
+            }
             Ok(failed(&result))
         }
         Err(e) => {

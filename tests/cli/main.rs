@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod byte_window_cut;
 mod cli;
 mod exit_status;
 mod project_definers;

@@ -3,6 +3,7 @@
 //! and [`read`]. Documents (`documents.rs`) and project maps (`project.rs`) are two of its
 //! paths.
 
+mod byte_window_note;
 mod documents;
 pub mod project;
 pub mod schema;
@@ -23,6 +24,7 @@ use documents::{read_document, sniffed_document};
 use serde::{Deserialize, Serialize};
 
 pub use crate::view::{DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
+pub use byte_window_note::byte_window_note;
 
 /// The parameters of the `lisp-read-file` tool (docs/tool.md).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -681,8 +683,9 @@ fn over_cap(
         String::new()
     };
     let content = format!(
-        "[{path} is {size} bytes, over the {cap}-byte size cap; {what}. Read it in windows{without}: {lines}, or {bytes}; or raise the cap with --max-file-bytes.]\n",
+        "[{path} is {size} bytes, over the {cap}-byte size cap; {what}. Read it in windows{without}: {lines}, or {bytes}; or {raise}.]\n",
         path = window.display_path,
+        raise = hints.render(&Hint::SizeCap),
         lines = hints.render(&Hint::LineRange { start: 1 }),
         bytes = hints.render(&Hint::ByteRange { start: 0, end: cap }),
     );

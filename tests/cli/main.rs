@@ -11,6 +11,7 @@ mod common;
 mod byte_window_cut;
 mod cli;
 mod exit_status;
+mod matches_only_limit;
 mod project_definers;
 mod shown_invisible_chars;
 mod terminal_escapes;

@@ -11,6 +11,7 @@
 //! Exit status: 0 success, 1 a tool error (a file refused or unreadable, a bad pattern),
 //! 2 a usage error.
 
+mod misplaced_subcommand;
 mod terminal;
 
 #[cfg(feature = "mcp")]
@@ -387,9 +388,16 @@ fn command_line_hint(hint: &Hint) -> String {
 
 /// Runs the command line; returns the process exit status.
 pub(crate) fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
+            if e.kind() == clap::error::ErrorKind::UnknownArgument {
+                if let Some(message) = misplaced_subcommand::misplaced_subcommand(&args) {
+                    eprintln!("{message}");
+                    return ExitCode::from(2);
+                }
+            }
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             return ExitCode::from(code);

@@ -12,6 +12,7 @@ mod byte_window_cut;
 mod cli;
 mod exit_status;
 mod matches_only_limit;
+mod misplaced_subcommand;
 mod project_definers;
 mod shown_invisible_chars;
 mod terminal_escapes;

@@ -10,6 +10,7 @@ mod common;
 
 mod byte_window_cut;
 mod cli;
+mod escaped_path_note;
 mod exit_status;
 mod matches_only_limit;
 mod misplaced_subcommand;

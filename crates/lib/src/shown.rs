@@ -132,6 +132,19 @@ pub fn shown_on_terminal(text: &str) -> Cow<'_, str> {
     Cow::Owned(shown)
 }
 
+/// Said once after a map or a search that shows a path with an escape: a name copied
+/// back as shown would name another file (`a\\tb.lisp` read as given is `a\tb.lisp`, with
+/// a backslash), which a repository can plant as a decoy.
+pub const ESCAPED_PATH_NOTE: &str = "[A path above is shown escaped (docs/guard.md, \"How paths are shown\"): \\\\ is one backslash, \\t a tab, \\n a newline, \\r a carriage return, \\u{HEX} a character, \\xHH a byte. Undo the escapes before passing the path back: as shown, it names another file.]";
+
+/// Whether `text`, a map or a search answer, has a `==> PATH <==` header whose path
+/// holds an escape (every `\` of a shown path starts one).
+#[must_use]
+pub fn has_escaped_header(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.starts_with("==> ") && l.ends_with(" <==") && l.contains('\\'))
+}
+
 /// Longest path shown whole in a message, in characters: the guard refuses longer paths.
 pub(crate) const PATH_CHARS: usize = 4096;
 
@@ -259,6 +272,15 @@ mod tests {
             shown_on_terminal("d\r==> F <==\u{1b}[2J\u{202e}\u{85}\n"),
             "d\\r==> F <==\\u{1b}[2J\\u{202e}\\u{85}\n"
         );
+    }
+
+    #[test]
+    fn only_a_header_with_an_escape_is_an_escaped_header() {
+        assert!(has_escaped_header(
+            "==> a/t\\tx.lisp <==\n1: (defun f ())\n"
+        ));
+        assert!(!has_escaped_header("==> a/tx.lisp <==\n1: (f #\\a)\n"));
+        assert!(!has_escaped_header("1: \"==> a\\b <==\"\n"));
     }
 
     #[test]

@@ -43,7 +43,10 @@ use std::time::UNIX_EPOCH;
 pub const RAISE_CAP: &str =
     "raise the size cap (--max-file-bytes; a server's cap is set by the user who starts it)";
 
-pub use crate::shown::{quoted_path, quoted_shown, shown_on_terminal, shown_os_path, shown_path};
+pub use crate::shown::{
+    has_escaped_header, quoted_path, quoted_shown, shown_on_terminal, shown_os_path, shown_path,
+    ESCAPED_PATH_NOTE,
+};
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use descend::MAX_WALK_DEPTH;
 pub use ignore_rules::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_PATTERNS};

@@ -334,23 +334,32 @@ pub fn read_cancellable(
     request: &ReadRequest,
     cancel: &CancelToken,
 ) -> Result<ReadResult, ToolError> {
-    read_any(guard, grammar, request, cancel).map(|r| with_definer_notes(r, grammar))
+    read_any(guard, grammar, request, cancel).map(|r| with_closing_notes(r, grammar))
 }
 
-/// The notes of the project's or the user's definer tables ([`Grammar::notes`]), once at
-/// the end of every view the grammar made: what a repository's table changed in the
-/// outline is never silent (docs/reader.md#definer-table).
-pub(crate) fn with_definer_notes(mut result: ReadResult, grammar: &Grammar) -> ReadResult {
+/// The notes said once at the end of an answer: that a map shows a path escaped
+/// (docs/guard.md#how-paths-are-shown), and what the project's or the user's definer
+/// tables did ([`Grammar::notes`]), for every view the grammar made: what a repository's
+/// table changed in the outline is never silent (docs/reader.md#definer-table).
+pub(crate) fn with_closing_notes(mut result: ReadResult, grammar: &Grammar) -> ReadResult {
+    if result.mode == Mode::Project && crate::shown::has_escaped_header(&result.content) {
+        push_line(&mut result.content, crate::shown::ESCAPED_PATH_NOTE);
+    }
     if matches!(result.mode, Mode::LispCollapsed | Mode::Project) {
         for note in grammar.notes() {
-            if !result.content.is_empty() && !result.content.ends_with('\n') {
-                result.content.push('\n');
-            }
-            result.content.push_str(note);
-            result.content.push('\n');
+            push_line(&mut result.content, note);
         }
     }
     result
+}
+
+/// Appends `line` on a line of its own.
+fn push_line(content: &mut String, line: &str) {
+    if !content.is_empty() && !content.ends_with('\n') {
+        content.push('\n');
+    }
+    content.push_str(line);
+    content.push('\n');
 }
 
 fn read_any(
@@ -442,7 +451,7 @@ pub fn read_loaded(
     if !request.include_metadata {
         result.metadata = None;
     }
-    Ok(with_definer_notes(result, grammar))
+    Ok(with_closing_notes(result, grammar))
 }
 
 /// The strategies other than `default` show text, not views: `mode` is `raw`.

@@ -514,11 +514,13 @@ has none.  Errors are signalled as `lisp-read-file-call' says."
                    (lisp-read-file-error
                     (error "lisp-read-file: %s" (cadr err)))))
          (structured (alist-get 'structuredContent result))
-         (text (mapconcat (lambda (item)
-                            (or (and (equal (alist-get 'type item) "text")
-                                     (alist-get 'text item))
-                                ""))
-                          (alist-get 'content result) "")))
+         ;; The first text block is the view; a byte window cut short of the end
+         ;; asked says so in a second block (docs/guard.md#size-cap).
+         (text (or (cl-some (lambda (item)
+                              (and (equal (alist-get 'type item) "text")
+                                   (alist-get 'text item)))
+                            (alist-get 'content result))
+                   "")))
     (if (alist-get 'isError result)
         (user-error "%s" (if (alist-get 'code structured)
                              (format "%s: %s" (alist-get 'code structured)

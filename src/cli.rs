@@ -11,6 +11,9 @@
 //! Exit status: 0 success, 1 a tool error (a file refused or unreadable, a bad pattern),
 //! 2 a usage error.
 
+mod misplaced_subcommand;
+mod terminal;
+
 #[cfg(feature = "mcp")]
 use crate::mcp::{self, ServerOptions, ToolName};
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -379,14 +382,22 @@ fn command_line_hint(hint: &Hint) -> String {
         Hint::Parameter("context_lines") => "--context".to_string(),
         Hint::Parameter(name) => format!("--{}", name.replace('_', "-")),
         Hint::SkippedFiles => "--json (files_skipped)".to_string(),
+        Hint::SizeCap => "raise the cap with --max-file-bytes".to_string(),
     }
 }
 
 /// Runs the command line; returns the process exit status.
 pub(crate) fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
+            if e.kind() == clap::error::ErrorKind::UnknownArgument {
+                if let Some(message) = misplaced_subcommand::misplaced_subcommand(&args) {
+                    eprintln!("{message}");
+                    return ExitCode::from(2);
+                }
+            }
             let code = if e.use_stderr() { 2 } else { 0 };
             let _ = e.print();
             return ExitCode::from(code);
@@ -481,8 +492,7 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
             tool::read(&guard, &grammar, &request)
         }
     });
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = terminal::stdout(args.json);
     // Several paths: like `outline`, a path that could not be read makes the status 1;
     // a pattern that matched nothing too, as `grep` and `rg` say "no match" (docs/cli.md).
     let patterns = request.name_pattern.is_some() || request.content_pattern.is_some();
@@ -501,6 +511,10 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         Ok(result) => {
             out.write_all(result.content.as_bytes())?;
             out.flush()?;
+            // A byte window is the bytes verbatim on stdout: its cut is said on stderr.
+            if let Some(note) = tool::byte_window_note(&request, &result) {
+                eprintln!("{note}");
+            }
             Ok(failed(&result))
         }
         Err(e) => {
@@ -536,8 +550,7 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
     let result = setup(&args.guard).and_then(|(guard, grammar)| {
         find::find_in(&guard, &grammar, &paths, &request, &CancelToken::new())
     });
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
+    let mut out = terminal::stdout(args.json);
     match result {
         Ok(result) if args.json => {
             serde_json::to_writer(&mut out, &result)?;
@@ -582,8 +595,7 @@ fn run_outline(args: OutlineArgs) -> io::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, terminal::stdout(args.json));
     let mut failed = false;
     for path in &args.paths {
         match guard.read(path) {

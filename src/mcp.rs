@@ -449,7 +449,14 @@ fn call_lisp_read_file(
         Err(refused) => return refused,
     };
     match tool::read_cancellable(&reader.guard, &reader.grammar, &request, cancel) {
-        Ok(result) => said_once(result.content.clone(), &result),
+        Ok(result) => {
+            let mut answer = said_once(result.content.clone(), &result);
+            // A byte window's text is the bytes verbatim: its cut is said beside it.
+            if let Some(note) = tool::byte_window_note(&request, &result) {
+                answer.content.push(ContentBlock::text(note));
+            }
+            answer
+        }
         Err(e) => error_result(&e),
     }
 }

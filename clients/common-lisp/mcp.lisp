@@ -366,8 +366,16 @@ its structured result, parsed; a tool error becomes a READER-ERROR."
         (loop for cell in structured
               collect cell
               when (string= (car cell) "mode")
-                collect (cons "content" (tool-text result)))
+                collect (cons "content" (view-text result)))
         structured)))
+
+(defun view-text (result)
+  "The view: the first text content of the tool RESULT (a byte window cut short of the
+end asked says so in a second block, docs/guard.md#size-cap)."
+  (loop for item across (or (json-get result "content") #())
+        for text = (json-get item "text")
+        when text return text
+        finally (return "")))
 
 (defun tool-text (result)
   "The text content of the tool RESULT, concatenated."

@@ -853,6 +853,8 @@ const ROUTE: &str = "(route home (request)\n  \"The home page.\"\n  (render requ
 const ROUTE_GENERIC: &str = "1: (route home ...)\n";
 const ROUTE_CUSTOM: &str = "1: (route home (request) ...) ;; The home page.\n";
 const ROUTE_DEFINER: &str = "(route :name 1 :lambda-list 2 :body 3)\n";
+/// What a view made with a table says of it (docs/reader.md#definer-table).
+const PROJECT_TABLE_NOTE: &str = "[definers: .lisp-read-file.lisp is in force (1 entries)]\n";
 
 #[test]
 fn definers_flag() {
@@ -863,7 +865,7 @@ fn definers_flag() {
     assert_eq!(
         s.run(&["--definers", "my-definers.lisp", "app/routes.lisp"])
             .ok(),
-        ROUTE_CUSTOM
+        format!("{ROUTE_CUSTOM}[definers: my-definers.lisp is in force (1 entries)]\n")
     );
     // The table applies to the outline too.
     let v: Value = serde_json::from_str(
@@ -888,7 +890,7 @@ fn project_definers_file_at_a_root_is_picked_up() {
     s.write("project/.lisp-read-file.lisp", ROUTE_DEFINER);
     assert_eq!(
         s.run(&["--root", "project", "routes.lisp"]).ok(),
-        ROUTE_CUSTOM
+        format!("{ROUTE_CUSTOM}{PROJECT_TABLE_NOTE}")
     );
     assert_eq!(
         s.run(&["--root", "other", "routes.lisp"]).ok(),
@@ -906,11 +908,17 @@ fn project_definers_file_at_a_root_is_picked_up() {
             "routes.lisp"
         ])
         .ok(),
-        "1: (route home (request) ...)\n"
+        format!(
+            "1: (route home (request) ...)\n{PROJECT_TABLE_NOTE}\
+             [definers: project/override.lisp is in force (1 entries)]\n"
+        )
     );
     // Without --root, the file in the current directory is read.
     let project = s.path("project");
-    assert_eq!(run_in(&project, &["routes.lisp"], None).ok(), ROUTE_CUSTOM);
+    assert_eq!(
+        run_in(&project, &["routes.lisp"], None).ok(),
+        format!("{ROUTE_CUSTOM}{PROJECT_TABLE_NOTE}")
+    );
 }
 
 #[test]

@@ -8,6 +8,13 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod byte_window_cut;
 mod cli;
+mod escaped_path_note;
 mod exit_status;
+mod matches_only_limit;
+mod misplaced_subcommand;
+mod project_definers;
+mod shown_invisible_chars;
+mod terminal_escapes;
 mod transcripts;

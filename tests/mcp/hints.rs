@@ -136,7 +136,7 @@ fn hints(text: &str) -> Vec<String> {
         r"[Uu]se (.+?) to (?:continue|read more)",
         r": use (.+?)\.\]",
         r"Read (?:it|them)(?: whole)? with (.+?)(?:, or use |\.\])",
-        r"Read it in windows(?: without [^:]+)?: (.+?), or (.+?); or raise",
+        r"Read it in windows(?: without [^:]+)?: (.+?), or (.+?); or (?:raise|ask)",
         r"pass (.+?) or a ",
         r"the rest is (.+?)\]",
         r"see (.+?) for why",

@@ -15,5 +15,6 @@ mod hostile;
 mod mcp;
 mod mcp_robustness;
 mod path_display;
+mod size_cap_and_definer_notes;
 mod smaller;
 mod walk_cancellation;

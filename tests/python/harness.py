@@ -121,7 +121,12 @@ class Server:
         if tool in ("lisp-read-file", "lisp-find"):
             # The view is said once: the text content; the structured content has the facts.
             assert "content" not in content, f"the view twice: {where}"
-            assert len(texts) == 1, f"one text block, the view: {where}"
+            # A byte window cut short of the end asked says so in a second block.
+            meta = content.get("meta", {})
+            cut_window = meta.get("applied_strategy", {}).get("type") == "byteRange" and meta.get("truncated")
+            assert len(texts) == (2 if cut_window else 1), f"the view (and a cut window's note): {where}"
+            if cut_window:
+                assert texts[1].startswith("[Showing bytes ") and texts[1].endswith(" to continue.]"), where
             content = dict(content, content=texts[0])
         elif tool == "read_file":
             expected = [content["content"]]

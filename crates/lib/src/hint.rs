@@ -27,6 +27,9 @@ pub enum Hint<'a> {
     Parameter(&'a str),
     /// Where the refusals of the files a map or a search skipped are listed.
     SkippedFiles,
+    /// How to raise the size cap: a flag of the command line, but a server's cap is set
+    /// by the user who starts it, never by the model calling its tools.
+    SizeCap,
 }
 
 /// How a surface spells a [`Hint`].
@@ -91,6 +94,9 @@ fn arguments(hint: &Hint) -> String {
         }
         Hint::Parameter(name) => name.to_string(),
         Hint::SkippedFiles => "files_skipped".to_string(),
+        Hint::SizeCap => {
+            "ask the user to restart the server with a larger --max-file-bytes".to_string()
+        }
     }
 }
 

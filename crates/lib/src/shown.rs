@@ -8,19 +8,29 @@
 //!
 //! - `\` is written `\\`;
 //! - tab, newline and carriage return are written `\t`, `\n`, `\r`;
-//! - every other control character (`char::is_control`: C0, DEL, C1) and the format
-//!   characters that break lines or reorder text (U+2028, U+2029, U+200E, U+200F,
-//!   U+202A–U+202E, U+2066–U+2069) are written `\u{HEX}` (lowercase hex, as Rust writes it);
+//! - every other control character (`char::is_control`: C0, DEL, C1), the format
+//!   characters that break lines or reorder text (U+2028, U+2029 and every Bidi_Control
+//!   character: U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and the invisible
+//!   zero-width space and no-break space (U+200B, U+FEFF) are written `\u{HEX}`
+//!   (lowercase hex, as Rust writes it);
 //! - a byte of a file name that is not UTF-8 is written `\xHH`.
 //!
 //! Every other character is itself. The rule is reversible (every `\` of the name is
 //! doubled, so each `\` of the shown text starts an escape) and not idempotent: text
 //! already shown must never be shown again.
 //!
+//! **File contents on a terminal** ([`shown_on_terminal`]): a surface that writes a
+//! file's text to a terminal escapes the same characters the same way, but for `\`, tab
+//! and newline, so that a file can neither forge a line (a carriage return over
+//! `==> PATH <==`) nor drive the terminal (ESC, OSC); Lisp's own backslashes stay as they
+//! are, so this is for a person reading, not reversible. Pipes, JSON and MCP carry the
+//! text verbatim.
+//!
 //! **Other user text in messages** (a name, an argument, a pattern): [`shortened`] writes
 //! it by the same rule, [`quoted`] in Rust string syntax; both cut it after a number of
 //! characters with `…[+N chars]`, so that a request carrying megabytes is never echoed.
 
+use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::fmt::Write as _;
 use std::os::unix::ffi::OsStrExt;
@@ -70,7 +80,16 @@ pub fn quoted_shown(shown: &str) -> String {
 fn escaped(c: char) -> bool {
     c == '\\'
         || c.is_control()
-        || matches!(c, '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}')
+        || matches!(
+            c,
+            '\u{2028}'
+                | '\u{2029}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{061c}'
+                | '\u{200b}'
+                | '\u{feff}'
+        )
         || ('\u{202a}'..='\u{202e}').contains(&c)
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
@@ -91,6 +110,39 @@ fn push_shown(shown: &mut String, text: &str) {
             }
         }
     }
+}
+
+/// A file's text as a terminal shows it: each character [`shown_path`] escapes, but `\`,
+/// tab and newline, written as it writes it (`\r`, `\u{1b}`); the text itself when
+/// there is none.
+#[must_use]
+pub fn shown_on_terminal(text: &str) -> Cow<'_, str> {
+    let raw = |c: char| matches!(c, '\\' | '\t' | '\n') || !escaped(c);
+    if text.chars().all(raw) {
+        return Cow::Borrowed(text);
+    }
+    let mut shown = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if raw(c) {
+            shown.push(c);
+        } else {
+            push_shown(&mut shown, c.encode_utf8(&mut [0; 4]));
+        }
+    }
+    Cow::Owned(shown)
+}
+
+/// Said once after a map or a search that shows a path with an escape: a name copied
+/// back as shown would name another file (`a\\tb.lisp` read as given is `a\tb.lisp`, with
+/// a backslash), which a repository can plant as a decoy.
+pub const ESCAPED_PATH_NOTE: &str = "[A path above is shown escaped (docs/guard.md, \"How paths are shown\"): \\\\ is one backslash, \\t a tab, \\n a newline, \\r a carriage return, \\u{HEX} a character, \\xHH a byte. Undo the escapes before passing the path back: as shown, it names another file.]";
+
+/// Whether `text`, a map or a search answer, has a `==> PATH <==` header whose path
+/// holds an escape (every `\` of a shown path starts one).
+#[must_use]
+pub fn has_escaped_header(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.starts_with("==> ") && l.ends_with(" <==") && l.contains('\\'))
 }
 
 /// Longest path shown whole in a message, in characters: the guard refuses longer paths.
@@ -185,6 +237,10 @@ mod tests {
         );
         assert_eq!(shown_path("\u{202e}lmth.exe"), "\\u{202e}lmth.exe");
         assert_eq!(shown_path("\u{85}\u{7f}\t"), "\\u{85}\\u{7f}\\t");
+        assert_eq!(
+            shown_path("g\u{61c}x\u{200b}y\u{feff}z\u{2067}"),
+            "g\\u{61c}x\\u{200b}y\\u{feff}z\\u{2067}"
+        );
         assert_eq!(shown_path("é ü 日本"), "é ü 日本");
         let name = OsString::from_vec(b"a\xffb\\".to_vec());
         assert_eq!(shown_os_path(&name), "a\\xffb\\\\");
@@ -194,7 +250,7 @@ mod tests {
         /// Shown text has no control character, and reads back to the name's bytes.
         #[test]
         fn the_rule_is_reversible(bytes in proptest::collection::vec(proptest::sample::select(
-            vec![b'a', b'/', b'\\', b'\n', b'\r', 0x1b, 0x7f, 0xc2, 0x85, 0xe2, 0x80, 0xae, 0xff, b'x', b'{', b'u']), 0..40)) {
+            vec![b'a', b'/', b'\\', b'\n', b'\r', 0x1b, 0x7f, 0xc2, 0x85, 0xe2, 0x80, 0xae, 0x8b, 0xd8, 0x9c, 0xef, 0xbb, 0xbf, 0xff, b'x', b'{', b'u']), 0..40)) {
             let name = OsString::from_vec(bytes.clone());
             let shown = shown_os_path(&name);
             proptest::prop_assert!(!shown.chars().any(escaped_but_backslash));
@@ -204,6 +260,27 @@ mod tests {
 
     fn escaped_but_backslash(c: char) -> bool {
         c != '\\' && escaped(c)
+    }
+
+    #[test]
+    fn a_terminal_sees_contents_escaped_but_backslashes_tabs_and_newlines() {
+        assert!(matches!(
+            shown_on_terminal("(f #\\a)\n\tx"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(
+            shown_on_terminal("d\r==> F <==\u{1b}[2J\u{202e}\u{85}\n"),
+            "d\\r==> F <==\\u{1b}[2J\\u{202e}\\u{85}\n"
+        );
+    }
+
+    #[test]
+    fn only_a_header_with_an_escape_is_an_escaped_header() {
+        assert!(has_escaped_header(
+            "==> a/t\\tx.lisp <==\n1: (defun f ())\n"
+        ));
+        assert!(!has_escaped_header("==> a/tx.lisp <==\n1: (f #\\a)\n"));
+        assert!(!has_escaped_header("1: \"==> a\\b <==\"\n"));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 ;;;;
 ;;;; Read with the `lexpr` crate and embedded in the binary. Users extend or override it
 ;;;; with a file of the same shape: `--definers FILE`, or `.lisp-read-file.lisp` at a
-;;;; project root. A later entry for the same operator replaces an earlier one.
+;;;; project root. A later entry for the same operator replaces an earlier one, except
+;;;; the entries marked :standard (COMMON-LISP's own operators).
 ;;;;
 ;;;; Each entry is (OPERATOR KEY VALUE ...). OPERATOR matches the form's operator by
 ;;;; symbol name, case-insensitively, ignoring any package prefix (cl:defun, ASDF:DEFSYSTEM).
@@ -33,52 +34,55 @@
 ;;;;                      :class-slots (slot :accessor/:reader/:writer), :methods
 ;;;;                      (defgeneric's :method options), :setf-expander ((setf NAME)),
 ;;;;                      :package (:nicknames)
+;;;;   :standard t        an operator of COMMON-LISP itself (built-in table only): a
+;;;;                      project's or a user's table cannot replace its entry; such an
+;;;;                      entry is ignored, and answers say so
 
 ;;; Functions and macros
-(defun                     :name 1 :lambda-list 2 :body 3)
-(defmacro                  :name 1 :lambda-list 2 :body 3)
-(defgeneric                :name 1 :lambda-list 2 :options 3 :derives :methods)
-(defmethod                 :name 1 :qualifiers t)
-(define-compiler-macro     :name 1 :lambda-list 2 :body 3)
-(define-modify-macro       :name 1 :lambda-list 2 :shown (3) :doc 4)
-(define-setf-expander      :name 1 :lambda-list 2 :body 3 :derives :setf-expander)
-(defsetf                   :name 1 :lambda-list 2 :doc 3 :body 4 :derives :setf-expander)
-(define-method-combination :name 1 :lambda-list 2 :doc-keyword :documentation :body 4)
+(defun                     :name 1 :lambda-list 2 :body 3 :standard t)
+(defmacro                  :name 1 :lambda-list 2 :body 3 :standard t)
+(defgeneric                :name 1 :lambda-list 2 :options 3 :derives :methods :standard t)
+(defmethod                 :name 1 :qualifiers t :standard t)
+(define-compiler-macro     :name 1 :lambda-list 2 :body 3 :standard t)
+(define-modify-macro       :name 1 :lambda-list 2 :shown (3) :doc 4 :standard t)
+(define-setf-expander      :name 1 :lambda-list 2 :body 3 :derives :setf-expander :standard t)
+(defsetf                   :name 1 :lambda-list 2 :doc 3 :body 4 :derives :setf-expander :standard t)
+(define-method-combination :name 1 :lambda-list 2 :doc-keyword :documentation :body 4 :standard t)
 
 ;;; Types, classes, structures
-(defclass                  :name 1 :superclasses 2 :slots 3 :options 4 :derives :class-slots)
-(define-condition          :name 1 :superclasses 2 :slots 3 :options 4 :derives :class-slots)
-(defstruct                 :name 1 :name-in-list t :slots-from 2 :derives :structure)
-(deftype                   :name 1 :lambda-list 2 :body 3)
+(defclass                  :name 1 :superclasses 2 :slots 3 :options 4 :derives :class-slots :standard t)
+(define-condition          :name 1 :superclasses 2 :slots 3 :options 4 :derives :class-slots :standard t)
+(defstruct                 :name 1 :name-in-list t :slots-from 2 :derives :structure :standard t)
+(deftype                   :name 1 :lambda-list 2 :body 3 :standard t)
 
 ;;; Variables and constants
-(defvar                    :name 1 :value 2 :doc 3)
-(defparameter              :name 1 :value 2 :doc 3)
-(defconstant               :name 1 :value 2 :doc 3)
-(define-symbol-macro       :name 1 :value 2)
+(defvar                    :name 1 :value 2 :doc 3 :standard t)
+(defparameter              :name 1 :value 2 :doc 3 :standard t)
+(defconstant               :name 1 :value 2 :doc 3 :standard t)
+(define-symbol-macro       :name 1 :value 2 :standard t)
 (defglobal                 :name 1 :value 2 :doc 3)
 (define-load-time-global   :name 1 :value 2 :doc 3)
 (define-constant           :name 1 :value 2 :doc-keyword :documentation)
 
 ;;; Packages, readtables, systems, tests
-(defpackage                :name 1 :options 2 :derives :package)
+(defpackage                :name 1 :options 2 :derives :package :standard t)
 (define-package            :name 1 :options 2 :derives :package)
-(in-package                :whole t)
+(in-package                :whole t :standard t)
 (in-readtable              :whole t)
 (defreadtable              :name 1)
 (defsystem                 :name 1 :keywords (:depends-on) :doc-keyword :description)
 (deftest                   :name 1)
 
 ;;; Containers: their children are top-level forms too
-(progn                     :container 1)
-(eval-when                 :shown (1) :container 2)
-(locally                   :container 1)
-(macrolet                  :shown (1) :container 2)
-(symbol-macrolet           :shown (1) :container 2)
-(let                       :shown (1) :container 2)
-(let*                      :shown (1) :container 2)
-(flet                      :shown (1) :container 2)
-(labels                    :shown (1) :container 2)
+(progn                     :container 1 :standard t)
+(eval-when                 :shown (1) :container 2 :standard t)
+(locally                   :container 1 :standard t)
+(macrolet                  :shown (1) :container 2 :standard t)
+(symbol-macrolet           :shown (1) :container 2 :standard t)
+(let                       :shown (1) :container 2 :standard t)
+(let*                      :shown (1) :container 2 :standard t)
+(flet                      :shown (1) :container 2 :standard t)
+(labels                    :shown (1) :container 2 :standard t)
 
 ;;;; Definers and containers of widely used libraries, chosen from data: the operators
 ;;;; of top-level forms and container children counted over the Debian `cl-*` sources

@@ -76,6 +76,9 @@ pub struct Definer {
     /// The generic `def...` entry: the parts after the name are inferred from the form
     /// (docs/reader.md#the-generic-def-rule). Not a key of the table.
     pub inferred: bool,
+    /// A defining operator of COMMON-LISP itself (`:standard t`, built-in table only): a
+    /// project or user table cannot replace its entry (docs/reader.md#definer-table).
+    pub standard: bool,
 }
 
 /// The rules that read derived definitions (`:derives` in the definer table,
@@ -123,6 +126,9 @@ pub enum Lookup<'g> {
 pub struct Grammar {
     definers: FxHashMap<String, Definer>,
     generic: Definer,
+    /// What the tables read after the built-in one did, one note each, for every answer
+    /// made with them to say.
+    notes: Vec<String>,
 }
 
 impl Default for Grammar {
@@ -141,41 +147,89 @@ impl Grammar {
                 inferred: true,
                 ..Definer::default()
             },
+            notes: Vec::new(),
         };
-        g.extend_from_str(BUILTIN_DEFINERS, "grammar/definers.lisp")
+        let entries = parse_table(BUILTIN_DEFINERS, "grammar/definers.lisp")
             .expect("the embedded grammar/definers.lisp is valid (tested)");
+        for definer in entries {
+            g.definers.insert(definer.operator.clone(), definer);
+        }
         g
     }
 
-    /// Adds (or replaces) the entries of a definers file. `origin` names it in errors.
+    /// Adds (or replaces) the entries of a project's or a user's definers file; `origin`
+    /// names it in errors and notes. An entry for a standard operator (`defun`,
+    /// `defclass` ...) is ignored: a repository must not decide that its own definitions
+    /// vanish from its review. What the table did is one of [`Grammar::notes`].
     pub fn extend_from_str(&mut self, text: &str, origin: &str) -> Result<(), GrammarError> {
-        let bad = |msg: String| {
-            GrammarError {
-            origin: origin.to_string(),
-            message: format!("{origin}: {msg}; each entry must look like (defun :name 1 :lambda-list 2 :body 3), see grammar/definers.lisp"),
-        }
-        };
-        let options = lexpr::parse::Options::new()
-            .with_keyword_syntax(lexpr::parse::KeywordSyntax::ColonPrefix)
-            .with_nil_symbol(lexpr::parse::NilSymbol::EmptyList)
-            .with_t_symbol(lexpr::parse::TSymbol::True);
-        let mut parser = lexpr::Parser::from_str_custom(text, options);
-        // All or nothing: a table that fails half-way adds none of its entries.
-        let mut entries = Vec::new();
-        loop {
-            let value = match parser.next_value() {
-                Ok(Some(v)) => v,
-                Ok(None) => break,
-                Err(e) => return Err(bad(format!("cannot read the table ({e})"))),
+        let mut ignored = Vec::new();
+        let mut added = 0;
+        for definer in parse_table(text, origin)? {
+            if self
+                .definers
+                .get(&definer.operator)
+                .is_some_and(|d| d.standard)
+            {
+                ignored.push(definer.operator);
+                continue;
+            }
+            added += 1;
+            let definer = Definer {
+                standard: false,
+                ..definer
             };
-            entries.push(parse_entry(&value).map_err(|m| bad(format!("{m} in entry {value}")))?);
-        }
-        for definer in entries {
             self.definers.insert(definer.operator.clone(), definer);
+        }
+        if added > 0 {
+            self.notes.push(format!(
+                "[definers: {origin} is in force ({added} entries)]"
+            ));
+        }
+        if !ignored.is_empty() {
+            ignored.sort_unstable();
+            ignored.dedup();
+            self.notes.push(format!(
+                "[definers: {origin} tries to redefine {}; ignored]",
+                ignored.join(", ")
+            ));
         }
         Ok(())
     }
 
+    /// What the tables read after the built-in one did (`[definers: ...]`), in the order
+    /// read: every answer made with this grammar says them once.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+}
+
+/// The entries of a definers file, all or nothing; `origin` names it in errors.
+fn parse_table(text: &str, origin: &str) -> Result<Vec<Definer>, GrammarError> {
+    let bad = |msg: String| {
+        GrammarError {
+        origin: origin.to_string(),
+        message: format!("{origin}: {msg}; each entry must look like (defun :name 1 :lambda-list 2 :body 3), see grammar/definers.lisp"),
+    }
+    };
+    let options = lexpr::parse::Options::new()
+        .with_keyword_syntax(lexpr::parse::KeywordSyntax::ColonPrefix)
+        .with_nil_symbol(lexpr::parse::NilSymbol::EmptyList)
+        .with_t_symbol(lexpr::parse::TSymbol::True);
+    let mut parser = lexpr::Parser::from_str_custom(text, options);
+    // All or nothing: a table that fails half-way adds none of its entries.
+    let mut entries = Vec::new();
+    loop {
+        let value = match parser.next_value() {
+            Ok(Some(v)) => v,
+            Ok(None) => break,
+            Err(e) => return Err(bad(format!("cannot read the table ({e})"))),
+        };
+        entries.push(parse_entry(&value).map_err(|m| bad(format!("{m} in entry {value}")))?);
+    }
+    Ok(entries)
+}
+
+impl Grammar {
     /// Looks an operator up by its text as written (`cl:defun`, `DEFUN`, `|defun|`).
     pub fn lookup(&self, operator: &str) -> Lookup<'_> {
         // Most operators are written in lower case without a package: already the key.
@@ -290,6 +344,7 @@ fn parse_entry(value: &Value) -> Result<Definer, String> {
             "doc" => d.doc = Some(position()?),
             "options" => d.options = Some(position()?),
             "whole" => d.whole = flag()?,
+            "standard" => d.standard = flag()?,
             "container" => d.container = Some(position()?),
             "shown" => {
                 d.shown = list_of(v, |x| x.as_u64().map(|n| n as usize))
@@ -430,10 +485,12 @@ mod tests {
     }
 
     #[test]
-    fn user_entries_extend_and_override() {
+    fn user_entries_extend_and_override_but_never_a_standard_operator() {
         let mut g = Grammar::builtin();
+        assert!(g.notes().is_empty());
         g.extend_from_str(
-            "(define-route :name 1 :lambda-list 2 :body 3)\n(defun :name 1)",
+            "(define-route :name 1 :lambda-list 2 :body 3)\n(defun* :name 1)\n\
+             (defun :name 2 :lambda-list 3 :body 4)\n(CL:DEFCLASS :name 2)",
             "x.lisp",
         )
         .unwrap();
@@ -441,10 +498,44 @@ mod tests {
             panic!()
         };
         assert_eq!(r.lambda_list, Some(2));
-        let Lookup::Definer(f) = g.lookup("defun") else {
+        let Lookup::Definer(f) = g.lookup("defun*") else {
             panic!()
         };
         assert_eq!(f.lambda_list, None);
+        let Lookup::Definer(f) = g.lookup("defun") else {
+            panic!()
+        };
+        assert_eq!((f.name, f.lambda_list), (Some(1), Some(2)));
+        let Lookup::Definer(c) = g.lookup("defclass") else {
+            panic!()
+        };
+        assert_eq!(c.name, Some(1));
+        assert_eq!(
+            g.notes(),
+            [
+                "[definers: x.lisp is in force (2 entries)]",
+                "[definers: x.lisp tries to redefine defclass, defun; ignored]"
+            ]
+        );
+        // The standard entries are marked in the table itself, not by a list in code.
+        for standard in [
+            "defun",
+            "defmacro",
+            "defgeneric",
+            "defmethod",
+            "defclass",
+            "defstruct",
+            "defvar",
+            "defpackage",
+            "in-package",
+            "progn",
+        ] {
+            assert!(
+                matches!(g.lookup(standard), Lookup::Definer(d) if d.standard),
+                "{standard}"
+            );
+        }
+        assert!(matches!(g.lookup("defsystem"), Lookup::Definer(d) if !d.standard));
     }
 
     #[test]

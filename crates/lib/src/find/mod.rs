@@ -434,6 +434,12 @@ pub fn find_in(
         }
     }
     notes.splice(0..0, scope.notes);
+    // A path shown escaped, copied back as shown, names another file: said once.
+    if answers.iter().any(|(listed, _)| listed.contains('\\')) {
+        notes.push(crate::shown::ESCAPED_PATH_NOTE.to_string());
+    }
+    // A project's or user's definer table decides what is a definition: said once.
+    notes.extend(grammar.notes().iter().cloned());
     let mut gathered = render::Gathered {
         notes,
         skipped: scope.skipped,

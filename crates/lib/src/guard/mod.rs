@@ -37,7 +37,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::UNIX_EPOCH;
 
-pub use crate::shown::{quoted_path, quoted_shown, shown_os_path, shown_path};
+/// The end of a size refusal, for every surface: the guard does not know whether a person
+/// at a command line or a model calling a server's tools reads it, and a model cannot
+/// pass the server's flags.
+pub const RAISE_CAP: &str =
+    "raise the size cap (--max-file-bytes; a server's cap is set by the user who starts it)";
+
+pub use crate::shown::{
+    has_escaped_header, quoted_path, quoted_shown, shown_on_terminal, shown_os_path, shown_path,
+    ESCAPED_PATH_NOTE,
+};
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use descend::MAX_WALK_DEPTH;
 pub use ignore_rules::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_PATTERNS};
@@ -222,7 +231,7 @@ impl Guard {
                 format!(
                     "document is {size}, over the {cap}-byte cap for documents \
                      ({DOCUMENT_CAP_FACTOR} times --max-file-bytes): {shown}; split or \
-                     convert it, or raise the cap with --max-file-bytes"
+                     convert it, or {RAISE_CAP}"
                 ),
             )
         };
@@ -300,8 +309,7 @@ impl Guard {
                 shown.clone(),
                 format!(
                     "file grew past the {cap}-byte cap while being read: {shown}; \
-                     read it again when it stops changing, or raise the cap with \
-                     --max-file-bytes",
+                     read it again when it stops changing, or {RAISE_CAP}",
                     cap = self.max_file_bytes
                 ),
             ));
@@ -321,13 +329,13 @@ impl Guard {
             ErrorCode::SizeLimitExceeded,
             shown,
             format!(
-                "{what} is {size} bytes, over the {cap}-byte cap: {shown}; {next}",
+                "{what} is {size} bytes, over the {cap}-byte cap: {shown}; {next}{RAISE_CAP}",
                 cap = self.max_file_bytes,
                 next = if what == "file" {
                     "read a window of it (strategy lineRange or byteRange; on the command \
-                     line --lines or --bytes), or raise the cap with --max-file-bytes"
+                     line --lines or --bytes), or "
                 } else {
-                    "read a smaller input, or raise the cap with --max-file-bytes"
+                    "read a smaller input, or "
                 }
             ),
         )

@@ -26,6 +26,9 @@ struct Entry {
     lines: Vec<Line>,
     /// Forms shown verbatim in this entry.
     expanded: usize,
+    /// Leading lines that cost nothing, as notes: the `in-package` form shown before a
+    /// match with [`Detail::Matches`] is context, so a `limit` counts the match's lines.
+    context: usize,
 }
 
 pub(crate) fn render(source: &Source, outline: &Outline, options: &ViewOptions) -> View {
@@ -559,12 +562,16 @@ impl Oversized {
 
 /// Appends an entry's lines while `budget` lasts (notes are free).
 fn cut_entry(entry: Entry, budget: &mut usize, lines: &mut Vec<Line>) {
+    let mut context = entry.context;
     for line in entry.lines {
         if !matches!(line, Line::Note(_)) {
-            if *budget == 0 {
+            if context > 0 {
+                context -= 1;
+            } else if *budget == 0 {
                 break;
+            } else {
+                *budget -= 1;
             }
-            *budget -= 1;
         }
         lines.push(line);
     }
@@ -577,6 +584,7 @@ impl Entry {
             .iter()
             .filter(|l| !matches!(l, Line::Note(_)))
             .count()
+            .saturating_sub(self.context)
     }
 }
 
@@ -630,6 +638,7 @@ impl Context<'_> {
             end_line: item.end_line,
             lines,
             expanded,
+            context: 0,
         };
         match item.kind {
             ItemKind::Comment => self.comment_entries(item, state, emit)?,
@@ -647,12 +656,18 @@ impl Context<'_> {
                     return ControlFlow::Continue(());
                 }
                 if let Some((mut lines, expanded)) = self.form_entry(item, block) {
-                    // One entry with the match: a page never shows the package alone.
+                    // One entry with the match: a page never shows the package alone,
+                    // and the package's lines are context, not counted by `limit`.
+                    let mut context = 0;
                     if let Some(mut package) = state.package.take() {
+                        context = package.cost();
                         package.lines.append(&mut lines);
                         lines = package.lines;
                     }
-                    emit(entry(lines, expanded))?;
+                    emit(Entry {
+                        context,
+                        ..entry(lines, expanded)
+                    })?;
                 }
             }
             ItemKind::Shebang => emit(entry(
@@ -684,6 +699,7 @@ impl Context<'_> {
             end_line: item.end_line,
             lines,
             expanded: 0,
+            context: 0,
         };
         let own_line = self.starts_line(item.start);
         let is_line_comment = self.source.bytes()[item.start] == b';';

@@ -10,7 +10,7 @@ use super::{
 use crate::document::{self, Format, Limits};
 use crate::error::{ErrorCode, ToolError};
 use crate::grammar::Grammar;
-use crate::guard::{lines_of, ByteWindow, FileInfo, Guard, LineQuery, LoadedFile};
+use crate::guard::{lines_of, ByteWindow, FileInfo, Guard, LineQuery, LoadedFile, RAISE_CAP};
 use crate::view::{ViewOptions, MAX_LINE_CHARS};
 
 /// Reads the document at `request.path` (or `file`, already read) as `format`.
@@ -108,7 +108,7 @@ fn too_big(shown: &str, len: usize, cap: u64) -> ToolError {
         format!(
             "the text of the document is {len} bytes, over the {cap}-byte cap: {shown}; read \
              a window of it (strategy lineRange or byteRange; on the command line --lines or \
-             --bytes), or raise the cap with --max-file-bytes"
+             --bytes), or {RAISE_CAP}"
         ),
     )
 }

@@ -3,6 +3,7 @@
 //! and [`read`]. Documents (`documents.rs`) and project maps (`project.rs`) are two of its
 //! paths.
 
+mod byte_window_note;
 mod documents;
 pub mod project;
 pub mod schema;
@@ -23,6 +24,7 @@ use documents::{read_document, sniffed_document};
 use serde::{Deserialize, Serialize};
 
 pub use crate::view::{DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
+pub use byte_window_note::byte_window_note;
 
 /// The parameters of the `lisp-read-file` tool (docs/tool.md).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -332,6 +334,40 @@ pub fn read_cancellable(
     request: &ReadRequest,
     cancel: &CancelToken,
 ) -> Result<ReadResult, ToolError> {
+    read_any(guard, grammar, request, cancel).map(|r| with_closing_notes(r, grammar))
+}
+
+/// The notes said once at the end of an answer: that a map shows a path escaped
+/// (docs/guard.md#how-paths-are-shown), and what the project's or the user's definer
+/// tables did ([`Grammar::notes`]), for every view the grammar made: what a repository's
+/// table changed in the outline is never silent (docs/reader.md#definer-table).
+pub(crate) fn with_closing_notes(mut result: ReadResult, grammar: &Grammar) -> ReadResult {
+    if result.mode == Mode::Project && crate::shown::has_escaped_header(&result.content) {
+        push_line(&mut result.content, crate::shown::ESCAPED_PATH_NOTE);
+    }
+    if matches!(result.mode, Mode::LispCollapsed | Mode::Project) {
+        for note in grammar.notes() {
+            push_line(&mut result.content, note);
+        }
+    }
+    result
+}
+
+/// Appends `line` on a line of its own.
+fn push_line(content: &mut String, line: &str) {
+    if !content.is_empty() && !content.ends_with('\n') {
+        content.push('\n');
+    }
+    content.push_str(line);
+    content.push('\n');
+}
+
+fn read_any(
+    guard: &Guard,
+    grammar: &Grammar,
+    request: &ReadRequest,
+    cancel: &CancelToken,
+) -> Result<ReadResult, ToolError> {
     let mut options = view_options(request)?;
     options.cancel = cancel.clone();
     if let Some(format) = Format::of_path(&request.path) {
@@ -415,7 +451,7 @@ pub fn read_loaded(
     if !request.include_metadata {
         result.metadata = None;
     }
-    Ok(result)
+    Ok(with_closing_notes(result, grammar))
 }
 
 /// The strategies other than `default` show text, not views: `mode` is `raw`.
@@ -656,8 +692,9 @@ fn over_cap(
         String::new()
     };
     let content = format!(
-        "[{path} is {size} bytes, over the {cap}-byte size cap; {what}. Read it in windows{without}: {lines}, or {bytes}; or raise the cap with --max-file-bytes.]\n",
+        "[{path} is {size} bytes, over the {cap}-byte size cap; {what}. Read it in windows{without}: {lines}, or {bytes}; or {raise}.]\n",
         path = window.display_path,
+        raise = hints.render(&Hint::SizeCap),
         lines = hints.render(&Hint::LineRange { start: 1 }),
         bytes = hints.render(&Hint::ByteRange { start: 0, end: cap }),
     );

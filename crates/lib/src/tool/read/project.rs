@@ -126,6 +126,7 @@ pub fn read_paths(
     plan.notes = notes;
     let display = crate::guard::quoted_path(&paths.join(" "), 200);
     build(guard, grammar, &options, plan, &display, Vec::new())
+        .map(|result| super::with_closing_notes(result, grammar))
 }
 
 /// What a map does not take: other strategies, raw lines.

@@ -10,4 +10,5 @@ mod common;
 
 mod cli;
 mod exit_status;
+mod find_answers;
 mod transcripts;

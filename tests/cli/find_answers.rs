@@ -1,6 +1,6 @@
 //! `find`'s answers at the least token cost (docs/find.md): `--text` lists the forms
 //! that mention a literal text with only the lines holding it; a use is listed under the
-//! innermost form of a container (`progn`, `eval-when`) that holds it; an entry of uses
+//! child forms of a container (`progn`, `eval-when`) that hold all its uses; an entry of uses
 //! is headed by the form's name, not its lambda list; a whole answer carries no count
 //! line. Through the real binary.
 
@@ -74,7 +74,7 @@ fn text_lists_the_forms_and_lines_that_hold_it() {
 }
 
 #[test]
-fn uses_are_headed_by_the_name_and_listed_under_the_innermost_form() {
+fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container() {
     let dir = scratch("symbol");
     fs::write(dir.join("api.lisp"), API).unwrap();
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
@@ -82,10 +82,32 @@ fn uses_are_headed_by_the_name_and_listed_under_the_innermost_form() {
         out,
         "==> api.lisp <==\n 4: (defun send ...)  [definition]\n    4: (defun send (stream body &key (length (length body)) (headers nil))\n 12: (defun helper-b ...)\n    13:     (send y \"(handler-case\")))\n 15: (defoptimizer (send derive-type) ...)  [definition]\n    15: (defoptimizer (send derive-type) ((stream body))\n    16:   (send stream body))\n"
     );
+    // A use in the container itself, outside its child forms: the container is the one
+    // entry (entries never overlap); a child form holding a use is one.
+    fs::write(
+        dir.join("api.lisp"),
+        "(progn send\n  (defun a () (send 2)))\n",
+    )
+    .unwrap();
+    let (out, _) = run(&dir, &["find", "--symbol", "send"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <==\n 1: (progn ...)\n    1: (progn send\n    2:   (defun a () (send 2)))\n"
+    );
+    fs::write(
+        dir.join("api.lisp"),
+        "(progn (send 1)\n  (defun a () (send 2)))\n",
+    )
+    .unwrap();
+    let (out, _) = run(&dir, &["find", "--symbol", "send"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <==\n 1: (send 1)\n    1: (progn (send 1)\n 2: (defun a ...)\n    2:   (defun a () (send 2)))\n"
+    );
 }
 
 #[test]
-fn text_over_mcp_arguments_and_json() {
+fn text_in_json_and_one_mode_at_a_time() {
     let dir = scratch("json");
     fs::write(dir.join("api.lisp"), API).unwrap();
     let (out, _) = run(&dir, &["find", "--text", "helper-a", "--json"]);

@@ -855,10 +855,11 @@ fn written_name(signature: &str, operator: &str) -> Option<String> {
     (!name.is_empty() && tail.trim() != ")").then(|| name.to_string())
 }
 
-/// The uses at `positions` (increasing, inside `item`) as entries: each under the
-/// innermost form of `item` that holds it (a container's child: `(progn (defun a ...)
-/// (defun b ...))` gives `a` and `b` their own uses), in line order. `defines`: whether
-/// an entry's form defines what was searched.
+/// The uses at `positions` (increasing, inside `item`) as entries, in line order: one
+/// for `item`, or, when every use of a container lies inside its child forms, one for
+/// each child holding uses (and so on down: `(progn (defun a ...) (defun b ...))` gives
+/// `a` and `b` their own uses). Entries never overlap. `defines`: whether an entry's
+/// form defines what was searched.
 pub(crate) fn entries_of(
     file: &LoadedFile,
     cursor: &mut cursor::Cursor,
@@ -866,66 +867,80 @@ pub(crate) fn entries_of(
     positions: &[usize],
     defines: &dyn Fn(&crate::outline::OutlineItem) -> bool,
 ) -> Vec<Reference> {
-    let mut groups: Vec<(&crate::outline::OutlineItem, Vec<Use>)> = Vec::new();
-    let mut index_of: std::collections::HashMap<*const crate::outline::OutlineItem, usize> =
-        std::collections::HashMap::new();
-    for &at in positions {
-        let (line, column) = cursor.position(at, None);
-        let inner = innermost(item, at);
-        let k = *index_of
-            .entry(std::ptr::from_ref(inner))
-            .or_insert_with(|| {
-                groups.push((inner, Vec::new()));
-                groups.len() - 1
-            });
-        let uses = &mut groups[k].1;
-        // A line with several uses is read once.
-        let text = match uses.last() {
-            Some(last) if last.line == line => last.text.clone(),
-            _ => cursor.line_text(),
-        };
-        uses.push(Use { line, column, text });
-    }
-    groups.sort_by_key(|(g, _)| g.start);
+    let mut groups = Vec::new();
+    split_by_children(item, positions, 0, &mut groups);
     let file = shown_file(&file.display_path);
-    groups
-        .into_iter()
-        .filter_map(|(g, uses)| {
-            let form = g.form.as_ref()?;
-            Some(Reference {
-                file: file.clone(),
-                line: g.start_line,
-                end_line: g.end_line,
-                kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
-                name: form
-                    .name
-                    .as_deref()
-                    .map(|n| form.method_key().unwrap_or_else(|| n.to_string())),
-                signature: signature(form),
-                heading: heading(form),
-                definition: defines(g),
-                uses,
-            })
-        })
-        .collect()
+    let mut entries = Vec::with_capacity(groups.len());
+    for (g, range) in groups {
+        let mut uses: Vec<Use> = Vec::with_capacity(range.len());
+        for &at in &positions[range] {
+            let (line, column) = cursor.position(at, None);
+            // A line with several uses is read once.
+            let text = match uses.last() {
+                Some(last) if last.line == line => last.text.clone(),
+                _ => cursor.line_text(),
+            };
+            uses.push(Use { line, column, text });
+        }
+        let Some(form) = g.form.as_ref() else {
+            continue;
+        };
+        entries.push(Reference {
+            file: file.clone(),
+            line: g.start_line,
+            end_line: g.end_line,
+            kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
+            name: form
+                .name
+                .as_deref()
+                .map(|n| form.method_key().unwrap_or_else(|| n.to_string())),
+            signature: signature(form),
+            heading: heading(form),
+            definition: defines(g),
+            uses,
+        });
+    }
+    entries
 }
 
-/// The innermost child form of `item` (containers, at most
-/// [`crate::outline::MAX_CONTAINER_DEPTH`] deep) that holds byte `at`, or `item`.
-fn innermost<'i, 'a>(
+/// The groups of [`entries_of`]: `positions[first..]`'s uses of `item`, split among its
+/// child forms when they hold every one. Children are disjoint and in order, so one walk
+/// per level; the depth is the outline's, at most
+/// [`crate::outline::MAX_CONTAINER_DEPTH`].
+fn split_by_children<'i, 'a>(
     item: &'i crate::outline::OutlineItem<'a>,
-    at: usize,
-) -> &'i crate::outline::OutlineItem<'a> {
-    let mut item = item;
-    while let Some(form) = &item.form {
-        let children = &form.children;
-        let k = children.partition_point(|c| c.start <= at);
-        match k.checked_sub(1).map(|k| &children[k]) {
-            Some(child) if at < child.end && child.form.is_some() => item = child,
-            _ => break,
+    positions: &[usize],
+    first: usize,
+    out: &mut Vec<(&'i crate::outline::OutlineItem<'a>, std::ops::Range<usize>)>,
+) {
+    let whole = first..first + positions.len();
+    let children = item.form.as_ref().map_or(&[][..], |f| &f.children[..]);
+    let mut parts: Vec<(&crate::outline::OutlineItem, std::ops::Range<usize>)> = Vec::new();
+    let mut child = 0;
+    for (k, &at) in positions.iter().enumerate() {
+        while child < children.len() && children[child].end <= at {
+            child += 1;
+        }
+        match children.get(child) {
+            Some(c) if c.start <= at && c.form.is_some() => match parts.last_mut() {
+                Some((last, range)) if std::ptr::eq(*last, c) => range.end = first + k + 1,
+                _ => parts.push((c, first + k..first + k + 1)),
+            },
+            // A use outside every child form: the container is the entry.
+            _ => {
+                out.push((item, whole));
+                return;
+            }
         }
     }
-    item
+    if parts.is_empty() {
+        out.push((item, whole));
+        return;
+    }
+    for (c, range) in parts {
+        let (start, end) = (range.start - first, range.end - first);
+        split_by_children(c, &positions[start..end], range.start, out);
+    }
 }
 
 /// The signature with the form's `#+`/`#-` prefixes in front, as the collapsed view shows it.

@@ -278,7 +278,7 @@ def ours_args(task) -> tuple[str, list[str]]:
     if k == "system":
         return task["root"], ["--limit", "100", task["asd"]]
     if k == "mentions":
-        return task["root"], ["-c", task["text"], "."]
+        return task["root"], ["find", "--text", task["text"]]
     if k == "exports":
         return task["root"], ["find", "--name", task["package"], "--kinds", "defpackage", "--body"]
     if k == "outline":
@@ -301,7 +301,7 @@ def mcp_arguments(args: list[str]) -> tuple[str, dict]:
     tool = "lisp-find" if args[0] == "find" else "lisp-read-file"
     rest = args[1:] if args[0] == "find" else args
     out: dict = {}
-    names = {"--name": "name", "--symbol": "symbol", "-c": "content_pattern", "--limit": "limit",
+    names = {"--name": "name", "--symbol": "symbol", "-c": "content_pattern", "--text": "text", "--limit": "limit",
              "--context": "context_lines"}
     i = 0
     while i < len(rest):

@@ -321,7 +321,7 @@ struct OutlineArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["name", "name_pattern", "symbol"])))]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["name", "name_pattern", "symbol", "text"])))]
 struct FindArgs {
     /// Definitions named exactly NAME (case-insensitive; `pkg:foo` and `(setf foo)` too).
     #[arg(long, value_name = "NAME")]
@@ -332,6 +332,10 @@ struct FindArgs {
     /// The uses of this symbol, grouped by enclosing top-level form.
     #[arg(short = 's', long, value_name = "SYMBOL")]
     symbol: Option<String>,
+    /// The top-level forms whose text contains TEXT (literal, case-sensitive, strings and
+    /// comments included), each with the lines that hold it.
+    #[arg(short = 't', long, value_name = "TEXT")]
+    text: Option<String>,
     /// Only definitions with these operators; with --symbol, only uses inside top-level
     /// forms with these operators (comma-separated), e.g. `--kinds defun,defmacro`.
     #[arg(long, value_name = "OPS", value_delimiter = ',')]
@@ -540,6 +544,7 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
         name: args.name,
         name_pattern: args.name_pattern,
         symbol: args.symbol,
+        text: args.text,
         kinds: args.kinds,
         features: args.features,
         include_body: args.body,

@@ -59,8 +59,72 @@ string; INVALID_ARGUMENT otherwise."
                                 :all, not ~S" comments))
       string)))
 
+(defun name-string (designator)
+  "The program's text for a string designator: a string as it is, a character as a
+string, a symbol (other than NIL) by its name in lower case (:DEFUN is \"defun\");
+NIL for anything else."
+  (typecase designator
+    (string designator)
+    (character (string designator))
+    (symbol (and designator (string-downcase (symbol-name designator))))))
+
+(defun names-list (path name value)
+  "VALUE, a non-empty proper list of strings or symbols (operators, features), as a
+list of strings; NIL for NIL (the program's default). INVALID_ARGUMENT naming the Lisp
+keyword NAME otherwise: each name must be non-empty and without a comma (the command
+line separates names with commas)."
+  (when value
+    (unless (and (proper-list-p value)
+                 (every (lambda (item)
+                          (let ((string (name-string item)))
+                            (and string (plusp (length string)) (not (find #\, string)))))
+                        value))
+      (invalid-argument path "~(~S~) must be a list of names, each a string or a symbol, ~
+                              non-empty and without a comma (e.g. (\"defun\" :defmacro)), ~
+                              not ~S" name value))
+    (mapcar #'name-string value)))
+
+(defun strategy-list (path strategy)
+  "STRATEGY checked: NIL (the program's default), :DEFAULT, :COMPLETE,
+(:BYTE-RANGE START [END]) with integers from 0, or (:LINE-RANGE FIRST [LAST]) with
+integers from 1, all at most +COUNT-LIMIT+; as a list (TYPE . INTEGERS).
+INVALID_ARGUMENT otherwise."
+  (flet ((bad ()
+           (invalid-argument path ":strategy must be :default, :complete, (:byte-range ~
+                                   START [END]) with integers from 0 or (:line-range FIRST ~
+                                   [LAST]) with integers from 1, not ~S" strategy)))
+    (cond ((null strategy) nil)
+          ((member strategy '(:default :complete)) (list strategy))
+          ((and (proper-list-p strategy) (<= 2 (length strategy) 3)
+                (member (first strategy) '(:byte-range :line-range)))
+           (let ((minimum (if (eq (first strategy) :byte-range) 0 1)))
+             (unless (every (lambda (n) (and (integerp n) (<= minimum n +count-limit+)))
+                            (rest strategy))
+               (bad))
+             strategy))
+          (t (bad)))))
+
+(defun strategy-json (strategy)
+  "The tool's strategy object for STRATEGY, a list from STRATEGY-LIST."
+  (destructuring-bind (type &optional start end) strategy
+    (ecase type
+      (:default (json-object "type" "default"))
+      (:complete (json-object "type" "complete"))
+      (:byte-range (json-object "type" "byteRange" "start" start "end" (or end :omit)))
+      (:line-range (json-object "type" "lineRange" "startLine" start
+                                "endLine" (or end :omit))))))
+
+(defun strategy-flags (strategy)
+  "The CLI's flags for STRATEGY, a list from STRATEGY-LIST."
+  (destructuring-bind (type &optional start end) strategy
+    (ecase type
+      (:default (list "--strategy=default"))
+      (:complete (list "--strategy=complete"))
+      (:byte-range (list (format nil "--bytes=~D..~@[~D~]" start end)))
+      (:line-range (list (format nil "--lines=~D..~@[~D~]" start end))))))
+
 (defun read-request (path collapsed name-pattern content-pattern offset limit comments
-                     context-lines line-numbers)
+                     context-lines line-numbers &optional kinds features strategy)
   "The request for READ-FILE's arguments, checked: ((\"path\" . STRING) ...), with
 only the arguments given (besides path and collapsed)."
   (let ((path (path-string path)))
@@ -77,16 +141,21 @@ only the arguments given (besides path and collapsed)."
                   (cons "limit" (check-count path :limit limit 1))
                   (cons "comments" (comments-string path comments))
                   (cons "context_lines" (check-count path :context-lines context-lines 0))
-                  (cons "line_numbers" (and line-numbers t))))))
+                  (cons "line_numbers" (and line-numbers t))
+                  (cons "kinds" (names-list path :kinds kinds))
+                  (cons "features" (names-list path :features features))
+                  (cons "strategy" (strategy-list path strategy))))))
 
 (defun request-arguments (request)
   "REQUEST as the MCP tool's arguments, a JSON object."
   (apply #'json-object
          (loop for (name . value) in request
                collect name
-               collect (if (member name '("collapsed" "line_numbers") :test #'equal)
-                           (json-boolean value)
-                           value))))
+               collect (cond ((member name '("collapsed" "line_numbers" "include_body")
+                                      :test #'equal)
+                              (json-boolean value))
+                             ((equal name "strategy") (strategy-json value))
+                             (t value)))))
 
 (defun request-flags (request)
   "REQUEST as the CLI's flags, without the path (it comes last, after `--`). Values
@@ -96,6 +165,10 @@ integers are written in decimal whatever *PRINT-BASE* says."
         append (cond ((equal name "path") '())
                      ((equal name "collapsed") (if value '() '("--raw")))
                      ((equal name "line_numbers") '("--line-numbers"))
+                     ((equal name "include_body") '("--body"))
+                     ((equal name "strategy") (strategy-flags value))
+                     ((member name '("kinds" "features") :test #'equal)
+                      (list (format nil "--~A=~{~A~^,~}" name value)))
                      ((integerp value) (list (format nil "--~A=~D" (cli-flag name) value)))
                      (t (list (format nil "--~A=~A" (cli-flag name) value))))))
 
@@ -105,7 +178,8 @@ integers are written in decimal whatever *PRINT-BASE* says."
         (t (substitute #\- #\_ name))))
 
 (defun read-file (path &key (collapsed t) name-pattern content-pattern offset limit
-                         comments context-lines line-numbers (root *root*))
+                         comments context-lines line-numbers kinds features strategy
+                         (root *root*))
   "Read PATH through the lisp-read-file program and return its result as a property
 list: (:PATH STRING :MODE STRING :CONTENT STRING :META PLIST).
 
@@ -119,7 +193,11 @@ definitions to show whole, verbatim; for a text file CONTENT-PATTERN greps with
 CONTEXT-LINES lines of context. OFFSET (0-based line) and LIMIT (lines) page the view;
 :META's :NEXT-OFFSET continues it. OFFSET and CONTEXT-LINES are integers from 0,
 LIMIT from 1, all at most 2^64-1. COMMENTS: :NONE, :HEADERS, :PRECEDING or :ALL.
-LINE-NUMBERS numbers the raw view.
+LINE-NUMBERS numbers the raw view. KINDS: a list of operators (strings or symbols,
+e.g. (:defun :defmacro)), the collapsed view and maps show only those forms. FEATURES: a
+list of features (e.g. (:sbcl :x86-64)), forms #+/#- exclude under them are hidden.
+STRATEGY: :DEFAULT (the views), :COMPLETE (the whole text, up to the size cap),
+(:BYTE-RANGE START [END]) or (:LINE-RANGE FIRST [LAST]) (windows of files of any size).
 
 :MODE is \"lisp-collapsed\", \"raw\", \"text-filtered\", or \"project\" for the map of a
 directory or an .asd file. :META holds :TOTAL-FORMS,
@@ -130,7 +208,8 @@ argument (or root) is refused before anything is sent, as READER-ERROR
 INVALID_ARGUMENT, and a bad *TRANSPORT*, *TIMEOUT* or *EXTRA-ARGUMENTS* as
 CONFIGURATION-ERROR."
   (let* ((request (read-request path collapsed name-pattern content-pattern offset limit
-                                comments context-lines line-numbers))
+                                comments context-lines line-numbers kinds features
+                                strategy))
          (roots (roots root (cdr (assoc "path" request :test #'equal)))))
     (check-configuration)
     (to-lisp

@@ -14,6 +14,7 @@ lisp-read-file program (one MCP child process per root), without evaluating them
                (:file "program")
                (:file "mcp")
                (:file "api")
+               (:file "find")
                (:file "compat"))
   :in-order-to ((test-op (test-op "lisp-read-file/tests"))))
 
@@ -23,7 +24,8 @@ lisp-read-file program (one MCP child process per root), without evaluating them
   :pathname "tests/"
   :serial t
   :components ((:file "harness")
-               (:file "tests"))
+               (:file "tests")
+               (:file "find-tests"))
   :perform (test-op (o c)
              (unless (uiop:symbol-call '#:lisp-read-file/tests '#:run-tests)
                (error "lisp-read-file client tests failed"))))

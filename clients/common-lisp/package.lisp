@@ -12,6 +12,8 @@
    #:read-file
    #:outline
    #:lisp-read-file
+   ;; Searching a project
+   #:lisp-find
    ;; Configuration
    #:*program*
    #:*root*
@@ -39,6 +41,7 @@
    #:server-timeout
    #:server-timeout-seconds)
   (:documentation "A client of the lisp-read-file program: READ-FILE (the tool's views as
-Lisp data), OUTLINE (the items of a Lisp file), and LISP-READ-FILE, a drop-in for the
+Lisp data), OUTLINE (the items of a Lisp file), LISP-FIND (definitions and references
+across a project), and LISP-READ-FILE, a drop-in for the
 function of the same name in cl-mcp. Every read goes through the program, which
 reads files without evaluating them."))

@@ -12,6 +12,7 @@ mod byte_window_cut;
 mod cli;
 mod escaped_path_note;
 mod exit_status;
+mod find_answers;
 mod matches_only_limit;
 mod misplaced_subcommand;
 mod project_definers;

@@ -240,7 +240,16 @@ async def test_lisp_find_definitions_references_and_refusals(project: Project) -
             ("src/a.lisp", 3, False, [(5, 3)]),
             ("src/b.lisp", 1, False, [(1, 18)]),
         ]
-        assert refs["content"].endswith("[3 forms using MAKE-POINT (3 uses) in 2 files; 2 files searched]\n")
+        # Entries headed by the form's name, not its lambda list; a whole answer has no count line.
+        assert refs["content"].startswith("==> src/a.lisp <==\n 1: (defun make-point ...)  [definition]\n")
+        assert "searched]" not in refs["content"]
+        mentions = await server.ok("lisp-find", {"text": "make-point", "path": "src"})
+        assert mentions["mode"] == "references" and mentions["total"] == 3
+        # Comments and strings inside a form count: a text, not a symbol.
+        assert [(r["file"], r["line"], sorted({u["line"] for u in r["uses"]})) for r in mentions["references"]] == [
+            ("src/a.lisp", 1, [1]), ("src/a.lisp", 3, [4, 5]), ("src/b.lisp", 1, [1])]
+        assert not any(r["definition"] for r in mentions["references"])
+        assert mentions["content"].startswith("==> src/a.lisp <==\n 1: (defun make-point ...)\n")
         page = await server.ok("lisp-find", {"symbol": "make-point", "path": "src", "limit": 1})
         assert page["truncated"] is True and page["next_offset"] == 1 and len(page["references"]) == 1
         await server.err("lisp-find", {"path": "src"}, "INVALID_ARGUMENT")

@@ -25,6 +25,7 @@ mod references;
 mod render;
 pub mod schema;
 mod symbol;
+mod text;
 
 pub use symbol::{split_symbol, SymbolQuery};
 
@@ -68,6 +69,10 @@ pub struct FindRequest {
     /// The uses of this symbol, grouped by enclosing top-level form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
+    /// The top-level forms whose source text contains this text (literal,
+    /// case-sensitive; strings and comments included), with the lines that hold it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
     /// Only definitions with these operators; references: only in top-level forms with
     /// these operators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -100,13 +105,14 @@ fn default_limit() -> usize {
 
 impl FindRequest {
     /// A request with every default and no mode: set one of `name`, `name_pattern`,
-    /// `symbol`.
+    /// `symbol`, `text`.
     pub fn new(path: impl Into<String>) -> FindRequest {
         FindRequest {
             path: path.into(),
             name: None,
             name_pattern: None,
             symbol: None,
+            text: None,
             kinds: None,
             features: None,
             include_body: false,
@@ -203,6 +209,11 @@ pub struct Reference {
     /// container (`progn`, `eval-when`).
     pub definition: bool,
     pub uses: Vec<Use>,
+    /// The text view's line for the form: its `#+`/`#-` prefixes and `(operator name
+    /// ...)` for a named form (the lambda list is not repeated: `find --name` gives it),
+    /// else the signature. Not serialized: `kind`, `name` and `signature` hold it.
+    #[serde(skip)]
+    pub heading: String,
 }
 
 /// One use: a token that is the symbol.
@@ -249,6 +260,8 @@ pub(crate) enum Target {
     Name(SymbolQuery),
     Pattern(Box<Pattern>),
     Symbol(SymbolQuery),
+    /// Literal text, case-sensitive, anywhere in a form (docs/find.md#text).
+    Text,
 }
 
 /// A request checked: the target, the prefilter, the kinds.
@@ -299,7 +312,7 @@ impl Search {
 
     pub(crate) fn mode(&self) -> FindMode {
         match self.target {
-            Target::Symbol(_) => FindMode::References,
+            Target::Symbol(_) | Target::Text => FindMode::References,
             _ => FindMode::Definitions,
         }
     }
@@ -506,6 +519,7 @@ fn search_file(
     }
     match &search.target {
         Target::Symbol(query) => references::in_file(file, grammar, search, query, cancel),
+        Target::Text => text::in_file(file, grammar, search, cancel),
         _ => definitions::in_file(file, grammar, search, cancel),
     }
 }
@@ -609,16 +623,17 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         ("name", request.name.is_some()),
         ("name_pattern", request.name_pattern.is_some()),
         ("symbol", request.symbol.is_some()),
+        ("text", request.text.is_some()),
     ]
     .into_iter()
     .filter_map(|(n, set)| set.then_some(n))
     .collect();
     if given.len() != 1 {
         return Err(invalid(if given.is_empty() {
-            "give one of name (a definition's name), name_pattern (a regex or text matched against definition names) or symbol (whose uses to list)".into()
+            "give one of name (a definition's name), name_pattern (a regex or text matched against definition names), symbol (whose uses to list) or text (which forms contain it)".into()
         } else {
             format!(
-                "give only one of name, name_pattern and symbol, not {}",
+                "give only one of name, name_pattern, symbol and text, not {}",
                 given.join(" and ")
             )
         }));
@@ -662,6 +677,24 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         let query = symbol("symbol", text)?;
         let prefilter = Some(name_finder(&query.name));
         (Target::Symbol(query), prefilter)
+    } else if let Some(text) = &request.text {
+        if text.is_empty() || text.len() > MAX_PATTERN_BYTES {
+            return Err(invalid(format!(
+                "text is {} bytes: give between 1 and {MAX_PATTERN_BYTES} bytes of literal text",
+                text.len()
+            )));
+        }
+        let prefilter = Some(
+            RegexBuilder::new(&regex::escape(text))
+                .unicode(!text.is_ascii())
+                .build()
+                .map_err(|e| {
+                    invalid(format!(
+                        "text cannot be searched ({e}); give a shorter text"
+                    ))
+                })?,
+        );
+        (Target::Text, prefilter)
     } else {
         let text = request.name_pattern.as_deref().unwrap_or_default();
         let pattern = Pattern::regex_or_literal(text, true).map_err(|e| {
@@ -778,6 +811,142 @@ pub(crate) fn name_finder(name: &str) -> Regex {
         .unicode(!name.is_ascii())
         .build()
         .unwrap_or_else(|_| Regex::new("").expect("a valid regex"))
+}
+
+/// The line naming a form that uses or mentions something: `(defun foo ...)`, its name
+/// as written (`(defoptimizer (foo derive-type) ...)`; a method's as printed,
+/// `(defmethod area :around (shape) ...)`), with the form's `#+`/`#-` prefixes in front;
+/// the signature for a form without a name, or whose name cannot be cut from it.
+pub(crate) fn heading(form: &crate::outline::Form) -> String {
+    let Some(operator) = form.operator.as_deref().filter(|_| form.name.is_some()) else {
+        return signature(form);
+    };
+    let name = match form.method_key() {
+        Some(key) if form.is_method() => Some(key),
+        _ => written_name(form.signature(), operator),
+    };
+    let Some(name) = name else {
+        return signature(form);
+    };
+    let mut text = form.conditionals().join(" ");
+    if !text.is_empty() {
+        text.push(' ');
+    }
+    text.push_str(&format!("({operator} {name} ...)"));
+    text
+}
+
+/// The datum after the operator in a one-line signature (`(foo bar)` of
+/// `(defoptimizer (foo bar) (x) ...)`), when more follows it; `None` otherwise.
+fn written_name(signature: &str, operator: &str) -> Option<String> {
+    let rest = signature.strip_prefix('(')?.strip_prefix(operator)?;
+    let rest = rest.strip_prefix(char::is_whitespace)?.trim_start();
+    let end = if rest.starts_with('(') {
+        let mut depth = 0usize;
+        rest.char_indices().find_map(|(k, c)| {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    return (depth == 0).then_some(k + 1);
+                }
+                _ => {}
+            }
+            None
+        })?
+    } else {
+        rest.find(|c: char| c.is_whitespace() || c == ')')?
+    };
+    let (name, tail) = rest.split_at(end);
+    (!name.is_empty() && tail.trim() != ")").then(|| name.to_string())
+}
+
+/// The uses at `positions` (increasing, inside `item`) as entries, in line order: one
+/// for `item`, or, when every use of a container lies inside its child forms, one for
+/// each child holding uses (and so on down: `(progn (defun a ...) (defun b ...))` gives
+/// `a` and `b` their own uses). Entries never overlap. `defines`: whether an entry's
+/// form defines what was searched.
+pub(crate) fn entries_of(
+    file: &LoadedFile,
+    cursor: &mut cursor::Cursor,
+    item: &crate::outline::OutlineItem,
+    positions: &[usize],
+    defines: &dyn Fn(&crate::outline::OutlineItem) -> bool,
+) -> Vec<Reference> {
+    let mut groups = Vec::new();
+    split_by_children(item, positions, 0, &mut groups);
+    let file = shown_file(&file.display_path);
+    let mut entries = Vec::with_capacity(groups.len());
+    for (g, range) in groups {
+        let mut uses: Vec<Use> = Vec::with_capacity(range.len());
+        for &at in &positions[range] {
+            let (line, column) = cursor.position(at, None);
+            // A line with several uses is read once.
+            let text = match uses.last() {
+                Some(last) if last.line == line => last.text.clone(),
+                _ => cursor.line_text(),
+            };
+            uses.push(Use { line, column, text });
+        }
+        let Some(form) = g.form.as_ref() else {
+            continue;
+        };
+        entries.push(Reference {
+            file: file.clone(),
+            line: g.start_line,
+            end_line: g.end_line,
+            kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
+            name: form
+                .name
+                .as_deref()
+                .map(|n| form.method_key().unwrap_or_else(|| n.to_string())),
+            signature: signature(form),
+            heading: heading(form),
+            definition: defines(g),
+            uses,
+        });
+    }
+    entries
+}
+
+/// The groups of [`entries_of`]: `positions[first..]`'s uses of `item`, split among its
+/// child forms when they hold every one. Children are disjoint and in order, so one walk
+/// per level; the depth is the outline's, at most
+/// [`crate::outline::MAX_CONTAINER_DEPTH`].
+fn split_by_children<'i, 'a>(
+    item: &'i crate::outline::OutlineItem<'a>,
+    positions: &[usize],
+    first: usize,
+    out: &mut Vec<(&'i crate::outline::OutlineItem<'a>, std::ops::Range<usize>)>,
+) {
+    let whole = first..first + positions.len();
+    let children = item.form.as_ref().map_or(&[][..], |f| &f.children[..]);
+    let mut parts: Vec<(&crate::outline::OutlineItem, std::ops::Range<usize>)> = Vec::new();
+    let mut child = 0;
+    for (k, &at) in positions.iter().enumerate() {
+        while child < children.len() && children[child].end <= at {
+            child += 1;
+        }
+        match children.get(child) {
+            Some(c) if c.start <= at && c.form.is_some() => match parts.last_mut() {
+                Some((last, range)) if std::ptr::eq(*last, c) => range.end = first + k + 1,
+                _ => parts.push((c, first + k..first + k + 1)),
+            },
+            // A use outside every child form: the container is the entry.
+            _ => {
+                out.push((item, whole));
+                return;
+            }
+        }
+    }
+    if parts.is_empty() {
+        out.push((item, whole));
+        return;
+    }
+    for (c, range) in parts {
+        let (start, end) = (range.start - first, range.end - first);
+        split_by_children(c, &positions[start..end], range.start, out);
+    }
 }
 
 /// The signature with the form's `#+`/`#-` prefixes in front, as the collapsed view shows it.

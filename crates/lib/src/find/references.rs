@@ -13,11 +13,11 @@
 //! Each form is lexed at most once and the positions only move forward: linear in the
 //! file whatever the number of candidates.
 
-use super::{cursor::Cursor, signature, FileAnswer, Reference, Search, SymbolQuery, Use};
+use super::{cursor::Cursor, FileAnswer, Search, SymbolQuery};
 use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
-use crate::outline::{each_form, Form, OutlineItem};
+use crate::outline::{each_form, OutlineItem};
 use crate::scan::each_token_read;
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
@@ -97,44 +97,12 @@ pub(crate) fn in_file(
                 over = true;
                 return ControlFlow::Break(());
             }
-            found.push(reference(file, &mut cursor, item, form, query, &uses));
+            let defines = |item: &OutlineItem| defines(item, query);
+            found.extend(super::entries_of(file, &mut cursor, item, &uses, &defines));
             ControlFlow::Continue(())
         },
     );
     FileAnswer::references(found, over)
-}
-
-fn reference(
-    file: &LoadedFile,
-    cursor: &mut Cursor,
-    item: &OutlineItem,
-    form: &Form,
-    query: &SymbolQuery,
-    uses: &[usize],
-) -> Reference {
-    cursor.position(item.start, Some(item.start_line));
-    let mut shown: Vec<Use> = Vec::with_capacity(uses.len());
-    for &at in uses {
-        let (line, column) = cursor.position(at, None);
-        let text = match shown.last() {
-            Some(last) if last.line == line => last.text.clone(),
-            _ => cursor.line_text(),
-        };
-        shown.push(Use { line, column, text });
-    }
-    Reference {
-        file: super::shown_file(&file.display_path),
-        line: item.start_line,
-        end_line: item.end_line,
-        kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
-        name: form
-            .name
-            .as_deref()
-            .map(|n| form.method_key().unwrap_or_else(|| n.to_string())),
-        signature: signature(form),
-        definition: defines(item, query),
-        uses: shown,
-    }
 }
 
 /// Whether the form, or a child of it (containers), defines the symbol.

@@ -175,24 +175,35 @@ fn footer(
         offset,
         shown,
     } = *counts;
-    let what = match (mode, total) {
-        (FindMode::Definitions, 1) => "definition",
-        (FindMode::Definitions, _) => "definitions",
-        (FindMode::References, 1) => "form using",
-        (FindMode::References, _) => "forms using",
-    };
-    let mut target = target_text(request);
-    if mode == FindMode::References {
-        let _ = write!(target, " ({total_uses} use{})", plural(total_uses));
-    }
-    let _ = writeln!(
-        content,
-        "[{total} {what} {target} in {files} file{}; {} file{} searched]",
-        plural(files),
-        gathered.searched,
-        plural(gathered.searched)
-    );
     let next = offset + shown;
+    // A whole answer's entries say what they are: the counts are for an empty or cut one
+    // (docs/find.md#output).
+    if total == 0 || next < total || offset > 0 {
+        let what = match (mode, request.text.is_some(), total) {
+            (FindMode::Definitions, _, 1) => "definition",
+            (FindMode::Definitions, _, _) => "definitions",
+            (FindMode::References, false, 1) => "form using",
+            (FindMode::References, false, _) => "forms using",
+            (FindMode::References, true, 1) => "form containing",
+            (FindMode::References, true, _) => "forms containing",
+        };
+        let mut target = target_text(request);
+        if mode == FindMode::References {
+            let noun = if request.text.is_some() {
+                "occurrence"
+            } else {
+                "use"
+            };
+            let _ = write!(target, " ({total_uses} {noun}{})", plural(total_uses));
+        }
+        let _ = writeln!(
+            content,
+            "[{total} {what} {target} in {files} file{}; {} file{} searched]",
+            plural(files),
+            gathered.searched,
+            plural(gathered.searched)
+        );
+    }
     if next < total {
         let _ = writeln!(
             content,
@@ -264,6 +275,8 @@ fn target_text(request: &FindRequest) -> String {
         format!("named {}", crate::shown::quoted(name, 80).trim_matches('"'))
     } else if let Some(pattern) = &request.name_pattern {
         format!("matching {}", crate::shown::quoted(pattern, 80))
+    } else if let Some(text) = &request.text {
+        crate::shown::quoted(text, 80)
     } else {
         crate::shown::quoted(request.symbol.as_deref().unwrap_or_default(), 80)
             .trim_matches('"')
@@ -295,12 +308,18 @@ fn definition_text(d: &Definition) -> String {
     }
 }
 
-/// The form's line, then each line with uses once: `    33:   (foo x))`.
+/// The form's line (`(defun bar ...)`, not its lambda list), then each line with uses
+/// once: `    33:   (foo x))`.
 fn reference_text(r: &Reference) -> String {
+    let heading = if r.heading.is_empty() {
+        &r.signature
+    } else {
+        &r.heading
+    };
     let mut text = format!(
         " {}: {}{}\n",
         r.line,
-        r.signature,
+        heading,
         if r.definition { "  [definition]" } else { "" }
     );
     let mut last = 0;

@@ -4,15 +4,16 @@
 //! [`super::DEFAULT_LIMIT`].
 
 /// `lisp-find`: what it does and the rules a caller needs.
-pub const DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source), names a form makes without spelling them included (a defstruct's constructor, copier, predicate and accessors, a class slot's accessor/reader/writer, a defgeneric's :method options: kind says which, form the form that makes it); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing top-level form with the lines of the uses. path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
+pub const DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source), names a form makes without spelling them included (a defstruct's constructor, copier, predicate and accessors, a class slot's accessor/reader/writer, a defgeneric's :method options: kind says which, form the form that makes it); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing form (a top-level form, or the child forms of a container that hold all its uses) with the lines of the uses; or the forms that mention a literal text (text), strings and comments included, each with the lines that hold it: the cheap way to ask which definitions mention T. path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
 
 pub const INPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
     "path": {"type": "string", "minLength": 1, "default": ".", "description": "A file, a directory (its .lisp/.lsp/.cl/.asd/.ros files, recursively, .gitignore honoured) or an .asd file (its directory). Relative to the first root, or absolute inside a root."},
-    "name": {"type": "string", "minLength": 1, "description": "Definitions named exactly this: case-insensitive; a package prefix on either side is ignored unless both have one (then they must match); (setf foo) names a setf function. Give exactly one of name, name_pattern, symbol."},
+    "name": {"type": "string", "minLength": 1, "description": "Definitions named exactly this: case-insensitive; a package prefix on either side is ignored unless both have one (then they must match); (setf foo) names a setf function. Give exactly one of name, name_pattern, symbol, text."},
     "name_pattern": {"type": "string", "minLength": 1, "description": "Definitions whose name matches this Rust regex or contains this text, case-insensitive (methods also as NAME QUALIFIERS (SPECIALIZERS)), as lisp-read-file's name_pattern."},
-    "symbol": {"type": "string", "minLength": 1, "description": "List the uses of this symbol: every token that is the symbol (case-insensitive; pkg:foo, pkg::foo, #'foo, 'foo, `foo, ,foo, :foo and #:foo included; a prefix given here must then match a prefix written), never inside strings, comments, #|...|# or #+/#- feature expressions, grouped by enclosing top-level form; forms that define it are marked definition: true."},
+    "symbol": {"type": "string", "minLength": 1, "description": "List the uses of this symbol: every token that is the symbol (case-insensitive; pkg:foo, pkg::foo, #'foo, 'foo, `foo, ,foo, :foo and #:foo included; a prefix given here must then match a prefix written), never inside strings, comments, #|...|# or #+/#- feature expressions, grouped by enclosing form (the top-level form, or the child forms of a progn/eval-when that hold all its uses); forms that define it are marked definition: true."},
+    "text": {"type": "string", "minLength": 1, "description": "List the forms whose source text contains this literal text (case-sensitive; strings, comments and docstrings inside the form included; top-level comments between forms are not forms), each with its line and the lines holding the text; the result is in references mode with definition: false."},
     "kinds": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Only definitions with these operators (e.g. [\"defun\", \"defmacro\"]); with symbol, only uses inside top-level forms with these operators. Case-insensitive, package prefix ignored."},
     "features": {"type": "array", "items": {"type": "string"}, "description": "Leave out definitions and uses that #+/#- excludes under these features, e.g. [\"sbcl\", \"x86-64\", \"unix\"]."},
     "include_body": {"type": "boolean", "default": false, "description": "Definitions: add each definition's verbatim source text (body, and numbered lines in content)."},
@@ -60,7 +61,7 @@ pub const OUTPUT_SCHEMA: &str = r#"{
     },
     "references": {
       "type": "array",
-      "description": "References mode: this page's top-level forms that use the symbol, by file then line.",
+      "description": "References mode: this page's forms that use the symbol (or hold the text), by file then line.",
       "items": {
         "type": "object",
         "properties": {

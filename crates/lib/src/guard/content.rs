@@ -43,7 +43,8 @@ fn foreign_text(bytes: &[u8]) -> Option<(&'static str, &'static str)> {
 /// NUL bytes on one parity only and at least a third of it: UTF-16 of mostly ASCII text.
 fn utf16_nuls(window: &[u8]) -> bool {
     let pairs = window.len() / 2;
-    if pairs < 4 {
+    // Most windows have no NUL at all: one SIMD search says so.
+    if pairs < 4 || memchr::memchr(0, window).is_none() {
         return false;
     }
     let (mut even, mut odd) = (0, 0);
@@ -68,9 +69,13 @@ fn looks_ebcdic(window: &[u8]) -> bool {
             | 0x7A..=0x7F | 0x81..=0x89 | 0x91..=0x99 | 0xA1..=0xA9 | 0xC0..=0xC9
             | 0xD0..=0xD9 | 0xE0 | 0xE2..=0xE9 | 0xF0..=0xF9)
     };
+    // The spaces first: one SIMD count, and ASCII text (where `@` is rare) stops here.
+    let spaces = memchr::memchr_iter(0x40, window).count();
+    if spaces * 20 < window.len() {
+        return false;
+    }
     let text = window.iter().filter(|&&b| ebcdic_text(b)).count();
-    let spaces = window.iter().filter(|&&b| b == 0x40).count();
-    text * 100 >= window.len() * 95 && spaces * 20 >= window.len()
+    text * 100 >= window.len() * 95
 }
 
 /// The offset of the NUL that makes `bytes` binary, if they are.

@@ -259,9 +259,41 @@ pub struct Balance {
     pub escape: bool,
 }
 
+/// The lists `text` leaves open, read from the top level (a `)` too many is ignored): the
+/// depth of a text without strings, escapes, `#` or comments. Only the bytes `(` and `)`
+/// are visited one by one.
+fn paren_depth(text: &[u8]) -> usize {
+    let mut depth = 0usize;
+    for at in memchr::memchr2_iter(b'(', b')', text) {
+        if text[at] == b'(' {
+            depth += 1;
+        } else {
+            depth = depth.saturating_sub(1);
+        }
+    }
+    depth
+}
+
 impl Balance {
     /// The state after reading `text` from the top level (a `)` too many is ignored).
     pub fn of(text: &str) -> Balance {
+        let b = text.as_bytes();
+        // Most texts (signatures) hold no string, `|`, escape, `#` or `;`: then only the
+        // parentheses count, found with SIMD searches instead of the byte-by-byte state
+        // machine (which was a fifth of a collapsed view's time on a dense file).
+        if memchr::memchr3(b'"', b'|', b'\\', b).is_none()
+            && memchr::memchr2(b'#', b';', b).is_none()
+        {
+            return Balance {
+                depth: paren_depth(b),
+                ..Balance::default()
+            };
+        }
+        Balance::of_any(b)
+    }
+
+    /// [`Balance::of`] by the state machine, for any text.
+    pub(super) fn of_any(text: &[u8]) -> Balance {
         let mut s = Balance::default();
         // Whether the last byte is a `#` that starts a token: the byte after it is a
         // dispatch character (`#"` starts no string, as in the scanner).
@@ -272,7 +304,7 @@ impl Balance {
         let mut feature = false;
         // Inside a `;` comment (never in folded text, which drops them).
         let mut comment = false;
-        for &c in text.as_bytes() {
+        for &c in text {
             let after_dispatch = std::mem::take(&mut dispatch);
             if comment {
                 comment = c != b'\n';

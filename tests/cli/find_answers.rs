@@ -1,0 +1,125 @@
+//! `find`'s answers at the least token cost (docs/find.md): `--text` lists the forms
+//! that mention a literal text with only the lines holding it; a use is listed under the
+//! child forms of a container (`progn`, `eval-when`) that hold all its uses; an entry of uses
+//! is headed by the form's name, not its lambda list; a whole answer carries no count
+//! line. Through the real binary.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lrf-find-answers-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// stdout and the exit status of the binary run in `dir`.
+fn run(dir: &Path, args: &[&str]) -> (String, Option<i32>) {
+    let out = Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    (String::from_utf8(out.stdout).unwrap(), out.status.code())
+}
+
+const API: &str = "\
+(in-package :demo)
+
+;;; Content-Length in a top-level comment is no form.
+(defun send (stream body &key (length (length body)) (headers nil))
+  \"Writes BODY; the Content-Length header says how long it is.\"
+  (format stream \"Content-Length: ~D~%\" length)
+  (write-string body stream))
+
+#-abcl
+(progn
+  (defun helper-a (x) (list x))
+  (defun helper-b (y)
+    (send y \"(handler-case\")))
+
+(defoptimizer (send derive-type) ((stream body))
+  (send stream body))
+";
+
+#[test]
+fn text_lists_the_forms_and_lines_that_hold_it() {
+    let dir = scratch("text");
+    fs::write(dir.join("api.lisp"), API).unwrap();
+    fs::write(dir.join("other.lisp"), "(defun unrelated () 1)\n").unwrap();
+    let (out, status) = run(&dir, &["find", "--text", "Content-Length"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <==\n 4: (defun send ...)\n    5:   \"Writes BODY; the Content-Length header says how long it is.\"\n    6:   (format stream \"Content-Length: ~D~%\" length)\n"
+    );
+    assert_eq!(status, Some(0));
+    // Literal, with parentheses: the most natural search in Lisp; under a container,
+    // the definition inside it.
+    let (out, _) = run(&dir, &["find", "--text", "(handler-case"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <==\n 12: (defun helper-b ...)\n    13:     (send y \"(handler-case\")))\n"
+    );
+    // Case-sensitive.
+    let (out, status) = run(&dir, &["find", "--text", "content-length"]);
+    assert_eq!(
+        out,
+        "[0 forms containing \"content-length\" (0 occurrences) in 0 files; 2 files searched]\n"
+    );
+    assert_eq!(status, Some(0));
+}
+
+#[test]
+fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container() {
+    let dir = scratch("symbol");
+    fs::write(dir.join("api.lisp"), API).unwrap();
+    let (out, _) = run(&dir, &["find", "--symbol", "send"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <==\n 4: (defun send ...)  [definition]\n    4: (defun send (stream body &key (length (length body)) (headers nil))\n 12: (defun helper-b ...)\n    13:     (send y \"(handler-case\")))\n 15: (defoptimizer (send derive-type) ...)  [definition]\n    15: (defoptimizer (send derive-type) ((stream body))\n    16:   (send stream body))\n"
+    );
+    // A use in the container itself, outside its child forms: the container is the one
+    // entry (entries never overlap); a child form holding a use is one.
+    fs::write(
+        dir.join("api.lisp"),
+        "(progn send\n  (defun a () (send 2)))\n",
+    )
+    .unwrap();
+    let (out, _) = run(&dir, &["find", "--symbol", "send"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <==\n 1: (progn ...)\n    1: (progn send\n    2:   (defun a () (send 2)))\n"
+    );
+    fs::write(
+        dir.join("api.lisp"),
+        "(progn (send 1)\n  (defun a () (send 2)))\n",
+    )
+    .unwrap();
+    let (out, _) = run(&dir, &["find", "--symbol", "send"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <==\n 1: (send 1)\n    1: (progn (send 1)\n 2: (defun a ...)\n    2:   (defun a () (send 2)))\n"
+    );
+}
+
+#[test]
+fn text_in_json_and_one_mode_at_a_time() {
+    let dir = scratch("json");
+    fs::write(dir.join("api.lisp"), API).unwrap();
+    let (out, _) = run(&dir, &["find", "--text", "helper-a", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["mode"], "references");
+    let refs = v["references"].as_array().unwrap();
+    assert_eq!(refs.len(), 1);
+    assert_eq!(refs[0]["name"], "helper-a");
+    assert_eq!(refs[0]["line"], 11);
+    assert_eq!(refs[0]["definition"], false);
+    assert_eq!(refs[0]["uses"][0]["column"], 9);
+    // One mode at a time.
+    let (_, status) = run(&dir, &["find", "--text", "a", "--symbol", "send"]);
+    assert_eq!(status, Some(2));
+}

@@ -94,7 +94,7 @@ fn wanted(form: &Form, search: &Search) -> Option<String> {
             }
             key().filter(|k| p.is_match(k))
         }
-        Target::Symbol(_) => None,
+        Target::Symbol(_) | Target::Callers(_) | Target::Callees(_) => None,
     }
 }
 

@@ -18,6 +18,10 @@
 //! This module does not touch the file system (the guard does), nor know about argv or
 //! JSON-RPC.
 
+mod callees;
+mod callers;
+mod calls;
+mod calls_render;
 mod cursor;
 mod definitions;
 mod derived;
@@ -26,6 +30,8 @@ mod render;
 pub mod schema;
 mod symbol;
 
+pub use callees::{Callee, CalleeDefinition, CalleesEntry, MAX_CALLEE_DEFINITIONS};
+pub use callers::Caller;
 pub use symbol::{split_symbol, SymbolQuery};
 
 use crate::cancel::CancelToken;
@@ -68,6 +74,12 @@ pub struct FindRequest {
     /// The uses of this symbol, grouped by enclosing top-level form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symbol: Option<String>,
+    /// The definitions whose code calls this symbol (docs/find.md#callers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callers: Option<String>,
+    /// The definitions named this, with what their code calls (docs/find.md#callees).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callees: Option<String>,
     /// Only definitions with these operators; references: only in top-level forms with
     /// these operators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,6 +119,8 @@ impl FindRequest {
             name: None,
             name_pattern: None,
             symbol: None,
+            callers: None,
+            callees: None,
             kinds: None,
             features: None,
             include_body: false,
@@ -123,6 +137,8 @@ impl FindRequest {
 pub enum FindMode {
     Definitions,
     References,
+    Callers,
+    Callees,
 }
 
 /// The result of the tool (docs/find.md#json).
@@ -139,6 +155,12 @@ pub struct FindResult {
     /// References mode: the entries of this page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub references: Option<Vec<Reference>>,
+    /// Callers mode: the entries of this page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callers: Option<Vec<Caller>>,
+    /// Callees mode: the entries of this page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callees: Option<Vec<CalleesEntry>>,
     /// Files read and searched.
     pub files_searched: usize,
     /// Files of the scope that could not be read, with the guard's reason.
@@ -249,6 +271,8 @@ pub(crate) enum Target {
     Name(SymbolQuery),
     Pattern(Box<Pattern>),
     Symbol(SymbolQuery),
+    Callers(SymbolQuery),
+    Callees(SymbolQuery),
 }
 
 /// A request checked: the target, the prefilter, the kinds.
@@ -300,6 +324,8 @@ impl Search {
     pub(crate) fn mode(&self) -> FindMode {
         match self.target {
             Target::Symbol(_) => FindMode::References,
+            Target::Callers(_) => FindMode::Callers,
+            Target::Callees(_) => FindMode::Callees,
             _ => FindMode::Definitions,
         }
     }
@@ -316,6 +342,10 @@ pub(crate) struct FileAnswer {
     pub over_budget: bool,
     /// Definitions mode: the file's structures, for the accessors of `:include`.
     pub structures: Vec<derived::FileStructure>,
+    /// Callers mode: the file's callers.
+    pub callers: Vec<Caller>,
+    /// Callees mode: the file's definitions named NAME and the names it defines.
+    pub callees: callees::FileCallees,
 }
 
 impl FileAnswer {
@@ -345,6 +375,15 @@ impl FileAnswer {
         self.references
             .iter_mut()
             .for_each(|r| r.file = file.to_string());
+        self.callers
+            .iter_mut()
+            .for_each(|c| c.file = file.to_string());
+        for (entry, _) in &mut self.callees.entries {
+            entry.file = file.to_string();
+        }
+        for (_, definition) in &mut self.callees.index {
+            definition.file = file.to_string();
+        }
         self
     }
 }
@@ -439,6 +478,7 @@ pub fn find_in(
         skipped: scope.skipped,
         ..render::Gathered::default()
     };
+    let mut callees_found = Vec::new();
     for (file, answer) in answers {
         match answer {
             Ok(answer) => {
@@ -446,6 +486,8 @@ pub fn find_in(
                 gathered.over_budget |= answer.over_budget;
                 gathered.definitions.extend(answer.definitions);
                 gathered.references.extend(answer.references);
+                gathered.callers.extend(answer.callers);
+                callees_found.push(answer.callees);
             }
             Err(e) => gathered.skipped.push(SkippedFile {
                 file,
@@ -453,6 +495,9 @@ pub fn find_in(
                 message: e.message,
             }),
         }
+    }
+    if search.mode() == FindMode::Callees {
+        gathered.callees = callees::resolve(callees_found);
     }
     Ok(render::page(shown, &search, request, gathered))
 }
@@ -500,6 +545,8 @@ fn search_file(
     }
     match &search.target {
         Target::Symbol(query) => references::in_file(file, grammar, search, query, cancel),
+        Target::Callers(query) => callers::in_file(file, grammar, search, query, cancel),
+        Target::Callees(query) => callees::in_file(file, grammar, search, query, cancel),
         _ => definitions::in_file(file, grammar, search, cancel),
     }
 }
@@ -603,16 +650,18 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         ("name", request.name.is_some()),
         ("name_pattern", request.name_pattern.is_some()),
         ("symbol", request.symbol.is_some()),
+        ("callers", request.callers.is_some()),
+        ("callees", request.callees.is_some()),
     ]
     .into_iter()
     .filter_map(|(n, set)| set.then_some(n))
     .collect();
     if given.len() != 1 {
         return Err(invalid(if given.is_empty() {
-            "give one of name (a definition's name), name_pattern (a regex or text matched against definition names) or symbol (whose uses to list)".into()
+            "give one of name (a definition's name), name_pattern (a regex or text matched against definition names), symbol (whose uses to list), callers (a symbol whose callers to list) or callees (a definition whose calls to list)".into()
         } else {
             format!(
-                "give only one of name, name_pattern and symbol, not {}",
+                "give only one of name, name_pattern, symbol, callers and callees, not {}",
                 given.join(" and ")
             )
         }));
@@ -656,6 +705,13 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         let query = symbol("symbol", text)?;
         let prefilter = Some(name_finder(&query.name));
         (Target::Symbol(query), prefilter)
+    } else if let Some(text) = &request.callers {
+        let query = symbol("callers", text)?;
+        let prefilter = Some(name_finder(&query.name));
+        (Target::Callers(query), prefilter)
+    } else if let Some(text) = &request.callees {
+        // Every file: the names the callees are defined by are not known beforehand.
+        (Target::Callees(symbol("callees", text)?), None)
     } else {
         let text = request.name_pattern.as_deref().unwrap_or_default();
         let pattern = Pattern::regex_or_literal(text, true).map_err(|e| {

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod callers;
 mod cli;
 mod exit_status;
 mod transcripts;

@@ -5,6 +5,7 @@
 
 #![allow(unreachable_pub)] // Helpers are `pub` for the sibling modules of this test binary.
 
+mod callers;
 mod confinement;
 mod definers;
 mod growing_file;

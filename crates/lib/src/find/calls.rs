@@ -44,6 +44,9 @@ struct Node {
     quoted: bool,
     /// Under `#'`.
     function: bool,
+    /// Under `,` (in a backquote template): computed, not written, so never read as a
+    /// binding list or clause.
+    unquoted: bool,
     first: u32,
     next: u32,
 }
@@ -67,6 +70,7 @@ impl Tree {
             end,
             quoted: false,
             function: false,
+            unquoted: false,
             first: NONE,
             next: NONE,
         };
@@ -75,11 +79,13 @@ impl Tree {
         let mut open: Vec<(u32, u32)> = vec![(0, NONE)];
         let mut quoted = false;
         let mut function = false;
+        let mut unquoted = false;
         each_event_read(b, start, end, reads, &mut |event| {
             let (kind, s, e) = match event {
                 Event::Prefix(p, _) => {
                     quoted |= matches!(p, Prefix::Quote | Prefix::Data);
                     function |= p == Prefix::Function;
+                    unquoted |= p == Prefix::Comma;
                     return ControlFlow::Continue(());
                 }
                 Event::Close(at) => {
@@ -89,6 +95,7 @@ impl Tree {
                     }
                     quoted = false;
                     function = false;
+                    unquoted = false;
                     return ControlFlow::Continue(());
                 }
                 Event::Open(at) => (Kind::List, at, end),
@@ -102,11 +109,13 @@ impl Tree {
                 end: e,
                 quoted,
                 function,
+                unquoted,
                 first: NONE,
                 next: NONE,
             });
             quoted = false;
             function = false;
+            unquoted = false;
             let (parent, last) = open.last_mut().expect("the root is never closed");
             if *last == NONE {
                 tree.nodes[*parent as usize].first = id;
@@ -146,6 +155,9 @@ impl Tree {
 
     /// The `n`th child of `id` (0-based), or [`NONE`].
     fn nth(&self, id: u32, n: usize) -> u32 {
+        if id == NONE {
+            return NONE;
+        }
         self.children(id).nth(n).unwrap_or(NONE)
     }
 }
@@ -212,6 +224,8 @@ pub(crate) fn calls_in(
     };
     walk.run();
     walk.calls.sort_by_key(|c| c.start);
+    // A `,form` in a structural place is walked as a form, which its place may do too.
+    walk.calls.dedup_by_key(|c| c.start);
     walk.calls
 }
 
@@ -255,8 +269,12 @@ impl Walk<'_> {
         id != NONE && self.tree.node(id).kind == Kind::Token
     }
 
+    /// Whether `id` is a list as written: not quoted, not computed by `,`.
     fn is_list(&self, id: u32) -> bool {
-        id != NONE && self.tree.node(id).kind == Kind::List
+        id != NONE && {
+            let n = self.tree.node(id);
+            n.kind == Kind::List && !n.quoted && !n.unquoted
+        }
     }
 
     /// Records a call of the token `id` unless a local function of its name shadows it.
@@ -383,7 +401,17 @@ impl Walk<'_> {
     fn shape(&mut self, op: &str, args: u32) {
         let a1 = self.nth_arg(args, 1);
         let a2 = self.nth_arg(args, 2);
-        match shape(op) {
+        let shape = shape(op);
+        if shape != Shape::Code {
+            // `(let ,bindings ...)`: what a template computes is code wherever it stands.
+            let computed: Vec<u32> = self
+                .tree
+                .children_from(args)
+                .filter(|&c| self.tree.node(c).unquoted)
+                .collect();
+            self.tasks.extend(computed.into_iter().map(Task::Form));
+        }
+        match shape {
             Shape::Code => self.tasks.push(Task::Forms(args)),
             Shape::Nothing => {}
             Shape::Function => {
@@ -417,6 +445,18 @@ impl Walk<'_> {
                 self.clauses_after(clauses, skip);
             }
             Shape::VarsThenBody => self.tasks.push(Task::Forms(a1)),
+            Shape::WithAccessors => {
+                // `(with-accessors ((var accessor)...) instance body...)`.
+                self.tasks.push(Task::Forms(a1));
+                let bindings: Vec<u32> = self.tree.children(args).collect();
+                if self.is_list(args) {
+                    for b in bindings {
+                        if self.is_list(b) {
+                            self.call(self.tree.nth(b, 1), false);
+                        }
+                    }
+                }
+            }
             Shape::DestructuringBind => {
                 self.tasks.push(Task::Forms(a1));
                 self.tasks.push(Task::LambdaList(args));
@@ -642,6 +682,7 @@ enum Shape {
     BindingsThenBody,
     /// `(multiple-value-bind (vars) form body...)`: the second argument on.
     VarsThenBody,
+    WithAccessors,
     DestructuringBind,
     Do,
     /// `(dolist (var list) body)`, `(with-open-file (s path) body)`, any `with-...`.
@@ -702,7 +743,8 @@ fn shape(op: &str) -> Shape {
         "destructuring-bind" => Shape::DestructuringBind,
         "do" | "do*" => Shape::Do,
         "dolist" | "dotimes" | "print-unreadable-object" | "pprint-logical-block" => Shape::With,
-        "with-slots" | "with-accessors" => Shape::VarsThenBody,
+        "with-slots" => Shape::VarsThenBody,
+        "with-accessors" => Shape::WithAccessors,
         "defun" | "defmacro" | "define-compiler-macro" | "define-setf-expander" => Shape::Defun,
         "defmethod" => Shape::Defmethod,
         "defgeneric" => Shape::Defgeneric,

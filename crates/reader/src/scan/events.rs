@@ -25,10 +25,13 @@ pub enum Prefix {
     Function,
     /// `#.` (read-time evaluation): its datum is code.
     Eval,
-    /// Any other `#` dispatch whose datum is data: `#(`, `#S(`, `#A`, `#C`, `#P`, ...
+    /// A `#` dispatch whose datum is data: `#(`, `#S(`, `#A`, `#C`, `#P`.
     Data,
     /// `#1=`: transparent.
     Label,
+    /// A dispatch the standard syntax does not define (a project's reader macro):
+    /// transparent.
+    Other,
 }
 
 /// One thing the reader meets, in order.
@@ -125,10 +128,13 @@ fn hash(b: &[u8], i: usize, reads: &mut dyn FnMut(bool, &[u8]) -> bool) -> (usiz
                 b'=' => (after, Some(Event::Prefix(Prefix::Label, i))),
                 // `#1#`: a reference to a labelled datum.
                 b'#' => (after, Some(Event::Atom(i, after))),
-                // `#(`: `after` is at the `(`, read next as a list the prefix makes data.
-                _ if prefix || b.get(after) == Some(&b'(') => {
-                    (after, Some(Event::Prefix(Prefix::Data, i)))
-                }
+                // `#(`: `after` is at the `(`, read next as a list the prefix makes data;
+                // so do `#S(`, `#2A(`, `#C(`, `#P"..."`.
+                0 if b.get(after) == Some(&b'(') => (after, Some(Event::Prefix(Prefix::Data, i))),
+                b's' | b'a' | b'c' | b'p' => (after, Some(Event::Prefix(Prefix::Data, i))),
+                // A dispatch the standard syntax does not define (a project's reader
+                // macro, `#L(...)`, `#?"..."`): what follows is read as it is.
+                _ if prefix => (after, Some(Event::Prefix(Prefix::Other, i))),
                 _ => (after, Some(Event::Atom(i, after))),
             }
         }

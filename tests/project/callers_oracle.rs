@@ -51,8 +51,8 @@ const SOURCES: &str = "/usr/share/common-lisp/source";
 
 /// Least recall in percent: overall, and of the pairs whose callee is a token of the
 /// caller's form (what `find --callers` reads). What was reached; never lower.
-const RECALL_FLOOR: f64 = 86.1;
-const TOKEN_RECALL_FLOOR: f64 = 99.2;
+const RECALL_FLOOR: f64 = 86.2;
+const TOKEN_RECALL_FLOOR: f64 = 99.3;
 /// At least this many systems must load.
 const MIN_SYSTEMS: usize = 20;
 
@@ -340,7 +340,7 @@ fn callers_agree_with_sbcl() {
     );
     for (category, list) in &misses {
         eprintln!("misses {category}: {}", list.len());
-        for m in list.iter().take(40) {
+        for m in list.iter().take(60) {
             eprintln!("  {m}");
         }
     }

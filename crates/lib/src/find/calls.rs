@@ -85,7 +85,11 @@ impl Tree {
                 Event::Prefix(p, _) => {
                     quoted |= matches!(p, Prefix::Quote | Prefix::Data);
                     function |= p == Prefix::Function;
-                    unquoted |= p == Prefix::Comma;
+                    if p == Prefix::Comma {
+                        // `',x` in a template: the `,x` is evaluated.
+                        quoted = false;
+                        unquoted = true;
+                    }
                     return ControlFlow::Continue(());
                 }
                 Event::Close(at) => {
@@ -513,6 +517,18 @@ impl Walk<'_> {
                 self.class_options(self.tree.next(a2));
             }
             Shape::Defstruct => {
+                // `(:constructor make-x (a &aux (b (f a))))`: a BOA lambda list's
+                // defaults are code.
+                let options: Vec<u32> = self.tree.children(args).skip(1).collect();
+                for o in options {
+                    let head = self.tree.nth(o, 0);
+                    if self.is_list(o)
+                        && self.is_token(head)
+                        && token_name(self.text(head)) == "constructor"
+                    {
+                        self.tasks.push(Task::LambdaList(self.tree.nth(o, 2)));
+                    }
+                }
                 let slots: Vec<u32> = self.tree.children_from(a1).collect();
                 for s in slots.into_iter().rev() {
                     if self.is_list(s) {

@@ -163,13 +163,11 @@ fn parse(text: &str) -> (Vec<System>, Vec<String>) {
     (systems, failed)
 }
 
-/// The top-level forms SBCL reads in a file under `features`: (start, end) lines and
-/// byte spans, in order.
-fn top_forms(
-    bytes: &[u8],
-    grammar: &Grammar,
-    features: &Features,
-) -> Vec<(usize, usize, usize, usize)> {
+/// A top-level form: start and end lines, start and end bytes.
+type TopForm = (usize, usize, usize, usize);
+
+/// The top-level forms SBCL reads in a file under `features`, in order.
+fn top_forms(bytes: &[u8], grammar: &Grammar, features: &Features) -> Vec<TopForm> {
     let outline = outline_bytes(bytes, grammar);
     outline
         .items
@@ -261,8 +259,7 @@ fn callers_agree_with_sbcl() {
     for system in &systems {
         let features = Features::new(&system.features);
         let guard = Guard::confined(&[PathBuf::from(&system.directory)], 1 << 20).unwrap();
-        let mut forms: HashMap<String, (Vec<u8>, Vec<(usize, usize, usize, usize)>)> =
-            HashMap::new();
+        let mut forms: HashMap<String, (Vec<u8>, Vec<TopForm>)> = HashMap::new();
         // SBCL's pairs: callee -> (file, form index).
         let mut pairs: BTreeMap<String, BTreeSet<(String, usize)>> = BTreeMap::new();
         for (callee, file, form, line) in &system.calls {

@@ -69,11 +69,14 @@ pub const MAX_CALLEE_DEFINITIONS: usize = 256;
 /// A symbol as the index keys it: folded name, and whether it is a `(setf name)`.
 type Key = (String, bool);
 
+/// A call not yet resolved: its key, its name as written, where it is.
+pub(crate) type RawCall = (Key, String, Use);
+
 /// What one file gives a callees search.
 #[derive(Default)]
 pub(crate) struct FileCallees {
     /// The definitions named NAME, their calls not yet resolved.
-    pub entries: Vec<(CalleesEntry, Vec<(Key, String, Use)>)>,
+    pub entries: Vec<(CalleesEntry, Vec<RawCall>)>,
     /// Every name the file defines.
     pub index: Vec<(Key, CalleeDefinition)>,
 }
@@ -155,7 +158,7 @@ pub(crate) fn in_file(
                 };
                 let raw = mine
                     .iter()
-                    .filter_map(|&c| {
+                    .map(|&c| {
                         let call = calls[c];
                         let written = String::from_utf8_lossy(&b[call.start..call.end]);
                         let shown = if call.setf {
@@ -164,7 +167,7 @@ pub(crate) fn in_file(
                             written.to_string()
                         };
                         let key = (token_name(&b[call.start..call.end]), call.setf);
-                        Some((key, shown, uses[c].clone()))
+                        (key, shown, uses[c].clone())
                     })
                     .collect();
                 found.entries.push((entry(&shown_file, unit), raw));

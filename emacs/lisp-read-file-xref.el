@@ -277,7 +277,7 @@ A method named \"area :around (square)\" gives \"area\"."
                      length)))
 
 (defun lisp-read-file--who-calls-xrefs (root symbol)
-  "Return the xrefs of the calls of SYMBOL in the project ROOT.
+  "Return the xrefs of the callers of SYMBOL in the project ROOT.
 One per call, grouped by the definition that makes it:
 \"FILE: LINE (signature)\"."
   (let ((xrefs nil))
@@ -327,7 +327,7 @@ does not define."
 
 ;;;###autoload
 (defun lisp-read-file-who-calls (symbol)
-  "Show the definitions of the project whose code calls SYMBOL.
+  "Show the callers of SYMBOL: the project's definitions that call it.
 An xref buffer lists each call, grouped by the calling definition
 \(each method of its own).  A call is the symbol in operator
 position, #\\='symbol, (function symbol), or the quoted symbol given

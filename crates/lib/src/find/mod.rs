@@ -2,8 +2,9 @@
 //! the `find` command as one library call, [`find`].
 //!
 //! A request names a scope (a file, a directory, an `.asd` file's directory) and one of:
-//! a definition name (`name`), a definition name pattern (`name_pattern`), or a symbol
-//! whose uses to list (`symbol`). The files of the scope are listed and read through the
+//! a definition name (`name`), a definition name pattern (`name_pattern`), a symbol
+//! whose uses to list (`symbol`), a symbol whose callers to list (`callers`), or a
+//! definition whose callees to list (`callees`). The files of the scope are listed and read through the
 //! guard and searched in parallel ([`crate::project::map_files`]); the answers are kept in
 //! walk order, so the output does not depend on the threads.
 //!
@@ -11,9 +12,10 @@
 //! contain the name (case-insensitively) is not scanned at all; in a file that does, only
 //! the top-level forms holding a candidate are lexed token by token (`references.rs`).
 //!
-//! `definitions.rs` and `references.rs` search one file each; `render.rs` pages the
-//! entries and makes the text view; `symbol.rs` is the rule that says when two symbols
-//! are the same.
+//! `definitions.rs` and `references.rs` search one file each; `calls.rs` reads the calls
+//! of a form, `callers.rs` and `callees.rs` search one file for the callers and callees
+//! modes (`callees::resolve` joins the files); `render.rs` pages the entries and makes the
+//! text view; `symbol.rs` is the rule that says when two symbols are the same.
 //!
 //! This module does not touch the file system (the guard does), nor know about argv or
 //! JSON-RPC.

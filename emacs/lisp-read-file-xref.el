@@ -254,5 +254,110 @@ A method named \"area :around (square)\" gives \"area\"."
           (setq names (lisp-read-file--definition-names root)))
         (complete-with-action action names string predicate)))))
 
+;;;; Callers and callees
+
+(defun lisp-read-file--read-symbol (prompt)
+  "Read a symbol with PROMPT, the symbol at point as the default."
+  (let* ((default (lisp-read-file--identifier-at-point))
+         (answer (read-string (if default (format "%s(default %s) " prompt default) prompt)
+                              nil nil default)))
+    (if (string-empty-p (string-trim answer))
+        (user-error "No symbol given")
+      (string-trim answer))))
+
+(defun lisp-read-file--match-xref (text line column file group)
+  "Return an xref of the token at COLUMN of TEXT, at LINE of FILE in GROUP."
+  (let* ((length (lisp-read-file--token-length text column))
+         (summary (copy-sequence text)))
+    (when (<= (+ column length) (length summary))
+      (add-face-text-property column (+ column length) 'xref-match nil summary))
+    (xref-make-match summary
+                     (lisp-read-file--xref-location-create
+                      :file file :line line :column column :group group)
+                     length)))
+
+(defun lisp-read-file--who-calls-xrefs (root symbol)
+  "Return the xrefs of the callers of SYMBOL in the project ROOT.
+One per call, grouped by the definition that makes it:
+\"FILE: LINE (signature)\"."
+  (let ((xrefs nil))
+    (dolist (caller (lisp-read-file--find-items root `((callers . ,symbol)) 'callers))
+      (let* ((file (alist-get 'file caller))
+             (group (format "%s: %s %s" file (alist-get 'line caller)
+                            (or (alist-get 'signature caller) ""))))
+        (dolist (call (alist-get 'calls caller))
+          (push (lisp-read-file--match-xref
+                 (or (alist-get 'text call) "") (alist-get 'line call)
+                 (or (alist-get 'column call) 0)
+                 (lisp-read-file--expand file root) group)
+                xrefs))))
+    (nreverse xrefs)))
+
+(defun lisp-read-file--callees-xrefs (root name)
+  "Return (XREFS OUTSIDE): what the definitions NAME call in project ROOT.
+XREFS are the definitions of the project that they call, grouped by
+the calling definition; OUTSIDE the names they call that the project
+does not define."
+  (let ((xrefs nil)
+        (outside nil))
+    (dolist (entry (lisp-read-file--find-items root `((callees . ,name)) 'callees))
+      (let ((group (format "%s: %s %s calls" (alist-get 'file entry)
+                           (alist-get 'line entry)
+                           (or (alist-get 'signature entry) ""))))
+        (dolist (callee (alist-get 'callees entry))
+          (dolist (definition (alist-get 'definitions callee))
+            (push (xref-make
+                   (format "%s: %s %s" (alist-get 'name callee)
+                           (alist-get 'kind definition) (alist-get 'name definition))
+                   (lisp-read-file--xref-location-create
+                    :file (lisp-read-file--expand (alist-get 'file definition) root)
+                    :line (alist-get 'line definition) :column 0 :group group))
+                  xrefs)))
+        (dolist (other (alist-get 'outside entry))
+          (cl-pushnew other outside :test #'equal))))
+    (list (nreverse xrefs) (nreverse outside))))
+
+(defun lisp-read-file--show-xrefs (xrefs empty)
+  "Show XREFS in an xref buffer, or say EMPTY when there are none."
+  (if xrefs
+      ;; `xref-show-xrefs' is Emacs 29's; the function it calls is older.
+      (funcall xref-show-xrefs-function (lambda () xrefs)
+               `((window . ,(selected-window))))
+    (message "%s" empty)))
+
+;;;###autoload
+(defun lisp-read-file-who-calls (symbol)
+  "Show the callers of SYMBOL: the project's definitions that call it.
+An xref buffer lists each call, grouped by the calling definition
+\(each method of its own).  A call is the symbol in operator
+position, #\\='symbol, (function symbol), or the quoted symbol given
+to funcall or apply; a variable of that name, quoted data and a
+local flet or labels function of that name are not.  Interactively,
+SYMBOL is read with the symbol at point as the default."
+  (interactive (list (lisp-read-file--read-symbol "Who calls: ")))
+  (let* ((root (lisp-read-file--buffer-root))
+         (xrefs (lisp-read-file--who-calls-xrefs root symbol)))
+    (lisp-read-file--warn-if-modified-under root)
+    (lisp-read-file--show-xrefs xrefs (format "No callers of %s in %s" symbol root))))
+
+;;;###autoload
+(defun lisp-read-file-callees (name)
+  "Show what the definitions named NAME call.
+An xref buffer lists the definitions of the project that their code
+calls, grouped by the calling definition; the names they call that
+the project does not define (Common Lisp's own left out) are said in
+the echo area.  Interactively, NAME is read with the symbol at point
+as the default."
+  (interactive (list (lisp-read-file--read-symbol "Callees of: ")))
+  (let* ((root (lisp-read-file--buffer-root))
+         (found (lisp-read-file--callees-xrefs root name))
+         (outside (cadr found)))
+    (lisp-read-file--warn-if-modified-under root)
+    (lisp-read-file--show-xrefs
+     (car found) (format "%s calls no definition of %s" name root))
+    (when outside
+      (message "%s also calls, outside the project: %s"
+               name (mapconcat #'identity outside ", ")))))
+
 (provide 'lisp-read-file-xref)
 ;;; lisp-read-file-xref.el ends here

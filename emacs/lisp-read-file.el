@@ -713,8 +713,9 @@ plus `root'.  Errors are signalled as `lisp-read-file-call' says."
 
 (defun lisp-read-file--find-items (root arguments key)
   "Return the items under KEY of the lisp-find results for ARGUMENTS in ROOT.
-KEY is `definitions' or `references'.  Cut results are continued
-from their `next_offset', up to `lisp-read-file-find-max-pages' calls."
+KEY is `definitions', `references', `callers' or `callees'.  Cut
+results are continued from their `next_offset', up to
+`lisp-read-file-find-max-pages' calls."
   (let ((items nil)
         (offset nil)
         (pages 0)
@@ -768,6 +769,8 @@ The value is (LOCALP . VALUE), LOCALP non-nil if it was buffer-local.")
 (autoload 'lisp-read-file-project-outline "lisp-read-file-outline" nil t)
 (autoload 'lisp-read-file-imenu-create-index "lisp-read-file-outline")
 (autoload 'lisp-read-file-xref-backend "lisp-read-file-xref")
+(autoload 'lisp-read-file-who-calls "lisp-read-file-xref" nil t)
+(autoload 'lisp-read-file-callees "lisp-read-file-xref" nil t)
 
 ;;;; Minor mode
 

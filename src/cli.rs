@@ -3,7 +3,7 @@
 //! * `lisp-read-file [OPTIONS] PATH...`: the view of one file (collapsed, expanded, raw,
 //!   grep); the project map of a directory, an `.asd` file or several paths;
 //! * `lisp-read-file outline [--json] PATH...`: top-level items with positions;
-//! * `lisp-read-file find (--name N | --name-pattern RE | --symbol S) [PATH]...`:
+//! * `lisp-read-file find (--name N | --name-pattern RE | --symbol S | --callers S | --callees N) [PATH]...`:
 //!   definitions and references across files ([`lisp_read_file::find`]);
 //! * `lisp-read-file mcp [--root DIR]... [--tools LIST]`: the MCP server ([`crate::mcp`]);
 //! * `lisp-read-file lsp [--root DIR]...`: the language server ([`crate::lsp`]).
@@ -63,6 +63,7 @@ lisp-read-file --bytes 2000..4000 data.json      bytes, e.g. the rest of a cut l
 lisp-read-file outline --json src/*.lisp         items with byte offsets, one JSON per file\n  \
 lisp-read-file find --name-pattern '^make-' src  definitions across a directory\n  \
 lisp-read-file find --symbol parse-integer .     every use of a symbol, by form\n  \
+lisp-read-file find --callers parse-integer .    the definitions that call it\n  \
 lisp-read-file mcp --root .                      MCP server on stdio (for code agents)\n\n\
 Exit status: 0 success, 1 tool error (CODE: message on stderr; with --json the error \
 object on stdout), 2 usage error.",
@@ -321,7 +322,7 @@ struct OutlineArgs {
 }
 
 #[derive(Args, Debug)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["name", "name_pattern", "symbol", "text"])))]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["name", "name_pattern", "symbol", "text", "callers", "callees"])))]
 struct FindArgs {
     /// Definitions named exactly NAME (case-insensitive; `pkg:foo` and `(setf foo)` too).
     #[arg(long, value_name = "NAME")]
@@ -336,6 +337,14 @@ struct FindArgs {
     /// comments included), each with the lines that hold it.
     #[arg(short = 't', long, value_name = "TEXT")]
     text: Option<String>,
+    /// The definitions whose code calls SYMBOL (as a function: operator position, #'sym,
+    /// funcall/apply of 'sym), each with the lines of its calls.
+    #[arg(long, value_name = "SYMBOL")]
+    callers: Option<String>,
+    /// The definitions named NAME, each with the definitions of the scope its code calls
+    /// and the names it calls that the scope does not define.
+    #[arg(long, value_name = "NAME")]
+    callees: Option<String>,
     /// Only definitions with these operators; with --symbol, only uses inside top-level
     /// forms with these operators (comma-separated), e.g. `--kinds defun,defmacro`.
     #[arg(long, value_name = "OPS", value_delimiter = ',')]
@@ -545,6 +554,8 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
         name_pattern: args.name_pattern,
         symbol: args.symbol,
         text: args.text,
+        callers: args.callers,
+        callees: args.callees,
         kinds: args.kinds,
         features: args.features,
         include_body: args.body,

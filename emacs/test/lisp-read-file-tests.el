@@ -901,6 +901,52 @@ its standard error says: fake-server: cannot serve today\\'"
                      '(("src/circle.lisp" 8))))
       (should (null (xref-backend-definitions (xref-find-backend) "no-such-thing"))))))
 
+(ert-deftest lrf-test-who-calls ()
+  "Who calls lists each call, grouped by the calling definition, methods one by one."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-current-buffer (lrf-test-visit "src/circle.lisp" 8)
+      (let ((xrefs (lisp-read-file--who-calls-xrefs lrf-test-project "square-of")))
+        ;; The two methods of area call it; the definition itself is no call.
+        (should (equal (lrf-test-xref-places xrefs)
+                       '(("src/circle.lisp" 13) ("src/square.lisp" 9))))
+        (should (equal (mapcar (lambda (x) (xref-location-group (xref-item-location x)))
+                               xrefs)
+                       '("src/circle.lisp: 12 (defmethod area ((c circle)) ...)"
+                         "src/square.lisp: 8 (defmethod area ((s square)) ...)")))
+        (should (string-match-p "(square-of (radius c))" (xref-item-summary (car xrefs)))))
+      ;; #'area in total-area is a call; the comment and docstring mentions are not.
+      (should (equal (lrf-test-xref-places
+                      (lisp-read-file--who-calls-xrefs lrf-test-project "area"))
+                     '(("src/generics.lisp" 16) ("src/square.lisp" 16))))
+      ;; The command shows them in an xref buffer.
+      (search-forward "square-of")
+      (lisp-read-file-who-calls "square-of")
+      (with-current-buffer "*xref*"
+        (let ((text (buffer-substring-no-properties (point-min) (point-max))))
+          (should (string-match-p "src/circle.lisp: 12 (defmethod area ((c circle))" text))
+          (should (string-match-p "src/square.lisp: 8 (defmethod area ((s square))" text)))))))
+
+(ert-deftest lrf-test-callees ()
+  "Callees lists the project's definitions a definition calls, and the names outside."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-current-buffer (lrf-test-visit "src/square.lisp" 8)
+      (let* ((found (lisp-read-file--callees-xrefs lrf-test-project "total-area"))
+             (places (lrf-test-xref-places (car found))))
+        ;; #'area: the generic function and each method; reduce and + are CL's own.
+        (should (member '("src/generics.lisp" 5) places))
+        (should (member '("src/circle.lisp" 12) places))
+        (should (= (length places) 4))
+        (should (null (cadr found))))
+      (let ((found (lisp-read-file--callees-xrefs lrf-test-project "describe-shape")))
+        (should (cl-every (lambda (x) (string-prefix-p "area: " (xref-item-summary x)))
+                          (car found))))
+      (lisp-read-file-callees "total-area")
+      (with-current-buffer "*xref*"
+        (should (string-match-p "src/square.lisp: 15 (defun total-area (shapes) ...) calls"
+                                (buffer-substring-no-properties (point-min) (point-max))))))))
+
 (ert-deftest lrf-test-xref-definitions-derived ()
   "M-. on a slot's reader lands on the slot; the summary names the form that makes it."
   (lrf-test-with-shapes

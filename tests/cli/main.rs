@@ -9,6 +9,7 @@
 mod common;
 
 mod byte_window_cut;
+mod callers;
 mod cli;
 mod escaped_path_note;
 mod exit_status;

@@ -6,6 +6,7 @@
 
 #![allow(unreachable_pub)] // Helpers are `pub` for the sibling modules of this test binary.
 
+mod callers;
 mod client;
 mod confinement;
 mod definers;

@@ -8,6 +8,8 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod callers_complexity;
+mod callers_oracle;
 mod find_complexity;
 mod find_corpus;
 mod find_derived;

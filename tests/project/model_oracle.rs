@@ -45,7 +45,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const SOURCES: &str = "/usr/share/common-lisp/source";
 
 /// Debian systems that load in SBCL without a network or a foreign library.
-const SYSTEMS: &[&str] = &[
+pub const SYSTEMS: &[&str] = &[
     "alexandria",
     "cl-ppcre",
     "babel",

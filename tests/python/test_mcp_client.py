@@ -204,6 +204,21 @@ async def test_every_tool_is_fully_described(project: Project, name: str) -> Non
         assert "\n" not in tool["description"], "a one-line description"
 
 
+async def test_lisp_find_callers_and_callees_fit_the_output_schema(project: Project) -> None:
+    # server.ok checks every structuredContent against the tool's outputSchema.
+    project.write(
+        "src/c.lisp",
+        "(defun helper (x) x)\n(defun caller (y) (helper y) (funcall 'helper y) (print y))\n",
+    )
+    async with connect(project, "--root", str(project.root)) as server:
+        callers = await server.ok("lisp-find", {"callers": "helper", "path": "src"})
+        assert [c["name"] for c in callers["callers"]] == ["caller"]
+        callees = await server.ok("lisp-find", {"callees": "caller", "path": "src"})
+        report = callees["callees"][0]
+        assert [c["name"] for c in report["callees"]] == ["helper"]
+        await server.still_serving()
+
+
 async def test_lisp_find_derived_definitions_and_features(project: Project) -> None:
     project.write(
         "src/s.lisp",

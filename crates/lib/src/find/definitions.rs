@@ -94,7 +94,7 @@ fn wanted(form: &Form, search: &Search) -> Option<String> {
             }
             key().filter(|k| p.is_match(k))
         }
-        Target::Symbol(_) | Target::Text => None,
+        Target::Symbol(_) | Target::Text | Target::Callers(_) | Target::Callees(_) => None,
     }
 }
 

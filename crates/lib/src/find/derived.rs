@@ -168,7 +168,7 @@ fn name_wanted(name: &str, key: Option<&str>, search: &Search) -> bool {
     match &search.target {
         Target::Name(query) => query.matches_name(name),
         Target::Pattern(p) => p.is_match(name) || key.is_some_and(|k| p.is_match(k)),
-        Target::Symbol(_) | Target::Text => false,
+        Target::Symbol(_) | Target::Text | Target::Callers(_) | Target::Callees(_) => false,
     }
 }
 

@@ -2,8 +2,9 @@
 //! the `find` command as one library call, [`find`].
 //!
 //! A request names a scope (a file, a directory, an `.asd` file's directory) and one of:
-//! a definition name (`name`), a definition name pattern (`name_pattern`), or a symbol
-//! whose uses to list (`symbol`). The files of the scope are listed and read through the
+//! a definition name (`name`), a definition name pattern (`name_pattern`), a symbol
+//! whose uses to list (`symbol`), a symbol whose callers to list (`callers`), or a
+//! definition whose callees to list (`callees`). The files of the scope are listed and read through the
 //! guard and searched in parallel ([`crate::project::map_files`]); the answers are kept in
 //! walk order, so the output does not depend on the threads.
 //!
@@ -11,13 +12,18 @@
 //! contain the name (case-insensitively) is not scanned at all; in a file that does, only
 //! the top-level forms holding a candidate are lexed token by token (`references.rs`).
 //!
-//! `definitions.rs` and `references.rs` search one file each; `render.rs` pages the
-//! entries and makes the text view; `symbol.rs` is the rule that says when two symbols
-//! are the same.
+//! `definitions.rs` and `references.rs` search one file each; `calls.rs` reads the calls
+//! of a form, `callers.rs` and `callees.rs` search one file for the callers and callees
+//! modes (`callees::resolve` joins the files); `render.rs` pages the entries and makes the
+//! text view; `symbol.rs` is the rule that says when two symbols are the same.
 //!
 //! This module does not touch the file system (the guard does), nor know about argv or
 //! JSON-RPC.
 
+mod callees;
+mod callers;
+mod calls;
+mod calls_render;
 mod cursor;
 mod definitions;
 mod derived;
@@ -27,6 +33,8 @@ pub mod schema;
 mod symbol;
 mod text;
 
+pub use callees::{Callee, CalleeDefinition, CalleesEntry, MAX_CALLEE_DEFINITIONS};
+pub use callers::Caller;
 pub use symbol::{split_symbol, SymbolQuery};
 
 use crate::cancel::CancelToken;
@@ -73,6 +81,12 @@ pub struct FindRequest {
     /// case-sensitive; strings and comments included), with the lines that hold it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// The definitions whose code calls this symbol (docs/find.md#callers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callers: Option<String>,
+    /// The definitions named this, with what their code calls (docs/find.md#callees).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callees: Option<String>,
     /// Only definitions with these operators; references: only in top-level forms with
     /// these operators.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -113,6 +127,8 @@ impl FindRequest {
             name_pattern: None,
             symbol: None,
             text: None,
+            callers: None,
+            callees: None,
             kinds: None,
             features: None,
             include_body: false,
@@ -129,6 +145,8 @@ impl FindRequest {
 pub enum FindMode {
     Definitions,
     References,
+    Callers,
+    Callees,
 }
 
 /// The result of the tool (docs/find.md#json).
@@ -145,6 +163,12 @@ pub struct FindResult {
     /// References mode: the entries of this page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub references: Option<Vec<Reference>>,
+    /// Callers mode: the entries of this page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callers: Option<Vec<Caller>>,
+    /// Callees mode: the entries of this page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callees: Option<Vec<CalleesEntry>>,
     /// Files read and searched.
     pub files_searched: usize,
     /// Files of the scope that could not be read, with the guard's reason.
@@ -262,6 +286,8 @@ pub(crate) enum Target {
     Symbol(SymbolQuery),
     /// Literal text, case-sensitive, anywhere in a form (docs/find.md#text).
     Text,
+    Callers(SymbolQuery),
+    Callees(SymbolQuery),
 }
 
 /// A request checked: the target, the prefilter, the kinds.
@@ -313,6 +339,8 @@ impl Search {
     pub(crate) fn mode(&self) -> FindMode {
         match self.target {
             Target::Symbol(_) | Target::Text => FindMode::References,
+            Target::Callers(_) => FindMode::Callers,
+            Target::Callees(_) => FindMode::Callees,
             _ => FindMode::Definitions,
         }
     }
@@ -329,6 +357,10 @@ pub(crate) struct FileAnswer {
     pub over_budget: bool,
     /// Definitions mode: the file's structures, for the accessors of `:include`.
     pub structures: Vec<derived::FileStructure>,
+    /// Callers mode: the file's callers.
+    pub callers: Vec<Caller>,
+    /// Callees mode: the file's definitions named NAME and the names it defines.
+    pub callees: callees::FileCallees,
 }
 
 impl FileAnswer {
@@ -358,6 +390,15 @@ impl FileAnswer {
         self.references
             .iter_mut()
             .for_each(|r| r.file = file.to_string());
+        self.callers
+            .iter_mut()
+            .for_each(|c| c.file = file.to_string());
+        for (entry, _) in &mut self.callees.entries {
+            entry.file = file.to_string();
+        }
+        for (_, definition) in &mut self.callees.index {
+            definition.file = file.to_string();
+        }
         self
     }
 }
@@ -458,6 +499,7 @@ pub fn find_in(
         skipped: scope.skipped,
         ..render::Gathered::default()
     };
+    let mut callees_found = Vec::new();
     for (file, answer) in answers {
         match answer {
             Ok(answer) => {
@@ -465,6 +507,8 @@ pub fn find_in(
                 gathered.over_budget |= answer.over_budget;
                 gathered.definitions.extend(answer.definitions);
                 gathered.references.extend(answer.references);
+                gathered.callers.extend(answer.callers);
+                callees_found.push(answer.callees);
             }
             Err(e) => gathered.skipped.push(SkippedFile {
                 file,
@@ -472,6 +516,9 @@ pub fn find_in(
                 message: e.message,
             }),
         }
+    }
+    if search.mode() == FindMode::Callees {
+        gathered.callees = callees::resolve(callees_found);
     }
     Ok(render::page(shown, &search, request, gathered))
 }
@@ -520,6 +567,8 @@ fn search_file(
     match &search.target {
         Target::Symbol(query) => references::in_file(file, grammar, search, query, cancel),
         Target::Text => text::in_file(file, grammar, search, cancel),
+        Target::Callers(query) => callers::in_file(file, grammar, search, query, cancel),
+        Target::Callees(query) => callees::in_file(file, grammar, search, query, cancel),
         _ => definitions::in_file(file, grammar, search, cancel),
     }
 }
@@ -624,16 +673,18 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         ("name_pattern", request.name_pattern.is_some()),
         ("symbol", request.symbol.is_some()),
         ("text", request.text.is_some()),
+        ("callers", request.callers.is_some()),
+        ("callees", request.callees.is_some()),
     ]
     .into_iter()
     .filter_map(|(n, set)| set.then_some(n))
     .collect();
     if given.len() != 1 {
         return Err(invalid(if given.is_empty() {
-            "give one of name (a definition's name), name_pattern (a regex or text matched against definition names), symbol (whose uses to list) or text (which forms contain it)".into()
+            "give one of name (a definition's name), name_pattern (a regex or text matched against definition names), symbol (whose uses to list), text (which forms contain it), callers (a symbol whose callers to list) or callees (a definition whose calls to list)".into()
         } else {
             format!(
-                "give only one of name, name_pattern, symbol and text, not {}",
+                "give only one of name, name_pattern, symbol, text, callers and callees, not {}",
                 given.join(" and ")
             )
         }));
@@ -695,6 +746,13 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
                 })?,
         );
         (Target::Text, prefilter)
+    } else if let Some(text) = &request.callers {
+        let query = symbol("callers", text)?;
+        let prefilter = Some(name_finder(&query.name));
+        (Target::Callers(query), prefilter)
+    } else if let Some(text) = &request.callees {
+        // Every file: the names the callees are defined by are not known beforehand.
+        (Target::Callees(symbol("callees", text)?), None)
     } else {
         let text = request.name_pattern.as_deref().unwrap_or_default();
         let pattern = Pattern::regex_or_literal(text, true).map_err(|e| {

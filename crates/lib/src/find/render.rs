@@ -7,7 +7,8 @@
 //! the first entry of a page is always shown whole. The footer lines are not counted.
 
 use super::{
-    Definition, FindMode, FindRequest, FindResult, Reference, Search, SkippedFile, MAX_COLLECTED,
+    calls_render, CalleesEntry, Caller, Definition, FindMode, FindRequest, FindResult, Reference,
+    Search, SkippedFile, MAX_COLLECTED,
 };
 use crate::hint::{Hint, HintStyle};
 use std::collections::HashSet;
@@ -21,6 +22,8 @@ const SKIPPED_SHOWN: usize = 5;
 pub(crate) struct Gathered {
     pub definitions: Vec<Definition>,
     pub references: Vec<Reference>,
+    pub callers: Vec<Caller>,
+    pub callees: Vec<CalleesEntry>,
     pub searched: usize,
     pub skipped: Vec<SkippedFile>,
     pub notes: Vec<String>,
@@ -43,11 +46,42 @@ pub(crate) fn page(
             gathered.references.len(),
             distinct(gathered.references.iter().map(|r| r.file.as_str())),
         ),
+        FindMode::Callers => (
+            gathered.callers.len(),
+            distinct(gathered.callers.iter().map(|c| c.file.as_str())),
+        ),
+        FindMode::Callees => (
+            gathered.callees.len(),
+            distinct(gathered.callees.iter().map(|c| c.file.as_str())),
+        ),
     };
-    let total_uses: usize = gathered.references.iter().map(|r| r.uses.len()).sum();
+    let total_uses: usize = match mode {
+        FindMode::Callers => gathered.callers.iter().map(|c| c.calls.len()).sum(),
+        FindMode::Callees => gathered.callees.iter().map(|c| c.callees.len()).sum(),
+        _ => gathered.references.iter().map(|r| r.uses.len()).sum(),
+    };
     let offset = request.offset.min(total);
     let mut page = Page::new(request.limit);
+    let (mut callers, mut callees) = (None, None);
     let (definitions, references) = match mode {
+        FindMode::Callers => {
+            callers = Some(page.take(
+                std::mem::take(&mut gathered.callers),
+                offset,
+                |c| &c.file,
+                calls_render::caller_text,
+            ));
+            (None, None)
+        }
+        FindMode::Callees => {
+            callees = Some(page.take(
+                std::mem::take(&mut gathered.callees),
+                offset,
+                |c| &c.file,
+                calls_render::callees_text,
+            ));
+            (None, None)
+        }
         FindMode::Definitions => {
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
@@ -84,6 +118,8 @@ pub(crate) fn page(
         content,
         definitions,
         references,
+        callers,
+        callees,
         files_searched: gathered.searched,
         files_skipped: gathered.skipped,
         total,
@@ -186,15 +222,32 @@ fn footer(
             (FindMode::References, false, _) => "forms using",
             (FindMode::References, true, 1) => "form containing",
             (FindMode::References, true, _) => "forms containing",
+            (FindMode::Callers, _, 1) => "definition calling",
+            (FindMode::Callers, _, _) => "definitions calling",
+            (FindMode::Callees, _, 1) => "definition named",
+            (FindMode::Callees, _, _) => "definitions named",
         };
         let mut target = target_text(request);
-        if mode == FindMode::References {
-            let noun = if request.text.is_some() {
-                "occurrence"
-            } else {
-                "use"
-            };
-            let _ = write!(target, " ({total_uses} {noun}{})", plural(total_uses));
+        match mode {
+            FindMode::References => {
+                let noun = if request.text.is_some() {
+                    "occurrence"
+                } else {
+                    "use"
+                };
+                let _ = write!(target, " ({total_uses} {noun}{})", plural(total_uses));
+            }
+            FindMode::Callers => {
+                let _ = write!(target, " ({total_uses} call{})", plural(total_uses));
+            }
+            FindMode::Callees => {
+                let _ = write!(
+                    target,
+                    " (calling {total_uses} definition{} of the scope)",
+                    plural(total_uses)
+                );
+            }
+            FindMode::Definitions => {}
         }
         let _ = writeln!(
             content,
@@ -273,6 +326,8 @@ fn distinct<'a>(files: impl Iterator<Item = &'a str>) -> usize {
 fn target_text(request: &FindRequest) -> String {
     if let Some(name) = &request.name {
         format!("named {}", crate::shown::quoted(name, 80).trim_matches('"'))
+    } else if let Some(name) = request.callers.as_ref().or(request.callees.as_ref()) {
+        crate::shown::quoted(name, 80).trim_matches('"').to_string()
     } else if let Some(pattern) = &request.name_pattern {
         format!("matching {}", crate::shown::quoted(pattern, 80))
     } else if let Some(text) = &request.text {

@@ -4,17 +4,19 @@
 //! [`super::DEFAULT_LIMIT`].
 
 /// `lisp-find`: what it does and the rules a caller needs.
-pub const DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source), names a form makes without spelling them included (a defstruct's constructor, copier, predicate and accessors, a class slot's accessor/reader/writer, a defgeneric's :method options: kind says which, form the form that makes it); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing form (a top-level form, or the child forms of a container that hold all its uses) with the lines of the uses; or the forms that mention a literal text (text), strings and comments included, each with the lines that hold it: the cheap way to ask which definitions mention T. path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
+pub const DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source), names a form makes without spelling them included (a defstruct's constructor, copier, predicate and accessors, a class slot's accessor/reader/writer, a defgeneric's :method options: kind says which, form the form that makes it); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing form (a top-level form, or the child forms of a container that hold all its uses) with the lines of the uses; or the forms that mention a literal text (text), strings and comments included, each with the lines that hold it: the cheap way to ask which definitions mention T; or the definitions that call a symbol (callers: operator position, #'foo, (function foo), (funcall 'foo ...), (apply 'foo ...); not a variable of that name, not quoted data, not a local flet/labels function of that name; methods one by one with qualifiers and specializers; with the lines of the calls); or what the definitions named NAME call (callees: the definitions of the scope they call with file and line, and apart the names called that the scope does not define, Common Lisp's own left out). path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
 
 pub const INPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
     "path": {"type": "string", "minLength": 1, "default": ".", "description": "A file, a directory (its .lisp/.lsp/.cl/.asd/.ros files, recursively, .gitignore honoured) or an .asd file (its directory). Relative to the first root, or absolute inside a root."},
-    "name": {"type": "string", "minLength": 1, "description": "Definitions named exactly this: case-insensitive; a package prefix on either side is ignored unless both have one (then they must match); (setf foo) names a setf function. Give exactly one of name, name_pattern, symbol, text."},
+    "name": {"type": "string", "minLength": 1, "description": "Definitions named exactly this: case-insensitive; a package prefix on either side is ignored unless both have one (then they must match); (setf foo) names a setf function. Give exactly one of name, name_pattern, symbol, text, callers, callees."},
     "name_pattern": {"type": "string", "minLength": 1, "description": "Definitions whose name matches this Rust regex or contains this text, case-insensitive (methods also as NAME QUALIFIERS (SPECIALIZERS)), as lisp-read-file's name_pattern."},
     "symbol": {"type": "string", "minLength": 1, "description": "List the uses of this symbol: every token that is the symbol (case-insensitive; pkg:foo, pkg::foo, #'foo, 'foo, `foo, ,foo, :foo and #:foo included; a prefix given here must then match a prefix written), never inside strings, comments, #|...|# or #+/#- feature expressions, grouped by enclosing form (the top-level form, or the child forms of a progn/eval-when that hold all its uses); forms that define it are marked definition: true."},
     "text": {"type": "string", "minLength": 1, "description": "List the forms whose source text contains this literal text (case-sensitive; strings, comments and docstrings inside the form included; top-level comments between forms are not forms), each with its line and the lines holding the text; the result is in references mode with definition: false."},
-    "kinds": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Only definitions with these operators (e.g. [\"defun\", \"defmacro\"]); with symbol, only uses inside top-level forms with these operators. Case-insensitive, package prefix ignored."},
+    "callers": {"type": "string", "minLength": 1, "description": "List the definitions whose code calls this symbol as a function (operator position, #'foo, (function foo), funcall/apply of 'foo; a setf of (foo ...) is a call of (setf foo)), matched by name as symbol is; a local flet/labels/macrolet function of the same name is not it. Each with the lines of its calls; methods one by one."},
+    "callees": {"type": "string", "minLength": 1, "description": "For the definitions named this (as name matches), list the definitions of the scope their code calls (with file and line) and, apart, the names called that the scope does not define (Common Lisp's own operators left out). Searches every file of the scope."},
+    "kinds": {"type": "array", "items": {"type": "string"}, "minItems": 1, "description": "Only definitions with these operators (e.g. [\"defun\", \"defmacro\"]); with symbol, only uses inside top-level forms with these operators; with callers, only callers with these operators; with callees, only definitions named NAME with these operators. Case-insensitive, package prefix ignored."},
     "features": {"type": "array", "items": {"type": "string"}, "description": "Leave out definitions and uses that #+/#- excludes under these features, e.g. [\"sbcl\", \"x86-64\", \"unix\"]."},
     "include_body": {"type": "boolean", "default": false, "description": "Definitions: add each definition's verbatim source text (body, and numbered lines in content)."},
     "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "The first entry to return, 0-based (a cut result's footer and next_offset name it)."},
@@ -27,7 +29,7 @@ pub const OUTPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "The scope searched, as given."},
-    "mode": {"type": "string", "enum": ["definitions", "references"]},
+    "mode": {"type": "string", "enum": ["definitions", "references", "callers", "callees"]},
     "definitions": {
       "type": "array",
       "description": "Definitions mode: this page's entries, by file then line.",
@@ -87,6 +89,92 @@ pub const OUTPUT_SCHEMA: &str = r#"{
           }
         },
         "required": ["file", "line", "end_line", "kind", "name", "signature", "definition", "uses"],
+        "additionalProperties": false
+      }
+    },
+    "callers": {
+      "type": "array",
+      "description": "Callers mode: this page's definitions whose code calls the symbol (a top-level form that defines nothing: name null), by file then line.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "file": {"type": "string"},
+          "line": {"type": "integer", "minimum": 1},
+          "end_line": {"type": "integer", "minimum": 1},
+          "kind": {"type": "string", "description": "The operator as written, lowercased."},
+          "name": {"type": ["string", "null"], "description": "As the outline prints it (methods: NAME QUALIFIERS (SPECIALIZERS))."},
+          "qualifiers": {"type": "array", "items": {"type": "string"}, "description": "Methods: the qualifiers as written."},
+          "specializers": {"type": "array", "items": {"type": "string"}, "description": "Methods: the specializer of each required parameter."},
+          "signature": {"type": "string"},
+          "calls": {"type": "array", "description": "Each call: where its operator (or quoted symbol) starts.", "items": {
+              "type": "object",
+              "properties": {
+                "line": {"type": "integer", "minimum": 1},
+                "column": {"type": "integer", "minimum": 0},
+                "text": {"type": "string", "description": "The line, cut at 200 characters."}
+              },
+              "required": ["line", "column", "text"],
+              "additionalProperties": false
+            }}
+        },
+        "required": ["file", "line", "end_line", "kind", "name", "signature", "calls"],
+        "additionalProperties": false
+      }
+    },
+    "callees": {
+      "type": "array",
+      "description": "Callees mode: this page's definitions named NAME, each with what its code calls.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "file": {"type": "string"},
+          "line": {"type": "integer", "minimum": 1},
+          "end_line": {"type": "integer", "minimum": 1},
+          "kind": {"type": "string"},
+          "name": {"type": "string"},
+          "qualifiers": {"type": "array", "items": {"type": "string"}},
+          "specializers": {"type": "array", "items": {"type": "string"}},
+          "signature": {"type": "string"},
+          "callees": {
+            "type": "array",
+            "description": "The definitions of the scope it calls, in the order of their first call.",
+            "items": {
+              "type": "object",
+              "properties": {
+                "name": {"type": "string", "description": "As first written in the caller; (setf foo) for a setf of a (foo ...) place."},
+                "calls": {"type": "array", "items": {
+              "type": "object",
+              "properties": {
+                "line": {"type": "integer", "minimum": 1},
+                "column": {"type": "integer", "minimum": 0},
+                "text": {"type": "string", "description": "The line, cut at 200 characters."}
+              },
+              "required": ["line", "column", "text"],
+              "additionalProperties": false
+            }},
+                "definitions": {
+                  "type": "array",
+                  "description": "Where it is defined in the scope (at most 256).",
+                  "items": {
+                    "type": "object",
+                    "properties": {
+                      "file": {"type": "string"},
+                      "line": {"type": "integer", "minimum": 1},
+                      "kind": {"type": "string", "description": "The operator, or the derived kind (accessor, constructor, ...)."},
+                      "name": {"type": "string"}
+                    },
+                    "required": ["file", "line", "kind", "name"],
+                    "additionalProperties": false
+                  }
+                }
+              },
+              "required": ["name", "calls", "definitions"],
+              "additionalProperties": false
+            }
+          },
+          "outside": {"type": "array", "items": {"type": "string"}, "description": "Names it calls that the scope does not define, as first written (Common Lisp's own left out)."}
+        },
+        "required": ["file", "line", "end_line", "kind", "name", "signature", "callees", "outside"],
         "additionalProperties": false
       }
     },

@@ -7,11 +7,13 @@
 //! The lexical grammar is written down in `grammar/reader.ebnf`.
 
 mod datum;
+mod events;
 mod lexer;
 mod recovery;
 mod tokens;
 mod window;
 
+pub use events::{each_event_read, Event, Prefix};
 pub use tokens::{each_token, each_token_read};
 
 pub(crate) use datum::skip_blank;

@@ -1,0 +1,333 @@
+//! The callees of a definition (docs/find.md#callees): for each definition named NAME in
+//! the scope, what its code calls ([`super::calls`]), split into the definitions of the
+//! scope it calls (with their file and line) and the names it calls that the scope does
+//! not define (Common Lisp's own symbols left out).
+//!
+//! Every file is read (the callees are not known before NAME's code is): each gives the
+//! names it defines (an index: forms and the names they derive) and, for the definitions
+//! named NAME, their calls. [`resolve`] joins them once every file is searched.
+
+use super::callers::{attribute, uses_of};
+use super::calls::{calls_in, token_name, Call};
+use super::{cursor::Cursor, signature, FileAnswer, Search, SymbolQuery, Use};
+use crate::cancel::CancelToken;
+use crate::grammar::Grammar;
+use crate::guard::LoadedFile;
+use crate::outline::{each_form, OutlineItem};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::ops::ControlFlow;
+use std::sync::OnceLock;
+
+/// A definition named NAME and what its code calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CalleesEntry {
+    pub file: String,
+    pub line: usize,
+    pub end_line: usize,
+    /// The operator as written, lowercased.
+    pub kind: String,
+    /// As the outline prints it (`area :around (shape)` for a method).
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub qualifiers: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specializers: Option<Vec<String>>,
+    pub signature: String,
+    /// The definitions of the scope it calls, in the order of their first call.
+    pub callees: Vec<Callee>,
+    /// The names it calls that the scope does not define, as first written (Common Lisp's
+    /// own symbols left out).
+    pub outside: Vec<String>,
+}
+
+/// A name of the scope a definition calls.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Callee {
+    /// As first written in the caller (`(setf foo)` for a `setf` of a place).
+    pub name: String,
+    /// The calls, in the caller.
+    pub calls: Vec<Use>,
+    /// Its definitions in the scope.
+    pub definitions: Vec<CalleeDefinition>,
+}
+
+/// Where a callee is defined.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CalleeDefinition {
+    pub file: String,
+    pub line: usize,
+    /// The operator (or derived kind: `accessor`, `constructor` ...).
+    pub kind: String,
+    pub name: String,
+}
+
+/// Definitions listed per callee at most (a generic function with thousands of methods
+/// would otherwise be copied into every caller's entry).
+pub const MAX_CALLEE_DEFINITIONS: usize = 256;
+
+/// A symbol as the index keys it: folded name, and whether it is a `(setf name)`.
+type Key = (String, bool);
+
+/// A call not yet resolved: its key, its name as written, where it is.
+pub(crate) type RawCall = (Key, String, Use);
+
+/// What one file gives a callees search.
+#[derive(Default)]
+pub(crate) struct FileCallees {
+    /// The definitions named NAME, their calls not yet resolved.
+    pub entries: Vec<(CalleesEntry, Vec<RawCall>)>,
+    /// Every name the file defines.
+    pub index: Vec<(Key, CalleeDefinition)>,
+}
+
+fn key_of(name: &str) -> Option<Key> {
+    SymbolQuery::parse(name).map(|q| (q.name, q.setf))
+}
+
+pub(crate) fn in_file(
+    file: &LoadedFile,
+    grammar: &Grammar,
+    search: &Search,
+    query: &SymbolQuery,
+    cancel: &CancelToken,
+) -> FileAnswer {
+    let b = &file.bytes;
+    let mut answer = FileAnswer::definitions(Vec::new(), false);
+    let mut found = FileCallees::default();
+    let shown_file = super::shown_file(&file.display_path);
+    let mut cursor = Cursor::new(b);
+    let mut index_cursor = Cursor::new(b);
+    let everything = |_: &[u8]| true;
+    each_form(
+        b,
+        grammar,
+        &mut |_| {
+            if cancel.is_cancelled() {
+                return ControlFlow::Break(());
+            }
+            ControlFlow::Continue(true)
+        },
+        &mut |_, item| {
+            let mut targets = Vec::new();
+            let mut stack = vec![item];
+            while let Some(unit) = stack.pop() {
+                let Some(form) = &unit.form else { continue };
+                if !search.reads_form(form) {
+                    continue;
+                }
+                stack.extend(form.children.iter().rev());
+                if !index(
+                    &shown_file,
+                    &mut index_cursor,
+                    unit,
+                    search,
+                    &mut found.index,
+                ) {
+                    answer.over_budget = true;
+                    return ControlFlow::Break(());
+                }
+                let is_target = form.name.as_deref().is_some_and(|n| query.matches_name(n))
+                    && search.kind_wanted(form.operator.as_deref());
+                if is_target {
+                    targets.push(unit.start);
+                }
+            }
+            if targets.is_empty() {
+                return ControlFlow::Continue(());
+            }
+            let mut reads = |plus, expression: &[u8]| search.reads(plus, expression);
+            let calls: Vec<Call> = calls_in(b, item.start, item.end, &mut reads, &everything);
+            if !search.collect(1 + calls.len()) {
+                answer.over_budget = true;
+                return ControlFlow::Break(());
+            }
+            let uses = uses_of(&mut cursor, &calls);
+            let groups = attribute(item, &calls);
+            let by_start: HashMap<usize, usize> = groups
+                .iter()
+                .enumerate()
+                .map(|(g, (u, _))| (u.start, g))
+                .collect();
+            for start in targets {
+                let Some((unit, mine)) = by_start.get(&start).map(|&g| &groups[g]) else {
+                    found
+                        .entries
+                        .push((entry(&shown_file, unit_at(item, start)), Vec::new()));
+                    continue;
+                };
+                let raw = mine
+                    .iter()
+                    .map(|&c| {
+                        let call = calls[c];
+                        let written = String::from_utf8_lossy(&b[call.start..call.end]);
+                        let shown = if call.setf {
+                            format!("(setf {written})")
+                        } else {
+                            written.to_string()
+                        };
+                        let key = (token_name(&b[call.start..call.end]), call.setf);
+                        (key, shown, uses[c].clone())
+                    })
+                    .collect();
+                found.entries.push((entry(&shown_file, unit), raw));
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    answer.callees = found;
+    answer
+}
+
+/// The unit of `item` (itself or a descendant) that starts at `start`.
+fn unit_at<'i, 'a>(item: &'i OutlineItem<'a>, start: usize) -> &'i OutlineItem<'a> {
+    let mut stack = vec![item];
+    while let Some(unit) = stack.pop() {
+        if unit.start == start {
+            return unit;
+        }
+        if let Some(form) = &unit.form {
+            stack.extend(form.children.iter());
+        }
+    }
+    item
+}
+
+/// Adds the names `unit` defines (itself and the names it derives) to `index`. False
+/// once the collection budget is spent.
+fn index(
+    file: &str,
+    cursor: &mut Cursor,
+    unit: &OutlineItem,
+    search: &Search,
+    index: &mut Vec<(Key, CalleeDefinition)>,
+) -> bool {
+    let Some(form) = &unit.form else { return true };
+    let kind = form.operator.as_deref().unwrap_or_default().to_lowercase();
+    if let Some((name, key)) = form.name.as_deref().and_then(|n| Some((n, key_of(n)?))) {
+        if !search.collect(1) {
+            return false;
+        }
+        index.push((
+            key,
+            CalleeDefinition {
+                file: file.to_string(),
+                line: unit.start_line,
+                kind: kind.clone(),
+                name: name.to_string(),
+            },
+        ));
+    }
+    if form.entry().and_then(|e| e.derives).is_none() {
+        return true;
+    }
+    let mut derived = crate::model::derived::derive_read(form, &|plus, expression| {
+        search.reads(plus, expression)
+    })
+    .derived;
+    derived.sort_by_key(|d| d.start);
+    cursor.position(unit.start, Some(unit.start_line));
+    for d in derived {
+        let Some(key) = key_of(&d.name) else { continue };
+        if !search.collect(1) {
+            return false;
+        }
+        let (line, _) = cursor.position(d.start, None);
+        index.push((
+            key,
+            CalleeDefinition {
+                file: file.to_string(),
+                line,
+                kind: d.kind.to_string(),
+                name: d.key.unwrap_or(d.name),
+            },
+        ));
+    }
+    true
+}
+
+fn entry(file: &str, unit: &OutlineItem) -> CalleesEntry {
+    let form = unit.form.as_ref().expect("a target is a form");
+    let method = form.is_method();
+    let name = form.name.as_deref().unwrap_or_default();
+    CalleesEntry {
+        file: file.to_string(),
+        line: unit.start_line,
+        end_line: unit.end_line,
+        kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
+        name: form
+            .method_key()
+            .filter(|_| method)
+            .unwrap_or_else(|| name.to_string()),
+        qualifiers: if method {
+            form.qualifiers().to_vec()
+        } else {
+            Vec::new()
+        },
+        specializers: if method {
+            form.specializers().map(<[String]>::to_vec)
+        } else {
+            None
+        },
+        signature: signature(form),
+        callees: Vec::new(),
+        outside: Vec::new(),
+    }
+}
+
+/// Common Lisp's external symbols (folded): calls of them are not listed as outside the
+/// scope.
+fn common_lisp() -> &'static HashSet<&'static str> {
+    static SYMBOLS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SYMBOLS.get_or_init(|| include_str!("common-lisp-symbols.txt").lines().collect())
+}
+
+/// Whether a call written `written` (folded name `name`) is of Common Lisp's own symbol.
+fn is_common_lisp(written: &str, name: &str) -> bool {
+    if !common_lisp().contains(name) {
+        return false;
+    }
+    let symbol = written.strip_prefix("(setf ").unwrap_or(written);
+    match super::split_symbol(symbol).0.as_deref() {
+        None => true,
+        Some(package) => matches!(package, "cl" | "common-lisp"),
+    }
+}
+
+/// The entries with their calls resolved against the index of every file.
+pub(crate) fn resolve(found: Vec<FileCallees>) -> Vec<CalleesEntry> {
+    let mut index: HashMap<Key, Vec<CalleeDefinition>> = HashMap::new();
+    let mut entries = Vec::new();
+    for file in found {
+        for (key, definition) in file.index {
+            index.entry(key).or_default().push(definition);
+        }
+        entries.extend(file.entries);
+    }
+    entries
+        .into_iter()
+        .map(|(mut entry, raw)| {
+            let mut slot: HashMap<Key, usize> = HashMap::new();
+            let mut outside: HashSet<Key> = HashSet::new();
+            for (key, written, at) in raw {
+                if let Some(&k) = slot.get(&key) {
+                    entry.callees[k].calls.push(at);
+                } else if let Some(definitions) = index.get(&key) {
+                    slot.insert(key, entry.callees.len());
+                    entry.callees.push(Callee {
+                        name: written,
+                        calls: vec![at],
+                        definitions: definitions
+                            .iter()
+                            .take(MAX_CALLEE_DEFINITIONS)
+                            .cloned()
+                            .collect(),
+                    });
+                } else if !is_common_lisp(&written, &key.0) && outside.insert(key) {
+                    entry.outside.push(written);
+                }
+            }
+            entry
+        })
+        .collect()
+}

@@ -1,0 +1,190 @@
+//! The callers of a symbol in one file (docs/find.md#callers): the definitions whose code
+//! calls it ([`super::calls`]), each with the lines of its calls.
+//!
+//! As for references, the prefilter finds the name's candidates in the bytes; only the
+//! top-level forms holding one are read into a tree and walked. A call is attributed to
+//! the innermost definition around it (a `defun` inside a `progn`, each method of its
+//! own); a call outside any is the top-level form's.
+
+use super::calls::{calls_in, Call};
+use super::{cursor::Cursor, signature, FileAnswer, Search, SymbolQuery, Use};
+use crate::cancel::CancelToken;
+use crate::grammar::Grammar;
+use crate::guard::LoadedFile;
+use crate::outline::{each_form, OutlineItem};
+use serde::{Deserialize, Serialize};
+use std::ops::ControlFlow;
+
+/// A definition (or a top-level form that defines nothing) whose code calls the symbol.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Caller {
+    pub file: String,
+    /// 1-based lines of the definition.
+    pub line: usize,
+    pub end_line: usize,
+    /// The operator as written, lowercased (`defun`, `defmethod`).
+    pub kind: String,
+    /// What it defines, as the outline prints it (`area :around (shape)` for a method);
+    /// `null` for a top-level form that defines nothing.
+    pub name: Option<String>,
+    /// Methods: the qualifiers as written (`:around`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub qualifiers: Vec<String>,
+    /// Methods: the specializer of each required parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub specializers: Option<Vec<String>>,
+    pub signature: String,
+    /// Each call: its line, column and the line's text.
+    pub calls: Vec<Use>,
+}
+
+pub(crate) fn in_file(
+    file: &LoadedFile,
+    grammar: &Grammar,
+    search: &Search,
+    query: &SymbolQuery,
+    cancel: &CancelToken,
+) -> FileAnswer {
+    let b = &file.bytes;
+    let hits: Vec<usize> = match &search.prefilter {
+        Some(prefilter) => prefilter.find_iter(b).map(|m| m.start()).collect(),
+        None => Vec::new(),
+    };
+    let mut answer = FileAnswer::definitions(Vec::new(), false);
+    if hits.is_empty() {
+        return answer;
+    }
+    let mut next = 0usize;
+    let mut cursor = Cursor::new(b);
+    let wanted = |token: &[u8]| query.matches_token(token);
+    each_form(
+        b,
+        grammar,
+        &mut |item| {
+            if cancel.is_cancelled() {
+                return ControlFlow::Break(());
+            }
+            while next < hits.len() && hits[next] < item.span.start {
+                next += 1;
+            }
+            match hits.get(next) {
+                None => ControlFlow::Break(()),
+                Some(&h) => ControlFlow::Continue(h < item.span.end),
+            }
+        },
+        &mut |_, item| {
+            let mut reads = |plus, expression: &[u8]| search.reads(plus, expression);
+            let calls: Vec<Call> = calls_in(b, item.start, item.end, &mut reads, &wanted)
+                .into_iter()
+                .filter(|c| c.setf == query.setf)
+                .collect();
+            if calls.is_empty() {
+                return ControlFlow::Continue(());
+            }
+            if !search.collect(1 + calls.len()) {
+                answer.over_budget = true;
+                return ControlFlow::Break(());
+            }
+            let uses = uses_of(&mut cursor, &calls);
+            for (unit, calls) in attribute(item, &calls) {
+                let Some(form) = &unit.form else { continue };
+                if search.kind_wanted(form.operator.as_deref()) {
+                    let uses = calls.iter().map(|&c| uses[c].clone()).collect();
+                    answer.callers.push(caller(file, unit, uses));
+                }
+            }
+            ControlFlow::Continue(())
+        },
+    );
+    answer
+}
+
+/// The calls grouped by the innermost definition holding each (`item` itself for those
+/// outside any), in file order. Linear: the definitions are visited in pre-order with a
+/// stack of those open at the current call.
+pub(crate) fn attribute<'i, 'a>(
+    item: &'i OutlineItem<'a>,
+    calls: &[Call],
+) -> Vec<(&'i OutlineItem<'a>, Vec<usize>)> {
+    let mut units: Vec<&OutlineItem> = Vec::new();
+    let mut stack = vec![item];
+    while let Some(unit) = stack.pop() {
+        units.push(unit);
+        if let Some(form) = &unit.form {
+            stack.extend(form.children.iter().rev());
+        }
+    }
+    // A unit that defines nothing (a `setf` inside a `progn`) gives its calls to the
+    // definition around it.
+    let named = |u: &OutlineItem| u.form.as_ref().is_some_and(|f| f.name.is_some());
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut group_of: Vec<Option<usize>> = vec![None; units.len()];
+    let mut open: Vec<usize> = vec![0];
+    let mut k = 1;
+    for (c, call) in calls.iter().enumerate() {
+        while k < units.len() && units[k].start <= call.start {
+            while open.len() > 1 && units[*open.last().unwrap_or(&0)].end <= units[k].start {
+                open.pop();
+            }
+            if named(units[k]) {
+                open.push(k);
+            }
+            k += 1;
+        }
+        while open.len() > 1 && units[*open.last().unwrap_or(&0)].end <= call.start {
+            open.pop();
+        }
+        let unit = *open.last().unwrap_or(&0);
+        match group_of[unit] {
+            Some(g) => groups[g].1.push(c),
+            None => {
+                group_of[unit] = Some(groups.len());
+                groups.push((unit, vec![c]));
+            }
+        }
+    }
+    groups.sort_by_key(|(u, _)| units[*u].start);
+    groups.into_iter().map(|(u, c)| (units[u], c)).collect()
+}
+
+/// The line, column and line text of each call (in file order).
+pub(crate) fn uses_of(cursor: &mut Cursor, calls: &[Call]) -> Vec<Use> {
+    let mut shown: Vec<Use> = Vec::with_capacity(calls.len());
+    for call in calls {
+        let (line, column) = cursor.position(call.start, None);
+        let text = match shown.last() {
+            Some(last) if last.line == line => last.text.clone(),
+            _ => cursor.line_text(),
+        };
+        shown.push(Use { line, column, text });
+    }
+    shown
+}
+
+fn caller(file: &LoadedFile, unit: &OutlineItem, calls: Vec<Use>) -> Caller {
+    let form = unit.form.as_ref().expect("a unit is a form");
+    let method = form.is_method();
+    Caller {
+        file: super::shown_file(&file.display_path),
+        line: unit.start_line,
+        end_line: unit.end_line,
+        kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
+        name: form.name.as_deref().map(|n| {
+            form.method_key()
+                .filter(|_| method)
+                .unwrap_or_else(|| n.to_string())
+        }),
+        qualifiers: if method {
+            form.qualifiers().to_vec()
+        } else {
+            Vec::new()
+        },
+        specializers: if method {
+            form.specializers().map(<[String]>::to_vec)
+        } else {
+            None
+        },
+        signature: signature(form),
+        calls,
+    }
+}

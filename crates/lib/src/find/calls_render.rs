@@ -1,0 +1,48 @@
+//! The text view of the callers and callees entries (docs/find.md#text-format).
+
+use super::{CalleesEntry, Caller};
+use std::fmt::Write;
+
+/// The caller's line, then each line with calls once: `    33:   (foo x))`.
+pub(crate) fn caller_text(c: &Caller) -> String {
+    let mut text = format!(" {}: {}\n", c.line, c.signature);
+    let mut last = 0;
+    for u in &c.calls {
+        if u.line != last {
+            let _ = writeln!(text, "    {}: {}", u.line, u.text);
+            last = u.line;
+        }
+    }
+    text
+}
+
+/// The definition's line, one line per callee of the scope with its definitions, then
+/// the names outside the scope on one line.
+pub(crate) fn callees_text(e: &CalleesEntry) -> String {
+    let mut text = format!(" {}: {}\n", e.line, e.signature);
+    for callee in &e.callees {
+        let mut lines: Vec<String> = callee.calls.iter().map(|u| u.line.to_string()).collect();
+        lines.dedup();
+        let places: Vec<String> = callee
+            .definitions
+            .iter()
+            .map(|d| format!("{}:{} ({} {})", d.file, d.line, d.kind, d.name))
+            .collect();
+        let _ = writeln!(
+            text,
+            "    calls {} (line{} {}) -> {}",
+            callee.name,
+            if lines.len() == 1 { "" } else { "s" },
+            lines.join(", "),
+            places.join(", ")
+        );
+    }
+    if !e.outside.is_empty() {
+        let _ = writeln!(
+            text,
+            "    not defined in the scope: {}",
+            e.outside.join(", ")
+        );
+    }
+    text
+}

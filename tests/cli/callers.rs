@@ -1,0 +1,148 @@
+//! `find --callers` and `find --callees` on the real binary over `fixtures/callers`
+//! (docs/find.md#callers): what is a call and what is not, methods one by one, callees
+//! split into the scope's definitions and the names outside it, paging.
+
+use serde_json::Value;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
+const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/callers");
+
+fn find(args: &[&str]) -> Value {
+    let out = Command::new(BIN)
+        .arg("find")
+        .args(args)
+        .args(["--json", "--root", FIXTURE, "."])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// `(name, [call lines])` of each caller.
+fn callers(result: &Value) -> Vec<(String, Vec<u64>)> {
+    result["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["calls"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|u| u["line"].as_u64().unwrap())
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn callers_are_operator_function_and_quoted_funcall_uses_never_shadowed_or_data() {
+    let result = find(&["--callers", "area"]);
+    assert_eq!(result["mode"], "callers");
+    assert_eq!(
+        callers(&result),
+        [
+            // Operator position (the docstring and comment mentions are not calls).
+            ("total-area".to_string(), vec![12]),
+            // #'area
+            ("areas".to_string(), vec![15]),
+            // (funcall 'area ...) and (apply 'area ...), not '(area data).
+            ("quoted-areas".to_string(), vec![18, 19]),
+            // Methods one by one, with their qualifiers and specializers.
+            ("describe-shape :around (square)".to_string(), vec![35]),
+            ("describe-shape (circle)".to_string(), vec![38]),
+        ]
+    );
+    // local-area (flet), labelled-area (labels) and variable-area (a variable) are not
+    // callers of the global area.
+    let around = &result["callers"][3];
+    assert_eq!(around["kind"], "defmethod");
+    assert_eq!(around["qualifiers"], serde_json::json!([":around"]));
+    assert_eq!(around["specializers"], serde_json::json!(["square"]));
+    assert_eq!(around["file"], "shapes.lisp");
+    assert_eq!(around["line"], 34);
+    assert_eq!(around["calls"][0]["column"], 9);
+    assert_eq!(
+        around["calls"][0]["text"],
+        "  (list (area s) (call-next-method)))"
+    );
+    assert_eq!(result["total"], 5);
+}
+
+#[test]
+fn a_local_function_body_calls_the_global_helper_and_variables_are_not_calls() {
+    let result = find(&["--callers", "helper"]);
+    let names: Vec<String> = callers(&result).into_iter().map(|(n, _)| n).collect();
+    // flet's local area calls the global helper; variable-area's init form does too;
+    // the method in square.lisp as well.
+    assert_eq!(names, ["local-area", "variable-area", "area (square)"]);
+}
+
+#[test]
+fn callees_split_the_scope_definitions_from_names_outside_it() {
+    let result = find(&["--callees", "report"]);
+    assert_eq!(result["mode"], "callees");
+    let entry = &result["callees"][0];
+    assert_eq!(entry["name"], "report");
+    let callees: Vec<(&str, &str, u64)> = entry["callees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let d = &c["definitions"][0];
+            (
+                c["name"].as_str().unwrap(),
+                d["file"].as_str().unwrap(),
+                d["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        callees,
+        [
+            ("areas", "shapes.lisp", 14),
+            ("total-area", "shapes.lisp", 9)
+        ]
+    );
+    // Names outside the scope; Common Lisp's own operators left out.
+    assert_eq!(entry["outside"], serde_json::json!(["print-shapes"]));
+    // A method's callees, and a structure's accessor as a definition of the scope.
+    let result = find(&["--callees", "area"]);
+    let method = &result["callees"][1];
+    assert_eq!(method["name"], "area (square)");
+    assert_eq!(method["callees"][1]["name"], "square-side");
+    assert_eq!(method["callees"][1]["definitions"][0]["kind"], "accessor");
+    // The local functions of local-area are not callees.
+    let result = find(&["--callees", "local-area"]);
+    let names: Vec<&str> = result["callees"][0]["callees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["helper"]);
+    assert_eq!(result["callees"][0]["outside"], serde_json::json!([]));
+}
+
+#[test]
+fn callers_are_paged_by_lines() {
+    let first = find(&["--callers", "area", "--limit", "5"]);
+    assert_eq!(first["truncated"], true);
+    let next = first["next_offset"].as_u64().unwrap();
+    let shown = first["callers"].as_array().unwrap().len() as u64;
+    assert_eq!(next, shown);
+    let rest = find(&["--callers", "area", "--offset", &next.to_string()]);
+    assert_eq!(shown + rest["callers"].as_array().unwrap().len() as u64, 5);
+    assert!(first["content"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("continue with --offset {next}")));
+}

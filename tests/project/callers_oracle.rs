@@ -1,0 +1,362 @@
+//! The callers oracle: `find --callers` against the caller→callee pairs SBCL's
+//! cross-reference data records for Debian systems loaded with ASDF
+//! (BENCHMARKS.md#callers-against-sbcl).
+//!
+//! ```text
+//! cargo test --release --test project callers_oracle -- --nocapture
+//! ```
+//!
+//! 1. `tests/oracle/sbcl-callers.lisp` loads each system of
+//!    [`super::model_oracle::SYSTEMS`] in one SBCL and writes, for every function and
+//!    macro of the packages that appeared while loading it, each caller SBCL records
+//!    (`sb-introspect:who-calls`, `who-macroexpands`) whose source lies in the system's
+//!    directory, with its top-level form. Cached under `target/tmp/` keyed by the
+//!    versions of SBCL and the Debian packages and by the scripts;
+//!    `LRF_CALLERS_ORACLE_SBCL=FILE` gives the script's output made by hand instead.
+//! 2. For each callee, `find --callers NAME --features <SBCL's *features*>` over the
+//!    system's directory (the library call).
+//! 3. **Recall**: of the distinct (callee, file, top-level form) SBCL records, those where
+//!    `find` reports a caller inside that top-level form. A miss is `through-macro` when
+//!    the callee's name is not a token of that form (the call is written by a macro of the
+//!    project: instantiating those is not done, docs/find.md#callers), else `walk` (the
+//!    name is there but `find` does not read it as a call).
+//! 4. Floors: the figures reached when this test was written, never to be lowered.
+//!
+//! Missing `sbcl` or the Debian sources is a failure under `CI=true`, a skip elsewhere.
+
+use crate::common;
+
+use lisp_read_file::cancel::CancelToken;
+use lisp_read_file::features::{reads, Features};
+use lisp_read_file::find::{find, FindRequest, SymbolQuery};
+use lisp_read_file::grammar::Grammar;
+use lisp_read_file::guard::Guard;
+use lisp_read_file::outline::outline_bytes;
+use lisp_read_file::scan::each_token;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fmt::Write as _;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SCRIPT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/oracle/sbcl-callers.lisp"
+);
+const DEFINITIONS_SCRIPT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/oracle/sbcl-definitions.lisp"
+);
+const SOURCES: &str = "/usr/share/common-lisp/source";
+
+/// Least recall in percent: overall, and of the pairs whose callee is a token of the
+/// caller's form (what `find --callers` reads). What was reached; never lower.
+const RECALL_FLOOR: f64 = 86.2;
+const TOKEN_RECALL_FLOOR: f64 = 99.3;
+/// At least this many systems must load.
+const MIN_SYSTEMS: usize = 20;
+
+#[derive(Debug, Default)]
+struct System {
+    name: String,
+    directory: String,
+    features: Vec<String>,
+    /// (callee, file, form index or -1, line).
+    calls: Vec<(String, String, i64, usize)>,
+}
+
+fn sbcl_present() -> bool {
+    Command::new("sbcl")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn cache_key() -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    Command::new("dpkg-query")
+        .args(["-W", "-f", "${Package} ${Version}\n", "sbcl", "cl-*"])
+        .output()
+        .map(|o| o.stdout)
+        .unwrap_or_default()
+        .hash(&mut h);
+    Command::new("sbcl")
+        .arg("--version")
+        .output()
+        .map(|o| o.stdout)
+        .unwrap_or_default()
+        .hash(&mut h);
+    std::fs::read(SCRIPT).unwrap_or_default().hash(&mut h);
+    std::fs::read(DEFINITIONS_SCRIPT)
+        .unwrap_or_default()
+        .hash(&mut h);
+    super::model_oracle::SYSTEMS.hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+fn oracle_output() -> String {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("callers-oracle");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cached = dir.join(format!("sbcl-callers-{}.txt", cache_key()));
+    if let Ok(given) = std::env::var("LRF_CALLERS_ORACLE_SBCL") {
+        std::fs::copy(&given, &cached).unwrap();
+    }
+    if let Ok(text) = std::fs::read_to_string(&cached) {
+        eprintln!("SBCL's callers from {}", cached.display());
+        return text;
+    }
+    let partial = dir.join("partial.txt");
+    let systems: Vec<String> = super::model_oracle::SYSTEMS
+        .iter()
+        .map(|s| format!("{s:?}"))
+        .collect();
+    let call = format!(
+        "(oracle-callers:run {:?} (list {}))",
+        partial.display().to_string(),
+        systems.join(" ")
+    );
+    eprintln!("loading the systems in SBCL (minutes; cached after)");
+    let status = Command::new("sbcl")
+        .args([
+            "--non-interactive",
+            "--no-userinit",
+            "--load",
+            SCRIPT,
+            "--eval",
+        ])
+        .arg(&call)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("sbcl runs");
+    assert!(status.success(), "the oracle script failed: {status}");
+    std::fs::rename(&partial, &cached).unwrap();
+    std::fs::read_to_string(&cached).unwrap()
+}
+
+fn parse(text: &str) -> (Vec<System>, Vec<String>) {
+    let mut systems: Vec<System> = Vec::new();
+    let mut failed = Vec::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split('\t').collect();
+        match f[0] {
+            "SYSTEM" => systems.push(System {
+                name: f[1].into(),
+                directory: f[2].into(),
+                ..System::default()
+            }),
+            "FEATURES" => {
+                systems.last_mut().unwrap().features =
+                    f[1..].iter().map(|s| s.to_string()).collect();
+            }
+            "FAIL" => failed.push(format!("{}: {}", f[1], f.get(2).unwrap_or(&""))),
+            "CALL" if f.len() == 8 => systems.last_mut().unwrap().calls.push((
+                f[3].into(),
+                f[5].into(),
+                f[6].parse().unwrap(),
+                f[7].parse().unwrap(),
+            )),
+            _ => {}
+        }
+    }
+    (systems, failed)
+}
+
+/// A top-level form: start and end lines, start and end bytes.
+type TopForm = (usize, usize, usize, usize);
+
+/// The top-level forms SBCL reads in a file under `features`, in order.
+fn top_forms(bytes: &[u8], grammar: &Grammar, features: &Features) -> Vec<TopForm> {
+    let outline = outline_bytes(bytes, grammar);
+    outline
+        .items
+        .iter()
+        .filter(|item| {
+            item.form.as_ref().is_some_and(|form| {
+                !form.conditionals().iter().any(|c| {
+                    let expr = c.get(2..).unwrap_or_default();
+                    reads(c.starts_with("#+"), expr.as_bytes(), features) == Some(false)
+                })
+            })
+        })
+        .map(|item| (item.start_line, item.end_line, item.start, item.end))
+        .collect()
+}
+
+/// Whether `name` is a token of `bytes[start..end]`.
+fn has_token(bytes: &[u8], start: usize, end: usize, name: &str) -> bool {
+    let Some(query) = SymbolQuery::parse(name) else {
+        return false;
+    };
+    let mut found = false;
+    each_token(bytes, start, end, &mut |s, e| {
+        if query.matches_token(&bytes[s..e]) {
+            found = true;
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
+    found
+}
+
+/// `(file, start line)` of each caller `find --callers name` reports in `directory`.
+fn find_callers(
+    guard: &Guard,
+    grammar: &Grammar,
+    directory: &str,
+    name: &str,
+    features: &[String],
+) -> Vec<(String, usize)> {
+    let mut request = FindRequest::new(".");
+    request.callers = Some(name.to_string());
+    request.features = Some(features.to_vec());
+    request.limit = usize::MAX / 2;
+    match find(guard, grammar, &request, &CancelToken::new()) {
+        Ok(result) => result
+            .callers
+            .unwrap_or_default()
+            .into_iter()
+            .map(|c| (format!("{directory}{}", c.file), c.line))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    found: usize,
+    total: usize,
+}
+
+impl Tally {
+    fn percent(self) -> f64 {
+        if self.total == 0 {
+            100.0
+        } else {
+            100.0 * self.found as f64 / self.total as f64
+        }
+    }
+}
+
+#[test]
+fn callers_agree_with_sbcl() {
+    if !common::tool_available(sbcl_present(), "sbcl", "apt-get install sbcl")
+        || !common::tool_available(
+            Path::new(SOURCES).is_dir(),
+            "the Debian cl-* sources",
+            "apt-get install cl-ppcre cl-alexandria ...",
+        )
+    {
+        return;
+    }
+    let (systems, failed) = parse(&oracle_output());
+    let grammar = Grammar::builtin();
+    let mut all = Tally::default();
+    let mut tokens = Tally::default();
+    let mut table = String::new();
+    let mut misses: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for system in &systems {
+        let features = Features::new(&system.features);
+        let guard = Guard::confined(&[PathBuf::from(&system.directory)], 1 << 20).unwrap();
+        let mut forms: HashMap<String, (Vec<u8>, Vec<TopForm>)> = HashMap::new();
+        // SBCL's pairs: callee -> (file, form index).
+        let mut pairs: BTreeMap<String, BTreeSet<(String, usize)>> = BTreeMap::new();
+        for (callee, file, form, line) in &system.calls {
+            let (_, top) = forms.entry(file.clone()).or_insert_with(|| {
+                let bytes = std::fs::read(file).unwrap_or_default();
+                let top = top_forms(&bytes, &grammar, &features);
+                (bytes, top)
+            });
+            let index = match usize::try_from(*form) {
+                Ok(k) if k < top.len() => Some(k),
+                _ => top.iter().position(|f| f.0 >= *line),
+            };
+            if let Some(k) = index {
+                pairs
+                    .entry(callee.clone())
+                    .or_default()
+                    .insert((file.clone(), k));
+            }
+        }
+        let mut mine = Tally::default();
+        let mut through = 0;
+        for (callee, places) in &pairs {
+            let found: Vec<(String, usize)> = find_callers(
+                &guard,
+                &grammar,
+                &system.directory,
+                callee,
+                &system.features,
+            );
+            for (file, k) in places {
+                let (bytes, top) = &forms[file];
+                let (start_line, end_line, start, end) = top[*k];
+                let ok = found
+                    .iter()
+                    .any(|(f, l)| f == file && (start_line..=end_line).contains(l));
+                let token = has_token(bytes, start, end, callee);
+                mine.total += 1;
+                mine.found += usize::from(ok);
+                if token {
+                    tokens.total += 1;
+                    tokens.found += usize::from(ok);
+                }
+                if !ok {
+                    let category = if token { "walk" } else { "through-macro" };
+                    through += usize::from(!token);
+                    misses.entry(category).or_default().push(format!(
+                        "{} {callee} in {}:{start_line}",
+                        system.name,
+                        file.strip_prefix(&system.directory).unwrap_or(file)
+                    ));
+                }
+            }
+        }
+        all.found += mine.found;
+        all.total += mine.total;
+        let _ = writeln!(
+            table,
+            "| {} | {} | {} | {:.1}% | {} |",
+            system.name,
+            mine.total,
+            mine.found,
+            mine.percent(),
+            through
+        );
+    }
+    eprintln!("| system | pairs | found | recall | misses through macros |\n| --- | ---: | ---: | ---: | ---: |\n{table}");
+    eprintln!(
+        "all: {} of {} pairs ({:.1}%); callee a token of the caller's form: {} of {} ({:.1}%)",
+        all.found,
+        all.total,
+        all.percent(),
+        tokens.found,
+        tokens.total,
+        tokens.percent()
+    );
+    for (category, list) in &misses {
+        eprintln!("misses {category}: {}", list.len());
+        for m in list.iter().take(60) {
+            eprintln!("  {m}");
+        }
+    }
+    if !failed.is_empty() {
+        eprintln!("not loaded: {failed:?}");
+    }
+    assert!(
+        systems.len() >= MIN_SYSTEMS,
+        "only {} systems loaded: {failed:?}",
+        systems.len()
+    );
+    assert!(
+        all.percent() >= RECALL_FLOOR,
+        "recall {:.1}% under {RECALL_FLOOR}%",
+        all.percent()
+    );
+    assert!(
+        tokens.percent() >= TOKEN_RECALL_FLOOR,
+        "recall of the pairs whose callee is a token {:.1}% under {TOKEN_RECALL_FLOOR}%",
+        tokens.percent()
+    );
+}

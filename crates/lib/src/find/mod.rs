@@ -21,6 +21,7 @@
 mod cursor;
 mod definitions;
 mod derived;
+mod packages;
 mod references;
 mod render;
 pub mod schema;
@@ -173,6 +174,24 @@ pub struct Definition {
     /// (`line` is then the slot's or option's). `None` for a form that names itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<DefiningForm>,
+    /// The home package of the defined symbol, folded (docs/find.md#packages); `null`
+    /// for an uninterned symbol or a package's name.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// The package is defined outside the scope (or may be one that is).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub package_unresolved: bool,
+    #[serde(skip)]
+    pub(crate) site: Site,
+}
+
+/// Where a definition or use is, for its package: the byte, the current package there,
+/// the token as written (uses).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Site {
+    pub at: usize,
+    pub current: Option<String>,
+    pub token: Option<String>,
 }
 
 /// The form that makes a derived definition.
@@ -203,6 +222,13 @@ pub struct Reference {
     /// container (`progn`, `eval-when`).
     pub definition: bool,
     pub uses: Vec<Use>,
+    /// The home package of the symbol of these uses, folded (docs/find.md#packages): a
+    /// form using symbols of two packages is two entries. `null` for `#:foo`.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// The package is defined outside the scope (or may be one that is).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub package_unresolved: bool,
 }
 
 /// One use: a token that is the symbol.
@@ -214,6 +240,8 @@ pub struct Use {
     pub column: usize,
     /// The line, cut at [`USE_TEXT_CHARS`] characters.
     pub text: String,
+    #[serde(skip)]
+    pub(crate) site: Site,
 }
 
 /// A file of the scope not searched.
@@ -264,6 +292,9 @@ pub(crate) struct Search {
     pub include_body: bool,
     /// Entries plus uses collected so far, across threads.
     pub collected: AtomicUsize,
+    /// `name` or `symbol` with a package prefix (`cl-ppcre:scan`): what the entries'
+    /// packages must be (docs/find.md#packages); the files are searched by name.
+    pub package: Option<crate::model::symbols::Written>,
 }
 
 impl Search {
@@ -316,6 +347,8 @@ pub(crate) struct FileAnswer {
     pub over_budget: bool,
     /// Definitions mode: the file's structures, for the accessors of `:include`.
     pub structures: Vec<derived::FileStructure>,
+    /// The packages the file defines.
+    pub packages: Vec<crate::model::packages::PackageDef>,
 }
 
 impl FileAnswer {
@@ -439,9 +472,11 @@ pub fn find_in(
         skipped: scope.skipped,
         ..render::Gathered::default()
     };
+    let mut package_definitions = Vec::new();
     for (file, answer) in answers {
         match answer {
             Ok(answer) => {
+                package_definitions.extend(answer.packages);
                 gathered.searched += usize::from(answer.searched);
                 gathered.over_budget |= answer.over_budget;
                 gathered.definitions.extend(answer.definitions);
@@ -454,6 +489,7 @@ pub fn find_in(
             }),
         }
     }
+    packages::resolve(&mut gathered, package_definitions, &search);
     Ok(render::page(shown, &search, request, gathered))
 }
 
@@ -498,10 +534,12 @@ fn search_file(
             ..FileAnswer::default()
         };
     }
-    match &search.target {
+    let mut answer = match &search.target {
         Target::Symbol(query) => references::in_file(file, grammar, search, query, cancel),
         _ => definitions::in_file(file, grammar, search, cancel),
-    }
+    };
+    packages::of_file(file, search, &mut answer);
+    answer
 }
 
 /// The files of a request: each path a file read now, or a directory's walk.
@@ -645,15 +683,27 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
             ))
         })
     };
+    // A package prefix is decided by the packages of the scope once every file is
+    // searched (`packages.rs`): each file is searched for the name.
+    let qualified = |text: &str, mut query: SymbolQuery| {
+        let package = query
+            .package
+            .take()
+            .map(|_| crate::model::symbols::Written::parse(text));
+        (query, package)
+    };
+    let mut package = None;
     let (target, prefilter) = if let Some(name) = &request.name {
-        let query = symbol("name", name)?;
+        let (query, p) = qualified(name, symbol("name", name)?);
+        package = p;
         let prefilter = Some(literals_finder(&with_structures(
             vec![query.name.clone()],
             grammar,
         )));
         (Target::Name(query), prefilter)
     } else if let Some(text) = &request.symbol {
-        let query = symbol("symbol", text)?;
+        let (query, p) = qualified(text, symbol("symbol", text)?);
+        package = p;
         let prefilter = Some(name_finder(&query.name));
         (Target::Symbol(query), prefilter)
     } else {
@@ -680,6 +730,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         features: request.features.as_ref().map(Features::new),
         include_body: request.include_body,
         collected: AtomicUsize::new(0),
+        package,
     })
 }
 

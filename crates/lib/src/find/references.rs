@@ -51,7 +51,7 @@ pub(crate) fn in_file(
     // The uses of the form being looked at: found by lexing before the form is
     // classified, so that a form whose candidates are all in strings, comments or longer
     // tokens is never classified.
-    let uses: RefCell<Vec<usize>> = RefCell::new(Vec::new());
+    let uses: RefCell<Vec<(usize, usize)>> = RefCell::new(Vec::new());
     each_form(
         b,
         grammar,
@@ -75,7 +75,7 @@ pub(crate) fn in_file(
                 match hits.get(next.get()) {
                     Some(&h) if h < end => {
                         if h < e && query.matches_token(&b[s..e]) {
-                            uses.push(s);
+                            uses.push((s, e));
                         }
                         ControlFlow::Continue(())
                     }
@@ -110,17 +110,27 @@ fn reference(
     item: &OutlineItem,
     form: &Form,
     query: &SymbolQuery,
-    uses: &[usize],
+    uses: &[(usize, usize)],
 ) -> Reference {
     cursor.position(item.start, Some(item.start_line));
     let mut shown: Vec<Use> = Vec::with_capacity(uses.len());
-    for &at in uses {
+    for &(at, end) in uses {
         let (line, column) = cursor.position(at, None);
         let text = match shown.last() {
             Some(last) if last.line == line => last.text.clone(),
             _ => cursor.line_text(),
         };
-        shown.push(Use { line, column, text });
+        let site = super::Site {
+            at,
+            current: None,
+            token: Some(String::from_utf8_lossy(&file.bytes[at..end]).into_owned()),
+        };
+        shown.push(Use {
+            line,
+            column,
+            text,
+            site,
+        });
     }
     Reference {
         file: super::shown_file(&file.display_path),
@@ -134,6 +144,8 @@ fn reference(
         signature: signature(form),
         definition: defines(item, query),
         uses: shown,
+        package: None,
+        package_unresolved: false,
     }
 }
 

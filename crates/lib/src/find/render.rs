@@ -52,7 +52,7 @@ pub(crate) fn page(
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
                 offset,
-                |d| &d.file,
+                |d| (&d.file, package_line(&d.package, d.package_unresolved)),
                 definition_text,
             );
             (Some(entries), None)
@@ -61,7 +61,7 @@ pub(crate) fn page(
             let entries = page.take(
                 std::mem::take(&mut gathered.references),
                 offset,
-                |r| &r.file,
+                |r| (&r.file, package_line(&r.package, r.package_unresolved)),
                 reference_text,
             );
             (None, Some(entries))
@@ -98,6 +98,8 @@ struct Page {
     lines: usize,
     limit: usize,
     current_file: Option<String>,
+    /// The package line of the last entry (docs/find.md#text-format).
+    current_package: Option<String>,
     shown: usize,
 }
 
@@ -108,6 +110,7 @@ impl Page {
             lines: 0,
             limit,
             current_file: None,
+            current_package: None,
             shown: 0,
         }
     }
@@ -117,15 +120,21 @@ impl Page {
         &mut self,
         entries: Vec<T>,
         offset: usize,
-        file_of: impl Fn(&T) -> &String,
+        file_of: impl Fn(&T) -> (&String, String),
         text_of: impl Fn(&T) -> String,
     ) -> Vec<T> {
         let mut page = Vec::new();
         for entry in entries.into_iter().skip(offset) {
             let text = text_of(&entry);
-            let file = file_of(&entry);
-            if !self.fits(file, &text) {
+            let (file, package) = file_of(&entry);
+            if !self.fits(file, &package, &text) {
                 break;
+            }
+            // A package's entries start with its line, and their file's header again.
+            if self.current_package.as_deref() != Some(package.as_str()) {
+                let _ = writeln!(self.content, "{package}");
+                self.current_package = Some(package);
+                self.current_file = None;
             }
             if self.current_file.as_deref() != Some(file.as_str()) {
                 let _ = writeln!(self.content, "==> {file} <==");
@@ -140,9 +149,10 @@ impl Page {
 
     /// Whether `text` (an entry's lines) fits on the page; counts its lines (and the
     /// file header it needs) when it does. The first entry always fits.
-    fn fits(&mut self, file: &str, text: &str) -> bool {
-        let header = usize::from(self.current_file.as_deref() != Some(file));
-        let cost = header + text.lines().count();
+    fn fits(&mut self, file: &str, package: &str, text: &str) -> bool {
+        let new_package = self.current_package.as_deref() != Some(package);
+        let header = usize::from(new_package || self.current_file.as_deref() != Some(file));
+        let cost = usize::from(new_package) + header + text.lines().count();
         if self.shown > 0 && self.lines + cost > self.limit {
             return false;
         }
@@ -268,6 +278,16 @@ fn target_text(request: &FindRequest) -> String {
         crate::shown::quoted(request.symbol.as_deref().unwrap_or_default(), 80)
             .trim_matches('"')
             .to_string()
+    }
+}
+
+/// The line that starts the entries of a package: `[package cl-ppcre]`, `[package ppcre,
+/// defined outside the scope]`, `[no package]` (an uninterned symbol, a package's name).
+fn package_line(package: &Option<String>, unresolved: bool) -> String {
+    match package {
+        Some(p) if unresolved => format!("[package {p}, defined outside the scope]"),
+        Some(p) => format!("[package {p}]"),
+        None => "[no package]".to_string(),
     }
 }
 

@@ -16,7 +16,7 @@
 //! A package the scope does not define is *unresolved*: a token naming it keeps its
 //! name; an unqualified token of a package that uses one may be that package's symbol,
 //! so the answer is the current package, marked unresolved, with the unknown packages as
-//! alternatives; a current package the scope does not define is taken to use
+//! alternatives (unless the package exports it: then it is the package's own); a current package the scope does not define is taken to use
 //! COMMON-LISP.
 //!
 //! Work: each (package, name) is resolved once (memoized, the whole chain it followed),
@@ -33,7 +33,7 @@ const COMMON_LISP_SYMBOLS: &str = include_str!("common-lisp-symbols.txt");
 pub(crate) const DEFAULT_PACKAGE: &str = "common-lisp-user";
 
 /// Where a symbol lives.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Resolved {
     /// The home package's name, folded (`cl-ppcre`, `common-lisp`, `keyword`); `None` for
     /// an uninterned symbol.
@@ -174,13 +174,6 @@ impl PackageTable {
         });
     }
 
-    /// The package named `name` (a name or nickname, folded), as its own name.
-    pub(crate) fn canonical(&self, name: &str) -> Option<&str> {
-        self.by_name
-            .get(name)
-            .map(|&k| self.packages[k].name.as_str())
-    }
-
     /// The home package of `written` read with `current` as the current package
     /// (`None`: [`DEFAULT_PACKAGE`]).
     pub(crate) fn resolve(&mut self, current: Option<&str>, written: &Written) -> Resolved {
@@ -270,7 +263,9 @@ impl PackageTable {
                 None => unknown.push(used.clone()),
             }
         }
-        if unknown.is_empty() {
+        // Exported and found in no package it uses that the scope defines: its own (a
+        // re-export of an unknown package's symbol is taken for the package's own).
+        if unknown.is_empty() || package.exports.contains(name) {
             Err(Home::Own(p))
         } else {
             unknown.insert(0, package.name.clone());

@@ -85,6 +85,8 @@ fn unknown_packages_are_unresolved() {
     assert!(r.unresolved);
     assert_eq!(r.alternatives, ["mine", "alexandria"]);
     assert_eq!(home(&mut t, "mine", "car"), "common-lisp");
+    let mut t = table("(defpackage :mine (:use :cl :elsewhere) (:export :run))");
+    assert_eq!(home(&mut t, "mine", "run"), "mine", "exported: its own");
     // A current package defined elsewhere is taken to use CL.
     assert_eq!(home(&mut t, "elsewhere", "car"), "common-lisp?");
     assert_eq!(home(&mut t, "elsewhere", "thing"), "elsewhere?");

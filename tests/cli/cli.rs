@@ -1174,7 +1174,7 @@ fn find_definitions_and_references() {
         .to_string();
     assert_eq!(
         out,
-        "==> src/a.lisp <==\n 1: (defun make-point (x y) ...)  [definition]\n    1: (defun make-point (x y)\n 3: (defun norm (p) ...)\n    3: (defun norm (p) (make-point p \"make-point\"))\n==> src/b.lisp <==\n 2: (defvar *p* (make-point 0 0))\n    2: (defvar *p* (make-point 0 0))\n==> t/c.lisp <==\n 1: (deftest make-point-test ...)\n    1: (deftest make-point-test () (make-point 1 2))\n[4 forms using make-point (4 uses) in 3 files; 3 files searched]\n"
+        "[package common-lisp-user]\n==> src/a.lisp <==\n 1: (defun make-point (x y) ...)  [definition]\n    1: (defun make-point (x y)\n 3: (defun norm (p) ...)\n    3: (defun norm (p) (make-point p \"make-point\"))\n==> src/b.lisp <==\n 2: (defvar *p* (make-point 0 0))\n    2: (defvar *p* (make-point 0 0))\n==> t/c.lisp <==\n 1: (deftest make-point-test ...)\n    1: (deftest make-point-test () (make-point 1 2))\n[4 forms using make-point (4 uses) in 3 files; 3 files searched]\n"
     );
     let out = s
         .run(&[

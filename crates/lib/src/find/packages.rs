@@ -16,7 +16,7 @@ use crate::grammar::symbol_key;
 use crate::guard::LoadedFile;
 use crate::model::packages::{read_file, PackageDef};
 use crate::model::resolve::{PackageTable, Resolved};
-use crate::model::symbols::{of_name, Written};
+use crate::model::symbols::{of_name, Prefix, Written};
 use std::collections::HashMap;
 
 /// Reads the package forms of `file` and gives each entry of `answer` its current package.
@@ -78,7 +78,11 @@ pub(crate) fn resolve(gathered: &mut Gathered, definitions: Vec<PackageDef>, sea
 /// A package's name or nickname (`defpackage`, and its derived `package` and `nickname`
 /// entries) is a string designator, not a symbol of a package.
 fn names_a_package(d: &Definition) -> bool {
-    let kind = symbol_key(&d.kind);
+    names_a_package_kind(&d.kind)
+}
+
+fn names_a_package_kind(kind: &str) -> bool {
+    let kind = symbol_key(kind);
     let kind = kind.rsplit(':').next().unwrap_or_default();
     matches!(
         kind,
@@ -89,9 +93,16 @@ fn names_a_package(d: &Definition) -> bool {
 /// The reference as one entry per package of its uses (in the order of their first use).
 fn by_package(table: &mut PackageTable, mut r: Reference) -> Vec<(Resolved, Reference)> {
     let mut parts: Vec<(Resolved, Vec<super::Use>)> = Vec::new();
+    // In a `defpackage` a keyword is a string designator, as `#:foo` is: no package.
+    let designators = names_a_package_kind(&r.kind);
     for u in std::mem::take(&mut r.uses) {
         let token = u.site.token.as_deref().unwrap_or_default();
-        let resolved = table.resolve(u.site.current.as_deref(), &Written::parse(token));
+        let written = Written::parse(token);
+        let resolved = if designators && written.prefix == Prefix::Keyword {
+            Resolved::default()
+        } else {
+            table.resolve(u.site.current.as_deref(), &written)
+        };
         match parts.iter_mut().find(|(p, _)| *p == resolved) {
             Some((_, uses)) => uses.push(u),
             None => parts.push((resolved, vec![u])),
@@ -109,12 +120,14 @@ fn by_package(table: &mut PackageTable, mut r: Reference) -> Vec<(Resolved, Refe
         .collect()
 }
 
-/// Orders `entries` by package, each package where its first entry was; stable.
+/// Orders `entries` by package, each package where its first entry was, the entries of
+/// no package (`#:foo`, a `defpackage`'s names) last; stable.
 fn group<T>(entries: &mut [T], package: impl Fn(&T) -> &Option<String>) {
     let mut first: HashMap<Option<String>, usize> = HashMap::new();
     for e in entries.iter() {
         let n = first.len();
-        first.entry(package(e).clone()).or_insert(n);
+        let place = if package(e).is_none() { usize::MAX } else { n };
+        first.entry(package(e).clone()).or_insert(place);
     }
     entries.sort_by_key(|e| first[package(e)]);
 }

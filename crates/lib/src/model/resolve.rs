@@ -77,9 +77,19 @@ impl Resolved {
     }
 }
 
+/// Unknown packages an unresolved symbol names as alternatives at most (a package that
+/// uses more packages defined outside the scope is matched by its first ones).
+pub(crate) const MAX_ALTERNATIVES: usize = 16;
+
 struct Package {
     name: String,
     uses: Vec<String>,
+    /// The used packages of the table, in `:use` order, and each one's place there.
+    known_uses: Vec<usize>,
+    use_rank: HashMap<usize, usize>,
+    /// The package's name, then the used packages not in the table (at most
+    /// [`MAX_ALTERNATIVES`]).
+    unknown_uses: Vec<String>,
     shadows: HashSet<String>,
     shadowing_imports: HashMap<String, String>,
     imports: HashMap<String, String>,
@@ -102,6 +112,8 @@ pub(crate) struct PackageTable {
     packages: Vec<Package>,
     /// Names and nicknames, folded.
     by_name: HashMap<String, usize>,
+    /// The packages exporting each name, in table order.
+    exporters: HashMap<String, Vec<usize>>,
     memo: HashMap<(usize, String), Home>,
 }
 
@@ -117,6 +129,7 @@ impl PackageTable {
         let mut table = PackageTable {
             packages: Vec::new(),
             by_name: HashMap::new(),
+            exporters: HashMap::new(),
             memo: HashMap::new(),
         };
         let cl = PackageDef {
@@ -141,7 +154,30 @@ impl PackageTable {
         for def in definitions {
             table.add(def);
         }
+        table.link();
         table
+    }
+
+    /// Once every package is in: the used packages by index, the exporters of each name.
+    fn link(&mut self) {
+        for p in 0..self.packages.len() {
+            let (mut known, mut unknown) = (Vec::new(), vec![self.packages[p].name.clone()]);
+            for used in &self.packages[p].uses {
+                match self.by_name.get(used) {
+                    Some(&q) if q != p => known.push(q),
+                    Some(_) => {}
+                    None if unknown.len() <= MAX_ALTERNATIVES => unknown.push(used.clone()),
+                    None => {}
+                }
+            }
+            let package = &mut self.packages[p];
+            package.use_rank = known.iter().enumerate().map(|(k, &q)| (q, k)).collect();
+            package.known_uses = known;
+            package.unknown_uses = unknown;
+            for name in &package.exports {
+                self.exporters.entry(name.clone()).or_default().push(p);
+            }
+        }
     }
 
     fn add(&mut self, def: &PackageDef) {
@@ -162,6 +198,9 @@ impl PackageTable {
         self.packages.push(Package {
             name: def.name.clone(),
             uses: def.uses.clone(),
+            known_uses: Vec::new(),
+            use_rank: HashMap::new(),
+            unknown_uses: Vec::new(),
             shadows: def.shadows.iter().cloned().collect(),
             shadowing_imports: pairs(&def.shadowing_imports),
             imports: pairs(&def.imports),
@@ -255,21 +294,31 @@ impl PackageTable {
         if let Some(from) = package.imports.get(name) {
             return follow(from);
         }
-        let mut unknown = Vec::new();
-        for used in &package.uses {
-            match self.by_name.get(used) {
-                Some(&q) if q != p && self.packages[q].exports.contains(name) => return Ok(q),
-                Some(_) => {}
-                None => unknown.push(used.clone()),
-            }
+        // The first used package exporting it: through the shorter of the package's uses
+        // and the name's exporters (each (package, name) is resolved once).
+        let exporters = self.exporters.get(name).map_or(&[][..], Vec::as_slice);
+        let inherited = if package.known_uses.len() <= exporters.len() {
+            package
+                .known_uses
+                .iter()
+                .copied()
+                .find(|&q| self.packages[q].exports.contains(name))
+        } else {
+            exporters
+                .iter()
+                .filter_map(|q| package.use_rank.get(q).map(|&rank| (rank, *q)))
+                .min()
+                .map(|(_, q)| q)
+        };
+        if let Some(q) = inherited {
+            return Ok(q);
         }
         // Exported and found in no package it uses that the scope defines: its own (a
         // re-export of an unknown package's symbol is taken for the package's own).
-        if unknown.is_empty() || package.exports.contains(name) {
+        if package.unknown_uses.len() == 1 || package.exports.contains(name) {
             Err(Home::Own(p))
         } else {
-            unknown.insert(0, package.name.clone());
-            Err(Home::Unknown(unknown))
+            Err(Home::Unknown(package.unknown_uses.clone()))
         }
     }
 }

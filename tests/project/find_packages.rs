@@ -40,7 +40,9 @@ const FILES: &[(&str, &str)] = &[
 ];
 
 fn project() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("lrf-find-packages-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("lrf-find-packages-{}-{n}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for (name, text) in FILES {
@@ -52,12 +54,21 @@ fn project() -> PathBuf {
 fn cli(dir: &Path, args: &[&str]) -> (Value, String) {
     let run = |json: bool| {
         let mut command = Command::new(BIN);
-        command.arg("find").args(args).arg("--root").arg(dir).arg(dir);
+        command
+            .arg("find")
+            .args(args)
+            .arg("--root")
+            .arg(dir)
+            .arg(dir);
         if json {
             command.arg("--json");
         }
         let out = command.output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8(out.stdout).unwrap()
     };
     (serde_json::from_str(&run(true)).unwrap(), run(false))
@@ -100,15 +111,30 @@ fn a_qualified_name_finds_that_packages_definition_only() {
     let dir = project();
     let (alpha, text) = cli(&dir, &["--name", "alpha:scan"]);
     assert_eq!(entries(&alpha), ["alpha.lisp:2 alpha"]);
-    assert!(text.starts_with("[package alpha]\n==> alpha.lisp <==\n 2: (defun scan (x) ...)\n"), "{text}");
+    assert!(
+        text.starts_with("[package alpha]\n==> alpha.lisp <==\n 2: (defun scan (x) ...)\n"),
+        "{text}"
+    );
     // Through a nickname, and a name written as a string in `defpackage`.
     for name in ["beta:scan", "BET::scan", "|BETA|:scan"] {
-        assert_eq!(entries(&cli(&dir, &["--name", name]).0), ["beta.lisp:2 beta"], "{name}");
+        assert_eq!(
+            entries(&cli(&dir, &["--name", name]).0),
+            ["beta.lisp:2 beta"],
+            "{name}"
+        );
     }
     let (all, text) = cli(&dir, &["--name", "scan"]);
     assert_eq!(entries(&all), ["alpha.lisp:2 alpha", "beta.lisp:2 beta"]);
-    assert!(text.contains("[package alpha]\n==> alpha.lisp <==") && text.contains("[package beta]\n==> beta.lisp <=="), "{text}");
-    assert_eq!(entries(&cli(&dir, &["--name", "gamma:scan"]).0), ["alpha.lisp:2 alpha"], "gamma uses alpha");
+    assert!(
+        text.contains("[package alpha]\n==> alpha.lisp <==")
+            && text.contains("[package beta]\n==> beta.lisp <=="),
+        "{text}"
+    );
+    assert_eq!(
+        entries(&cli(&dir, &["--name", "gamma:scan"]).0),
+        ["alpha.lisp:2 alpha"],
+        "gamma uses alpha"
+    );
     assert!(entries(&cli(&dir, &["--name", "cl-user:scan"]).0).is_empty());
 }
 
@@ -122,8 +148,8 @@ fn a_qualified_symbol_finds_the_uses_the_reader_would_read_as_it() {
             "alpha.lisp:2 alpha @7",
             "gamma.lisp:2 alpha @15",
             "gamma.lisp:4 alpha @16",
-            "packages.lisp:1 - @41",
             "user.lisp:1 alpha @16",
+            "packages.lisp:1 - @41",
         ]
     );
     let (beta, text) = cli(&dir, &["--symbol", "beta:scan"]);
@@ -134,15 +160,29 @@ fn a_qualified_symbol_finds_the_uses_the_reader_would_read_as_it() {
             "beta.lisp:3 beta @18",
             "gamma.lisp:3 beta @17,28",
             "gamma.lisp:4 beta @25",
-            "packages.lisp:1 - @41",
             "user.lisp:1 beta @31",
+            "packages.lisp:1 - @41",
         ]
     );
-    assert!(text.contains("[package beta]\n==> beta.lisp <==\n 2: (defun scan (y) ...)  [definition]\n"), "{text}");
-    assert!(text.contains("[no package]\n==> packages.lisp <=="), "{text}");
+    assert!(
+        text.contains(
+            "[package beta]\n==> beta.lisp <==\n 2: (defun scan (y) ...)  [definition]\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("[no package]\n==> packages.lisp <=="),
+        "{text}"
+    );
     let (ppcre, text) = cli(&dir, &["--symbol", "ppcre:scan"]);
-    assert_eq!(entries(&ppcre), ["gamma.lisp:5 ppcre? @17", "packages.lisp:1 - @41"]);
-    assert!(text.starts_with("[package ppcre, defined outside the scope]\n"), "{text}");
+    assert_eq!(
+        entries(&ppcre),
+        ["gamma.lisp:5 ppcre? @17", "packages.lisp:1 - @41"]
+    );
+    assert!(
+        text.starts_with("[package ppcre, defined outside the scope]\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -184,9 +224,11 @@ fn mcp_find(dir: &Path, arguments: Value) -> Value {
     let mut stdin = server.stdin.take().unwrap();
     let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
     let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
-    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "find-packages-test", "version": "0"}}}));
+        "clientInfo": {"name": "find-packages-test", "version": "0"}}}),
+    );
     let _ = lines.next().unwrap().unwrap();
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));

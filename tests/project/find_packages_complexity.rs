@@ -69,7 +69,9 @@ fn families() -> Vec<(&'static str, Family)> {
         }),
         ("one package with many local nicknames", |n| {
             let head = |n: usize| {
-                let mut s = String::from("(defpackage :p (:export :foo))\n(defpackage :q (:local-nicknames");
+                let mut s = String::from(
+                    "(defpackage :p (:export :foo))\n(defpackage :q (:local-nicknames",
+                );
                 for k in 0..n / 16 {
                     let _ = write!(s, " (:l{k} :p)");
                 }
@@ -85,7 +87,9 @@ fn families() -> Vec<(&'static str, Family)> {
                     names("foo", n / 16)
                 )
             };
-            grow(n, &head, &|k| format!("(defun foo{k} () (foo) (car foo))\n"))
+            grow(n, &head, &|k| {
+                format!("(defun foo{k} () (foo) (car foo))\n")
+            })
         }),
         ("one package using many packages defined elsewhere", |n| {
             let head = |n: usize| {
@@ -102,10 +106,16 @@ fn families() -> Vec<(&'static str, Family)> {
                 for k in 0..n / 64 {
                     let _ = writeln!(s, "(defpackage :e{k} (:export :foo :foo{k}))");
                 }
-                let _ = writeln!(s, "(defpackage :top (:use{}))\n(in-package :top)", names("e", n / 64));
+                let _ = writeln!(
+                    s,
+                    "(defpackage :top (:use{}))\n(in-package :top)",
+                    names("e", n / 64)
+                );
                 s
             };
-            grow(n, &head, &|k| format!("(defun foo{k} () (foo) (e{k}:foo))\n"))
+            grow(n, &head, &|k| {
+                format!("(defun foo{k} () (foo) (e{k}:foo))\n")
+            })
         }),
     ]
 }

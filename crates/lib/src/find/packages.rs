@@ -14,17 +14,25 @@ use super::render::Gathered;
 use super::{Definition, FileAnswer, Reference, Search, Target};
 use crate::grammar::symbol_key;
 use crate::guard::LoadedFile;
-use crate::model::packages::{read_file, PackageDef};
+use crate::model::packages::{read_file_for, PackageDef};
 use crate::model::resolve::{PackageTable, Resolved};
 use crate::model::symbols::{of_name, Prefix, Written};
 use std::collections::HashMap;
 
 /// Reads the package forms of `file` and gives each entry of `answer` its current package.
 pub(crate) fn of_file(file: &LoadedFile, search: &Search, answer: &mut FileAnswer) {
-    let packages = read_file(&file.bytes, &|plus, e| search.reads(plus, e));
+    let found = !answer.definitions.is_empty()
+        || !answer.references.is_empty()
+        || answer.structures.iter().any(|s| s.include_entry.is_some());
+    let packages = read_file_for(&file.bytes, &|plus, e| search.reads(plus, e), found);
     if !packages.in_packages.is_empty() {
         let current = |at: usize| packages.current_at(at).map(str::to_string);
-        for d in &mut answer.definitions {
+        // The accessors of `:include`d slots are made later from each structure's entry.
+        let templates = answer
+            .structures
+            .iter_mut()
+            .filter_map(|s| s.include_entry.as_mut());
+        for d in answer.definitions.iter_mut().chain(templates) {
             d.site.current = current(d.site.at);
         }
         for u in answer.references.iter_mut().flat_map(|r| r.uses.iter_mut()) {

@@ -222,7 +222,7 @@ fn paging_by_entries_within_a_line_budget() {
         "{}",
         first.content
     );
-    let last = page(8, 5);
+    let last = page(8, 6);
     assert_eq!(last.references.as_ref().unwrap()[0].line, 17);
     assert!(!last.truncated && last.next_offset.is_none());
     // The first entry is always shown, however small the limit.

@@ -52,8 +52,25 @@ impl FilePackages {
 /// Reads the package forms of `b`. `reads(plus, expression)` says whether the reader
 /// reads a datum under `#+expression` (`plus`) or `#-expression` (the search's features).
 pub(crate) fn read_file(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> FilePackages {
+    read_file_for(b, reads, true)
+}
+
+/// [`read_file`]; without `in_packages`, only the package definitions are wanted: the
+/// scan stops after the last of them (a file where nothing was found needs no current
+/// package).
+pub(crate) fn read_file_for(
+    b: &[u8],
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+    in_packages: bool,
+) -> FilePackages {
     let mut out = FilePackages::default();
-    let hits = operator_places(b);
+    let mut hits = operator_places(b);
+    if !in_packages {
+        hits.retain(|&h| {
+            !b.get(h..h + 3)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"in-"))
+        });
+    }
     let Some(&last) = hits.last() else {
         return out;
     };
@@ -87,23 +104,59 @@ pub(crate) fn read_file(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> FilePa
                     out.in_packages.push((item.span.end, name));
                 }
             }
-            // `(eval-when (...) (defpackage ...))`, `(progn (defpackage ...))`.
-            Some("eval-when" | "progn") => {
-                for child in elements.iter().skip(1).filter(|d| d.core_is_list) {
-                    let parts: Vec<Datum> = list(b, child, &keep);
-                    if matches!(
-                        operator(b, &parts).as_deref(),
-                        Some("defpackage" | "define-package")
-                    ) {
-                        out.definitions.extend(definition(b, &parts, &keep));
-                    }
-                }
+            // `(eval-when (...) (defpackage ...))`, deeper in `locally`, `handler-bind` ...
+            _ => {
+                let within = &hits[next..hits.partition_point(|&h| h < item.span.end)];
+                nested(
+                    b,
+                    (item.span.start, item.span.end),
+                    within,
+                    reads,
+                    &keep,
+                    &mut out,
+                );
             }
-            _ => {}
         }
         ControlFlow::Continue(())
     });
     out
+}
+
+/// The `defpackage` forms inside the top-level form `span` (any depth), at the places
+/// `hits`: a token there (not text in a string or comment) right after a `(`.
+fn nested(
+    b: &[u8],
+    (start, end): (usize, usize),
+    hits: &[usize],
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+    keep: &dyn Fn(&Datum) -> bool,
+    out: &mut FilePackages,
+) {
+    let Some(&last) = hits.last() else { return };
+    let mut next = 0usize;
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    crate::scan::each_token_read(b, start, end, &mut reads, &mut |s, e| {
+        while next < hits.len() && hits[next] < s {
+            next += 1;
+        }
+        if hits.get(next).is_some_and(|&h| h < e) {
+            let open = b[..s].iter().rposition(|c| !c.is_ascii_whitespace());
+            if let Some(open) = open.filter(|&o| b[o] == b'(') {
+                let parts: Vec<Datum> = Elements::new(b, open, end).filter(|d| keep(d)).collect();
+                if matches!(
+                    operator(b, &parts).as_deref(),
+                    Some("defpackage" | "define-package")
+                ) {
+                    out.definitions.extend(definition(b, &parts, keep));
+                }
+            }
+        }
+        if e > last {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
 }
 
 /// Where `defpackage`, `define-package` or `in-package` (any case, any package prefix)
@@ -165,7 +218,11 @@ fn definition(b: &[u8], elements: &[Datum], keep: &dyn Fn(&Datum) -> bool) -> Op
     };
     for option in elements.iter().skip(2).filter(|d| d.core_is_list) {
         let parts = list(b, option, keep);
-        let Some(key) = parts.first().and_then(|k| symbol_text(b, k)).map(fold_symbol) else {
+        let Some(key) = parts
+            .first()
+            .and_then(|k| symbol_text(b, k))
+            .map(fold_symbol)
+        else {
             continue;
         };
         let names = || parts.iter().skip(1).filter_map(|d| designator(b, d));

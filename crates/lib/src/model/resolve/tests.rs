@@ -45,7 +45,11 @@ fn unqualified_symbols_follow_uses_imports_and_shadows() {
     // third uses app, which exports run (its own) but not scan (inherited, not exported).
     assert_eq!(home(&mut t, "third", "run"), "app");
     assert_eq!(home(&mut t, "third", "scan"), "third");
-    assert_eq!(home(&mut t, "third", "car"), "third", "CL is not used by third");
+    assert_eq!(
+        home(&mut t, "third", "car"),
+        "third",
+        "CL is not used by third"
+    );
 }
 
 #[test]
@@ -107,8 +111,12 @@ fn the_first_in_use_order_wins_and_cycles_end() {
 fn may_be_compares_known_packages_exactly_and_unresolved_by_name() {
     let mut t = table(TWO);
     let base = t.resolve(None, &Written::parse("base:scan"));
-    assert!(t.resolve(Some("app"), &Written::parse("scan")).may_be(&base));
-    assert!(!t.resolve(Some("third"), &Written::parse("scan")).may_be(&base));
+    assert!(t
+        .resolve(Some("app"), &Written::parse("scan"))
+        .may_be(&base));
+    assert!(!t
+        .resolve(Some("third"), &Written::parse("scan"))
+        .may_be(&base));
     let ppcre = t.resolve(None, &Written::parse("ppcre:scan"));
     assert!(ppcre.may_be(&t.resolve(None, &Written::parse("PPCRE::scan"))));
     assert!(!ppcre.may_be(&base));
@@ -121,16 +129,24 @@ fn package_forms_read_as_data() {
 (eval-when (:compile-toplevel) (defpackage "WRAPPED" (:use "CL")))
 (DEFPACKAGE |Odd| (:USE #:CL))
 (in-package #:wrapped)
-(defun f () (in-package :not-top-level))"#;
+(defun f () (in-package :not-top-level))
+(defun g () "(defpackage :in-a-string)" ; (defpackage :in-a-comment)
+  1)
+(eval-when () (locally (handler-bind () #+nope (defpackage :not-read) (defpackage :deep))))"#;
     let file = read_file(source.as_bytes(), &|plus, e| !(plus && e == b"nope"));
     let names: Vec<&str> = file.definitions.iter().map(|d| d.name.as_str()).collect();
-    assert_eq!(names, ["wrapped", "odd"]);
+    assert_eq!(names, ["wrapped", "odd", "deep"]);
     assert_eq!(file.definitions[0].uses, ["cl"]);
     let packages: Vec<&str> = file.in_packages.iter().map(|(_, n)| n.as_str()).collect();
     assert_eq!(packages, ["cl-user", "wrapped"]);
     assert_eq!(file.current_at(0), None);
-    assert_eq!(file.current_at(source.find("(defun").unwrap()), Some("wrapped"));
-    assert!(read_file(b"(defun package-name-of (x) *package*)", &|_, _| true)
-        .definitions
-        .is_empty());
+    assert_eq!(
+        file.current_at(source.find("(defun").unwrap()),
+        Some("wrapped")
+    );
+    assert!(
+        read_file(b"(defun package-name-of (x) *package*)", &|_, _| true)
+            .definitions
+            .is_empty()
+    );
 }

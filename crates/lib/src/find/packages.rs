@@ -1,6 +1,6 @@
 //! The package of every definition and use (docs/find.md#packages).
 //!
-//! Each file searched also gives its package forms (`model::packages`, a `memchr` pass
+//! Each file searched also gives its package forms (`model::packages`, two `memmem` passes
 //! and, where they are, a scan up to the last): its `defpackage`s for the scope's table,
 //! its `in-package`s for the current package of each entry found in it. Once every file
 //! is searched, the table is made and each entry's symbol resolved
@@ -14,7 +14,7 @@ use super::render::Gathered;
 use super::{Definition, FileAnswer, Reference, Search, Target};
 use crate::grammar::symbol_key;
 use crate::guard::LoadedFile;
-use crate::model::packages::{read_file_for, PackageDef};
+use crate::model::packages::{read_file, PackageDef};
 use crate::model::resolve::{PackageTable, Resolved};
 use crate::model::symbols::{of_name, Prefix, Written};
 use std::collections::HashMap;
@@ -24,7 +24,7 @@ pub(crate) fn of_file(file: &LoadedFile, search: &Search, answer: &mut FileAnswe
     let found = !answer.definitions.is_empty()
         || !answer.references.is_empty()
         || answer.structures.iter().any(|s| s.include_entry.is_some());
-    let packages = read_file_for(&file.bytes, &|plus, e| search.reads(plus, e), found);
+    let packages = read_file(&file.bytes, &|plus, e| search.reads(plus, e), found);
     if !packages.in_packages.is_empty() {
         let current = |at: usize| packages.current_at(at).map(str::to_string);
         // The accessors of `:include`d slots are made later from each structure's entry.

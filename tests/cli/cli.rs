@@ -1218,7 +1218,7 @@ fn find_definitions_and_references() {
         .ok()
         .to_string();
     assert!(
-        out.starts_with("==> src/a.lisp <==\n 1: (defun make-point (x y)\n 2:   (list x y))\n"),
+        out.starts_with("[package common-lisp-user]\n==> src/a.lisp <==\n 1: (defun make-point (x y)\n 2:   (list x y))\n"),
         "{out}"
     );
     // Usage errors: no mode, two modes.

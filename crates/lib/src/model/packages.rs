@@ -28,6 +28,9 @@ pub(crate) struct PackageDef {
     /// `(:import-from PACKAGE NAME...)`: (package, name).
     pub(crate) imports: Vec<(String, String)>,
     pub(crate) exports: Vec<String>,
+    /// `uiop:define-package`'s `:reexport` (and `:use-reexport`, `:mix-reexport`): packages
+    /// whose external symbols this one exports too.
+    pub(crate) reexports: Vec<String>,
     /// `(:local-nicknames (NICKNAME PACKAGE)...)`.
     pub(crate) local_nicknames: Vec<(String, String)>,
 }
@@ -228,7 +231,12 @@ fn definition(b: &[u8], elements: &[Datum], keep: &dyn Fn(&Datum) -> bool) -> Op
         };
         match key.as_str() {
             "nicknames" => def.nicknames.extend(names()),
-            "use" | "mix" | "use-reexport" | "mix-reexport" => def.uses.extend(names()),
+            "use" | "mix" => def.uses.extend(names()),
+            "use-reexport" | "mix-reexport" => {
+                def.uses.extend(names());
+                def.reexports.extend(names());
+            }
+            "reexport" => def.reexports.extend(names()),
             "shadow" => def.shadows.extend(names()),
             "shadowing-import-from" => def.shadowing_imports.extend(from_package()),
             "import-from" => def.imports.extend(from_package()),

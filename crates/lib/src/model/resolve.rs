@@ -81,6 +81,10 @@ impl Resolved {
 /// uses more packages defined outside the scope is matched by its first ones).
 pub(crate) const MAX_ALTERNATIVES: usize = 16;
 
+/// External symbols copied into re-exporting packages at most, per table (a hostile
+/// scope of many packages re-exporting large ones would otherwise fill memory).
+pub(crate) const MAX_REEXPORTED: usize = 1_000_000;
+
 struct Package {
     name: String,
     uses: Vec<String>,
@@ -95,6 +99,7 @@ struct Package {
     imports: HashMap<String, String>,
     exports: HashSet<String>,
     local_nicknames: HashMap<String, String>,
+    reexports: Vec<String>,
 }
 
 /// What one step of a resolution found.
@@ -158,8 +163,27 @@ impl PackageTable {
         table
     }
 
-    /// Once every package is in: the used packages by index, the exporters of each name.
+    /// Once every package is in: re-exports (in table order: a package re-exports what the
+    /// packages before it export, as they are made in that order), the used packages by
+    /// index, the exporters of each name.
     fn link(&mut self) {
+        let mut copied = 0usize;
+        for p in 0..self.packages.len() {
+            let sources: Vec<usize> = self.packages[p]
+                .reexports
+                .iter()
+                .filter_map(|name| self.by_name.get(name).copied())
+                .filter(|&q| q != p)
+                .collect();
+            for q in sources {
+                let names: Vec<String> = self.packages[q].exports.iter().cloned().collect();
+                copied += names.len();
+                if copied > MAX_REEXPORTED {
+                    break;
+                }
+                self.packages[p].exports.extend(names);
+            }
+        }
         for p in 0..self.packages.len() {
             let (mut known, mut unknown) = (Vec::new(), vec![self.packages[p].name.clone()]);
             for used in &self.packages[p].uses {
@@ -205,6 +229,7 @@ impl PackageTable {
             shadowing_imports: pairs(&def.shadowing_imports),
             imports: pairs(&def.imports),
             exports: def.exports.iter().cloned().collect(),
+            reexports: def.reexports.clone(),
             local_nicknames: def
                 .local_nicknames
                 .iter()

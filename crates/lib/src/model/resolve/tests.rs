@@ -150,3 +150,19 @@ fn package_forms_read_as_data() {
             .is_empty()
     );
 }
+
+#[test]
+fn reexports_of_define_package() {
+    let mut t = table(
+        "(uiop:define-package :my/cl (:use :cl) (:reexport :cl))
+         (uiop/package:define-package :app (:use :my/cl))
+         (uiop:define-package :both (:use-reexport :my/cl))
+         (defpackage :user (:use :both))",
+    );
+    assert_eq!(home(&mut t, "app", "car"), "common-lisp");
+    assert_eq!(home(&mut t, "user", "car"), "common-lisp");
+    assert_eq!(home(&mut t, "app", "own"), "app");
+    // app uses my/cl but exports nothing: `car` is not external in app.
+    let mut t = table("(uiop:define-package :my/cl (:use :cl) (:reexport :cl)) (defpackage :app (:use :my/cl)) (defpackage :user (:use :app))");
+    assert_eq!(home(&mut t, "user", "car"), "user");
+}

@@ -80,7 +80,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "==> api.lisp <==\n 4: (defun send ...)  [definition]\n    4: (defun send (stream body &key (length (length body)) (headers nil))\n 12: (defun helper-b ...)\n    13:     (send y \"(handler-case\")))\n 15: (defoptimizer (send derive-type) ...)  [definition]\n    15: (defoptimizer (send derive-type) ((stream body))\n    16:   (send stream body))\n"
+        "[package demo, defined outside the scope]\n==> api.lisp <==\n 4: (defun send ...)  [definition]\n    4: (defun send (stream body &key (length (length body)) (headers nil))\n 12: (defun helper-b ...)\n    13:     (send y \"(handler-case\")))\n 15: (defoptimizer (send derive-type) ...)  [definition]\n    15: (defoptimizer (send derive-type) ((stream body))\n    16:   (send stream body))\n"
     );
     // A use in the container itself, outside its child forms: the container is the one
     // entry (entries never overlap); a child form holding a use is one.
@@ -92,7 +92,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "==> api.lisp <==\n 1: (progn ...)\n    1: (progn send\n    2:   (defun a () (send 2)))\n"
+        "[package common-lisp-user]\n==> api.lisp <==\n 1: (progn ...)\n    1: (progn send\n    2:   (defun a () (send 2)))\n"
     );
     fs::write(
         dir.join("api.lisp"),
@@ -102,7 +102,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "==> api.lisp <==\n 1: (send 1)\n    1: (progn (send 1)\n 2: (defun a ...)\n    2:   (defun a () (send 2)))\n"
+        "[package common-lisp-user]\n==> api.lisp <==\n 1: (send 1)\n    1: (progn (send 1)\n 2: (defun a ...)\n    2:   (defun a () (send 2)))\n"
     );
 }
 

@@ -18,8 +18,8 @@ use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const CORPUS: &str = "/usr/share/common-lisp/source";
-const SYMBOLS: [&str; 8] = [
-    "list", "error", "x", "t", "format", "string", "declare", "cl:car",
+const SYMBOLS: [&str; 9] = [
+    "list", "error", "x", "t", "format", "string", "declare", "car", "cl:car",
 ];
 
 type Uses = BTreeMap<String, BTreeSet<(u64, u64)>>;
@@ -135,6 +135,12 @@ fn references_match_an_independent_tokenizer_on_the_debian_libraries() {
                     "{file}:{}:{}: reported, not a token of {symbol}",
                     extra.0, extra.1
                 ));
+            }
+            // A qualified symbol: the tokenizer lists every token of the name that could
+            // be it (the prefix rule); `find` keeps those the reader would read as that
+            // symbol (docs/find.md#packages), so a subset. `car` above checks every token.
+            if symbol.contains(':') {
+                continue;
             }
             for missed in b.difference(a) {
                 differences.push(format!(

@@ -144,11 +144,13 @@ proptest! {
         let result = run(&bytes, |r| r.symbol = Some("foo".into()));
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let lines: Vec<&str> = text.split('\n').collect();
-        let mut last_entry = 0;
+        // In file order within each package (entries are grouped by package).
+        let mut last_entries: std::collections::HashMap<Option<String>, usize> = Default::default();
         for r in result.references.unwrap() {
-            prop_assert!(r.line >= last_entry, "entries in order (one line may hold several forms)");
+            let last_entry = last_entries.entry(r.package.clone()).or_default();
+            prop_assert!(r.line >= *last_entry, "entries in order (one line may hold several forms)");
             prop_assert!(r.line <= r.end_line);
-            last_entry = r.end_line;
+            *last_entry = r.end_line;
             let mut last = (0, 0);
             for u in &r.uses {
                 prop_assert!((u.line, u.column) > last, "uses in order");

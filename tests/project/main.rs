@@ -14,6 +14,8 @@ mod find_complexity;
 mod find_corpus;
 mod find_derived;
 mod find_oracle;
+mod find_packages;
+mod find_packages_complexity;
 mod find_properties;
 mod model_oracle;
 mod project;

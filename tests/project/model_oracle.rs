@@ -21,7 +21,9 @@
 //!    `struct-*`, `slot-*`), else what the top-level form is: `standard` (a CL definer),
 //!    `nested` (inside `progn`, `let`, `labels` ...), `method`, `package`, `macro-made`
 //!    (a project's own definer macro: not yet understood, docs/find.md).
-//! 4. Floors: the figures reached when this test was written, never to be lowered.
+//! 4. **Packages**: of the definitions found, those whose `package` is SBCL's
+//!    `symbol-package`, per system (and how many of the others `find` marks unresolved).
+//! 5. Floors: the figures reached when this test was written, never to be lowered.
 //!
 //! Missing `sbcl` or the Debian sources is a failure under `CI=true`, a skip elsewhere.
 
@@ -123,6 +125,9 @@ const PRECISION_FLOORS: &[(&str, f64)] = &[
     ("reader", 100.0),
     ("method", 100.0),
 ];
+/// Least agreement of the package `find` reports with SBCL's `symbol-package`, in
+/// percent, over the definitions found (what was reached; never lower).
+const PACKAGE_FLOOR: f64 = 99.3;
 /// At least this many systems must load.
 const MIN_SYSTEMS: usize = 20;
 
@@ -130,6 +135,8 @@ const MIN_SYSTEMS: usize = 20;
 struct SbclDef {
     category: String,
     kind: String,
+    /// SBCL's `symbol-package` of the name, lowercase.
+    package: String,
     name: String,
     file: String,
     form: i64,
@@ -244,6 +251,7 @@ fn parse(text: &str) -> (Vec<System>, Vec<String>) {
                     "-".into()
                 },
                 kind: f[2].into(),
+                package: f[3].to_lowercase(),
                 name: f[4].into(),
                 file: f[5].into(),
                 form: f[6].parse().unwrap(),
@@ -372,6 +380,10 @@ struct OurDef {
     name: String,
     line: usize,
     kind: String,
+    /// The package `find` reports, lowercase (`None`: none).
+    package: Option<String>,
+    /// `find` says the package is defined outside the scope.
+    unresolved: bool,
 }
 
 fn run_find(directory: &str, features: &[String]) -> BTreeMap<String, Vec<OurDef>> {
@@ -414,6 +426,8 @@ fn run_find(directory: &str, features: &[String]) -> BTreeMap<String, Vec<OurDef
                 name: normalize(d["name"].as_str().unwrap()),
                 line,
                 kind: d["kind"].as_str().unwrap().to_string(),
+                package: d["package"].as_str().map(str::to_lowercase),
+                unresolved: d["package_unresolved"] == Value::Bool(true),
             });
     }
     by_file
@@ -436,6 +450,12 @@ fn definitions_agree_with_sbcl() {
     let mut precision: BTreeMap<String, Tally> = BTreeMap::new();
     let mut misses: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut extra: Vec<String> = Vec::new();
+    // Per system: of SBCL's definitions `find` finds, those whose package `find` gives as
+    // SBCL's `symbol-package`.
+    let mut packages: BTreeMap<String, Tally> = BTreeMap::new();
+    // Per system: of those that disagree, those `find` marks unresolved (a package defined
+    // outside the system's directory, named as the code names it).
+    let mut unresolved: BTreeMap<String, usize> = BTreeMap::new();
     for system in &systems {
         let ours = run_find(&system.directory, &system.features);
         let feature_set = Features::new(&system.features);
@@ -453,7 +473,8 @@ fn definitions_agree_with_sbcl() {
                 .clone()
         };
         // SBCL's definitions: (file, form start line, name) -> category.
-        let mut theirs: BTreeMap<(String, usize, String), (String, usize)> = BTreeMap::new();
+        let mut theirs: BTreeMap<(String, usize, String), (String, usize, String)> =
+            BTreeMap::new();
         let mut names: HashSet<String> = HashSet::new();
         for def in &system.defs {
             let top = forms(&def.file);
@@ -497,13 +518,29 @@ fn definitions_agree_with_sbcl() {
             names.insert(name.clone());
             theirs
                 .entry((def.file.clone(), form.start_line, name))
-                .or_insert((category, form.end_line));
+                .or_insert((category, form.end_line, def.package.clone()));
         }
-        for ((file, start, name), (category, end)) in &theirs {
-            let hit = ours.get(file).is_some_and(|defs| {
+        let agreement = packages.entry(system.name.clone()).or_default();
+        for ((file, start, name), (category, end, package)) in &theirs {
+            let matched: Vec<&OurDef> = ours.get(file).map_or(Vec::new(), |defs| {
                 defs.iter()
-                    .any(|d| &d.name == name && (*start..=*end).contains(&d.line))
+                    .filter(|d| &d.name == name && (*start..=*end).contains(&d.line))
+                    .collect()
             });
+            let hit = !matched.is_empty();
+            if hit {
+                let agrees = matched.iter().any(|d| d.package.as_ref() == Some(package));
+                agreement.add(agrees);
+                if !agrees && matched[0].unresolved {
+                    *unresolved.entry(system.name.clone()).or_default() += 1;
+                }
+                if !agrees {
+                    misses.entry("package".into()).or_default().push(format!(
+                        "{name} {file}:{start}: SBCL {package}, find {:?}",
+                        matched[0].package
+                    ));
+                }
+            }
             recall.entry(category.clone()).or_default().add(hit);
             recall.entry("all".into()).or_default().add(hit);
             if !hit {
@@ -576,6 +613,32 @@ fn definitions_agree_with_sbcl() {
             t.percent()
         );
     }
+    let _ = writeln!(
+        report,
+        "\n| system | definitions found | package as SBCL's | agreement | others marked unresolved |"
+    );
+    let _ = writeln!(report, "| --- | ---: | ---: | ---: | ---: |");
+    let mut all_packages = Tally::default();
+    for (system, t) in &packages {
+        all_packages.found += t.found;
+        all_packages.total += t.total;
+        let _ = writeln!(
+            report,
+            "| {system} | {} | {} | {:.1}% | {} |",
+            t.total,
+            t.found,
+            t.percent(),
+            unresolved.get(system).copied().unwrap_or_default()
+        );
+    }
+    let _ = writeln!(
+        report,
+        "| **all** | **{}** | **{}** | **{:.1}%** | **{}** |",
+        all_packages.total,
+        all_packages.found,
+        all_packages.percent(),
+        unresolved.values().sum::<usize>()
+    );
     let mut full = report.clone();
     for (c, list) in &misses {
         let _ = writeln!(report, "\nmissed {c} ({}), the first 15:", list.len());
@@ -611,6 +674,11 @@ fn definitions_agree_with_sbcl() {
         let got = recall.get(*category).copied().unwrap_or_default().percent();
         assert!(got >= *floor, "recall of {category}: {got:.1}% < {floor}%");
     }
+    let got = all_packages.percent();
+    assert!(
+        got >= PACKAGE_FLOOR,
+        "packages as SBCL's: {got:.1}% < {PACKAGE_FLOOR}%"
+    );
     for (kind, floor) in PRECISION_FLOORS {
         let got = precision.get(*kind).copied().unwrap_or_default().percent();
         assert!(got >= *floor, "precision of {kind}: {got:.1}% < {floor}%");

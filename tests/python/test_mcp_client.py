@@ -216,6 +216,9 @@ async def test_lisp_find_callers_and_callees_fit_the_output_schema(project: Proj
         callees = await server.ok("lisp-find", {"callees": "caller", "path": "src"})
         report = callees["callees"][0]
         assert [c["name"] for c in report["callees"]] == ["helper"]
+        # Definitions and uses carry their package.
+        uses = await server.ok("lisp-find", {"symbol": "helper", "path": "src"})
+        assert {r["package"] for r in uses["references"]} == {"common-lisp-user"}
         await server.still_serving()
 
 

@@ -156,7 +156,12 @@ pub(crate) fn uses_of(cursor: &mut Cursor, calls: &[Call]) -> Vec<Use> {
             Some(last) if last.line == line => last.text.clone(),
             _ => cursor.line_text(),
         };
-        shown.push(Use { line, column, text });
+        shown.push(Use {
+            line,
+            column,
+            text,
+            site: super::Site::default(),
+        });
     }
     shown
 }

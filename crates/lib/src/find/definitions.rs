@@ -120,5 +120,11 @@ fn definition(
         signature: signature(form),
         body,
         form: None,
+        package: None,
+        package_unresolved: false,
+        site: super::Site {
+            at: item.start,
+            ..super::Site::default()
+        },
     }
 }

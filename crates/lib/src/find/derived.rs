@@ -151,6 +151,12 @@ fn entry(
             kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
             name: form.name.as_deref().unwrap_or_default().to_string(),
         }),
+        package: None,
+        package_unresolved: false,
+        site: super::Site {
+            at,
+            ..super::Site::default()
+        },
     }
 }
 

@@ -27,6 +27,7 @@ mod calls_render;
 mod cursor;
 mod definitions;
 mod derived;
+mod packages;
 mod references;
 mod render;
 pub mod schema;
@@ -203,6 +204,24 @@ pub struct Definition {
     /// (`line` is then the slot's or option's). `None` for a form that names itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<DefiningForm>,
+    /// The home package of the defined symbol, folded (docs/find.md#packages); `null`
+    /// for an uninterned symbol or a package's name.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// The package is defined outside the scope (or may be one that is).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub package_unresolved: bool,
+    #[serde(skip)]
+    pub(crate) site: Site,
+}
+
+/// Where a definition or use is, for its package: the byte, the current package there,
+/// the token as written (uses).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Site {
+    pub at: usize,
+    pub current: Option<String>,
+    pub token: Option<String>,
 }
 
 /// The form that makes a derived definition.
@@ -238,6 +257,13 @@ pub struct Reference {
     /// else the signature. Not serialized: `kind`, `name` and `signature` hold it.
     #[serde(skip)]
     pub heading: String,
+    /// The home package of the symbol of these uses, folded (docs/find.md#packages): a
+    /// form using symbols of two packages is two entries. `null` for `#:foo`.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// The package is defined outside the scope (or may be one that is).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub package_unresolved: bool,
 }
 
 /// One use: a token that is the symbol.
@@ -249,6 +275,8 @@ pub struct Use {
     pub column: usize,
     /// The line, cut at [`USE_TEXT_CHARS`] characters.
     pub text: String,
+    #[serde(skip)]
+    pub(crate) site: Site,
 }
 
 /// A file of the scope not searched.
@@ -303,6 +331,9 @@ pub(crate) struct Search {
     pub include_body: bool,
     /// Entries plus uses collected so far, across threads.
     pub collected: AtomicUsize,
+    /// `name` or `symbol` with a package prefix (`cl-ppcre:scan`): what the entries'
+    /// packages must be (docs/find.md#packages); the files are searched by name.
+    pub package: Option<crate::model::symbols::Written>,
 }
 
 impl Search {
@@ -361,6 +392,8 @@ pub(crate) struct FileAnswer {
     pub callers: Vec<Caller>,
     /// Callees mode: the file's definitions named NAME and the names it defines.
     pub callees: callees::FileCallees,
+    /// The packages the file defines.
+    pub packages: Vec<crate::model::packages::PackageDef>,
 }
 
 impl FileAnswer {
@@ -500,9 +533,11 @@ pub fn find_in(
         ..render::Gathered::default()
     };
     let mut callees_found = Vec::new();
+    let mut package_definitions = Vec::new();
     for (file, answer) in answers {
         match answer {
             Ok(answer) => {
+                package_definitions.extend(answer.packages);
                 gathered.searched += usize::from(answer.searched);
                 gathered.over_budget |= answer.over_budget;
                 gathered.definitions.extend(answer.definitions);
@@ -520,6 +555,7 @@ pub fn find_in(
     if search.mode() == FindMode::Callees {
         gathered.callees = callees::resolve(callees_found);
     }
+    packages::resolve(&mut gathered, package_definitions, &search);
     Ok(render::page(shown, &search, request, gathered))
 }
 
@@ -564,13 +600,15 @@ fn search_file(
             ..FileAnswer::default()
         };
     }
-    match &search.target {
+    let mut answer = match &search.target {
         Target::Symbol(query) => references::in_file(file, grammar, search, query, cancel),
         Target::Text => text::in_file(file, grammar, search, cancel),
         Target::Callers(query) => callers::in_file(file, grammar, search, query, cancel),
         Target::Callees(query) => callees::in_file(file, grammar, search, query, cancel),
         _ => definitions::in_file(file, grammar, search, cancel),
-    }
+    };
+    packages::of_file(file, search, &mut answer);
+    answer
 }
 
 /// The files of a request: each path a file read now, or a directory's walk.
@@ -717,15 +755,27 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
             ))
         })
     };
+    // A package prefix is decided by the packages of the scope once every file is
+    // searched (`packages.rs`): each file is searched for the name.
+    let qualified = |text: &str, mut query: SymbolQuery| {
+        let package = query
+            .package
+            .take()
+            .map(|_| crate::model::symbols::Written::parse(text));
+        (query, package)
+    };
+    let mut package = None;
     let (target, prefilter) = if let Some(name) = &request.name {
-        let query = symbol("name", name)?;
+        let (query, p) = qualified(name, symbol("name", name)?);
+        package = p;
         let prefilter = Some(literals_finder(&with_structures(
             vec![query.name.clone()],
             grammar,
         )));
         (Target::Name(query), prefilter)
     } else if let Some(text) = &request.symbol {
-        let query = symbol("symbol", text)?;
+        let (query, p) = qualified(text, symbol("symbol", text)?);
+        package = p;
         let prefilter = Some(name_finder(&query.name));
         (Target::Symbol(query), prefilter)
     } else if let Some(text) = &request.text {
@@ -777,6 +827,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         features: request.features.as_ref().map(Features::new),
         include_body: request.include_body,
         collected: AtomicUsize::new(0),
+        package,
     })
 }
 
@@ -928,23 +979,37 @@ pub(crate) fn entries_of(
     file: &LoadedFile,
     cursor: &mut cursor::Cursor,
     item: &crate::outline::OutlineItem,
-    positions: &[usize],
+    spans: &[(usize, usize)],
     defines: &dyn Fn(&crate::outline::OutlineItem) -> bool,
 ) -> Vec<Reference> {
+    let positions: Vec<usize> = spans.iter().map(|&(at, _)| at).collect();
     let mut groups = Vec::new();
-    split_by_children(item, positions, 0, &mut groups);
+    split_by_children(item, &positions, 0, &mut groups);
+    let bytes = &file.bytes;
     let file = shown_file(&file.display_path);
     let mut entries = Vec::with_capacity(groups.len());
     for (g, range) in groups {
         let mut uses: Vec<Use> = Vec::with_capacity(range.len());
-        for &at in &positions[range] {
+        for &(at, end) in &spans[range] {
             let (line, column) = cursor.position(at, None);
             // A line with several uses is read once.
             let text = match uses.last() {
                 Some(last) if last.line == line => last.text.clone(),
                 _ => cursor.line_text(),
             };
-            uses.push(Use { line, column, text });
+            // The token as written, for its package (a text's occurrences have none).
+            let token = (end > at).then(|| String::from_utf8_lossy(&bytes[at..end]).into_owned());
+            let site = Site {
+                at,
+                current: None,
+                token,
+            };
+            uses.push(Use {
+                line,
+                column,
+                text,
+                site,
+            });
         }
         let Some(form) = g.form.as_ref() else {
             continue;
@@ -962,6 +1027,8 @@ pub(crate) fn entries_of(
             heading: heading(form),
             definition: defines(g),
             uses,
+            package: None,
+            package_unresolved: false,
         });
     }
     entries

@@ -51,7 +51,7 @@ pub(crate) fn in_file(
     // The uses of the form being looked at: found by lexing before the form is
     // classified, so that a form whose candidates are all in strings, comments or longer
     // tokens is never classified.
-    let uses: RefCell<Vec<usize>> = RefCell::new(Vec::new());
+    let uses: RefCell<Vec<(usize, usize)>> = RefCell::new(Vec::new());
     each_form(
         b,
         grammar,
@@ -75,7 +75,7 @@ pub(crate) fn in_file(
                 match hits.get(next.get()) {
                     Some(&h) if h < end => {
                         if h < e && query.matches_token(&b[s..e]) {
-                            uses.push(s);
+                            uses.push((s, e));
                         }
                         ControlFlow::Continue(())
                     }

@@ -61,6 +61,8 @@ pub(crate) fn page(
         _ => gathered.references.iter().map(|r| r.uses.len()).sum(),
     };
     let offset = request.offset.min(total);
+    // A text's occurrences are not symbols: no package lines.
+    let has_packages = request.text.is_none();
     let mut page = Page::new(request.limit);
     let (mut callers, mut callees) = (None, None);
     let (definitions, references) = match mode {
@@ -68,7 +70,7 @@ pub(crate) fn page(
             callers = Some(page.take(
                 std::mem::take(&mut gathered.callers),
                 offset,
-                |c| &c.file,
+                |c| (&c.file, None),
                 calls_render::caller_text,
             ));
             (None, None)
@@ -77,7 +79,7 @@ pub(crate) fn page(
             callees = Some(page.take(
                 std::mem::take(&mut gathered.callees),
                 offset,
-                |c| &c.file,
+                |c| (&c.file, None),
                 calls_render::callees_text,
             ));
             (None, None)
@@ -86,7 +88,12 @@ pub(crate) fn page(
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
                 offset,
-                |d| &d.file,
+                |d| {
+                    (
+                        &d.file,
+                        Some(package_line(&d.package, d.package_unresolved)),
+                    )
+                },
                 definition_text,
             );
             (Some(entries), None)
@@ -95,7 +102,12 @@ pub(crate) fn page(
             let entries = page.take(
                 std::mem::take(&mut gathered.references),
                 offset,
-                |r| &r.file,
+                |r| {
+                    (
+                        &r.file,
+                        has_packages.then(|| package_line(&r.package, r.package_unresolved)),
+                    )
+                },
                 reference_text,
             );
             (None, Some(entries))
@@ -134,6 +146,8 @@ struct Page {
     lines: usize,
     limit: usize,
     current_file: Option<String>,
+    /// The package line of the last entry (docs/find.md#text-format).
+    current_package: Option<String>,
     shown: usize,
 }
 
@@ -144,6 +158,7 @@ impl Page {
             lines: 0,
             limit,
             current_file: None,
+            current_package: None,
             shown: 0,
         }
     }
@@ -153,15 +168,21 @@ impl Page {
         &mut self,
         entries: Vec<T>,
         offset: usize,
-        file_of: impl Fn(&T) -> &String,
+        file_of: impl Fn(&T) -> (&String, Option<String>),
         text_of: impl Fn(&T) -> String,
     ) -> Vec<T> {
         let mut page = Vec::new();
         for entry in entries.into_iter().skip(offset) {
             let text = text_of(&entry);
-            let file = file_of(&entry);
-            if !self.fits(file, &text) {
+            let (file, package) = file_of(&entry);
+            if !self.fits(file, package.as_deref(), &text) {
                 break;
+            }
+            // A package's entries start with its line, and their file's header again.
+            if let Some(package) = package.filter(|p| self.current_package.as_ref() != Some(p)) {
+                let _ = writeln!(self.content, "{package}");
+                self.current_package = Some(package);
+                self.current_file = None;
             }
             if self.current_file.as_deref() != Some(file.as_str()) {
                 let _ = writeln!(self.content, "==> {file} <==");
@@ -176,9 +197,10 @@ impl Page {
 
     /// Whether `text` (an entry's lines) fits on the page; counts its lines (and the
     /// file header it needs) when it does. The first entry always fits.
-    fn fits(&mut self, file: &str, text: &str) -> bool {
-        let header = usize::from(self.current_file.as_deref() != Some(file));
-        let cost = header + text.lines().count();
+    fn fits(&mut self, file: &str, package: Option<&str>, text: &str) -> bool {
+        let new_package = package.is_some_and(|p| self.current_package.as_deref() != Some(p));
+        let header = usize::from(new_package || self.current_file.as_deref() != Some(file));
+        let cost = usize::from(new_package) + header + text.lines().count();
         if self.shown > 0 && self.lines + cost > self.limit {
             return false;
         }
@@ -336,6 +358,16 @@ fn target_text(request: &FindRequest) -> String {
         crate::shown::quoted(request.symbol.as_deref().unwrap_or_default(), 80)
             .trim_matches('"')
             .to_string()
+    }
+}
+
+/// The line that starts the entries of a package: `[package cl-ppcre]`, `[package ppcre,
+/// defined outside the scope]`, `[no package]` (an uninterned symbol, a package's name).
+fn package_line(package: &Option<String>, unresolved: bool) -> String {
+    match package {
+        Some(p) if unresolved => format!("[package {p}, defined outside the scope]"),
+        Some(p) => format!("[package {p}]"),
+        None => "[no package]".to_string(),
     }
 }
 

@@ -4,15 +4,15 @@
 //! [`super::DEFAULT_LIMIT`].
 
 /// `lisp-find`: what it does and the rules a caller needs.
-pub const DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source), names a form makes without spelling them included (a defstruct's constructor, copier, predicate and accessors, a class slot's accessor/reader/writer, a defgeneric's :method options: kind says which, form the form that makes it); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing form (a top-level form, or the child forms of a container that hold all its uses) with the lines of the uses; or the forms that mention a literal text (text), strings and comments included, each with the lines that hold it: the cheap way to ask which definitions mention T; or the definitions that call a symbol (callers: operator position, #'foo, (function foo), (funcall 'foo ...), (apply 'foo ...); not a variable of that name, not quoted data, not a local flet/labels function of that name; methods one by one with qualifiers and specializers; with the lines of the calls); or what the definitions named NAME call (callees: the definitions of the scope they call with file and line, and apart the names called that the scope does not define, Common Lisp's own left out). path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
+pub const DESCRIPTION: &str = "Find across a Common Lisp project without evaluating it: definitions by exact name (name) or by name regex/text (name_pattern), with file, line, kind and signature (include_body: the verbatim source), names a form makes without spelling them included (a defstruct's constructor, copier, predicate and accessors, a class slot's accessor/reader/writer, a defgeneric's :method options: kind says which, form the form that makes it); or every use of a symbol (symbol) as a token, case-insensitive, with or without package prefix, #'foo and 'foo included, never inside strings or comments, grouped by enclosing form (a top-level form, or the child forms of a container that hold all its uses) with the lines of the uses; or the forms that mention a literal text (text), strings and comments included, each with the lines that hold it: the cheap way to ask which definitions mention T; or the definitions that call a symbol (callers: operator position, #'foo, (function foo), (funcall 'foo ...), (apply 'foo ...); not a variable of that name, not quoted data, not a local flet/labels function of that name; methods one by one with qualifiers and specializers; with the lines of the calls); or what the definitions named NAME call (callees: the definitions of the scope they call with file and line, and apart the names called that the scope does not define, Common Lisp's own left out). Every definition and use carries its symbol's home package (package), resolved as the reader would from the scope's defpackage and in-package forms; pkg:sym asks for that symbol only. path: a file, a directory (its Lisp files, recursively) or an .asd file; default the first root. Paged like lisp-read-file: offset counts entries, limit counts lines.";
 
 pub const INPUT_SCHEMA: &str = r#"{
   "type": "object",
   "properties": {
     "path": {"type": "string", "minLength": 1, "default": ".", "description": "A file, a directory (its .lisp/.lsp/.cl/.asd/.ros files, recursively, .gitignore honoured) or an .asd file (its directory). Relative to the first root, or absolute inside a root."},
-    "name": {"type": "string", "minLength": 1, "description": "Definitions named exactly this: case-insensitive; a package prefix on either side is ignored unless both have one (then they must match); (setf foo) names a setf function. Give exactly one of name, name_pattern, symbol, text, callers, callees."},
+    "name": {"type": "string", "minLength": 1, "description": "Definitions named exactly this: case-insensitive; with a package prefix (cl-ppcre:scan, through nicknames) only the definitions of that symbol, without one those of every package, grouped by package; (setf foo) names a setf function. Give exactly one of name, name_pattern, symbol, text, callers, callees."},
     "name_pattern": {"type": "string", "minLength": 1, "description": "Definitions whose name matches this Rust regex or contains this text, case-insensitive (methods also as NAME QUALIFIERS (SPECIALIZERS)), as lisp-read-file's name_pattern."},
-    "symbol": {"type": "string", "minLength": 1, "description": "List the uses of this symbol: every token that is the symbol (case-insensitive; pkg:foo, pkg::foo, #'foo, 'foo, `foo, ,foo, :foo and #:foo included; a prefix given here must then match a prefix written), never inside strings, comments, #|...|# or #+/#- feature expressions, grouped by enclosing form (the top-level form, or the child forms of a progn/eval-when that hold all its uses); forms that define it are marked definition: true."},
+    "symbol": {"type": "string", "minLength": 1, "description": "List the uses of this symbol: every token that is the symbol (case-insensitive; pkg:foo, pkg::foo, #'foo, 'foo, `foo, ,foo, :foo and #:foo included; with a package prefix here, cl-ppcre:scan, only the uses that the reader would read as that symbol (nicknames, local nicknames, :use, :import-from resolved from the scope's defpackage forms and each form's in-package; packages defined outside the scope matched by name); without one, the uses of every package, grouped by package), never inside strings, comments, #|...|# or #+/#- feature expressions, grouped by enclosing form (the top-level form, or the child forms of a progn/eval-when that hold all its uses); forms that define it are marked definition: true."},
     "text": {"type": "string", "minLength": 1, "description": "List the forms whose source text contains this literal text (case-sensitive; strings, comments and docstrings inside the form included; top-level comments between forms are not forms), each with its line and the lines holding the text; the result is in references mode with definition: false."},
     "callers": {"type": "string", "minLength": 1, "description": "List the definitions whose code calls this symbol as a function (operator position, #'foo, (function foo), funcall/apply of 'foo; a setf of (foo ...) is a call of (setf foo)), matched by name as symbol is; a local flet/labels/macrolet function of the same name is not it. Each with the lines of its calls; methods one by one."},
     "callees": {"type": "string", "minLength": 1, "description": "For the definitions named this (as name matches), list the definitions of the scope their code calls (with file and line) and, apart, the names called that the scope does not define (Common Lisp's own operators left out). Searches every file of the scope."},
@@ -43,6 +43,8 @@ pub const OUTPUT_SCHEMA: &str = r#"{
           "kind": {"type": "string", "description": "The operator as written, lowercased; for a derived definition its kind: constructor, copier, predicate, accessor, setf-accessor, reader, writer, method, setf-expander, package, nickname."},
           "name": {"type": "string", "description": "As the outline prints it (methods: NAME QUALIFIERS (SPECIALIZERS))."},
           "signature": {"type": "string", "description": "The collapsed signature of the form (for a derived definition, of the form that makes it)."},
+          "package": {"type": ["string", "null"], "description": "The home package of the symbol, lowercase (cl-ppcre, common-lisp, keyword), as the reader would intern it from the scope's defpackage forms and the in-package before the form (common-lisp-user without one); null for #:foo and a package's own name."},
+          "package_unresolved": {"type": "boolean", "description": "Only when true: a package on the way is defined outside the scope; matched by name."},
           "body": {"type": "string", "description": "Only with include_body: the verbatim source (of the form that makes a derived definition)."},
           "form": {
             "type": "object",
@@ -57,7 +59,7 @@ pub const OUTPUT_SCHEMA: &str = r#"{
             "additionalProperties": false
           }
         },
-        "required": ["file", "line", "end_line", "column", "kind", "name", "signature"],
+        "required": ["file", "line", "end_line", "column", "kind", "name", "signature", "package"],
         "additionalProperties": false
       }
     },
@@ -74,6 +76,8 @@ pub const OUTPUT_SCHEMA: &str = r#"{
           "name": {"type": ["string", "null"], "description": "What the form defines, if anything."},
           "signature": {"type": "string"},
           "definition": {"type": "boolean", "description": "Whether the form defines the symbol."},
+          "package": {"type": ["string", "null"], "description": "The home package of the symbol of these uses (a form using the symbols of two packages is two entries), lowercase (cl-ppcre, common-lisp, keyword), as the reader would intern it from the scope's defpackage forms and the in-package before the form (common-lisp-user without one); null for #:foo and a package's own name."},
+          "package_unresolved": {"type": "boolean", "description": "Only when true: a package on the way is defined outside the scope; matched by name."},
           "uses": {
             "type": "array",
             "items": {
@@ -88,7 +92,7 @@ pub const OUTPUT_SCHEMA: &str = r#"{
             }
           }
         },
-        "required": ["file", "line", "end_line", "kind", "name", "signature", "definition", "uses"],
+        "required": ["file", "line", "end_line", "kind", "name", "signature", "definition", "uses", "package"],
         "additionalProperties": false
       }
     },

@@ -24,12 +24,15 @@ fn run(dir: &PathBuf, edit: impl FnOnce(&mut FindRequest)) -> Result<FindResult,
 fn uses(text: &str, symbol: &str) -> Vec<(usize, usize)> {
     let dir = scratch(&format!("uses-{}", symbol.len()), &[("a.lisp", text)]);
     let result = run(&dir, |r| r.symbol = Some(symbol.into())).unwrap();
-    result
+    // In file order (entries are grouped by package).
+    let mut found: Vec<(usize, usize)> = result
         .references
         .unwrap()
         .iter()
         .flat_map(|r| r.uses.iter().map(|u| (u.line, u.column)))
-        .collect()
+        .collect();
+    found.sort_unstable();
+    found
 }
 
 #[test]
@@ -65,8 +68,10 @@ fn a_use_is_a_token_never_text_in_strings_or_comments() {
         uses("#+foo (foo) #-(or foo sbcl) (x foo)", "foo"),
         [(1, 7), (1, 31)]
     );
-    // A package given must agree with a package written.
-    assert_eq!(uses("(a:foo b:foo foo)", "a:foo"), [(1, 1), (1, 13)]);
+    // A package given must be the token's (docs/find.md#packages): `foo` here is
+    // COMMON-LISP-USER's, `b:foo` another package's.
+    assert_eq!(uses("(a:foo b:foo foo)", "a:foo"), [(1, 1)]);
+    assert_eq!(uses("(a:foo b:foo foo)", "cl-user::foo"), [(1, 13)]);
     // Columns are characters.
     assert_eq!(uses("(\"λλ\" foo)", "foo"), [(1, 6)]);
     assert_eq!(uses("(x \"foo\\\" foo\")", "foo"), []);
@@ -111,7 +116,7 @@ fn references_group_by_top_level_form_and_mark_definitions() {
     assert_eq!(result.total, 4);
     assert!(
         result.content.starts_with(
-            "==> a.lisp <==\n 2: (defmacro foo ...)  [definition]\n    2: (progn (defmacro foo ()))\n"
+            "[package common-lisp-user]\n==> a.lisp <==\n 2: (defmacro foo ...)  [definition]\n    2: (progn (defmacro foo ()))\n"
         ),
         "{}",
         result.content
@@ -184,7 +189,7 @@ fn definitions_by_name_pattern_kinds_and_body() {
     assert_eq!(d.file, "src/a.lisp");
     assert_eq!(
         result.content,
-        "==> src/a.lisp <==\n 1: (defun make-foo (x) x)\n"
+        "[package common-lisp-user]\n==> src/a.lisp <==\n 1: (defun make-foo (x) x)\n"
     );
 }
 
@@ -202,8 +207,8 @@ fn paging_by_entries_within_a_line_budget() {
         })
         .unwrap()
     };
-    // Header (1) + entry (2 lines each): 5 lines hold 2 entries.
-    let first = page(0, 5);
+    // Package line (1) + header (1) + entry (2 lines each): 6 lines hold 2 entries.
+    let first = page(0, 6);
     assert_eq!(first.references.as_ref().unwrap().len(), 2);
     assert!(first.truncated);
     assert_eq!(first.next_offset, Some(2));
@@ -212,7 +217,7 @@ fn paging_by_entries_within_a_line_budget() {
         "{}",
         first.content
     );
-    let last = page(8, 5);
+    let last = page(8, 6);
     assert_eq!(last.references.as_ref().unwrap()[0].line, 17);
     assert!(!last.truncated && last.next_offset.is_none());
     // The first entry is always shown, however small the limit.

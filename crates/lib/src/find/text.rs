@@ -68,12 +68,12 @@ pub(crate) fn in_file(
                 return ControlFlow::Continue(());
             }
             let (first, end) = span.get();
-            let at = &hits[first..end];
+            let at: Vec<(usize, usize)> = hits[first..end].iter().map(|&h| (h, h)).collect();
             if !search.collect(1 + at.len()) {
                 over = true;
                 return ControlFlow::Break(());
             }
-            found.extend(super::entries_of(file, &mut cursor, item, at, &|_| false));
+            found.extend(super::entries_of(file, &mut cursor, item, &at, &|_| false));
             ControlFlow::Continue(())
         },
     );

@@ -5,6 +5,13 @@
 //! structure's constructor and accessors, a class slot's accessor, a generic function's
 //! `:method` options ...), by the rule its definer table entry names (`:derives`).
 //!
+//! `packages.rs`: a file's `defpackage` forms read as data and its `in-package`s;
+//! `symbols.rs`: a symbol as written (package prefix, folded name); `resolve.rs`: the
+//! packages of a scope and the home package of a token, as the reader would intern it.
+//!
 //! Pure: bytes and classified forms in, names out. No file system, no evaluation.
 
 pub(crate) mod derived;
+pub(crate) mod packages;
+pub(crate) mod resolve;
+pub(crate) mod symbols;

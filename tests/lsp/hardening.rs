@@ -357,3 +357,38 @@ fn broken_framing_and_a_bad_root_say_what_happened_and_what_to_do() {
     assert_ne!(code, 0);
     assert!(err.contains("/nonexistent-lsp-root"), "{err}");
 }
+
+#[test]
+fn files_whose_names_hold_a_backslash_or_a_tab_are_seen() {
+    let dir = root(
+        "names",
+        &[
+            ("we\\ird.lisp", b"(defun back-fn ())\n"),
+            ("tab\tx.lisp", b"(defun tab-fn ())\n"),
+            ("use.lisp", b"(list (back-fn) (tab-fn))\n"),
+        ],
+    );
+    let mut s = start(&dir, &[]);
+    let found = s.request("workspace/symbol", json!({"query": "-fn"}));
+    let uris: Vec<&str> = found["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["location"]["uri"].as_str().unwrap())
+        .collect();
+    assert!(
+        uris.iter().any(|u| u.ends_with("/we%5Cird.lisp")),
+        "{found}"
+    );
+    assert!(uris.iter().any(|u| u.ends_with("/tab%09x.lisp")), "{found}");
+    let u = uri(&dir, "use.lisp");
+    let at = json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 8}});
+    let definition = s.request("textDocument/definition", at);
+    assert!(
+        definition["result"][0]["uri"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/we%5Cird.lisp"),
+        "{definition}"
+    );
+}

@@ -30,7 +30,7 @@ struct Session {
     next_id: i64,
 }
 
-fn start(root: &PathBuf, extra: &[&str]) -> Session {
+fn start(root: &std::path::Path, extra: &[&str]) -> Session {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lisp-read-file"))
         .args(["lsp", "--root", root.to_str().unwrap()])
         .args(extra)

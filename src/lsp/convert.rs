@@ -3,31 +3,114 @@
 
 use lisp_read_file::scan::Span;
 use lsp_types::{Position, Range, Uri};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::str::FromStr;
 
-/// Where each line starts, for one text.
+/// Bytes between two column checkpoints of a line that is not ASCII.
+const CHECKPOINT_BYTES: usize = 64;
+
+/// Where each line starts, for one text; converts both ways in time linear in the number
+/// of conversions plus the text, whatever the line lengths: an ASCII line's columns are
+/// its bytes, and a line that is not ASCII gets (once, on first use) a checkpoint every
+/// [`CHECKPOINT_BYTES`], so a conversion decodes at most that many bytes.
+///
+/// Columns count the text as the client shows it: each valid character is its UTF-16
+/// length, each maximal invalid UTF-8 sequence one U+FFFD (as `String::from_utf8_lossy`
+/// decodes it), so `offset` and `position` are inverses on every text.
 pub(super) struct LineIndex<'a> {
     text: &'a [u8],
     starts: Vec<usize>,
+    /// Per line: true when it holds a byte that is not ASCII.
+    wide: Vec<bool>,
+    /// Per wide line once used: `(byte in the line, column)` at character boundaries.
+    checkpoints: RefCell<HashMap<usize, Vec<(usize, usize)>>>,
+}
+
+/// Calls `f(bytes, units)` for each character of `bytes` (an invalid sequence is one
+/// U+FFFD: one unit) until `f` returns false.
+fn each_char(bytes: &[u8], f: &mut dyn FnMut(usize, usize) -> bool) {
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if !f(c.len_utf8(), c.len_utf16()) {
+                return;
+            }
+        }
+        if !chunk.invalid().is_empty() && !f(chunk.invalid().len(), 1) {
+            return;
+        }
+    }
 }
 
 impl<'a> LineIndex<'a> {
     pub(super) fn new(text: &'a [u8]) -> LineIndex<'a> {
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
-        LineIndex { text, starts }
+        let wide = (0..starts.len())
+            .map(|line| {
+                let end = starts.get(line + 1).map_or(text.len(), |&next| next - 1);
+                !text[starts[line]..end].is_ascii()
+            })
+            .collect();
+        LineIndex {
+            text,
+            starts,
+            wide,
+            checkpoints: RefCell::default(),
+        }
     }
 
-    /// The position of byte `offset` (clamped to the text; inside a UTF-8 sequence, its
+    /// The bytes of `line`, without its newline.
+    fn line(&self, line: usize) -> &'a [u8] {
+        let end = self
+            .starts
+            .get(line + 1)
+            .map_or(self.text.len(), |&next| next - 1);
+        &self.text[self.starts[line]..end]
+    }
+
+    /// The checkpoint of wide `line` found by `before` (true for those at or before the
+    /// wanted place): the last such.
+    fn checkpoint(&self, line: usize, before: &dyn Fn(&(usize, usize)) -> bool) -> (usize, usize) {
+        let mut all = self.checkpoints.borrow_mut();
+        let points = all.entry(line).or_insert_with(|| {
+            let mut points = vec![(0, 0)];
+            let (mut byte, mut column) = (0, 0);
+            each_char(self.line(line), &mut |bytes, units| {
+                byte += bytes;
+                column += units;
+                if byte - points.last().map_or(0, |p| p.0) >= CHECKPOINT_BYTES {
+                    points.push((byte, column));
+                }
+                true
+            });
+            points
+        });
+        points[points.partition_point(before) - 1]
+    }
+
+    /// The position of byte `offset` (clamped to the text; inside a character, its
     /// start).
     pub(super) fn position(&self, offset: usize) -> Position {
         let offset = offset.min(self.text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
-        let start = self.starts[line];
-        let column: usize = String::from_utf8_lossy(&self.text[start..offset])
-            .chars()
-            .map(char::len_utf16)
-            .sum();
+        let within = offset - self.starts[line];
+        if !self.wide[line] {
+            return Position::new(line as u32, within as u32);
+        }
+        let (mut byte, mut column) = self.checkpoint(line, &|p| p.0 <= within);
+        // Only up to the character around `within` (`utf8_chunks` validates a whole run
+        // before its first character: the rest of the line would make this quadratic).
+        let text = self.line(line);
+        let end = text.len().min(within + 4);
+        each_char(&text[byte..end], &mut |bytes, units| {
+            if byte + bytes > within {
+                return false;
+            }
+            byte += bytes;
+            column += units;
+            true
+        });
         Position::new(line as u32, column as u32)
     }
 
@@ -36,25 +119,29 @@ impl<'a> LineIndex<'a> {
     }
 
     /// The byte offset of `position`; `None` past the last line. A character past the end
-    /// of its line means the line's end (as the protocol says).
+    /// of its line means the line's end (as the protocol says); inside a character (the
+    /// middle of a surrogate pair), the character's end.
     pub(super) fn offset(&self, position: Position) -> Option<usize> {
         let line = position.line as usize;
         let start = *self.starts.get(line)?;
-        let end = self
-            .starts
-            .get(line + 1)
-            .map_or(self.text.len(), |&next| next - 1);
-        let mut units = 0usize;
-        let text = String::from_utf8_lossy(&self.text[start..end]);
-        let mut bytes = 0usize;
-        for c in text.chars() {
-            if units >= position.character as usize {
-                break;
-            }
-            units += c.len_utf16();
-            bytes += c.len_utf8();
+        let text = self.line(line);
+        let wanted = position.character as usize;
+        if !self.wide[line] {
+            return Some(start + wanted.min(text.len()));
         }
-        Some((start + bytes).min(end))
+        let (mut byte, mut column) = self.checkpoint(line, &|p| p.1 <= wanted);
+        // The next checkpoint, past `wanted`, is at most a checkpoint's bytes and one
+        // character further.
+        let end = text.len().min(byte + CHECKPOINT_BYTES + 4);
+        each_char(&text[byte..end], &mut |bytes, units| {
+            if column >= wanted {
+                return false;
+            }
+            byte += bytes;
+            column += units;
+            true
+        });
+        Some(start + byte)
     }
 }
 
@@ -113,6 +200,35 @@ mod tests {
         assert_eq!(index.offset(p), Some(x));
         assert_eq!(index.offset(Position::new(1, 999)), Some(text.len() - 1));
         assert_eq!(index.offset(Position::new(3, 0)), None);
+    }
+
+    #[test]
+    fn offsets_and_positions_are_inverses_on_invalid_utf8_and_long_lines() {
+        // Three invalid bytes are three U+FFFD (one unit each), as an editor shows them.
+        let text = b"a\n(list \"\xff\xfe\xfd\" xy foo-bar)\n";
+        let index = LineIndex::new(text);
+        let xy = text.windows(2).position(|w| w == b"xy").unwrap();
+        assert_eq!(index.position(xy), Position::new(1, 12));
+        assert_eq!(index.offset(Position::new(1, 12)), Some(xy));
+        // A long line mixing widths, past many checkpoints: every boundary round-trips.
+        let line: String = (0..500)
+            .map(|i| ["a", "\u{e9}", "\u{1d11e}", "xy"][i % 4])
+            .collect();
+        let mut bytes = line.into_bytes();
+        bytes.extend_from_slice(b"\xc3 z\n");
+        let index = LineIndex::new(&bytes);
+        let mut column = 0;
+        for chunk in bytes[..bytes.len() - 1].utf8_chunks() {
+            for c in chunk.valid().char_indices() {
+                let at = c.0 + (chunk.valid().as_ptr() as usize - bytes.as_ptr() as usize);
+                assert_eq!(index.position(at), Position::new(0, column));
+                assert_eq!(index.offset(Position::new(0, column)), Some(at));
+                column += c.1.len_utf16() as u32;
+            }
+            if !chunk.invalid().is_empty() {
+                column += 1;
+            }
+        }
     }
 
     #[test]

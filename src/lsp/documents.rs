@@ -18,6 +18,9 @@ pub(super) struct Document {
     pub path: Option<String>,
     pub version: i32,
     pub data: FileData,
+    /// Why the buffer's text is unknown (a refused `didOpen` or `didChange`): requests
+    /// about it get this error, never the file on disk, until a whole text arrives.
+    pub refused: Option<String>,
 }
 
 #[derive(Default)]
@@ -31,30 +34,45 @@ impl Documents {
         self.open.get(uri.as_str())
     }
 
-    /// The open buffers by absolute path, for the index.
+    /// The open buffers whose text is known, by absolute path, for the index.
     pub(super) fn buffers(&self) -> HashMap<String, FileData> {
         self.open
             .values()
+            .filter(|d| d.refused.is_none())
             .filter_map(|d| Some((d.path.clone()?, d.data.clone())))
             .collect()
     }
 }
 
-pub(super) fn notification(server: &mut Server, n: &Notification) -> Result<(), String> {
-    let params = n.params.clone();
-    let bad = |e: serde_json::Error| format!("{}: invalid parameters: {e}", n.method);
-    match n.method.as_str() {
+/// Most bytes one `didChange` may copy: each change costs the buffer's length, so many
+/// changes to a big buffer are refused (the buffer is then unknown until a whole text
+/// arrives) rather than blocking the server.
+pub(super) const MAX_CHANGE_WORK_BYTES: usize = 64 * 1024 * 1024;
+
+pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), String> {
+    let Notification { method, params } = n;
+    let bad = |e: serde_json::Error| format!("{method}: invalid parameters: {e}");
+    match method.as_str() {
         "textDocument/didOpen" => {
             let p: DidOpenTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
             let text = p.text_document.text.into_bytes();
-            check_size(server, &p.text_document.uri, text.len())?;
+            let refused = check_size(server, &p.text_document.uri, text.len()).err();
+            let text = if refused.is_some() { Vec::new() } else { text };
             let data = FileData::new(text, &server.grammar);
             let document = Document {
                 path: path_of(&p.text_document.uri),
                 uri: p.text_document.uri,
                 version: p.text_document.version,
                 data,
+                refused: refused.clone(),
             };
+            if let Some(why) = refused {
+                server
+                    .documents
+                    .open
+                    .insert(document.uri.as_str().to_string(), document);
+                return Err(why);
+            }
             publish(server, &document);
             server
                 .documents
@@ -63,23 +81,8 @@ pub(super) fn notification(server: &mut Server, n: &Notification) -> Result<(), 
         }
         "textDocument/didChange" => {
             let p: DidChangeTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
-            let uri = p.text_document.uri;
-            let document = server
-                .documents
-                .open
-                .get(uri.as_str())
-                .ok_or_else(|| format!("didChange for {} which is not open", uri.as_str()))?;
-            let mut text = document.data.bytes.to_vec();
-            for change in p.content_changes {
-                text = apply(text, change.range, &change.text).map_err(|why| {
-                    format!(
-                        "didChange for {}: {why}; the buffer was left at version {}",
-                        uri.as_str(),
-                        document.version
-                    )
-                })?;
-                check_size(server, &uri, text.len())?;
-            }
+            let uri = p.text_document.uri.clone();
+            let text = changed(server, &p)?;
             let data = FileData::new(text, &server.grammar);
             let document = server
                 .documents
@@ -88,6 +91,7 @@ pub(super) fn notification(server: &mut Server, n: &Notification) -> Result<(), 
                 .expect("checked above");
             document.data = data;
             document.version = p.text_document.version;
+            document.refused = None;
             let document = &server.documents.open[uri.as_str()];
             publish(server, document);
         }
@@ -107,6 +111,57 @@ pub(super) fn notification(server: &mut Server, n: &Notification) -> Result<(), 
         _ => {}
     }
     Ok(())
+}
+
+/// The buffer's text after `p`'s changes; an error leaves the buffer as it was, except
+/// when the work bound or the size cap is passed: the buffer is then unknown (its text
+/// can no longer follow the editor's).
+fn changed(server: &mut Server, p: &DidChangeTextDocumentParams) -> Result<Vec<u8>, String> {
+    let uri = p.text_document.uri.as_str().to_string();
+    let document = server
+        .documents
+        .open
+        .get(&uri)
+        .ok_or_else(|| format!("didChange for {uri} which is not open"))?;
+    let (mut text, version) = (document.data.bytes.to_vec(), document.version);
+    let refused = document.refused.clone();
+    let mut known = refused.is_none();
+    let mut work = 0usize;
+    for change in &p.content_changes {
+        if change.range.is_some() && !known {
+            let why = refused.clone().unwrap_or_else(|| {
+                format!("{uri}: the buffer's text is unknown; send its whole text")
+            });
+            return Err(why);
+        }
+        work += text.len() + change.text.len();
+        if work > MAX_CHANGE_WORK_BYTES && change.range.is_some() {
+            let why = format!(
+                "didChange for {uri}: {} changes to a {}-byte buffer are over the bound of \
+                 {MAX_CHANGE_WORK_BYTES} bytes copied per notification; the buffer is unknown \
+                 until the editor sends its whole text (reopen the file)",
+                p.content_changes.len(),
+                text.len()
+            );
+            return Err(refuse(server, &uri, why));
+        }
+        text = apply(text, change.range, &change.text).map_err(|why| {
+            format!("didChange for {uri}: {why}; the buffer was left at version {version}")
+        })?;
+        known = true;
+        if let Err(why) = check_size(server, &p.text_document.uri, text.len()) {
+            return Err(refuse(server, &uri, why));
+        }
+    }
+    Ok(text)
+}
+
+/// Marks the open buffer `uri` unknown for `why`; returns `why`.
+fn refuse(server: &mut Server, uri: &str, why: String) -> String {
+    if let Some(document) = server.documents.open.get_mut(uri) {
+        document.refused = Some(why.clone());
+    }
+    why
 }
 
 fn check_size(server: &Server, uri: &Uri, len: usize) -> Result<(), String> {

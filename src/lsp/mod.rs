@@ -45,7 +45,14 @@ pub(crate) struct Server {
 /// # Errors
 /// A message when the framing is broken or stdin cannot be read.
 pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<Incoming>>(16);
+    // A bad `--root` is said at once, not only in the answer to `initialize`.
+    if !options.roots.is_empty() {
+        Guard::confined(&options.roots, options.max_file_bytes)
+            .map_err(|e| format!("lisp-read-file lsp: {e}"))?;
+    }
+    // A rendezvous: the reader parses the next message while one is answered, and holds
+    // it until the main loop takes it, so at most two parsed messages are ever in memory.
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<Incoming>>(0);
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
         let mut input = stdin.lock();
@@ -76,6 +83,14 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
                 out.raw(&error.to_string());
                 continue;
             }
+            Ok(Incoming::InvalidId(method)) => {
+                let error = serde_json::json!({
+                    "id": null,
+                    "error": {"code": ErrorCode::InvalidRequest as i32, "message": format!("{method}: the id is not an integer or a string")}
+                });
+                out.raw(&error.to_string());
+                continue;
+            }
             Err(e) => return Err(format!("lisp-read-file lsp: {e}")),
         };
         match message {
@@ -87,7 +102,7 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
                             ErrorCode::InvalidRequest,
                             "initialize was already received",
                         ),
-                        None => match initialize(&options, &out, &request) {
+                        None => match initialize(&options, &out, request) {
                             Ok((s, reply)) => {
                                 server = Some(s);
                                 reply
@@ -111,7 +126,7 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
                             ErrorCode::ServerNotInitialized,
                             "send initialize first",
                         ),
-                        Some(server) => server.request(&request),
+                        Some(server) => server.request(request),
                     }
                 };
                 out.send(reply);
@@ -125,7 +140,7 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
             }
             Message::Notification(n) => {
                 if let Some(server) = server.as_mut() {
-                    server.notification(&n);
+                    server.notification(n);
                 }
             }
             Message::Response(_) => {}
@@ -142,9 +157,9 @@ pub(crate) fn error(id: &RequestId, code: ErrorCode, message: &str) -> Response 
 fn initialize(
     options: &Options,
     out: &Output,
-    request: &Request,
+    request: Request,
 ) -> Result<(Server, Response), Response> {
-    let params: InitializeParams = serde_json::from_value(request.params.clone()).map_err(|e| {
+    let params: InitializeParams = serde_json::from_value(request.params).map_err(|e| {
         error(
             &request.id,
             ErrorCode::InvalidParams,
@@ -212,7 +227,7 @@ fn client_roots(params: &InitializeParams) -> Vec<PathBuf> {
 
 impl Server {
     /// One request's answer; a panic in a handler becomes an internal error.
-    fn request(&mut self, request: &Request) -> Response {
+    fn request(&mut self, request: Request) -> Response {
         let id = request.id.clone();
         let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             requests::answer(self, request)
@@ -228,14 +243,15 @@ impl Server {
         }
     }
 
-    fn notification(&mut self, n: &Notification) {
+    fn notification(&mut self, n: Notification) {
+        let method = n.method.clone();
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             documents::notification(self, n)
         }));
         let message = match outcome {
             Ok(Ok(())) => return,
             Ok(Err(message)) => message,
-            Err(_) => format!("internal error in {}; please report it", n.method),
+            Err(_) => format!("internal error in {method}; please report it"),
         };
         self.show_error(&message);
     }

@@ -31,19 +31,33 @@ pub(super) fn capabilities() -> Value {
     })
 }
 
-fn params<T: DeserializeOwned>(request: &Request) -> Result<T, (ErrorCode, String)> {
-    serde_json::from_value(request.params.clone()).map_err(|e| {
+/// Most ranges a `selectionRange` answer holds per position: the innermost ones and the
+/// top-level form (a deeper chain would nest its JSON past what parsers take).
+pub(super) const MAX_SELECTION_DEPTH: usize = 100;
+/// Most bytes of top-level forms one `selectionRange` request walks; positions past it
+/// are answered with their top-level form alone.
+pub(super) const SELECTION_BUDGET_BYTES: usize = 16 * 1024 * 1024;
+
+/// The typed parameters, deserialised from the message's own value (never a copy of it:
+/// a message can be 64 MiB).
+fn params<T: DeserializeOwned>(method: &str, value: Value) -> Result<T, (ErrorCode, String)> {
+    serde_json::from_value(value).map_err(|e| {
         (
             ErrorCode::InvalidParams,
-            format!("{}: invalid parameters: {e}", request.method),
+            format!("{method}: invalid parameters: {e}"),
         )
     })
 }
 
-pub(super) fn answer(server: &mut Server, request: &Request) -> Answer {
-    match request.method.as_str() {
+pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
+    let Request {
+        method,
+        params: value,
+        ..
+    } = request;
+    match method.as_str() {
         "textDocument/documentSymbol" => {
-            let p: lsp_types::DocumentSymbolParams = params(request)?;
+            let p: lsp_types::DocumentSymbolParams = params(&method, value)?;
             let data = document(server, &p.text_document.uri)?;
             let index = LineIndex::new(&data.bytes);
             Ok(Value::Array(
@@ -54,7 +68,7 @@ pub(super) fn answer(server: &mut Server, request: &Request) -> Answer {
             ))
         }
         "textDocument/foldingRange" => {
-            let p: lsp_types::FoldingRangeParams = params(request)?;
+            let p: lsp_types::FoldingRangeParams = params(&method, value)?;
             let data = document(server, &p.text_document.uri)?;
             let folds: Vec<Value> = analysis::folds(&data.bytes)
                 .into_iter()
@@ -69,32 +83,29 @@ pub(super) fn answer(server: &mut Server, request: &Request) -> Answer {
             Ok(Value::Array(folds))
         }
         "textDocument/selectionRange" => {
-            let p: lsp_types::SelectionRangeParams = params(request)?;
+            let p: lsp_types::SelectionRangeParams = params(&method, value)?;
             let data = document(server, &p.text_document.uri)?;
             let index = LineIndex::new(&data.bytes);
+            let forms = analysis::top_level_forms(&data.bytes);
+            let mut budget = SELECTION_BUDGET_BYTES.max(data.bytes.len());
             let mut out = Vec::new();
             for position in p.positions.iter().take(10_000) {
                 let offset = offset(&index, *position)?;
-                let chain = analysis::selection(&data.bytes, offset);
-                // Outermost first, each the parent of the next; outside every form, the
-                // position itself.
-                let mut value: Option<Value> = None;
-                for span in chain.iter().rev() {
-                    let mut node = json!({"range": index.range(*span)});
-                    if let Some(parent) = value.take() {
-                        node["parent"] = parent;
+                let chain = match analysis::form_at(&forms, offset) {
+                    Some(top) if top.len() <= budget => {
+                        budget -= top.len();
+                        analysis::selection_in(&data.bytes, top, offset)
                     }
-                    value = Some(node);
-                }
-                let value =
-                    value.unwrap_or_else(|| json!({"range": {"start": position, "end": position}}));
-                out.push(value);
+                    Some(top) => vec![top],
+                    None => Vec::new(),
+                };
+                out.push(selection_value(&index, &chain, *position));
             }
             Ok(Value::Array(out))
         }
         // A definition is where Lisp declares a name too.
         "textDocument/definition" | "textDocument/declaration" => {
-            let p: lsp_types::GotoDefinitionParams = params(request)?;
+            let p: lsp_types::GotoDefinitionParams = params(&method, value)?;
             let at = &p.text_document_position_params;
             let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
                 return Ok(Value::Null);
@@ -109,7 +120,7 @@ pub(super) fn answer(server: &mut Server, request: &Request) -> Answer {
             Ok(Value::Array(out))
         }
         "textDocument/references" => {
-            let p: lsp_types::ReferenceParams = params(request)?;
+            let p: lsp_types::ReferenceParams = params(&method, value)?;
             let at = &p.text_document_position;
             let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
                 return Ok(Value::Null);
@@ -140,7 +151,7 @@ pub(super) fn answer(server: &mut Server, request: &Request) -> Answer {
             Ok(Value::Array(out))
         }
         "textDocument/documentHighlight" => {
-            let p: lsp_types::DocumentHighlightParams = params(request)?;
+            let p: lsp_types::DocumentHighlightParams = params(&method, value)?;
             let at = &p.text_document_position_params;
             let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
                 return Ok(Value::Null);
@@ -155,11 +166,11 @@ pub(super) fn answer(server: &mut Server, request: &Request) -> Answer {
             ))
         }
         "workspace/symbol" => {
-            let p: lsp_types::WorkspaceSymbolParams = params(request)?;
+            let p: lsp_types::WorkspaceSymbolParams = params(&method, value)?;
             Ok(Value::Array(workspace_symbols(server, &p.query)))
         }
         "textDocument/hover" => {
-            let p: lsp_types::HoverParams = params(request)?;
+            let p: lsp_types::HoverParams = params(&method, value)?;
             let at = &p.text_document_position_params;
             let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
                 return Ok(Value::Null);
@@ -186,6 +197,9 @@ pub(super) fn answer(server: &mut Server, request: &Request) -> Answer {
 /// An open buffer's data, else the file's, read through the guard (inside the roots only).
 fn document(server: &Server, uri: &Uri) -> Result<FileData, (ErrorCode, String)> {
     if let Some(d) = server.documents.get(uri) {
+        if let Some(why) = &d.refused {
+            return Err((ErrorCode::RequestFailed, why.clone()));
+        }
         return Ok(d.data.clone());
     }
     let path = path_of(uri).ok_or_else(|| {
@@ -278,6 +292,28 @@ fn hover_text(server: &Server, file: &WorkspaceFile, index: &LineIndex, s: &Symb
     text
 }
 
+/// One position's `SelectionRange`: `chain` innermost first, each the parent of the one
+/// before, cut to [`MAX_SELECTION_DEPTH`] (the innermost and the top-level form); outside
+/// every form, the position itself. Built from the outermost in, with no recursion.
+fn selection_value(index: &LineIndex, chain: &[lisp_read_file::scan::Span], at: Position) -> Value {
+    let kept: Vec<_> = if chain.len() > MAX_SELECTION_DEPTH {
+        let mut kept = chain[..MAX_SELECTION_DEPTH - 1].to_vec();
+        kept.extend(chain.last());
+        kept
+    } else {
+        chain.to_vec()
+    };
+    let mut value: Option<Value> = None;
+    for span in kept.iter().rev() {
+        let mut node = json!({"range": index.range(*span)});
+        if let Some(parent) = value.take() {
+            node["parent"] = parent;
+        }
+        value = Some(node);
+    }
+    value.unwrap_or_else(|| json!({"range": {"start": at, "end": at}}))
+}
+
 fn document_symbol(index: &LineIndex, s: &Symbol) -> Value {
     let range = index.range(s.span);
     let name_span = if s.name_span.start >= s.span.start && s.name_span.end <= s.span.end {
@@ -351,11 +387,15 @@ fn workspace_symbols(server: &mut Server, query: &str) -> Vec<Value> {
     }
     found.sort_by_key(|&(rank, len, _, _)| (rank, len));
     found.truncate(MAX_WORKSPACE_SYMBOLS);
+    // One line index per file, however many of its symbols are listed.
+    let mut indexes: std::collections::HashMap<&str, LineIndex> = Default::default();
     found
         .into_iter()
         .filter_map(|(_, _, file, s)| {
             let uri = uri_of(&file.path)?;
-            let index = LineIndex::new(&file.data.bytes);
+            let index = indexes
+                .entry(file.path.as_str())
+                .or_insert_with(|| LineIndex::new(&file.data.bytes));
             Some(json!({
                 "name": s.shown,
                 "kind": symbol_kind(s),

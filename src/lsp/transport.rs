@@ -12,12 +12,28 @@ use std::sync::{Arc, Mutex};
 pub(super) const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
 /// Header lines longer than this are refused.
 const MAX_HEADER_BYTES: usize = 4096;
+/// More header lines than this in one message are refused (the protocol has two).
+const MAX_HEADER_LINES: usize = 64;
 
 /// What the reader hands the main loop.
 pub(super) enum Incoming {
     Message(Message),
     /// A payload that is not a JSON-RPC message: the reason.
     Malformed(String),
+    /// A message with an `id` that is neither an integer nor a string (JSON-RPC 2.0: an
+    /// invalid request, answered with a null id): its method.
+    InvalidId(String),
+}
+
+/// The `id` of a message, told apart from its absence (`Some(Null)` for `"id": null`).
+#[derive(serde::Deserialize)]
+struct IdProbe {
+    #[serde(default, deserialize_with = "present")]
+    id: Option<serde_json::Value>,
+}
+
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
 }
 
 /// Reads one message; `Ok(None)` at the end of input. Errors end the session: the framing
@@ -25,15 +41,22 @@ pub(super) enum Incoming {
 pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
     let mut length: Option<usize> = None;
     let mut line = Vec::new();
+    let mut lines = 0usize;
     loop {
         line.clear();
+        lines += 1;
+        if lines > MAX_HEADER_LINES {
+            return Err(bad(&format!(
+                "more than {MAX_HEADER_LINES} header lines without an empty line"
+            )));
+        }
         let n = io::Read::take(&mut *input, MAX_HEADER_BYTES as u64 + 1)
             .read_until(b'\n', &mut line)?;
         if n == 0 {
-            return if length.is_none() {
+            return if lines == 1 {
                 Ok(None)
             } else {
-                Err(bad("end of input in a header"))
+                Err(bad("the input ended inside a message's headers"))
             };
         }
         if !line.ends_with(b"\r\n") {
@@ -63,16 +86,35 @@ pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
         }
     }
     let length = length.ok_or_else(|| bad("a message has no Content-Length"))?;
-    let mut body = vec![0; length];
-    input.read_exact(&mut body)?;
+    let mut body = Vec::with_capacity(length);
+    io::Read::read_to_end(&mut io::Read::take(&mut *input, length as u64), &mut body)?;
+    if body.len() < length {
+        return Err(bad(&format!(
+            "the input ended {} bytes into a message whose Content-Length is {length}",
+            body.len()
+        )));
+    }
     Ok(Some(match serde_json::from_slice::<Message>(&body) {
+        // A notification has no id: one that has an invalid id was meant as a request.
+        Ok(Message::Notification(n))
+            if serde_json::from_slice::<IdProbe>(&body).is_ok_and(|p| p.id.is_some()) =>
+        {
+            Incoming::InvalidId(n.method)
+        }
         Ok(message) => Incoming::Message(message),
         Err(e) => Incoming::Malformed(e.to_string()),
     }))
 }
 
+/// A framing error: the session cannot go on (where the next message starts is lost).
 fn bad(why: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, format!("LSP framing: {why}"))
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "LSP framing lost: {why}; the session ends (the client must send \
+             `Content-Length: N` and an empty line before each N-byte message; restart the server)"
+        ),
+    )
 }
 
 /// Where messages go: stdout, one whole message at a time.

@@ -9,5 +9,6 @@ mod common;
 
 mod corpus;
 mod editors;
+mod hardening;
 mod hostile;
 mod pytest_lsp;

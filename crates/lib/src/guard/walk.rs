@@ -64,6 +64,14 @@ pub struct WalkedFile {
     path: PathBuf,
 }
 
+impl WalkedFile {
+    /// The file's real path as the walk found it (never the escaped `display_path`):
+    /// to be opened through the guard again, which resolves it inside the roots.
+    pub fn path(&self) -> &std::path::Path {
+        &self.path
+    }
+}
+
 /// A name the walk could not list or read, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skipped {

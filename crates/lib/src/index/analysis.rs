@@ -299,9 +299,34 @@ fn top_level_at(bytes: &[u8], offset: usize) -> Option<Span> {
 /// one before: the token, then each enclosing list, then the top-level form (with its
 /// prefixes). Empty outside every form.
 pub fn selection(bytes: &[u8], offset: usize) -> Vec<Span> {
-    let Some(top) = top_level_at(bytes, offset) else {
-        return Vec::new();
-    };
+    match top_level_at(bytes, offset) {
+        Some(top) => selection_in(bytes, top, offset),
+        None => Vec::new(),
+    }
+}
+
+/// The top-level forms of `bytes` (comments included, whitespace not), in order: found
+/// once, so that many positions cost [`selection_in`] their own form each, not the buffer.
+pub fn top_level_forms(bytes: &[u8]) -> Vec<Span> {
+    let mut forms = Vec::new();
+    scan::scan_each(bytes, &mut |item| {
+        if item.kind != ItemKind::Whitespace {
+            forms.push(item.span);
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    forms
+}
+
+/// The top-level form of `forms` (from [`top_level_forms`]) around `offset`: the last
+/// that starts at or before it and ends at or after it.
+pub fn form_at(forms: &[Span], offset: usize) -> Option<Span> {
+    let after = forms.partition_point(|f| f.start <= offset);
+    forms[..after].last().filter(|f| f.end >= offset).copied()
+}
+
+/// [`selection`] within the top-level form `top`, which holds `offset`: costs the form.
+pub fn selection_in(bytes: &[u8], top: Span, offset: usize) -> Vec<Span> {
     // Opens before `offset` not closed before it, found in one pass.
     let mut open: Vec<usize> = Vec::new();
     let mut token = None;

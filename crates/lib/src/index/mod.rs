@@ -77,7 +77,11 @@ impl Index {
             };
             let walk = guard.walk(&directory, &crate::view::is_lisp_path);
             for file in walk.files {
-                let absolute = absolute(guard, &file.display_path);
+                // The real path, not the display form (which escapes `\` and controls).
+                let Some(path) = file.path().to_str() else {
+                    continue;
+                };
+                let absolute = absolute(guard, path);
                 if seen.insert(absolute.clone()) {
                     paths.push(absolute);
                 }
@@ -128,14 +132,13 @@ impl Index {
     }
 }
 
-/// A walked file's absolute path: the guard shows files below the first root relative to
-/// it, and those below other roots absolute.
-fn absolute(guard: &Guard, display_path: &str) -> String {
-    if Path::new(display_path).is_absolute() {
-        return display_path.to_string();
+/// A walked file's absolute path: a relative one is below the first root.
+fn absolute(guard: &Guard, path: &str) -> String {
+    if Path::new(path).is_absolute() {
+        return path.to_string();
     }
     match guard.roots().first() {
-        Some(root) => root.join(display_path).to_string_lossy().into_owned(),
-        None => display_path.to_string(),
+        Some(root) => root.join(path).to_string_lossy().into_owned(),
+        None => path.to_string(),
     }
 }

@@ -1,0 +1,394 @@
+//! Adversarial buffers and messages against the real binary: deep nesting, long lines,
+//! many positions, many changes, refused buffers, invalid UTF-8, invalid ids, broken
+//! framing. Each gets a bounded answer or a clear error; costs are proven linear by the
+//! server's own CPU time at n and 4n (ratios, never wall-clock limits).
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::Duration;
+
+const WAIT: Duration = Duration::from_secs(120);
+
+/// A project directory of its own: `files` written under a fresh temporary root.
+fn root(name: &str, files: &[(&str, &[u8])]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lsp-hardening-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (path, text) in files {
+        std::fs::write(dir.join(path), text).unwrap();
+    }
+    dir
+}
+
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    messages: Receiver<Value>,
+    next_id: i64,
+}
+
+fn start(root: &std::path::Path, extra: &[&str]) -> Session {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lisp-read-file"))
+        .args(["lsp", "--root", root.to_str().unwrap()])
+        .args(extra)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let (tx, messages) = channel();
+    std::thread::spawn(move || loop {
+        let mut length = 0usize;
+        loop {
+            let mut line = String::new();
+            if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            if line == "\r\n" {
+                break;
+            }
+            if let Some(n) = line.strip_prefix("Content-Length: ") {
+                length = n.trim().parse().expect("a length");
+            }
+        }
+        let mut body = vec![0; length];
+        if stdout.read_exact(&mut body).is_err() {
+            return;
+        }
+        // serde_json's 128-level limit: a selection chain must fit in it.
+        let value = serde_json::from_slice(&body).expect("JSON within 128 levels");
+        if tx.send(value).is_err() {
+            return;
+        }
+    });
+    let mut session = Session {
+        child,
+        stdin,
+        messages,
+        next_id: 1,
+    };
+    let init = session.request("initialize", json!({"capabilities": {}}));
+    assert!(init.get("result").is_some(), "{init}");
+    session.notify("initialized", json!({}));
+    session
+}
+
+impl Session {
+    fn raw(&mut self, body: &[u8]) {
+        let _ = write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len());
+        let _ = self.stdin.write_all(body);
+        let _ = self.stdin.flush();
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        let m = json!({"jsonrpc": "2.0", "method": method, "params": params});
+        self.raw(m.to_string().as_bytes());
+    }
+
+    fn next(&self, wanted: &dyn Fn(&Value) -> bool) -> Value {
+        loop {
+            let m = self
+                .messages
+                .recv_timeout(WAIT)
+                .expect("the server answers (it did not die or hang)");
+            if wanted(&m) {
+                return m;
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let m = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.raw(m.to_string().as_bytes());
+        self.next(&|m| m["id"] == json!(id))
+    }
+
+    /// The server's main thread's CPU time so far, in nanoseconds (it has answered and
+    /// sleeps, so the scheduler's figure is current).
+    fn cpu_ns(&self) -> u64 {
+        let pid = self.child.id();
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/schedstat")).unwrap();
+        stat.split_whitespace().next().unwrap().parse().unwrap()
+    }
+
+    /// The least CPU time the server spends on `request` (three runs).
+    fn request_cost(&mut self, method: &str, params: &Value) -> u64 {
+        (0..3)
+            .map(|_| {
+                let before = self.cpu_ns();
+                let answer = self.request(method, params.clone());
+                assert!(answer.get("result").is_some(), "{answer}");
+                self.cpu_ns() - before
+            })
+            .min()
+            .unwrap()
+            .max(1)
+    }
+
+    fn open(&mut self, uri: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "lisp", "version": 1, "text": text}}),
+        );
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn uri(root: &std::path::Path, name: &str) -> String {
+    format!("file://{}/{name}", root.display())
+}
+
+fn doc(uri: &str) -> Value {
+    json!({"textDocument": {"uri": uri}})
+}
+
+/// Asserts that `cost(4n) / cost(n)` is linear's 4, not quadratic's 16.
+fn assert_linear(what: &str, small: u64, large: u64) {
+    let ratio = large as f64 / small as f64;
+    assert!(
+        ratio < 8.0,
+        "{what}: CPU {small} ns at n, {large} ns at 4n: ratio {ratio:.1} (linear is 4)"
+    );
+}
+
+#[test]
+fn selection_ranges_of_deep_nesting_are_bounded_and_the_server_lives() {
+    let dir = root("deep", &[]);
+    let mut s = start(&dir, &[]);
+    let u = uri(&dir, "deep.lisp");
+    let depth = 50_000;
+    s.open(
+        &u,
+        &format!("{}x{}\n", "(\n".repeat(depth), ")".repeat(depth)),
+    );
+    let answer = s.request(
+        "textDocument/selectionRange",
+        json!({"textDocument": {"uri": u}, "positions": [{"line": depth, "character": 0}]}),
+    );
+    let mut chain = Vec::new();
+    let mut node = &answer["result"][0];
+    while let Some(range) = node.get("range") {
+        chain.push(range.clone());
+        node = &node["parent"];
+    }
+    assert_eq!(chain.len(), 100, "innermost ranges and the top-level form");
+    assert_eq!(chain[0]["start"], json!({"line": depth, "character": 0}));
+    assert_eq!(chain[99]["start"], json!({"line": 0, "character": 0}));
+    let symbols = s.request("textDocument/documentSymbol", doc(&u));
+    assert!(symbols.get("result").is_some(), "the session goes on");
+}
+
+#[test]
+fn positions_on_one_long_line_cost_linear_time() {
+    let dir = root("oneline", &[]);
+    let mut s = start(&dir, &[]);
+    let cost = |s: &mut Session, n: usize| {
+        let u = uri(&dir, &format!("line{n}.lisp"));
+        s.open(&u, &format!("(defun é ()) {}\n", "(defun f ()) ".repeat(n)));
+        s.request_cost("textDocument/documentSymbol", &doc(&u))
+    };
+    let small = cost(&mut s, 4_000);
+    let large = cost(&mut s, 16_000);
+    assert_linear("documentSymbol on one line", small, large);
+}
+
+#[test]
+fn many_selection_positions_cost_their_forms_not_the_buffer() {
+    let dir = root("sel", &[]);
+    let mut s = start(&dir, &[]);
+    let cost = |s: &mut Session, n: usize| {
+        let u = uri(&dir, &format!("sel{n}.lisp"));
+        s.open(&u, &"(defun f (x) (list x x x x x))\n".repeat(n));
+        let at = json!({"line": n - 1, "character": 20});
+        let positions: Vec<Value> = (0..n / 10).map(|_| at.clone()).collect();
+        s.request_cost(
+            "textDocument/selectionRange",
+            &json!({"textDocument": {"uri": u}, "positions": positions}),
+        )
+    };
+    let small = cost(&mut s, 4_000);
+    let large = cost(&mut s, 16_000);
+    assert_linear("selectionRange, n/10 positions", small, large);
+}
+
+#[test]
+fn many_changes_in_one_did_change_are_bounded_then_the_buffer_is_refused() {
+    let dir = root("changes", &[]);
+    let mut s = start(&dir, &[]);
+    let line = "(defun f (x) (list x x x x x))\n";
+    let cost = |s: &mut Session, n: usize| {
+        let u = uri(&dir, &format!("c{n}.lisp"));
+        s.open(&u, &line.repeat(n));
+        s.next(&|m| m["method"] == "textDocument/publishDiagnostics");
+        let change = json!({"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}, "text": ""});
+        let changes: Vec<Value> = (0..n).map(|_| change.clone()).collect();
+        let before = s.cpu_ns();
+        s.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": changes}),
+        );
+        let outcome = s.next(&|m| {
+            m["method"] == "textDocument/publishDiagnostics" || m["method"] == "window/showMessage"
+        });
+        (s.cpu_ns() - before, outcome, u)
+    };
+    let (small, outcome, _) = cost(&mut s, 1_000);
+    assert_eq!(outcome["method"], "textDocument/publishDiagnostics");
+    let (large, outcome, u) = cost(&mut s, 4_000);
+    assert_linear("didChange, n changes to n lines", small, large);
+    let message = outcome["params"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("reopen the file"), "{outcome}");
+    // The buffer's text is unknown: an error, not stale text nor the disk's, until a
+    // whole text arrives.
+    let refused = s.request("textDocument/documentSymbol", doc(&u));
+    assert_eq!(refused["error"]["code"], -32803, "{refused}");
+    s.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"text": "(defun g ())"}]}),
+    );
+    let symbols = s.request("textDocument/documentSymbol", doc(&u));
+    assert_eq!(symbols["result"][0]["name"], "g", "{symbols}");
+}
+
+#[test]
+fn a_refused_did_open_answers_errors_not_the_file_on_disk() {
+    let dir = root("refused", &[("big.lisp", b"(defun on-disk ())\n")]);
+    let mut s = start(&dir, &["--max-file-bytes", "1000"]);
+    let u = uri(&dir, "big.lisp");
+    s.open(&u, &"(defun in-editor ())\n".repeat(100));
+    let shown = s.next(&|m| m["method"] == "window/showMessage");
+    assert!(shown["params"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("over the limit"));
+    let answer = s.request("textDocument/documentSymbol", doc(&u));
+    assert_eq!(answer["error"]["code"], -32803, "{answer}");
+    assert!(answer["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("over the limit"));
+    s.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": "(defun small ())"}]}),
+    );
+    let answer = s.request("textDocument/documentSymbol", doc(&u));
+    assert_eq!(answer["result"][0]["name"], "small", "{answer}");
+}
+
+#[test]
+fn positions_in_a_file_with_invalid_utf8_name_the_token_under_the_cursor() {
+    let text = b"(defun foo-bar () 1)\n(defun xy ())\n(list \"\xff\xfe\xfd\" xy foo-bar)\n";
+    let dir = root("utf8", &[("a.lisp", text)]);
+    let mut s = start(&dir, &[]);
+    let u = uri(&dir, "a.lisp");
+    // Each invalid byte shows as one U+FFFD: `xy` is at column 12, `foo-bar` at 15.
+    let at = |c| json!({"textDocument": {"uri": u}, "position": {"line": 2, "character": c}});
+    let xy = s.request("textDocument/definition", at(12));
+    assert_eq!(xy["result"][0]["range"]["start"]["line"], 1, "{xy}");
+    let found = s.request("textDocument/definition", at(15));
+    assert_eq!(found["result"][0]["range"]["start"]["line"], 0, "{found}");
+    let highlights = s.request("textDocument/documentHighlight", at(15));
+    assert_eq!(
+        highlights["result"][1]["range"],
+        json!({"start": {"line": 2, "character": 15}, "end": {"line": 2, "character": 22}})
+    );
+}
+
+#[test]
+fn requests_with_invalid_ids_get_an_invalid_request_error() {
+    let dir = root("ids", &[]);
+    let mut s = start(&dir, &[]);
+    for id in [json!({"a": 1}), json!(1.5), Value::Null, json!([1])] {
+        let m = json!({"jsonrpc": "2.0", "id": id, "method": "workspace/symbol", "params": {"query": "x"}});
+        s.raw(m.to_string().as_bytes());
+        let answer = s.next(&|m| m.get("error").is_some());
+        assert_eq!(answer["id"], Value::Null, "{answer}");
+        assert_eq!(answer["error"]["code"], -32600, "{answer}");
+    }
+}
+
+/// The exit code and stderr of the server fed `input` (and, with `root`, `--root root`).
+fn run_with_input(input: &[u8], root: &str) -> (i32, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lisp-read-file"))
+        .args(["lsp", "--root", root])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let _ = stdin.write_all(input);
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn broken_framing_and_a_bad_root_say_what_happened_and_what_to_do() {
+    let dir = root("framing", &[]);
+    let dir = dir.to_str().unwrap();
+    let (code, err) = run_with_input(b"Content-Length: 100\r\n\r\n{}", dir);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("ended 2 bytes into a message whose Content-Length is 100"),
+        "{err}"
+    );
+    assert!(err.contains("restart the server"), "{err}");
+    let (code, err) = run_with_input(&b"X-A: b\r\n".repeat(100_000), dir);
+    assert_ne!(code, 0);
+    assert!(err.contains("header lines"), "{err}");
+    let (code, err) = run_with_input(b"", "/nonexistent-lsp-root");
+    assert_ne!(code, 0);
+    assert!(err.contains("/nonexistent-lsp-root"), "{err}");
+}
+
+#[test]
+fn files_whose_names_hold_a_backslash_or_a_tab_are_seen() {
+    let dir = root(
+        "names",
+        &[
+            ("we\\ird.lisp", b"(defun back-fn ())\n"),
+            ("tab\tx.lisp", b"(defun tab-fn ())\n"),
+            ("use.lisp", b"(list (back-fn) (tab-fn))\n"),
+        ],
+    );
+    let mut s = start(&dir, &[]);
+    let found = s.request("workspace/symbol", json!({"query": "-fn"}));
+    let uris: Vec<&str> = found["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["location"]["uri"].as_str().unwrap())
+        .collect();
+    assert!(
+        uris.iter().any(|u| u.ends_with("/we%5Cird.lisp")),
+        "{found}"
+    );
+    assert!(uris.iter().any(|u| u.ends_with("/tab%09x.lisp")), "{found}");
+    let u = uri(&dir, "use.lisp");
+    let at = json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 8}});
+    let definition = s.request("textDocument/definition", at);
+    assert!(
+        definition["result"][0]["uri"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/we%5Cird.lisp"),
+        "{definition}"
+    );
+}

@@ -214,7 +214,7 @@ enum Command {
     /// (`LINE: signature`), the lines of the uses under it, a footer with the counts
     /// (docs/find.md).
     #[command(args_override_self = true)]
-    Find(FindArgs),
+    Find(Box<FindArgs>),
     /// Serve the tools over MCP on stdin/stdout (for code agents).
     ///
     /// Newline-delimited JSON-RPC, the MCP stdio transport. Tools: lisp-read-file (the
@@ -418,7 +418,7 @@ pub(crate) fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Outline(args)) => run_outline(args),
-        Some(Command::Find(args)) => run_find(args),
+        Some(Command::Find(args)) => run_find(*args),
         #[cfg(feature = "mcp")]
         Some(Command::Mcp(args)) => Ok(run_mcp(args)),
         #[cfg(feature = "lsp")]

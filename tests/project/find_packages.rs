@@ -165,9 +165,7 @@ fn a_qualified_symbol_finds_the_uses_the_reader_would_read_as_it() {
         ]
     );
     assert!(
-        text.contains(
-            "[package beta]\n==> beta.lisp <==\n 2: (defun scan (y) ...)  [definition]\n"
-        ),
+        text.contains("[package beta]\n==> beta.lisp <==\n 2: (defun scan ...)  [definition]\n"),
         "{text}"
     );
     assert!(

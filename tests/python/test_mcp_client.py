@@ -259,7 +259,7 @@ async def test_lisp_find_definitions_references_and_refusals(project: Project) -
             ("src/b.lisp", 1, False, [(1, 18)]),
         ]
         # Entries headed by the form's name, not its lambda list; a whole answer has no count line.
-        assert refs["content"].startswith("==> src/a.lisp <==\n 1: (defun make-point ...)  [definition]\n")
+        assert refs["content"].startswith("[package common-lisp-user]\n==> src/a.lisp <==\n 1: (defun make-point ...)  [definition]\n")
         assert "searched]" not in refs["content"]
         mentions = await server.ok("lisp-find", {"text": "make-point", "path": "src"})
         assert mentions["mode"] == "references" and mentions["total"] == 3

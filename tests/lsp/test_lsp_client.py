@@ -156,6 +156,41 @@ async def test_unsaved_buffer_definition_is_found_from_another_file(client):
     assert not (PROJECT / "src" / "render.lisp").read_text().count("brand-new")
 
 
+async def test_derived_definitions_are_found_hovered_and_listed_under_their_form(client):
+    # A structure's accessors and constructor, a class slot's accessor: no form spells
+    # them, yet definition lands on the slot or option that makes them (as find does).
+    text = RENDER.read_text() + (
+        "\n(defstruct (pt (:constructor new-pt (x y))) x y)"
+        "\n(defclass box () ((side :accessor box-side)))"
+        "\n(defun use-pt (p b) (list (pt-y p) (new-pt 1 2) (box-side b)))\n"
+    )
+    open_file(client, RENDER, text)
+    lines = text.splitlines()
+    struct_line = len(lines) - 3
+    use_line = len(lines) - 1
+    expected = {"pt-y": (struct_line, lines[struct_line].rindex(" y)") + 1),
+                "new-pt": (struct_line, lines[struct_line].index("(:constructor")),
+                "box-side": (struct_line + 1, lines[struct_line + 1].index("(side"))}
+    for name, (line, character) in expected.items():
+        col = lines[use_line].index("(" + name) + 2
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(text_document=doc(RENDER), position=pos(use_line, col))
+        )
+        assert [(r.range.start.line, r.range.start.character) for r in found] == [(line, character)], name
+    hover = await client.text_document_hover_async(
+        types.HoverParams(text_document=doc(RENDER), position=pos(use_line, lines[use_line].index("(pt-y") + 2))
+    )
+    assert "accessor pt-y, made by" in hover.contents.value
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=doc(RENDER))
+    )
+    pt = next(s for s in symbols if s.name == "pt")
+    # In the order of the places that make them: the copier and predicate at the name.
+    assert sorted(c.name for c in pt.children) == sorted(["new-pt", "copy-pt", "pt-p", "pt-x", "(setf pt-x)", "pt-y", "(setf pt-y)"])
+    starts = [(c.range.start.line, c.range.start.character) for c in pt.children]
+    assert starts == sorted(starts)
+
+
 def inside(inner, outer):
     key = lambda p: (p.line, p.character)
     return key(outer.start) <= key(inner.start) and key(inner.end) <= key(outer.end)

@@ -59,6 +59,8 @@ fn symbol_of(bytes: &[u8], item: &OutlineItem, budget: &mut usize) -> Option<Sym
         .iter()
         .filter_map(|c| symbol_of(bytes, c, budget))
         .collect();
+    let mut children = children;
+    children.extend(derived_symbols(bytes, item, form, budget));
     let operator = form.operator.as_deref()?;
     let name = match form.name.as_deref() {
         Some(name) => name.to_string(),
@@ -89,6 +91,48 @@ fn symbol_of(bytes: &[u8], item: &OutlineItem, budget: &mut usize) -> Option<Sym
         named: form.name.is_some(),
         children,
     })
+}
+
+/// The names `form` makes without spelling them (a structure's constructor, copier,
+/// predicate and accessors, a class slot's accessors, a generic function's `:method`s),
+/// as `find` reports them (docs/find.md#derived-definitions), each at the slot or option
+/// that makes it. Lines are counted in one pass over the form, in the order of the places.
+fn derived_symbols(
+    bytes: &[u8],
+    item: &OutlineItem,
+    form: &crate::outline::Form,
+    budget: &mut usize,
+) -> Vec<Symbol> {
+    let mut derived = crate::model::derived::derive(form).derived;
+    // The making form's signature, cut as find cuts it: n slots would otherwise repeat
+    // n slots n times.
+    let made_by: String = form.signature().chars().take(200).collect();
+    derived.sort_by_key(|d| d.start);
+    let (mut at, mut line) = (item.start, item.start_line);
+    let mut out = Vec::with_capacity(derived.len().min(*budget));
+    for d in derived {
+        if *budget == 0 {
+            break;
+        }
+        *budget -= 1;
+        let start = d.start.clamp(at, bytes.len());
+        line += memchr::memchr_iter(b'\n', &bytes[at..start]).count();
+        at = start;
+        let span = Span::new(d.start, d.end.max(d.start));
+        out.push(Symbol {
+            shown: d.key.clone().unwrap_or_else(|| d.name.clone()),
+            signature: format!("{} {}, made by {made_by}", d.kind, d.name),
+            name: d.name,
+            kind: d.kind.to_string(),
+            doc: None,
+            span,
+            name_span: span,
+            line,
+            named: true,
+            children: Vec::new(),
+        });
+    }
+    out
 }
 
 /// Where `name` is written in the form: the first token after the operator that is the

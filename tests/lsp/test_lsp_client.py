@@ -191,6 +191,24 @@ async def test_derived_definitions_are_found_hovered_and_listed_under_their_form
     assert starts == sorted(starts)
 
 
+async def test_a_new_unsaved_file_is_seen_from_another_file(client):
+    # A buffer of a file that does not exist on disk yet is a file of the workspace.
+    fresh = PROJECT / "src" / "not-saved-yet.lisp"
+    assert not fresh.exists()
+    open_file(client, fresh, "(defun fresh-fn (a) a)\n")
+    text = RENDER.read_text() + "\n(defun call-fresh () (fresh-fn 1))\n"
+    open_file(client, RENDER, text)
+    line = len(text.splitlines()) - 1
+    col = text.splitlines()[line].index("(fresh-fn") + 2
+    result = await client.text_document_definition_async(
+        types.DefinitionParams(text_document=doc(RENDER), position=pos(line, col))
+    )
+    assert [(r.uri, r.range.start.line) for r in result] == [(uri(fresh), 0)]
+    found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="fresh-fn"))
+    assert [s.name for s in found] == ["fresh-fn"]
+    assert not fresh.exists()
+
+
 def inside(inner, outer):
     key = lambda p: (p.line, p.character)
     return key(outer.start) <= key(inner.start) and key(inner.end) <= key(outer.end)

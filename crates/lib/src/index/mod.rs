@@ -53,6 +53,30 @@ pub struct Index {
     cached: HashMap<String, Cached>,
 }
 
+/// Open buffers of Lisp files that do not exist on disk yet (a new file, not saved), in a
+/// directory inside the roots: files of the workspace too, the editor shows them. In
+/// path order, after the walked files.
+fn new_buffers(
+    guard: &Guard,
+    buffers: &HashMap<String, FileData>,
+    walked: &std::collections::HashSet<String>,
+) -> Vec<String> {
+    let mut found: Vec<String> = buffers
+        .keys()
+        .filter(|path| !walked.contains(*path) && crate::view::is_lisp_path(path))
+        .filter(|path| {
+            let parent = std::path::Path::new(path.as_str())
+                .parent()
+                .and_then(std::path::Path::to_str);
+            parent.is_some_and(|d| matches!(guard.directory(d), Ok(Some(_))))
+                && guard.open(path).is_err()
+        })
+        .cloned()
+        .collect();
+    found.sort();
+    found
+}
+
 impl Index {
     /// Every Lisp file under the roots (walk order, root by root; ignore files honoured;
     /// at most [`crate::guard::MAX_WALKED_FILES`] per root), each from `buffers` when
@@ -87,6 +111,7 @@ impl Index {
                 }
             }
         }
+        paths.extend(new_buffers(guard, buffers, &seen));
         let answers = crate::project::par_map(&paths, cancel, |path| {
             if let Some(data) = buffers.get(path) {
                 return Some((None, data.clone()));

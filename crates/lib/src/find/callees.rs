@@ -279,7 +279,11 @@ fn entry(file: &str, unit: &OutlineItem) -> CalleesEntry {
 /// scope.
 fn common_lisp() -> &'static HashSet<&'static str> {
     static SYMBOLS: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    SYMBOLS.get_or_init(|| include_str!("common-lisp-symbols.txt").lines().collect())
+    SYMBOLS.get_or_init(|| {
+        include_str!("../model/common-lisp-symbols.txt")
+            .lines()
+            .collect()
+    })
 }
 
 /// Whether a call written `written` (folded name `name`) is of Common Lisp's own symbol.

@@ -5,26 +5,11 @@
 //! ratio near 4, quadratic near 16; the test fails above 10 (measured again at twice and
 //! four times the sizes first, as tests/reader/complexity.rs does).
 
-use crate::common;
-use common::cpu::cost;
-use lisp_read_file::cancel::CancelToken;
-use lisp_read_file::find::{find, FindRequest};
-use lisp_read_file::grammar::Grammar;
-use lisp_read_file::guard::Guard;
-use std::fs;
-
-const MAX_RATIO: f64 = 10.0;
-const N: usize = if cfg!(debug_assertions) {
-    25_000
-} else {
-    100_000
-};
+use crate::find_linearity::{assert_find_linear, Family, Request};
 
 fn repeat(unit: &str, size: usize) -> Vec<u8> {
     unit.repeat(size / unit.len()).into_bytes()
 }
-
-type Family = fn(usize) -> Vec<u8>;
 
 /// Files full of candidates: uses, near misses, definitions, in every shape.
 fn families() -> Vec<(&'static str, Family)> {
@@ -110,9 +95,6 @@ fn families() -> Vec<(&'static str, Family)> {
     ]
 }
 
-/// A request: its name and how it differs from the defaults.
-type Request = (&'static str, fn(&mut FindRequest));
-
 fn requests() -> Vec<Request> {
     vec![
         ("symbol", |r| r.symbol = Some("foo".into())),
@@ -142,48 +124,5 @@ fn requests() -> Vec<Request> {
 
 #[test]
 fn find_is_linear_on_adversarial_files() {
-    let dir = std::env::temp_dir().join(format!("lrf-find-complexity-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
-    let grammar = Grammar::builtin();
-    let (guard, grammar) = (&guard, &grammar);
-    let mut failures = Vec::new();
-    for (family, make) in families() {
-        for (what, edit) in requests() {
-            let run = |name: &str, bytes: &[u8]| {
-                fs::write(dir.join(name), bytes).unwrap();
-                let mut request = FindRequest::new(name);
-                edit(&mut request);
-                move || {
-                    let result = find(guard, grammar, &request, &CancelToken::new()).unwrap();
-                    std::hint::black_box(result);
-                }
-            };
-            let mut line = String::new();
-            for size in [N, 2 * N, 4 * N] {
-                let small = make(size);
-                let large = make(4 * size);
-                let work = run("small.lisp", &small);
-                work();
-                let a = cost(&work);
-                let b = cost(&run("large.lisp", &large));
-                let ratio = b as f64 / a as f64;
-                line = format!(
-                    "{what} / {family}: {:.2} ms -> {:.2} ms, ratio {ratio:.1}",
-                    a as f64 / 1e6,
-                    b as f64 / 1e6
-                );
-                eprintln!("{line}");
-                if ratio <= MAX_RATIO || b < 1_000_000 {
-                    line.clear();
-                    break;
-                }
-            }
-            if !line.is_empty() {
-                failures.push(line);
-            }
-        }
-    }
-    let _ = fs::remove_dir_all(&dir);
-    assert!(failures.is_empty(), "superlinear:\n{}", failures.join("\n"));
+    assert_find_linear("find-complexity", families(), requests());
 }

@@ -6,21 +6,8 @@
 //! work gives a ratio near 4, quadratic near 16; the test fails above 10 (measured again at
 //! twice and four times the sizes first).
 
-use crate::common;
-use common::cpu::cost;
-use lisp_read_file::cancel::CancelToken;
-use lisp_read_file::find::{find, FindRequest};
-use lisp_read_file::grammar::Grammar;
-use lisp_read_file::guard::Guard;
+use crate::find_linearity::{assert_find_linear, Family, Request};
 use std::fmt::Write as _;
-use std::fs;
-
-const MAX_RATIO: f64 = 10.0;
-const N: usize = if cfg!(debug_assertions) {
-    25_000
-} else {
-    100_000
-};
 
 /// Text made by `unit(k)` for k = 0, 1, ... until it is `size` bytes, after `head(size)`
 /// (a form whose length grows with the input) and before `tail`.
@@ -42,8 +29,6 @@ fn names(prefix: &str, count: usize) -> String {
     }
     s
 }
-
-type Family = fn(usize) -> Vec<u8>;
 
 fn families() -> Vec<(&'static str, Family)> {
     vec![
@@ -120,8 +105,6 @@ fn families() -> Vec<(&'static str, Family)> {
     ]
 }
 
-type Request = (&'static str, fn(&mut FindRequest));
-
 fn requests() -> Vec<Request> {
     vec![
         ("symbol", |r| r.symbol = Some("foo".into())),
@@ -134,46 +117,5 @@ fn requests() -> Vec<Request> {
 
 #[test]
 fn package_resolution_is_linear_on_adversarial_files() {
-    let dir = std::env::temp_dir().join(format!("lrf-find-packages-cx-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
-    let grammar = Grammar::builtin();
-    let (guard, grammar) = (&guard, &grammar);
-    let mut failures = Vec::new();
-    for (family, make) in families() {
-        for (what, edit) in requests() {
-            let run = |name: &str, bytes: &[u8]| {
-                fs::write(dir.join(name), bytes).unwrap();
-                let mut request = FindRequest::new(name);
-                edit(&mut request);
-                move || {
-                    let result = find(guard, grammar, &request, &CancelToken::new()).unwrap();
-                    std::hint::black_box(result);
-                }
-            };
-            let mut line = String::new();
-            for size in [N, 2 * N, 4 * N] {
-                let work = run("small.lisp", &make(size));
-                work();
-                let a = cost(&work);
-                let b = cost(&run("large.lisp", &make(4 * size)));
-                let ratio = b as f64 / a as f64;
-                line = format!(
-                    "{what} / {family}: {:.2} ms -> {:.2} ms, ratio {ratio:.1}",
-                    a as f64 / 1e6,
-                    b as f64 / 1e6
-                );
-                eprintln!("{line}");
-                if ratio <= MAX_RATIO || b < 1_000_000 {
-                    line.clear();
-                    break;
-                }
-            }
-            if !line.is_empty() {
-                failures.push(line);
-            }
-        }
-    }
-    let _ = fs::remove_dir_all(&dir);
-    assert!(failures.is_empty(), "superlinear:\n{}", failures.join("\n"));
+    assert_find_linear("find-packages-cx", families(), requests());
 }

@@ -13,6 +13,7 @@ mod callers_oracle;
 mod find_complexity;
 mod find_corpus;
 mod find_derived;
+mod find_linearity;
 mod find_oracle;
 mod find_packages;
 mod find_packages_complexity;

@@ -1,0 +1,75 @@
+//! The one harness of the `find` complexity tests (find, packages, callers): each family
+//! of generated adversarial files, under each request, must cost about 4× at 4× the size
+//! (thread CPU time, `common::cpu`), retried at larger sizes before it fails.
+
+use crate::common::cpu::cost;
+use lisp_read_file::cancel::CancelToken;
+use lisp_read_file::find::{find, FindRequest};
+use lisp_read_file::grammar::Grammar;
+use lisp_read_file::guard::Guard;
+use std::fs;
+
+/// Most a 4× larger input may cost, as a multiple of the smaller one's cost.
+pub const MAX_RATIO: f64 = 10.0;
+/// The smallest size a family is generated at.
+pub const N: usize = if cfg!(debug_assertions) {
+    25_000
+} else {
+    100_000
+};
+
+/// A file of about `size` bytes.
+pub type Family = fn(usize) -> Vec<u8>;
+/// What is asked of each file: a name and an edit of the request.
+pub type Request = (&'static str, fn(&mut FindRequest));
+
+/// Fails with every (request, family) whose cost grew more than [`MAX_RATIO`] from a file
+/// to one 4× larger, at each of three sizes; `tag` names the scratch directory.
+pub fn assert_find_linear(
+    tag: &str,
+    families: Vec<(&'static str, Family)>,
+    requests: Vec<Request>,
+) {
+    let dir = std::env::temp_dir().join(format!("lrf-{tag}-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
+    let grammar = Grammar::builtin();
+    let (guard, grammar) = (&guard, &grammar);
+    let mut failures = Vec::new();
+    for (family, make) in &families {
+        for (what, edit) in &requests {
+            let run = |name: &str, bytes: &[u8]| {
+                fs::write(dir.join(name), bytes).unwrap();
+                let mut request = FindRequest::new(name);
+                edit(&mut request);
+                move || {
+                    let result = find(guard, grammar, &request, &CancelToken::new()).unwrap();
+                    std::hint::black_box(result);
+                }
+            };
+            let mut line = String::new();
+            for size in [N, 2 * N, 4 * N] {
+                let work = run("small.lisp", &make(size));
+                work();
+                let a = cost(&work);
+                let b = cost(&run("large.lisp", &make(4 * size)));
+                let ratio = b as f64 / a as f64;
+                line = format!(
+                    "{what} / {family}: {:.2} ms -> {:.2} ms, ratio {ratio:.1}",
+                    a as f64 / 1e6,
+                    b as f64 / 1e6
+                );
+                eprintln!("{line}");
+                if ratio <= MAX_RATIO || b < 1_000_000 {
+                    line.clear();
+                    break;
+                }
+            }
+            if !line.is_empty() {
+                failures.push(line);
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "superlinear:\n{}", failures.join("\n"));
+}

@@ -79,6 +79,7 @@ fn entries(result: &Value) -> Vec<String> {
     let list = result["definitions"]
         .as_array()
         .or(result["references"].as_array())
+        .or(result["callers"].as_array())
         .unwrap();
     list.iter()
         .map(|e| {
@@ -90,6 +91,7 @@ fn entries(result: &Value) -> Vec<String> {
             };
             let uses: Vec<String> = e["uses"]
                 .as_array()
+                .or(e["calls"].as_array())
                 .map(|u| u.iter().map(|u| u["column"].to_string()).collect())
                 .unwrap_or_default();
             let uses = if uses.is_empty() {
@@ -209,6 +211,60 @@ fn an_unqualified_symbol_groups_its_uses_by_package() {
 
 /// One `tools/call` of `lisp-find` on the real MCP server over stdio; the tool's output
 /// schema declares `package` (tests/python checks structured content against it).
+#[test]
+fn callers_are_those_of_the_symbol_the_reader_would_read() {
+    let dir = project();
+    // Each call of `beta:scan`, however written: in its own package, through a nickname,
+    // a local nickname and `beta::`; not the calls of `alpha:scan` in the same forms.
+    let (beta, text) = cli(&dir, &["--callers", "beta:scan"]);
+    assert_eq!(
+        entries(&beta),
+        [
+            "beta.lisp:3 beta @18",
+            "gamma.lisp:3 beta @17,28",
+            "gamma.lisp:4 beta @25",
+            "user.lisp:1 beta @31"
+        ]
+    );
+    assert!(
+        text.starts_with("[package beta]\n==> beta.lisp <==\n"),
+        "{text}"
+    );
+    assert_eq!(
+        entries(&cli(&dir, &["--callers", "alpha:scan"]).0),
+        [
+            "gamma.lisp:2 alpha @15",
+            "gamma.lisp:4 alpha @16",
+            "user.lisp:1 alpha @16"
+        ]
+    );
+    // Unqualified: every package's, grouped by package; one definition calling two
+    // symbols named `scan` is an entry under each.
+    let (all, text) = cli(&dir, &["--callers", "scan"]);
+    let all = entries(&all);
+    assert_eq!(all.len(), 9, "{all:?}");
+    assert!(
+        all.contains(&"gamma.lisp:5 ppcre? @17".to_string()),
+        "{all:?}"
+    );
+    assert!(
+        all.contains(&"user.lisp:1 common-lisp-user @46".to_string()),
+        "{all:?}"
+    );
+    for line in [
+        "[package alpha]",
+        "[package beta]",
+        "[package ppcre, defined outside the scope]",
+    ] {
+        assert_eq!(text.matches(line).count(), 1, "{line}: {text}");
+    }
+    // A package the scope does not define has no callers here.
+    assert_eq!(
+        entries(&cli(&dir, &["--callers", "zzz:scan"]).0),
+        Vec::<String>::new()
+    );
+}
+
 fn mcp_find(dir: &Path, arguments: Value) -> Value {
     let mut server = Command::new(BIN)
         .arg("mcp")

@@ -36,6 +36,14 @@ pub struct Caller {
     pub signature: String,
     /// Each call: its line, column and the line's text.
     pub calls: Vec<Use>,
+    /// The home package of the called symbol, folded (docs/find.md#packages): a
+    /// definition calling the symbols of two packages by one name is two entries. `null`
+    /// when no package is known.
+    #[serde(default)]
+    pub package: Option<String>,
+    /// The package is defined outside the scope (or may be one that is).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub package_unresolved: bool,
 }
 
 pub(crate) fn in_file(
@@ -85,7 +93,12 @@ pub(crate) fn in_file(
                 answer.over_budget = true;
                 return ControlFlow::Break(());
             }
-            let uses = uses_of(&mut cursor, &calls);
+            let mut uses = uses_of(&mut cursor, &calls);
+            // Where each call is and how it is written, for its package (`packages.rs`).
+            for (u, c) in uses.iter_mut().zip(&calls) {
+                u.site.at = c.start;
+                u.site.token = Some(String::from_utf8_lossy(&b[c.start..c.end]).into_owned());
+            }
             for (unit, calls) in attribute(item, &calls) {
                 let Some(form) = &unit.form else { continue };
                 if search.kind_wanted(form.operator.as_deref()) {
@@ -191,5 +204,7 @@ fn caller(file: &LoadedFile, unit: &OutlineItem, calls: Vec<Use>) -> Caller {
         },
         signature: signature(form),
         calls,
+        package: None,
+        package_unresolved: false,
     }
 }

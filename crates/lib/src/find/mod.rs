@@ -797,7 +797,8 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         );
         (Target::Text, prefilter)
     } else if let Some(text) = &request.callers {
-        let query = symbol("callers", text)?;
+        let (query, p) = qualified(text, symbol("callers", text)?);
+        package = p;
         let prefilter = Some(name_finder(&query.name));
         (Target::Callers(query), prefilter)
     } else if let Some(text) = &request.callees {

@@ -11,7 +11,7 @@
 //! package's first entry), a `name_pattern` keeps file order.
 
 use super::render::Gathered;
-use super::{Definition, FileAnswer, Reference, Search, Target};
+use super::{Caller, Definition, FileAnswer, Reference, Search, Target};
 use crate::grammar::symbol_key;
 use crate::guard::LoadedFile;
 use crate::model::packages::{read_file, PackageDef};
@@ -23,6 +23,7 @@ use std::collections::HashMap;
 pub(crate) fn of_file(file: &LoadedFile, search: &Search, answer: &mut FileAnswer) {
     let found = !answer.definitions.is_empty()
         || !answer.references.is_empty()
+        || !answer.callers.is_empty()
         || answer.structures.iter().any(|s| s.include_entry.is_some());
     let packages = read_file(&file.bytes, &|plus, e| search.reads(plus, e), found);
     if !packages.in_packages.is_empty() {
@@ -35,7 +36,9 @@ pub(crate) fn of_file(file: &LoadedFile, search: &Search, answer: &mut FileAnswe
         for d in answer.definitions.iter_mut().chain(templates) {
             d.site.current = current(d.site.at);
         }
-        for u in answer.references.iter_mut().flat_map(|r| r.uses.iter_mut()) {
+        let references = answer.references.iter_mut().flat_map(|r| r.uses.iter_mut());
+        let calls = answer.callers.iter_mut().flat_map(|c| c.calls.iter_mut());
+        for u in references.chain(calls) {
             u.site.current = current(u.site.at);
         }
     }
@@ -81,9 +84,19 @@ pub(crate) fn resolve(gathered: &mut Gathered, definitions: Vec<PackageDef>, sea
         }
     }
     gathered.references = kept;
+    let mut kept = Vec::new();
+    for c in std::mem::take(&mut gathered.callers) {
+        for (resolved, part) in callers_by_package(&mut table, c) {
+            if keep(&resolved) {
+                kept.push(part);
+            }
+        }
+    }
+    gathered.callers = kept;
     if !matches!(search.target, Target::Pattern(_)) {
         group(&mut gathered.definitions, |d| &d.package);
         group(&mut gathered.references, |r| &r.package);
+        group(&mut gathered.callers, |c| &c.package);
     }
 }
 
@@ -104,10 +117,44 @@ fn names_a_package_kind(kind: &str) -> bool {
 
 /// The reference as one entry per package of its uses (in the order of their first use).
 fn by_package(table: &mut PackageTable, mut r: Reference) -> Vec<(Resolved, Reference)> {
-    let mut parts: Vec<(Resolved, Vec<super::Use>)> = Vec::new();
     // In a `defpackage` a keyword is a string designator, as `#:foo` is: no package.
     let designators = names_a_package_kind(&r.kind);
-    for u in std::mem::take(&mut r.uses) {
+    split_uses(table, std::mem::take(&mut r.uses), designators)
+        .into_iter()
+        .map(|(resolved, uses)| {
+            let mut part = r.clone();
+            part.uses = uses;
+            part.package.clone_from(&resolved.package);
+            part.package_unresolved = resolved.unresolved;
+            (resolved, part)
+        })
+        .collect()
+}
+
+/// The caller as one entry per package of the symbols it calls (in the order of their
+/// first call).
+fn callers_by_package(table: &mut PackageTable, mut c: Caller) -> Vec<(Resolved, Caller)> {
+    split_uses(table, std::mem::take(&mut c.calls), false)
+        .into_iter()
+        .map(|(resolved, calls)| {
+            let mut part = c.clone();
+            part.calls = calls;
+            part.package.clone_from(&resolved.package);
+            part.package_unresolved = resolved.unresolved;
+            (resolved, part)
+        })
+        .collect()
+}
+
+/// `uses` split by the package of each use's token, in the order of their first use;
+/// `designators`: a keyword names no package (a `defpackage`'s clauses).
+fn split_uses(
+    table: &mut PackageTable,
+    uses: Vec<super::Use>,
+    designators: bool,
+) -> Vec<(Resolved, Vec<super::Use>)> {
+    let mut parts: Vec<(Resolved, Vec<super::Use>)> = Vec::new();
+    for u in uses {
         let token = u.site.token.as_deref().unwrap_or_default();
         let written = Written::parse(token);
         let resolved = if designators && written.prefix == Prefix::Keyword {
@@ -121,15 +168,6 @@ fn by_package(table: &mut PackageTable, mut r: Reference) -> Vec<(Resolved, Refe
         }
     }
     parts
-        .into_iter()
-        .map(|(resolved, uses)| {
-            let mut part = r.clone();
-            part.uses = uses;
-            part.package.clone_from(&resolved.package);
-            part.package_unresolved = resolved.unresolved;
-            (resolved, part)
-        })
-        .collect()
 }
 
 /// Orders `entries` by package, each package where its first entry was, the entries of

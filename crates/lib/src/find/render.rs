@@ -70,7 +70,12 @@ pub(crate) fn page(
             callers = Some(page.take(
                 std::mem::take(&mut gathered.callers),
                 offset,
-                |c| (&c.file, None),
+                |c| {
+                    (
+                        &c.file,
+                        Some(package_line(&c.package, c.package_unresolved)),
+                    )
+                },
                 calls_render::caller_text,
             ));
             (None, None)

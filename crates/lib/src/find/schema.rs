@@ -119,9 +119,11 @@ pub const OUTPUT_SCHEMA: &str = r#"{
               },
               "required": ["line", "column", "text"],
               "additionalProperties": false
-            }}
+            }},
+          "package": {"type": ["string", "null"], "description": "The home package of the called symbol (lowercase; null when none is known); a definition calling the symbols of two packages by that name is two entries."},
+          "package_unresolved": {"type": "boolean", "description": "True when that package is defined outside the searched scope (or may be)."}
         },
-        "required": ["file", "line", "end_line", "kind", "name", "signature", "calls"],
+        "required": ["file", "line", "end_line", "kind", "name", "signature", "calls", "package"],
         "additionalProperties": false
       }
     },

@@ -95,6 +95,14 @@ fn escaped(c: char) -> bool {
 }
 
 fn push_shown(shown: &mut String, text: &str) {
+    // Most paths are printable ASCII: copied whole (a search shows every file's path).
+    if text
+        .bytes()
+        .all(|b| (b' '..b'\x7f').contains(&b) && b != b'\\')
+    {
+        shown.push_str(text);
+        return;
+    }
     for c in text.chars() {
         if !escaped(c) {
             shown.push(c);

@@ -21,11 +21,26 @@ use std::collections::HashMap;
 
 /// Reads the package forms of `file` and gives each entry of `answer` its current package.
 pub(crate) fn of_file(file: &LoadedFile, search: &Search, answer: &mut FileAnswer) {
-    let found = !answer.definitions.is_empty()
-        || !answer.references.is_empty()
-        || !answer.callers.is_empty()
-        || answer.structures.iter().any(|s| s.include_entry.is_some());
-    let packages = read_file(&file.bytes, &|plus, e| search.reads(plus, e), found);
+    // The current package is wanted up to the last entry found (its last site).
+    let last_definition = answer.definitions.iter().map(|d| d.site.at).max();
+    let last_include = answer
+        .structures
+        .iter()
+        .filter_map(|s| s.include_entry.as_ref().map(|d| d.site.at))
+        .max();
+    let last_use = answer
+        .references
+        .iter()
+        .flat_map(|r| r.uses.iter())
+        .chain(answer.callers.iter().flat_map(|c| c.calls.iter()))
+        .map(|u| u.site.at)
+        .max();
+    let found = [last_definition, last_include, last_use]
+        .into_iter()
+        .flatten()
+        .max();
+    let before = found.map_or(0, |at| at + 1);
+    let packages = read_file(&file.bytes, &|plus, e| search.reads(plus, e), before);
     if !packages.in_packages.is_empty() {
         let current = |at: usize| packages.current_at(at).map(str::to_string);
         // The accessors of `:include`d slots are made later from each structure's entry.

@@ -54,21 +54,22 @@ impl FilePackages {
 
 /// Reads the package forms of `b`. `reads(plus, expression)` says whether the reader
 /// reads a datum under `#+expression` (`plus`) or `#-expression` (the search's features).
-/// Without `in_packages`, only the package definitions are wanted: the scan stops after
-/// the last of them (a file where nothing was found needs no current package).
+/// The `in-package` forms are wanted before `in_packages_before` only (the last place an
+/// entry was found, 0 for none): the scan stops after the last form wanted, so a file
+/// where nothing was found is read up to its last package definition.
 pub(crate) fn read_file(
     b: &[u8],
     reads: &dyn Fn(bool, &[u8]) -> bool,
-    in_packages: bool,
+    in_packages_before: usize,
 ) -> FilePackages {
     let mut out = FilePackages::default();
     let mut hits = operator_places(b);
-    if !in_packages {
-        hits.retain(|&h| {
-            !b.get(h..h + 3)
+    hits.retain(|&h| {
+        h < in_packages_before
+            || !b
+                .get(h..h + 3)
                 .is_some_and(|w| w.eq_ignore_ascii_case(b"in-"))
-        });
-    }
+    });
     let Some(&last) = hits.last() else {
         return out;
     };
@@ -162,10 +163,14 @@ fn nested(
 /// starts in `b`, in order: two `memmem` passes, which cost far less than one per byte of
 /// a common letter.
 pub(crate) fn operator_places(b: &[u8]) -> Vec<usize> {
-    let lower = memchr::memmem::find_iter(b, b"ackage");
-    let upper = memchr::memmem::find_iter(b, b"ACKAGE");
-    let mut tails: Vec<usize> = lower.chain(upper).collect();
-    tails.sort_unstable();
+    // One pass for both cases (the `k`s, rare in code, checked in place), in place of one
+    // `memmem` pass per case: a search reads every byte of the scope once more here.
+    let tails = memchr::memchr2_iter(b'k', b'K', b)
+        .filter_map(|k| k.checked_sub(2))
+        .filter(|&a| {
+            b.get(a..a + 6)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"ackage"))
+        });
     let mut out = Vec::new();
     for a in tails {
         // `package` with its `a` at `a`: `p` is 1 before.

@@ -3,7 +3,7 @@ use crate::model::packages::read_file;
 
 /// The table of the packages `source` defines.
 fn table(source: &str) -> PackageTable {
-    let file = read_file(source.as_bytes(), &|_, _| true, true);
+    let file = read_file(source.as_bytes(), &|_, _| true, usize::MAX);
     PackageTable::new(&file.definitions)
 }
 
@@ -133,7 +133,11 @@ fn package_forms_read_as_data() {
 (defun g () "(defpackage :in-a-string)" ; (defpackage :in-a-comment)
   1)
 (eval-when () (locally (handler-bind () #+nope (defpackage :not-read) (defpackage :deep))))"#;
-    let file = read_file(source.as_bytes(), &|plus, e| !(plus && e == b"nope"), true);
+    let file = read_file(
+        source.as_bytes(),
+        &|plus, e| !(plus && e == b"nope"),
+        usize::MAX,
+    );
     let names: Vec<&str> = file.definitions.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["wrapped", "odd", "deep"]);
     assert_eq!(file.definitions[0].uses, ["cl"]);
@@ -144,11 +148,13 @@ fn package_forms_read_as_data() {
         file.current_at(source.find("(defun").unwrap()),
         Some("wrapped")
     );
-    assert!(
-        read_file(b"(defun package-name-of (x) *package*)", &|_, _| true, true)
-            .definitions
-            .is_empty()
-    );
+    assert!(read_file(
+        b"(defun package-name-of (x) *package*)",
+        &|_, _| true,
+        usize::MAX
+    )
+    .definitions
+    .is_empty());
 }
 
 #[test]

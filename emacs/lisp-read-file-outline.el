@@ -441,49 +441,112 @@ first expanded line."
 (defun lisp-read-file-imenu-create-index ()
   "Return an `imenu' index of the current buffer's file, from its outline.
 Definitions are grouped as `lisp-read-file-imenu-groups' says; each
-entry's position is the start of its form's first line.  The index
-is of the file as saved; a message warns when the buffer is modified.
-A buffer without a file gets the index of the function that was in
-use before `lisp-read-file-mode'."
+entry's position is the start of its form's first line.  A name
+given to several entries of a group is followed by the reader
+conditionals in front of each (a container's included), and when
+that is not enough by its line: \"f #+sbcl\", \"f [line 12]\".  The
+index is of the file as saved; a message warns when the buffer is
+modified.  A buffer without a file gets the index of the function
+that was in use before `lisp-read-file-mode'."
   (if (not (and buffer-file-name (file-exists-p buffer-file-name)))
       (funcall (or (cdr lisp-read-file--saved-imenu-function)
                    #'imenu-default-create-index-function))
-    (let ((results (lisp-read-file--call-pages
-                    buffer-file-name '((collapsed . t))))
-          (groups nil)
-          (flat nil)
-          (current-line 1))
+    (let ((entries (lisp-read-file--imenu-entries
+                    (lisp-read-file--call-pages buffer-file-name '((collapsed . t))))))
       (lisp-read-file--warn-if-modified buffer-file-name)
-      (save-excursion
-        (save-restriction
-          (widen)
-          (goto-char (point-min))
-          (dolist (result results)
-            (pcase-dolist (`(,line . ,rest)
-                           (lisp-read-file--numbered-lines
-                            (alist-get 'content result)))
-              (let* ((parsed (lisp-read-file--parse-signature rest))
-                     (operator (car parsed))
-                     (group (and operator
-                                 (if lisp-read-file-imenu-groups
-                                     (lisp-read-file--imenu-group operator)
-                                   (and (string-prefix-p "def" operator) t)))))
-                (when group
-                  (forward-line (- line current-line))
-                  (setq current-line line)
-                  (let* ((position (save-excursion
-                                     (back-to-indentation)
-                                     (if imenu-use-markers (point-marker) (point))))
-                         (entry (cons (cadr parsed) position)))
-                    (if (stringp group)
-                        (push entry (alist-get group groups nil nil #'equal))
-                      (push entry flat)))))))))
-      (if (not lisp-read-file-imenu-groups)
-          (nreverse flat)
-        (cl-loop for (group . _) in lisp-read-file-imenu-groups
-                 for entries = (alist-get group groups nil nil #'equal)
-                 when entries
-                 collect (cons group (nreverse entries)))))))
+      (lisp-read-file--imenu-index
+       entries (lisp-read-file--source-positions (mapcar #'cl-third entries))))))
+
+(defun lisp-read-file--imenu-index (entries positions)
+  "Return the imenu index of ENTRIES, grouped by `lisp-read-file-imenu-groups'.
+ENTRIES are values of `lisp-read-file--imenu-entries'; POSITIONS is
+a hash table from their lines to their positions.  An entry whose
+line has no position is left out."
+  (if (not lisp-read-file-imenu-groups)
+      (lisp-read-file--imenu-items entries positions)
+    (cl-loop for (group . _) in lisp-read-file-imenu-groups
+             for items = (lisp-read-file--imenu-items
+                          (cl-remove-if-not (lambda (entry) (equal (car entry) group))
+                                            entries)
+                          positions)
+             when items
+             collect (cons group items))))
+
+(defun lisp-read-file--source-positions (lines)
+  "Return a hash table from LINES, ascending, to their positions in this buffer.
+The position of a line is its first non-blank character, a marker
+when `imenu-use-markers' is non-nil."
+  (let ((positions (make-hash-table))
+        (current 1))
+    (save-excursion
+      (save-restriction
+        (widen)
+        (goto-char (point-min))
+        (dolist (line lines)
+          (forward-line (- line current))
+          (setq current line)
+          (puthash line (save-excursion
+                          (back-to-indentation)
+                          (if imenu-use-markers (point-marker) (point)))
+                   positions))))
+    positions))
+
+(defun lisp-read-file--imenu-entries (results)
+  "Return the definitions of the outline RESULTS, in file order.
+Each is (GROUP NAME LINE CONDITIONALS): GROUP as
+`lisp-read-file--imenu-group' gives it (t in a flat index),
+CONDITIONALS the reader conditionals in front of the form and of the
+containers around it, outermost first.  Forms of no group are left out."
+  (let ((entries nil)
+        ;; The conditionals of the last line at each depth of containers.
+        (stack nil))
+    (dolist (result results)
+      (pcase-dolist (`(,line . ,rest) (lisp-read-file--numbered-lines
+                                       (alist-get 'content result)))
+        (let* ((depth (/ (- (length rest) (length (string-trim-left rest))) 2))
+               (parsed (lisp-read-file--parse-signature rest))
+               (outer (cl-subseq stack 0 (min depth (length stack))))
+               (operator (car parsed))
+               (group (and operator
+                           (if lisp-read-file-imenu-groups
+                               (lisp-read-file--imenu-group operator)
+                             (string-prefix-p "def" operator)))))
+          (setq stack (append outer (list (nth 2 parsed))))
+          (when (and group (cadr parsed))
+            (push (list group (cadr parsed) line (apply #'append stack)) entries)))))
+    (nreverse entries)))
+
+(defun lisp-read-file--imenu-items (entries positions)
+  "Return the imenu items (NAME . POSITION) of ENTRIES, one name each.
+ENTRIES are values of `lisp-read-file--imenu-entries' in file order,
+POSITIONS a hash table from their lines to positions; a name shared
+by several is made distinct as `lisp-read-file-imenu-create-index'
+says."
+  (let ((named (lisp-read-file--distinct-names
+                (lisp-read-file--distinct-names
+                 (mapcar (lambda (entry) (cons (nth 1 entry) entry)) entries)
+                 (lambda (name entry)
+                   (if (nth 3 entry)
+                       (mapconcat #'identity (cons name (nth 3 entry)) " ")
+                     name)))
+                (lambda (name entry) (format "%s [line %d]" name (nth 2 entry))))))
+    (delq nil (mapcar (lambda (item)
+                        (let ((position (gethash (nth 2 (cdr item)) positions)))
+                          (and position (cons (car item) position))))
+                      named))))
+
+(defun lisp-read-file--distinct-names (named rename)
+  "Rename the elements of NAMED whose name is shared, with RENAME.
+NAMED is a list of (NAME . ENTRY); RENAME is called with NAME and
+ENTRY and returns the new name.  Return the list with the new names."
+  (let ((counts (make-hash-table :test #'equal)))
+    (dolist (item named)
+      (puthash (car item) (1+ (gethash (car item) counts 0)) counts))
+    (mapcar (lambda (item)
+              (if (> (gethash (car item) counts) 1)
+                  (cons (funcall rename (car item) (cdr item)) (cdr item))
+                item))
+            named)))
 
 ;;;; Project outline
 

@@ -608,62 +608,82 @@ REST is the text after \"NN: \", with its indentation."
 
 (defun lisp-read-file--parse-signature (signature)
   "Parse SIGNATURE, one collapsed-view signature, e.g. \"(defun f (x) ...)\".
-Return (OPERATOR NAME) or nil.  OPERATOR is without package and in
-lower case; NAME is as written, for methods followed by their
-qualifiers and specializers: \"area :around (shape)\"."
+Return (OPERATOR NAME CONDITIONALS) or nil.  OPERATOR is without
+package and in lower case; NAME is as written, for methods followed
+by their qualifiers and specializers: \"area :around (shape)\", and
+nil when the signature ends after the operator (a container's first
+line, \"(progn\").
+CONDITIONALS are the reader conditionals in front of the form, as
+written: (\"#+sbcl\" \"#-(or a b)\")."
   (with-temp-buffer
     (set-syntax-table lisp-mode-syntax-table)
     (insert signature)
     (goto-char (point-min))
-    ;; Reader conditionals in front: #+sbcl, #-(or a b).
-    (while (looking-at "[ \t]*#[-+]")
-      (goto-char (match-end 0))
-      (lisp-read-file--sexp-text (point-max)))
-    (skip-chars-forward " \t")
-    (when (eq (char-after) ?\()
+    (let ((conditionals nil))
+      ;; Reader conditionals in front: #+sbcl, #-(or a b).
+      (while (looking-at "[ \t]*\\(#[-+]\\)")
+        (let ((start (match-beginning 1)))
+          (goto-char (match-end 0))
+          (lisp-read-file--sexp-text (point-max))
+          (push (buffer-substring-no-properties start (point)) conditionals)))
+      (let ((parsed (lisp-read-file--parse-form-head)))
+        (and parsed (append parsed (list (nreverse conditionals))))))))
+
+(defun lisp-read-file--parse-form-head ()
+  "Parse the form at point in a signature: return (OPERATOR NAME) or nil.
+NAME may be nil.
+See `lisp-read-file--parse-signature'."
+  (skip-chars-forward " \t")
+  (when (eq (char-after) ?\()
+    (forward-char 1)
+    (let* ((limit (point-max))
+           (operator (lisp-read-file--sexp-text limit))
+           (name-start (progn (skip-chars-forward " \t\n") (point)))
+           (name (and operator (lisp-read-file--sexp-text limit))))
+      (when operator
+        (setq operator (lisp-read-file--strip-package operator))
+        ;; (defstruct (point (:conc-name p-)) ...) is named point,
+        ;; (defun (setf foo) ...) is named (setf foo).
+        (when (and name (eq (char-after name-start) ?\()
+                   (not (string-match-p "\\`(setf[ \t]" name)))
+          (save-excursion
+            (goto-char (1+ name-start))
+            (setq name (or (lisp-read-file--sexp-text limit) name))))
+        (when (and name (equal operator "defmethod"))
+          (setq name (lisp-read-file--method-key name limit)))
+        (list operator name)))))
+
+(defun lisp-read-file--method-key (name limit)
+  "Return NAME followed by the qualifiers and specializers of the method at point.
+Point is after the name in a defmethod signature; LIMIT its end.
+The key is \"NAME QUALIFIERS (SPECIALIZERS)\", as the tool prints it:
+\"area :around (shape)\"; an unspecialized parameter is t.  Without
+a lambda list, NAME."
+  (let ((qualifiers nil)
+        (specializers nil)
+        item)
+    (while (and (progn (skip-chars-forward " \t\n") (< (point) limit))
+                (not (memq (char-after) '(?\( ?\))))
+                (setq item (lisp-read-file--sexp-text limit)))
+      (unless (string= item "...")
+        (push item qualifiers)))
+    (if (not (eq (char-after) ?\())
+        name
       (forward-char 1)
-      (let* ((limit (point-max))
-             (operator (lisp-read-file--sexp-text limit))
-             (name-start (progn (skip-chars-forward " \t\n") (point)))
-             (name (and operator (lisp-read-file--sexp-text limit))))
-        (when (and operator name)
-          (setq operator (lisp-read-file--strip-package operator))
-          ;; (defstruct (point (:conc-name p-)) ...) is named point,
-          ;; (defun (setf foo) ...) is named (setf foo).
-          (when (and (eq (char-after name-start) ?\()
-                     (not (string-match-p "\\`(setf[ \t]" name)))
+      (while (and (progn (skip-chars-forward " \t\n") (< (point) limit))
+                  (not (eq (char-after) ?&))
+                  (not (eq (char-after) ?\))))
+        (if (eq (char-after) ?\()
             (save-excursion
-              (goto-char (1+ name-start))
-              (setq name (or (lisp-read-file--sexp-text limit) name))))
-          (when (equal operator "defmethod")
-            (let ((qualifiers nil)
-                  (specializers nil)
-                  item)
-              (while (and (progn (skip-chars-forward " \t\n") (< (point) limit))
-                          (not (memq (char-after) '(?\( ?\))))
-                          (setq item (lisp-read-file--sexp-text limit)))
-                (unless (string= item "...")
-                  (push item qualifiers)))
-              (when (eq (char-after) ?\()
-                (forward-char 1)
-                (while (and (progn (skip-chars-forward " \t\n") (< (point) limit))
-                            (not (eq (char-after) ?&))
-                            (not (eq (char-after) ?\))))
-                  (if (eq (char-after) ?\()
-                      (save-excursion
-                        (forward-char 1)
-                        (lisp-read-file--sexp-text limit)
-                        (push (or (lisp-read-file--sexp-text limit) "t")
-                              specializers))
-                    (push "t" specializers))
-                  (unless (lisp-read-file--sexp-text limit)
-                    (goto-char limit)))
-                (setq name (format "%s%s (%s)" name
-                                   (mapconcat (lambda (q) (concat " " q))
-                                              (nreverse qualifiers) "")
-                                   (mapconcat #'identity
-                                              (nreverse specializers) " "))))))
-          (list operator name))))))
+              (forward-char 1)
+              (lisp-read-file--sexp-text limit)
+              (push (or (lisp-read-file--sexp-text limit) "t") specializers))
+          (push "t" specializers))
+        (unless (lisp-read-file--sexp-text limit)
+          (goto-char limit)))
+      (format "%s%s (%s)" name
+              (mapconcat (lambda (q) (concat " " q)) (nreverse qualifiers) "")
+              (mapconcat #'identity (nreverse specializers) " ")))))
 
 (defun lisp-read-file--warn-if-modified (file)
   "Warn if the buffer of FILE is modified; return non-nil then."
@@ -758,6 +778,10 @@ saved on disk, and its line numbers may be off"
   "The `imenu-create-index-function' before `lisp-read-file-mode'.
 The value is (LOCALP . VALUE), LOCALP non-nil if it was buffer-local.")
 
+(defvar-local lisp-read-file--saved-space-replacement nil
+  "The `imenu-space-replacement' before `lisp-read-file-mode', or nil.
+The value is (LOCALP . VALUE), LOCALP non-nil if it was buffer-local.")
+
 ;;;; The other files of the package
 
 ;; The commands and functions of lisp-read-file-outline.el and
@@ -833,8 +857,25 @@ first unless `lisp-read-file-xref-first' is non-nil.
                       (cdr lisp-read-file--saved-imenu-function))
         (kill-local-variable 'imenu-create-index-function)))
     (setq lisp-read-file--saved-imenu-function nil))
+  (lisp-read-file--keep-spaces-in-imenu lisp-read-file-mode)
   ;; Forget the index imenu built with the other function.
   (setq imenu--index-alist nil))
+
+(defun lisp-read-file--keep-spaces-in-imenu (on)
+  "With ON, let `imenu' show names with their spaces; else restore its setting.
+Method names hold spaces, \"area :around (shape)\", which imenu's
+completion would show with `imenu-space-replacement' instead."
+  (cond
+   ((and on (not lisp-read-file--saved-space-replacement))
+    (setq lisp-read-file--saved-space-replacement
+          (cons (local-variable-p 'imenu-space-replacement) imenu-space-replacement))
+    (setq-local imenu-space-replacement nil))
+   ((and (not on) lisp-read-file--saved-space-replacement)
+    (if (car lisp-read-file--saved-space-replacement)
+        (setq-local imenu-space-replacement
+                    (cdr lisp-read-file--saved-space-replacement))
+      (kill-local-variable 'imenu-space-replacement))
+    (setq lisp-read-file--saved-space-replacement nil))))
 
 (provide 'lisp-read-file)
 ;;; lisp-read-file.el ends here

@@ -717,6 +717,40 @@ its standard error says: fake-server: cannot serve today\\'"
       (should (local-variable-p 'imenu-create-index-function))
       (should (eq imenu-create-index-function #'ignore)))))
 
+(ert-deftest lrf-test-imenu-distinct-names ()
+  "Names shared in a group get their conditionals, then their lines; spaces stay."
+  (lrf-test-with-project
+    (let ((file (lrf-test-file "src/twice.lisp")))
+      (with-temp-file file
+        (insert "(defun twice () 1)\n#+sbcl (defun twice () 2)\n#+sbcl (defun twice () 3)\n"
+                "#-ccl (progn\n  #+sbcl (defun nested () 1))\n(defun nested () 2)\n"
+                "(defmacro twice () 4)\n"))
+      (with-current-buffer (find-file-noselect file)
+        (lisp-mode)
+        (should (equal imenu-space-replacement "."))
+        (lisp-read-file-mode 1)
+        (should (null imenu-space-replacement))
+        (should (equal (lrf-test-index-positions (funcall imenu-create-index-function))
+                       `(("Functions"
+                          ("twice" . ,(lrf-test-line-position 1))
+                          ("twice #+sbcl [line 2]" . ,(lrf-test-line-position 2))
+                          ("twice #+sbcl [line 3]" . ,(lrf-test-line-position 3))
+                          ("nested #-ccl #+sbcl" . ,(lrf-test-line-position 5))
+                          ("nested" . ,(lrf-test-line-position 6)))
+                         ;; Another group: its own names.
+                         ("Macros" ("twice" . ,(lrf-test-line-position 7))))))
+        (let ((lisp-read-file-imenu-groups nil))
+          (should (equal (mapcar #'car (lisp-read-file-imenu-create-index))
+                         '("twice [line 1]" "twice #+sbcl [line 2]" "twice #+sbcl [line 3]"
+                           "nested #-ccl #+sbcl" "nested" "twice [line 7]"))))
+        (lisp-read-file-mode -1)
+        (should-not (local-variable-p 'imenu-space-replacement))
+        (setq-local imenu-space-replacement "_")
+        (lisp-read-file-mode 1)
+        (should (null imenu-space-replacement))
+        (lisp-read-file-mode -1)
+        (should (equal imenu-space-replacement "_"))))))
+
 (ert-deftest lrf-test-imenu-pages ()
   "The imenu index follows the pages of a long outline."
   (lrf-test-with-project
@@ -732,23 +766,136 @@ its standard error says: fake-server: cannot serve today\\'"
           (should (= (marker-position (cdr (nth 2499 functions)))
                      (lrf-test-line-position 2500))))))))
 
+;;;; Real files of Debian's Common Lisp sources
+
+(defconst lrf-test-debian-source "/usr/share/common-lisp/source/"
+  "Where Debian installs the sources of its Common Lisp libraries.")
+
+(defun lrf-test-in-ci ()
+  "Return non-nil when CI is set to anything but empty, 0 or false."
+  (let ((ci (getenv "CI")))
+    (and ci (not (member ci '("" "0" "false"))))))
+
+(defun lrf-test-require-directory (directory how)
+  "Skip the running test when DIRECTORY is missing; HOW says how to install it.
+Under CI a missing directory is a failure, not a skip."
+  (unless (file-directory-p directory)
+    (let ((message (format "%s is missing: %s (or run bash .ci/run)" directory how)))
+      (if (lrf-test-in-ci)
+          (error "%s; CI is set, so this is a failure, not a skip" message)
+        (ert-skip message)))))
+
+(defmacro lrf-test-with-cl-ppcre (&rest body)
+  "Run BODY with `lrf-test-project' the read-only cl-ppcre sources of Debian.
+The companion processes are stopped and the buffers visiting the
+sources killed afterwards."
+  (declare (indent 0) (debug t))
+  `(let ((lrf-test-project (expand-file-name "cl-ppcre/" lrf-test-debian-source))
+         (lisp-read-file-executable lrf-test-program)
+         (lisp-read-file-arguments nil)
+         (lisp-read-file-root-function #'lisp-read-file-default-root)
+         (lisp-read-file-timeout 10))
+     (lrf-test-require-directory lrf-test-project "apt-get install cl-ppcre")
+     (clrhash lisp-read-file--names-cache)
+     (unwind-protect
+         (progn ,@body)
+       (lisp-read-file-shutdown)
+       (dolist (buffer (buffer-list))
+         (let ((file (buffer-local-value 'buffer-file-name buffer)))
+           (when (or (and file (string-prefix-p lrf-test-project (file-truename file)))
+                     (string-prefix-p "*lisp-read-file" (buffer-name buffer))
+                     (equal (buffer-name buffer) "*xref*"))
+             (kill-buffer buffer)))))))
+
+(defun lrf-test-imenu-choose (path)
+  "Choose PATH, a list of names, through `imenu' as typed at its prompts.
+Return the collections offered at each prompt, as lists of names.
+`completing-read' answers the names of PATH in turn, each checked to
+be among the names offered, as a user can only type those."
+  (let ((offered nil)
+        (answers path)
+        ;; Called from the keyboard (a list would mean the mouse, and a menu).
+        (last-nonmenu-event ?\r))
+    (cl-letf (((symbol-function 'completing-read)
+               (lambda (_prompt collection &rest _)
+                 (let ((names (mapcar #'car collection))
+                       (answer (pop answers)))
+                   (push names offered)
+                   (should (member answer names))
+                   answer))))
+      (imenu (imenu-choose-buffer-index)))
+    (should (null answers))
+    (nreverse offered)))
+
+(ert-deftest lrf-test-imenu-methods-cl-ppcre ()
+  "On cl-ppcre's api.lisp imenu offers methods as NAME QUALIFIERS (SPECIALIZERS).
+Two methods that differ only by a reader conditional (create-scanner
+at lines 86 and 198) are two entries, each reached by its name; so
+are two definitions of one name in a group (regex-apropos-aux)."
+  (lrf-test-with-cl-ppcre
+    (with-current-buffer (find-file-noselect (expand-file-name "api.lisp" lrf-test-project))
+      (lisp-mode)
+      (lisp-read-file-mode 1)
+      (setq imenu--index-alist nil)
+      (let* ((offered (lrf-test-imenu-choose '("Methods" "scan (string t)")))
+             (methods (cadr offered)))
+        (should (equal (car offered)
+                       '("*Rescan*" "Variables" "Functions" "Methods" "Macros")))
+        (should (= (line-number-at-pos) 224))
+        ;; Every name of a group is offered once, as imenu shows it.
+        (dolist (names offered)
+          (should (equal names (delete-dups (copy-sequence names)))))
+        (should (member "create-scanner (string)" methods))
+        (should-not (cl-some (lambda (name) (string-match-p "\\." name)) methods))
+        (dolist (case '(("create-scanner (t) #-:use-acl-regexp2-engine" . 86)
+                        ("create-scanner (t) #+:use-acl-regexp2-engine" . 198)
+                        ("scan (t t) #-:use-acl-regexp2-engine" . 246)
+                        ("scan (t t) #+:use-acl-regexp2-engine" . 258)))
+          (should (member (car case) methods))
+          (lrf-test-imenu-choose (list "Methods" (car case)))
+          (should (= (line-number-at-pos) (cdr case)))
+          (should (looking-at "#[-+]:use-acl-regexp2-engine[ \n]+(defmethod "))))
+      ;; A child inherits its container's conditional: build-replacement-template
+      ;; at 803 is under #+:cormanlisp (let* ...), the generic function at 736 has none.
+      (let ((functions (cadr (lrf-test-imenu-choose '("Functions" "regex-replace")))))
+        (should (member "build-replacement-template" functions))
+        (should (member "build-replacement-template #+:cormanlisp" functions))
+        (lrf-test-imenu-choose '("Functions" "build-replacement-template #+:cormanlisp"))
+        (should (= (line-number-at-pos) 803))
+        (should (looking-at "(defun build-replacement-template ")))
+      (let ((macros (cadr (lrf-test-imenu-choose '("Macros" "split")))))
+        (should (member "regex-apropos-aux #-:cormanlisp" macros))
+        (should (member "regex-apropos-aux #+:cormanlisp" macros))
+        (lrf-test-imenu-choose '("Macros" "regex-apropos-aux #+:cormanlisp"))
+        (should (= (line-number-at-pos) 1144)))
+      (lisp-read-file-mode -1))))
+
 (ert-deftest lrf-test-signature-parsing ()
-  "Signatures of the collapsed view give operators and names."
-  (should (equal (lisp-read-file--parse-signature "(defun foo (x) ...)") '("defun" "foo")))
+  "Signatures of the collapsed view give operators, names and conditionals."
+  (should (equal (lisp-read-file--parse-signature "(defun foo (x) ...)")
+                 '("defun" "foo" nil)))
   (should (equal (lisp-read-file--parse-signature "#+(or sbcl ccl) (CL:DEFUN Foo ...)")
-                 '("defun" "Foo")))
+                 '("defun" "Foo" ("#+(or sbcl ccl)"))))
+  (should (equal (lisp-read-file--parse-signature "#+sbcl #-(and) (defvar *x* ...)")
+                 '("defvar" "*x*" ("#+sbcl" "#-(and)"))))
   (should (equal (lisp-read-file--parse-signature "(defun (setf foo) (v x) ...)")
-                 '("defun" "(setf foo)")))
+                 '("defun" "(setf foo)" nil)))
   (should (equal (lisp-read-file--parse-signature "(defstruct (point (:conc-name p-)) x y ...)")
-                 '("defstruct" "point")))
+                 '("defstruct" "point" nil)))
   (should (equal (lisp-read-file--parse-signature
                   "(defmethod resize :before ((s shape) n &optional (k 1)) ...)")
-                 '("defmethod" "resize :before (shape t)")))
+                 '("defmethod" "resize :before (shape t)" nil)))
   (should (equal (lisp-read-file--parse-signature
                   "(defmethod foo ((x (eql :a)) (y integer)) ...)")
-                 '("defmethod" "foo ((eql :a) integer)")))
-  (should (equal (lisp-read-file--parse-signature "(in-package #:demo)") '("in-package" "#:demo")))
-  (should (null (lisp-read-file--parse-signature ";; a comment"))))
+                 '("defmethod" "foo ((eql :a) integer)" nil)))
+  (should (equal (lisp-read-file--parse-signature "(defmethod foo ...)")
+                 '("defmethod" "foo" nil)))
+  (should (equal (lisp-read-file--parse-signature "(in-package #:demo)")
+                 '("in-package" "#:demo" nil)))
+  (should (equal (lisp-read-file--parse-signature "#-ccl (progn")
+                 '("progn" nil ("#-ccl"))))
+  (should (null (lisp-read-file--parse-signature ";; a comment")))
+  (should (null (lisp-read-file--parse-signature "#+sbcl"))))
 
 (ert-deftest lrf-test-minor-mode-keys ()
   "The minor mode binds the commands under its prefix key."

@@ -180,6 +180,7 @@ after it visit lines of that file."
                               :type 'lisp-read-file-line
                               'face 'lisp-read-file-file-header
                               'help-echo "mouse-2, RET: visit this file"
+                              'lisp-read-file-header t
                               'lisp-read-file-file file
                               'lisp-read-file-line 1))
            ((looking-at "\\[.*\\]$\\|--$")
@@ -223,6 +224,7 @@ after it visit lines of that file."
                                                  special-mode-map))
     (define-key map "n" #'lisp-read-file-next-line)
     (define-key map "p" #'lisp-read-file-previous-line)
+    (define-key map (kbd "C-c C-o") lisp-read-file-command-map)
     map)
   "Keymap of `lisp-read-file-outline-mode'.")
 
@@ -230,12 +232,18 @@ after it visit lines of that file."
   "Major mode of the outline buffers of lisp-read-file.
 Each numbered line is a button that visits that line of the file.
 \\[xref-find-definitions] and \\[xref-find-references] on a name use the
-lisp-read-file xref backend, as in `lisp-read-file-mode'.
+lisp-read-file xref backend, as in `lisp-read-file-mode'.  The
+commands of `lisp-read-file-command-map', under the same prefix key
+as in that mode, work on the file shown (in a project outline, the
+file of the section at point), and `imenu' jumps to the lines of this
+buffer.
 
 \\{lisp-read-file-outline-mode-map}"
   (setq-local revert-buffer-function #'lisp-read-file--revert)
   (setq-local header-line-format '(:eval (lisp-read-file--header-line)))
   (setq-local truncate-lines t)
+  (setq-local imenu-create-index-function #'lisp-read-file--outline-imenu-index)
+  (setq-local imenu-space-replacement nil)
   (add-hook 'xref-backend-functions #'lisp-read-file-xref-backend 0 t)
   (set-syntax-table lisp-mode-syntax-table))
 
@@ -304,6 +312,23 @@ Return the buffer."
     (when target
       (goto-char target))))
 
+(defun lisp-read-file--section-file ()
+  "Return the file of the project outline's section at point, or nil."
+  (save-excursion
+    (end-of-line)
+    (and (re-search-backward (concat "^" lisp-read-file--file-header-regexp) nil t)
+         (get-text-property (point) 'lisp-read-file-file))))
+
+(defun lisp-read-file--source-line ()
+  "Return the line of the file that point is on, or nil.
+In a buffer visiting a file its line; in an outline buffer the line
+of the numbered line at point."
+  (cond (lisp-read-file--result
+         (let ((button (button-at (line-beginning-position))))
+           (and button (not (button-get button 'lisp-read-file-header))
+                (button-get button 'lisp-read-file-line))))
+        (buffer-file-name (line-number-at-pos))))
+
 (defun lisp-read-file--buffer-name (kind file)
   "Return the name of the outline buffer of KIND for FILE."
   (let ((file (lisp-read-file--true-file file)))
@@ -311,8 +336,11 @@ Return the buffer."
             (file-relative-name file (lisp-read-file--root file)))))
 
 (defun lisp-read-file--current-file ()
-  "Return the file of the current buffer, or signal a `user-error'."
-  (let ((file (or lisp-read-file--file buffer-file-name)))
+  "Return the file of the current buffer, or signal a `user-error'.
+In a project outline, that is the file of the section at point."
+  (let ((file (or lisp-read-file--file
+                  (and lisp-read-file--project (lisp-read-file--section-file))
+                  buffer-file-name)))
     (unless file
       (user-error "Buffer %s is not visiting a file" (buffer-name)))
     (unless (file-exists-p file)
@@ -336,11 +364,10 @@ FILE gets its project map (`lisp-read-file-project-outline')."
 
 (defun lisp-read-file--outline-file (file)
   "Show the collapsed view of FILE, by default the file of this buffer."
-  (let* ((file (or file (lisp-read-file--current-file)))
-         (line (and buffer-file-name
-                    (not lisp-read-file--file)
-                    (file-equal-p buffer-file-name file)
-                    (line-number-at-pos)))
+  (let* ((current (ignore-errors (lisp-read-file--current-file)))
+         (file (or file current (lisp-read-file--current-file)))
+         (line (and current (file-equal-p current file)
+                    (lisp-read-file--source-line)))
          (buffer (lisp-read-file--show
                   file lisp-read-file--view-arguments
                   (lisp-read-file--buffer-name "outline" file))))
@@ -471,6 +498,51 @@ line has no position is left out."
                           positions)
              when items
              collect (cons group items))))
+
+(defun lisp-read-file--outline-imenu-index ()
+  "Return the `imenu' index of an outline buffer, at its own lines.
+The definitions of the file shown, grouped as in a Lisp buffer, each
+at its numbered line here; in a project outline a submenu per file."
+  (if lisp-read-file--project
+      (lisp-read-file--project-imenu-index)
+    (lisp-read-file--imenu-index
+     (lisp-read-file--imenu-entries
+      (lisp-read-file--call-pages lisp-read-file--file '((collapsed . t))))
+     (lisp-read-file--button-positions (point-min) (point-max)))))
+
+(defun lisp-read-file--project-imenu-index ()
+  "Return the `imenu' index of a project outline: a submenu per file."
+  (let ((header (concat "^" lisp-read-file--file-header-regexp))
+        (index nil))
+    (save-excursion
+      (goto-char (point-min))
+      (while (re-search-forward header nil t)
+        (let* ((file (match-string-no-properties 1))
+               (start (line-beginning-position 2))
+               (end (save-excursion
+                      (if (re-search-forward header nil t) (line-beginning-position)
+                        (point-max))))
+               (items (lisp-read-file--imenu-index
+                       (lisp-read-file--imenu-entries
+                        (list (list (cons 'content (buffer-substring-no-properties
+                                                    start end)))))
+                       (lisp-read-file--button-positions start end))))
+          (when items
+            (push (cons file items) index)))))
+    (nreverse index)))
+
+(defun lisp-read-file--button-positions (start end)
+  "Return a hash table from file lines to the numbered lines between START and END.
+Each line of the file maps to the start of the first numbered line
+that visits it."
+  (let ((positions (make-hash-table))
+        (button (next-button start t)))
+    (while (and button (< (button-start button) end))
+      (unless (or (button-get button 'lisp-read-file-header)
+                  (gethash (button-get button 'lisp-read-file-line) positions))
+        (puthash (button-get button 'lisp-read-file-line) (button-start button) positions))
+      (setq button (next-button (button-start button))))
+    positions))
 
 (defun lisp-read-file--source-positions (lines)
   "Return a hash table from LINES, ascending, to their positions in this buffer.
@@ -618,9 +690,9 @@ both are read, several separated by commas."
          (arguments (append (and kinds `((kinds . ,(vconcat kinds))))
                             (and features `((features . ,(vconcat features))))))
          (project `((root . ,root) (path . ,relative) (arguments . ,arguments)))
-         (source (and buffer-file-name
-                      (cons (lisp-read-file--true-file buffer-file-name)
-                            (line-number-at-pos))))
+         (source (let ((file (ignore-errors (lisp-read-file--current-file)))
+                       (line (lisp-read-file--source-line)))
+                   (and file line (cons (lisp-read-file--true-file file) line))))
          (buffer (get-buffer-create
                   (format "*lisp-read-file project: %s*"
                           (if (equal relative ".")

@@ -702,6 +702,14 @@ its standard error says: fake-server: cannot serve today\\'"
         (should item)
         (imenu item)
         (should (looking-at "(defmacro with-shape ")))
+      ;; Typed at imenu's prompts (SPC completes a word in Emacs 28, and adds the space).
+      (switch-to-buffer (current-buffer))
+      (let ((last-nonmenu-event ?\r))
+        (execute-kbd-macro (kbd "C-c C-o i Methods RET area SPC :around SPC (shape) RET"))
+        (should (= (line-number-at-pos) 22))
+        (goto-char (point-min))
+        (execute-kbd-macro (kbd "C-c C-o i Methods RET area SPC (shape) RET"))
+        (should (= (line-number-at-pos) 19)))
       ;; A flat index.
       (let ((lisp-read-file-imenu-groups nil))
         (should (equal (mapcar #'car (lisp-read-file-imenu-create-index))
@@ -973,6 +981,58 @@ are two definitions of one name in a group (regex-apropos-aux)."
                 (list (file-relative-name buffer-file-name lrf-test-project)
                       (line-number-at-pos (marker-position marker))))))
           xrefs))
+
+(defun lrf-test-type (keys)
+  "Type KEYS, a `kbd' string, in the selected window as the keyboard would."
+  (let ((last-nonmenu-event ?\r))
+    (execute-kbd-macro (kbd keys))))
+
+(ert-deftest lrf-test-outline-buffer-keys ()
+  "C-c C-o and its commands work in the outline buffers, on the file they show.
+In a project outline, on the file of the section at point; imenu
+there jumps to the lines of the outline buffer itself."
+  (lrf-test-with-shapes
+    (lrf-test-require-project-map)
+    (with-current-buffer (lrf-test-visit "src/square.lisp" 12)
+      (let ((outline (lisp-read-file-outline)))
+        (with-current-buffer outline
+          (dolist (case '(("C-c C-o o" . lisp-read-file-outline)
+                          ("C-c C-o C-o" . lisp-read-file-outline)
+                          ("C-c C-o e" . lisp-read-file-expand)
+                          ("C-c C-o C-e" . lisp-read-file-expand)
+                          ("C-c C-o f" . lisp-read-file-find-file-outline)
+                          ("C-c C-o i" . imenu)
+                          ("C-c C-o p" . lisp-read-file-project-outline)))
+            (should (eq (key-binding (kbd (car case))) (cdr case))))
+          ;; imenu: the forms of the file, at their lines in this buffer.
+          (should (looking-at "11: (defmethod area :around"))
+          (lrf-test-type "C-c C-o i Functions RET total-area RET")
+          (should (eq (current-buffer) outline))
+          (should (looking-at "15: (defun total-area (shapes) ...)"))
+          (lrf-test-type "C-c C-o i Methods RET area SPC (square) RET")
+          (should (looking-at " 8: (defmethod area ((s square)) ...)"))
+          ;; Expanding from the outline: the outline's file, by default the name at point.
+          (lrf-test-type "C-c C-o e ^total-area$ RET")
+          (should (equal (buffer-name) "*lisp-read-file expand: src/square.lisp*"))
+          (should (looking-at "15: (defun total-area (shapes)$"))
+          ;; Back to the outline from the expansion, point on the same form.
+          (lrf-test-type "C-c C-o o")
+          (should (eq (current-buffer) outline))
+          (should (looking-at "15: "))
+          ;; The project outline from the outline, point on the same form.
+          (lrf-test-type "C-c C-o p")
+          (should (equal (alist-get 'path lisp-read-file--project) "."))
+          (should (looking-at "15: (defun total-area"))
+          (let ((project (current-buffer)))
+            ;; imenu there: a submenu per file.
+            (lrf-test-type "C-c C-o i src/circle.lisp RET Functions RET square-of RET")
+            (should (eq (current-buffer) project))
+            (should (looking-at " 8: (defun square-of (x) ...)"))
+            ;; C-c C-o o on a line of circle.lisp: that file's outline, at that form.
+            (lrf-test-type "C-c C-o o")
+            (should (equal (buffer-name) "*lisp-read-file outline: src/circle.lisp*"))
+            (should (looking-at " 8: (defun square-of"))
+            (should (equal (lrf-test-button-lines) '(3 5 8 12)))))))))
 
 (ert-deftest lrf-test-xref-identifier-at-point ()
   "The identifier at point is the symbol as written, without quote prefixes."

@@ -133,14 +133,29 @@ constructor) names its kind and the form that makes it."
           (signature)
           (t (format "(%s %s ...)" kind name)))))
 
+(defun lisp-read-file--package-group (item group)
+  "Return GROUP, an xref group name, with the package of ITEM in front.
+ITEM is a lisp-find definition or reference: \"[package shapes] GROUP\",
+\"[package ppcre?] GROUP\" when the package is unresolved (defined
+outside the project, or one it uses is: the symbol may be of that
+package), GROUP alone when ITEM has no package."
+  (let ((package (alist-get 'package item)))
+    (if (stringp package)
+        (format "[package %s%s] %s" package
+                (if (alist-get 'package_unresolved item) "?" "")
+                group)
+      group)))
+
 (defun lisp-read-file--definition-xrefs (root definitions)
-  "Return the xrefs of DEFINITIONS, lisp-find items relative to ROOT."
+  "Return the xrefs of DEFINITIONS, lisp-find items relative to ROOT.
+They are grouped by package and file."
   (mapcar (lambda (definition)
-            (xref-make (lisp-read-file--definition-summary definition)
-                       (xref-make-file-location
-                        (lisp-read-file--expand (alist-get 'file definition) root)
-                        (alist-get 'line definition)
-                        (or (alist-get 'column definition) 0))))
+            (let ((file (lisp-read-file--expand (alist-get 'file definition) root)))
+              (xref-make (lisp-read-file--definition-summary definition)
+                         (lisp-read-file--xref-location-create
+                          :file file :line (alist-get 'line definition)
+                          :column (or (alist-get 'column definition) 0)
+                          :group (lisp-read-file--package-group definition file)))))
           definitions))
 
 (cl-defmethod xref-backend-definitions
@@ -171,9 +186,11 @@ groups them: \"FILE: LINE (signature)\"."
          (xrefs nil))
     (dolist (reference references)
       (let* ((file (alist-get 'file reference))
-             (group (format "%s: %s %s" file (alist-get 'line reference)
-                            (or (alist-get 'signature reference)
-                                (alist-get 'name reference) ""))))
+             (group (lisp-read-file--package-group
+                     reference
+                     (format "%s: %s %s" file (alist-get 'line reference)
+                             (or (alist-get 'signature reference)
+                                 (alist-get 'name reference) "")))))
         (dolist (use (alist-get 'uses reference))
           (let* ((text (or (alist-get 'text use) ""))
                  (column (or (alist-get 'column use) 0))
@@ -293,6 +310,18 @@ One per call, grouped by the definition that makes it:
                 xrefs))))
     (nreverse xrefs)))
 
+(defun lisp-read-file--callee-summary (name definition)
+  "Return the xref summary of DEFINITION, a definition of the callee NAME.
+\"KIND NAME in FILE\": the file is said because the group is the
+caller's, and its line number alone would read as a line of the
+caller's file.  NAME comes first when the definition's name differs,
+as a call written pkg:foo does."
+  (let ((defined (alist-get 'name definition)))
+    (format "%s%s %s in %s"
+            (if (string= (downcase name) (downcase (or defined ""))) ""
+              (concat name ": "))
+            (alist-get 'kind definition) defined (alist-get 'file definition))))
+
 (defun lisp-read-file--callees-xrefs (root name)
   "Return (XREFS OUTSIDE): what the definitions NAME call in project ROOT.
 XREFS are the definitions of the project that they call, grouped by
@@ -307,8 +336,7 @@ does not define."
         (dolist (callee (alist-get 'callees entry))
           (dolist (definition (alist-get 'definitions callee))
             (push (xref-make
-                   (format "%s: %s %s" (alist-get 'name callee)
-                           (alist-get 'kind definition) (alist-get 'name definition))
+                   (lisp-read-file--callee-summary (alist-get 'name callee) definition)
                    (lisp-read-file--xref-location-create
                     :file (lisp-read-file--expand (alist-get 'file definition) root)
                     :line (alist-get 'line definition) :column 0 :group group))

@@ -1147,8 +1147,11 @@ there jumps to the lines of the outline buffer itself."
         (should (= (length places) 4))
         (should (null (cadr found))))
       (let ((found (lisp-read-file--callees-xrefs lrf-test-project "describe-shape")))
-        (should (cl-every (lambda (x) (string-prefix-p "area: " (xref-item-summary x)))
-                          (car found))))
+        (should (equal (sort (mapcar #'xref-item-summary (car found)) #'string<)
+                       '("defgeneric area in src/generics.lisp"
+                         "defmethod area in src/circle.lisp"
+                         "defmethod area in src/square.lisp"
+                         "defmethod area in src/square.lisp"))))
       (lisp-read-file-callees "total-area")
       (with-current-buffer "*xref*"
         (should (string-match-p "src/square.lisp: 15 (defun total-area (shapes) ...) calls"
@@ -1163,6 +1166,129 @@ there jumps to the lines of the outline buffer itself."
         (should (equal (lrf-test-xref-places xrefs) '(("src/circle.lisp" 6))))
         (should (string-prefix-p "reader radius, made by (defclass circle"
                                  (xref-item-summary (car xrefs))))))))
+
+(defconst lrf-test-point-lisp
+  ";;;; point.lisp: a structure and a class whose names no form spells.
+
+\(in-package #:shapes)
+
+\(defstruct (point (:constructor make-pt (x y))
+                  (:conc-name pt-))
+  x
+  (y 0))
+
+\(defclass labelled ()
+  ((label :initarg :label
+          :accessor label-of)))
+
+\(defun point-label (p l)
+  (setf (label-of l) (pt-x p))
+  (list (make-pt 1 2) (copy-point p) (pt-y p)))
+"
+  "The file src/point.lisp that the tests of derived definitions add.")
+
+(defun lrf-test-jump (name)
+  "Type M-. with point on the first NAME after point; return (FILE LINE).
+FILE is relative to the project; point is left where M-. went."
+  (search-forward name)
+  (backward-char 1)
+  (switch-to-buffer (current-buffer))
+  (let ((this-command 'xref-find-definitions))
+    (call-interactively #'xref-find-definitions))
+  (list (file-relative-name buffer-file-name lrf-test-project) (line-number-at-pos)))
+
+(ert-deftest lrf-test-xref-derived-and-packages ()
+  "M-. on a constructor, struct or slot accessor lands on the option or slot that
+makes it; who-calls and callees see them; xref groups name the package."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-temp-file (lrf-test-file "src/point.lisp")
+      (insert lrf-test-point-lisp))
+    (with-current-buffer (lrf-test-visit "src/point.lisp" 14)
+      (should (equal (lrf-test-jump "make-pt") '("src/point.lisp" 5)))
+      (should (looking-at "(:constructor make-pt (x y))"))
+      (with-current-buffer (lrf-test-visit "src/point.lisp" 15)
+        (should (equal (lrf-test-jump "(pt-x") '("src/point.lisp" 7)))
+        (should (looking-at "x$")))
+      (with-current-buffer (lrf-test-visit "src/point.lisp" 15)
+        (should (equal (lrf-test-jump "label-of") '("src/point.lisp" 11)))
+        (should (looking-at "(label :initarg")))
+      (with-current-buffer (lrf-test-visit "src/point.lisp" 16)
+        (should (equal (lrf-test-jump "copy-point") '("src/point.lisp" 5))))
+      (let ((xrefs (xref-backend-definitions (xref-find-backend) "pt-y")))
+        (should (equal (xref-item-summary (car xrefs))
+                       "accessor pt-y, made by (defstruct (point (:constructor make-pt (x y)) \
+\(:conc-name pt-)) x y)"))
+        (should (equal (xref-location-group (xref-item-location (car xrefs)))
+                       (concat "[package shapes] " (lrf-test-file "src/point.lisp")))))
+      ;; Several definitions: the *xref* buffer groups them by package and file.
+      (xref-find-definitions "area")
+      (with-current-buffer "*xref*"
+        (should (string-match-p
+                 (concat "^" (regexp-quote (concat "[package shapes] "
+                                                   (lrf-test-file "src/generics.lisp")))
+                         "\n *5: (defgeneric area (shape)")
+                 (buffer-substring-no-properties (point-min) (point-max)))))
+      ;; The uses: their groups name the package too.
+      (let ((xrefs (xref-backend-references (xref-find-backend) "pt-x")))
+        (should (equal (lrf-test-xref-places xrefs) '(("src/point.lisp" 15))))
+        (should (string-prefix-p "[package shapes] src/point.lisp: 14 (defun point-label (p l)"
+                                 (xref-location-group (xref-item-location (car xrefs))))))
+      ;; Callers of an accessor, and the derived definitions a function calls.
+      (should (equal (lrf-test-xref-places
+                      (lisp-read-file--who-calls-xrefs lrf-test-project "pt-x"))
+                     '(("src/point.lisp" 15))))
+      (let ((callees (car (lisp-read-file--callees-xrefs lrf-test-project "point-label"))))
+        (should (equal (mapcar #'xref-item-summary callees)
+                       '("setf-accessor (setf label-of) in src/point.lisp"
+                         "accessor pt-x in src/point.lisp"
+                         "constructor make-pt in src/point.lisp"
+                         "copier copy-point in src/point.lisp"
+                         "accessor pt-y in src/point.lisp")))
+        (should (equal (lrf-test-xref-places callees)
+                       '(("src/point.lisp" 11) ("src/point.lisp" 7) ("src/point.lisp" 5)
+                         ("src/point.lisp" 5) ("src/point.lisp" 8))))))))
+
+(ert-deftest lrf-test-xref-cl-ppcre ()
+  "M-., who-calls and callees on Debian's cl-ppcre, a project no Lisp has loaded."
+  (lrf-test-with-cl-ppcre
+    (with-current-buffer (find-file-noselect (expand-file-name "lexer.lisp" lrf-test-project))
+      (lisp-mode)
+      (lisp-read-file-mode 1)
+      (goto-char (point-min))
+      (forward-line 70)                   ; (make-lexer-internal :str ...
+      ;; The structure's constructor: the :constructor option of (defstruct (lexer ...)).
+      (should (equal (lrf-test-jump "make-lexer-internal") '("lexer.lisp" 60)))
+      (should (looking-at "(:constructor make-lexer-internal)"))
+      (xref-pop-marker-stack)
+      ;; A structure accessor: its slot.
+      (goto-char (point-min))
+      (forward-line 78)
+      (should (equal (lrf-test-jump "lexer-pos") '("lexer.lisp" 66)))
+      (should (looking-at "(pos 0 :type fixnum)"))
+      ;; A class slot's accessor, in another file.
+      (let ((xrefs (xref-backend-definitions (xref-find-backend) "offset")))
+        (should (equal (mapcar (lambda (x) (xref-location-line (xref-item-location x))) xrefs)
+                       '(176)))
+        (should (string-prefix-p "accessor offset, made by (defclass str (regex)"
+                                 (xref-item-summary (car xrefs))))
+        ;; cl-ppcre uses :future-common-lisp under #+:genera, a package no file
+        ;; defines, so its unexported symbols may be that package's: marked ?.
+        (should (equal (xref-location-group (xref-item-location (car xrefs)))
+                       (concat "[package cl-ppcre?] "
+                               (expand-file-name "regex-class.lisp" lrf-test-project)))))
+      (let ((xrefs (lisp-read-file--who-calls-xrefs lrf-test-project "create-scanner-aux")))
+        (should (equal (mapcar (lambda (x) (xref-location-line (xref-item-location x))) xrefs)
+                       '(158)))
+        (should (string-prefix-p "api.lisp: 86 #-:use-acl-regexp2-engine (defmethod create-scanner"
+                                 (xref-location-group (xref-item-location (car xrefs))))))
+      (let ((callees (car (lisp-read-file--callees-xrefs lrf-test-project "make-lexer"))))
+        (should (equal (mapcar #'xref-item-summary callees)
+                       '("constructor make-lexer-internal in lexer.lisp"
+                         "defmacro maybe-coerce-to-simple-string in util.lisp")))
+        (should (equal (mapcar (lambda (x) (xref-location-line (xref-item-location x)))
+                               callees)
+                       '(60 136)))))))
 
 (ert-deftest lrf-test-xref-definitions-several ()
   "M-. on a generic function lists it and its methods, with signatures."
@@ -1231,13 +1357,15 @@ there jumps to the lines of the outline buffer itself."
         (let ((use (cl-find '("src/generics.lisp" 16) xrefs
                             :key (lambda (x) (car (lrf-test-xref-places (list x))))
                             :test #'equal)))
-          (should (string-prefix-p "src/generics.lisp: 14 (defun describe-shape (shape)"
-                                   (xref-location-group (xref-item-location use))))))
+          (should (string-prefix-p
+                   "[package shapes] src/generics.lisp: 14 (defun describe-shape (shape)"
+                   (xref-location-group (xref-item-location use))))))
       ;; M-? itself shows them in the *xref* buffer, by group.
       (xref-find-references "area")
       (with-current-buffer "*xref*"
         (let ((text (buffer-substring-no-properties (point-min) (point-max))))
-          (should (string-match-p "^src/square.lisp: 15 (defun total-area (shapes)" text))
+          (should (string-match-p
+                   "^\\[package shapes\\] src/square.lisp: 15 (defun total-area (shapes)" text))
           (should (string-match-p "^ *16: +(reduce #'\\+ shapes :key #'area))" text))
           (should-not (string-match-p "no use" text))))
       ;; A modified buffer is noted.

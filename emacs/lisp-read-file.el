@@ -28,7 +28,8 @@
 ;; The project root of a file is given by
 ;; `lisp-read-file-root-function'; by default the root of the
 ;; `project-current' project (project.el), else the nearest directory
-;; above the file holding ".git", else the file's own directory.
+;; above the file holding ".git", else the nearest one holding an .asd
+;; file, else the file's own directory.
 ;;
 ;; Commands:
 ;;
@@ -474,9 +475,16 @@ the process was stopped and will be restarted" method lisp-read-file-timeout))))
 (defun lisp-read-file-default-root (file)
   "Return the root directory for FILE.
 That is the root of its `project-current' project, else the nearest
-directory above FILE holding \".git\", else the directory of FILE."
+directory above FILE holding \".git\", else the nearest one holding
+an ASDF system definition (a file ending in \".asd\", as the
+libraries Debian installs without .git do), else the directory of
+FILE."
   (or (lisp-read-file--project-directory file)
       (locate-dominating-file file ".git")
+      (locate-dominating-file
+       file (lambda (directory)
+              (and (file-directory-p directory)
+                   (directory-files directory nil "\\.asd\\'" t))))
       (file-name-directory file)))
 
 (defun lisp-read-file--root (file)

@@ -1290,6 +1290,40 @@ makes it; who-calls and callees see them; xref groups name the package."
                                callees)
                        '(60 136)))))))
 
+(ert-deftest lrf-test-default-root ()
+  "The root: a VC root or .git, else the nearest directory holding an .asd file.
+Debian installs libraries without .git: a file in a system's
+sub-directory, cl-ppcre/test/tests.lisp, has the system's directory
+as its root, so M-. there finds the library's definitions."
+  (let ((top (file-name-as-directory (file-truename (make-temp-file "lrf-root-" t)))))
+    (unwind-protect
+        (cl-flet ((touch (name)
+                    (let ((file (expand-file-name name top)))
+                      (make-directory (file-name-directory file) t)
+                      (write-region "" nil file)
+                      file)))
+          (let ((deep (touch "sys/src/deep/b.lisp"))
+                (bare (touch "bare/c.lisp")))
+            (touch "sys/sys.asd")
+            (touch "sys/src/a.lisp")
+            (should (equal (lisp-read-file-default-root deep)
+                           (expand-file-name "sys/" top)))
+            (should (equal (lisp-read-file-default-root bare)
+                           (expand-file-name "bare/" top)))
+            ;; .git above the .asd wins: the repository is the project.
+            (make-directory (expand-file-name ".git" top))
+            (should (equal (file-name-as-directory (lisp-read-file-default-root deep)) top))))
+      (delete-directory top t)))
+  (lrf-test-with-cl-ppcre
+    (let ((tests (expand-file-name "test/tests.lisp" lrf-test-project)))
+      (should (equal (lisp-read-file-default-root tests) lrf-test-project))
+      (with-current-buffer (find-file-noselect tests)
+        (lisp-mode)
+        (lisp-read-file-mode 1)
+        (should (equal (lrf-test-xref-places
+                        (xref-backend-definitions (xref-find-backend) "scan-to-strings"))
+                       '(("api.lisp" 294) ("api.lisp" 319))))))))
+
 (ert-deftest lrf-test-xref-definitions-several ()
   "M-. on a generic function lists it and its methods, with signatures."
   (lrf-test-with-shapes

@@ -259,17 +259,18 @@ buffer.
 
 (defun lisp-read-file--render (result arguments)
   "Fill the current outline buffer with RESULT, got with ARGUMENTS."
-  (let ((inhibit-read-only t)
-        (file (alist-get 'file result)))
-    (erase-buffer)
-    (lisp-read-file-outline-mode)
-    (setq lisp-read-file--file file
-          lisp-read-file--arguments arguments
-          lisp-read-file--result result
-          default-directory (file-name-directory file))
-    (lisp-read-file--insert-view (alist-get 'content result) file
-                                 (alist-get 'mode result))
-    (goto-char (point-min))))
+  (lisp-read-file--with-fewer-gcs
+    (let ((inhibit-read-only t)
+          (file (alist-get 'file result)))
+      (erase-buffer)
+      (lisp-read-file-outline-mode)
+      (setq lisp-read-file--file file
+            lisp-read-file--arguments arguments
+            lisp-read-file--result result
+            default-directory (file-name-directory file))
+      (lisp-read-file--insert-view (alist-get 'content result) file
+                                   (alist-get 'mode result))
+      (goto-char (point-min)))))
 
 (defun lisp-read-file--revert (&rest _)
   "Ask the program again for the view of the outline buffer."
@@ -347,9 +348,18 @@ In a project outline, that is the file of the section at point."
       (user-error "File %s is not saved yet" file))
     file))
 
-(defconst lisp-read-file--view-arguments '((line_numbers . t))
-  "Tool arguments of every view shown in a buffer.
-Line numbers make every line of a raw view (non-Lisp files) a button.")
+(defcustom lisp-read-file-outline-limit 20000
+  "Most lines an outline buffer of one file shows.
+The tool pages its views (2000 lines by default); an outline buffer
+asks for this many lines at once, so that a long file's outline is
+whole.  A view cut at this limit ends with a note."
+  :type 'integer
+  :group 'lisp-read-file)
+
+(defun lisp-read-file--view-arguments ()
+  "Return the tool arguments of every view of a file shown in a buffer.
+Line numbers make every line of a raw view (non-Lisp files) a button."
+  `((line_numbers . t) (limit . ,lisp-read-file-outline-limit)))
 
 ;;;###autoload
 (defun lisp-read-file-outline (&optional file)
@@ -369,7 +379,7 @@ FILE gets its project map (`lisp-read-file-project-outline')."
          (line (and current (file-equal-p current file)
                     (lisp-read-file--source-line)))
          (buffer (lisp-read-file--show
-                  file lisp-read-file--view-arguments
+                  file (lisp-read-file--view-arguments)
                   (lisp-read-file--buffer-name "outline" file))))
     (when line
       (with-current-buffer buffer
@@ -427,10 +437,10 @@ first expanded line."
   (let* ((file (or file (lisp-read-file--current-file)))
          (collapsed (alist-get 'content
                                (lisp-read-file-call
-                                file lisp-read-file--view-arguments)))
+                                file (lisp-read-file--view-arguments))))
          (buffer (lisp-read-file--show
                   file `((name_pattern . ,pattern)
-                         ,@lisp-read-file--view-arguments)
+                         ,@(lisp-read-file--view-arguments))
                   (lisp-read-file--buffer-name "expand" file))))
     (with-current-buffer buffer
       (let ((meta (alist-get 'meta lisp-read-file--result))
@@ -446,6 +456,13 @@ first expanded line."
                          (not (gethash line outline-lines)))
                 (setq first (point))))
             (forward-line 1)))
+        ;; A form of one line reads the same expanded: ask where the matches are.
+        (unless (or first (eql (alist-get 'expanded_forms meta) 0))
+          (let ((line (lisp-read-file--first-match-line file pattern)))
+            (when line
+              (save-excursion
+                (lisp-read-file--goto-source-line line)
+                (setq first (point))))))
         (when first
           (goto-char first)
           (dolist (window (get-buffer-window-list buffer nil t))
@@ -453,6 +470,23 @@ first expanded line."
         (when (eql (alist-get 'expanded_forms meta) 0)
           (message "No definition matched %s" pattern))))
     buffer))
+
+(defun lisp-read-file--first-match-line (file pattern)
+  "Return the first line of FILE where a definition's name matches PATTERN, or nil.
+The lisp-find tool matches names by the rule of the view's
+name_pattern; nil when it cannot answer."
+  (let* ((file (lisp-read-file--true-file file))
+         (root (lisp-read-file--root file))
+         (definitions
+          (ignore-errors
+            (alist-get 'definitions
+                       (lisp-read-file-find
+                        `((name_pattern . ,pattern)
+                          (path . ,(file-relative-name file root)))
+                        root)))))
+    (and definitions
+         (apply #'min (mapcar (lambda (definition) (alist-get 'line definition))
+                              definitions)))))
 
 ;;;; Imenu
 
@@ -478,11 +512,12 @@ that was in use before `lisp-read-file-mode'."
   (if (not (and buffer-file-name (file-exists-p buffer-file-name)))
       (funcall (or (cdr lisp-read-file--saved-imenu-function)
                    #'imenu-default-create-index-function))
-    (let ((entries (lisp-read-file--imenu-entries
-                    (lisp-read-file--call-pages buffer-file-name '((collapsed . t))))))
-      (lisp-read-file--warn-if-modified buffer-file-name)
-      (lisp-read-file--imenu-index
-       entries (lisp-read-file--source-positions (mapcar #'cl-third entries))))))
+    (lisp-read-file--with-fewer-gcs
+      (let ((entries (lisp-read-file--imenu-entries
+                      (lisp-read-file--call-pages buffer-file-name '((collapsed . t))))))
+        (lisp-read-file--warn-if-modified buffer-file-name)
+        (lisp-read-file--imenu-index
+         entries (lisp-read-file--source-positions (mapcar #'cl-third entries)))))))
 
 (defun lisp-read-file--imenu-index (entries positions)
   "Return the imenu index of ENTRIES, grouped by `lisp-read-file-imenu-groups'.
@@ -731,8 +766,7 @@ is continued from its `next_offset', up to 50 calls."
                           (alist-get 'arguments project)))
          (results nil)
          (offset nil)
-         (pages 0)
-         (inhibit-read-only t))
+         (pages 0))
     (while (progn
              (let ((result (lisp-read-file--call-tool
                             root lisp-read-file-tool-name
@@ -743,16 +777,21 @@ is continued from its `next_offset', up to 50 calls."
                (setq offset (or (alist-get 'next_offset (alist-get 'meta result))
                                 (alist-get 'next_offset result)))
                (and (integerp offset) (< pages 50)))))
-    (setq results (nreverse results))
-    (erase-buffer)
-    (lisp-read-file-outline-mode)
-    (setq lisp-read-file--project project
-          lisp-read-file--result (append `((root . ,root)) (car results))
-          default-directory root)
-    (dolist (result results)
-      (lisp-read-file--insert-view (alist-get 'content result) nil
-                                   (alist-get 'mode result) root))
-    (goto-char (point-min))))
+    (lisp-read-file--insert-project (nreverse results) project root)))
+
+(defun lisp-read-file--insert-project (results project root)
+  "Fill the current buffer with RESULTS, the pages of the map of PROJECT in ROOT."
+  (lisp-read-file--with-fewer-gcs
+    (let ((inhibit-read-only t))
+      (erase-buffer)
+      (lisp-read-file-outline-mode)
+      (setq lisp-read-file--project project
+            lisp-read-file--result (append `((root . ,root)) (car results))
+            default-directory root)
+      (dolist (result results)
+        (lisp-read-file--insert-view (alist-get 'content result) nil
+                                     (alist-get 'mode result) root))
+      (goto-char (point-min)))))
 
 (provide 'lisp-read-file-outline)
 ;;; lisp-read-file-outline.el ends here

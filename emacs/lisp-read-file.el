@@ -577,6 +577,20 @@ Return the list of the results of at most MAX-PAGES (default 50) calls."
 
 ;;;; Reading the views
 
+(defconst lisp-read-file--gc-cons-threshold (* 64 1024 1024)
+  "The `gc-cons-threshold' while a view is rendered or indexed, at least.")
+
+(defmacro lisp-read-file--with-fewer-gcs (&rest body)
+  "Run BODY with `gc-cons-threshold' at least `lisp-read-file--gc-cons-threshold'.
+Rendering a long view makes many small objects (text properties,
+strings); with the default threshold Emacs collects garbage many
+times, each a pass over the whole heap: 8 collections took 1.3 s of
+the 1.5 s of a 2,500-form outline.  BODY's work is bounded by the
+view's size, so the memory it may make before a collection is too."
+  (declare (indent 0) (debug t))
+  `(let ((gc-cons-threshold (max gc-cons-threshold lisp-read-file--gc-cons-threshold)))
+     ,@body))
+
 (defconst lisp-read-file--numbered-line-regexp
   "\\` *\\([0-9]+\\)\\([:-]\\)\\(?: \\|\\'\\)"
   "Regexp matching a numbered line of a view: \"NN: \" or \"NN- \".")

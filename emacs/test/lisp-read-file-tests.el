@@ -433,6 +433,34 @@ its standard error says: fake-server: cannot serve today\\'"
             (should (looking-at " 6: "))
             (should (eq (get-char-property (1+ (point)) 'face) 'lisp-read-file-line-number))))))))
 
+(ert-deftest lrf-test-outline-long-file ()
+  "An outline longer than the tool's default page is shown whole, without a
+footer telling to pass an offset, which an Emacs user cannot do."
+  (lrf-test-with-project
+    (let ((file (lrf-test-file "src/many.lisp")))
+      (with-temp-file file
+        (dotimes (i 2500)
+          (insert (format "(defun f%d (x) x)\n" i))))
+      (with-current-buffer (find-file-noselect file)
+        (goto-char (point-max))
+        (forward-line -1)
+        (with-current-buffer (lisp-read-file-outline)
+          ;; Rendering makes many small objects: with Emacs' default threshold it
+          ;; collected garbage 8 times, each a pass over the whole heap (1.3 s of
+          ;; 1.5 s); a count, not a time, so that the test does not depend on the machine.
+          (let ((gc-cons-threshold 800000)
+                (before gcs-done))
+            (revert-buffer)
+            (should (<= (- gcs-done before) 1))
+            (should (= gc-cons-threshold 800000)))
+          (should (equal (length (lrf-test-buttons)) 2500))
+          (should (looking-at "2500: (defun f2499 (x) x)$"))
+          (should-not (string-match-p "offset" (buffer-string)))
+          (should-not (string-match-p "cut" (lisp-read-file--header-line))))
+        (with-current-buffer (lisp-read-file-expand "^f2400$")
+          (should (looking-at "2401: (defun f2400 (x) x)$"))
+          (should-not (string-match-p "offset" (buffer-string))))))))
+
 (ert-deftest lrf-test-outline-refresh ()
   "`g' in the outline buffer reads the file again."
   (lrf-test-with-project
@@ -575,7 +603,7 @@ its standard error says: fake-server: cannot serve today\\'"
         (with-current-buffer "*lisp-read-file expand: src/demo.lisp*"
           (should (string-match-p "^35:        ,@body)))$" (buffer-string)))
           (should (equal lisp-read-file--arguments
-                         '((name_pattern . "^with-shape$") (line_numbers . t))))))))
+                         '((name_pattern . "^with-shape$") (line_numbers . t) (limit . 20000))))))))
   (with-temp-buffer
     (lisp-mode)
     (insert "(foo demo::area *count* cl:list+ 42)")

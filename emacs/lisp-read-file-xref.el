@@ -180,8 +180,13 @@ They are grouped by package and file."
   "Return the places of the symbol IDENTIFIER in the project of BACKEND.
 They are grouped by the top-level form around them, as the tool
 groups them: \"FILE: LINE (signature)\"."
-  (let* ((root (lisp-read-file--backend-root backend))
-         (references (lisp-read-file--find-items
+  (lisp-read-file--with-fewer-gcs
+    (lisp-read-file--reference-xrefs
+     (lisp-read-file--backend-root backend) identifier)))
+
+(defun lisp-read-file--reference-xrefs (root identifier)
+  "Return the xrefs of the uses of the symbol IDENTIFIER in ROOT's project."
+  (let* ((references (lisp-read-file--find-items
                       root `((symbol . ,identifier)) 'references))
          (xrefs nil))
     (dolist (reference references)
@@ -192,20 +197,11 @@ groups them: \"FILE: LINE (signature)\"."
                              (or (alist-get 'signature reference)
                                  (alist-get 'name reference) "")))))
         (dolist (use (alist-get 'uses reference))
-          (let* ((text (or (alist-get 'text use) ""))
-                 (column (or (alist-get 'column use) 0))
-                 (length (lisp-read-file--token-length text column))
-                 (summary (copy-sequence text)))
-            (when (<= (+ column length) (length summary))
-              (add-face-text-property column (+ column length) 'xref-match
-                                      nil summary))
-            (push (xref-make-match
-                   summary
-                   (lisp-read-file--xref-location-create
-                    :file (lisp-read-file--expand file root)
-                    :line (alist-get 'line use) :column column :group group)
-                   length)
-                  xrefs)))))
+          (push (lisp-read-file--match-xref
+                 (or (alist-get 'text use) "") (alist-get 'line use)
+                 (or (alist-get 'column use) 0)
+                 (lisp-read-file--expand file root) group)
+                xrefs))))
     (lisp-read-file--warn-if-modified-under root)
     (nreverse xrefs)))
 
@@ -364,7 +360,8 @@ local flet or labels function of that name are not.  Interactively,
 SYMBOL is read with the symbol at point as the default."
   (interactive (list (lisp-read-file--read-symbol "Who calls: ")))
   (let* ((root (lisp-read-file--buffer-root))
-         (xrefs (lisp-read-file--who-calls-xrefs root symbol)))
+         (xrefs (lisp-read-file--with-fewer-gcs
+                  (lisp-read-file--who-calls-xrefs root symbol))))
     (lisp-read-file--warn-if-modified-under root)
     (lisp-read-file--show-xrefs xrefs (format "No callers of %s in %s" symbol root))))
 

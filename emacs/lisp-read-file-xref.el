@@ -185,7 +185,7 @@ groups them: \"FILE: LINE (signature)\"."
      (lisp-read-file--backend-root backend) identifier)))
 
 (defun lisp-read-file--reference-xrefs (root identifier)
-  "Return the xrefs of the uses of the symbol IDENTIFIER in ROOT's project."
+  "Return an xref for each use of the symbol IDENTIFIER in the project ROOT."
   (let* ((references (lisp-read-file--find-items
                       root `((symbol . ,identifier)) 'references))
          (xrefs nil))

@@ -232,7 +232,9 @@ case); several words separated by spaces must all occur in the name."
     (lisp-read-file--definition-xrefs root definitions)))
 
 (defvar lisp-read-file--names-cache (make-hash-table :test #'equal)
-  "The names of the definitions by root: (TIME . NAMES).")
+  "Names of definitions by (ROOT . PREFIX): (TIME COMPLETE NAMES).
+NAMES are those starting with PREFIX (in lower case); COMPLETE is nil
+when lisp-find had more than it read.")
 
 (defun lisp-read-file--symbol-name (definition)
   "Return the name of the symbol of DEFINITION, a lisp-find item.
@@ -242,30 +244,51 @@ A method named \"area :around (square)\" gives \"area\"."
         (match-string 0 name)
       name)))
 
-(defun lisp-read-file--definition-names (root)
-  "Return the names of the definitions under ROOT, kept a few seconds."
-  (let ((cached (gethash root lisp-read-file--names-cache)))
-    (if (and cached
-             (< (- (float-time) (car cached)) lisp-read-file-xref-cache-seconds))
+(defun lisp-read-file--cached-names (root prefix)
+  "Return (t . NAMES), the names kept for ROOT that start with PREFIX, or nil.
+Names kept for PREFIX itself serve, and so do those of a shorter
+prefix when they were complete: they are filtered."
+  (cl-loop for end from (length prefix) downto 0
+           for kept = (gethash (cons root (substring prefix 0 end))
+                               lisp-read-file--names-cache)
+           when (and kept
+                     (< (- (float-time) (car kept)) lisp-read-file-xref-cache-seconds)
+                     (or (= end (length prefix)) (cadr kept)))
+           return (cons t (cl-remove-if-not
+                           (lambda (name) (string-prefix-p prefix name t))
+                           (nth 2 kept)))))
+
+(defun lisp-read-file--definition-names (root prefix)
+  "Return the names of the definitions under ROOT that start with PREFIX.
+The case is ignored.  They are asked from lisp-find by PREFIX (up
+to `lisp-read-file-find-max-pages' pages, one for a prefix of less
+than two characters, which names too many to read quickly) and kept
+`lisp-read-file-xref-cache-seconds', so that typing more filters
+them instead of asking again."
+  (let* ((prefix (downcase prefix))
+         (cached (lisp-read-file--cached-names root prefix)))
+    (if cached
         (cdr cached)
-      (let ((names (delete-dups
-                    (mapcar #'lisp-read-file--symbol-name
-                            (lisp-read-file--find-items
-                             root '((name_pattern . ".")) 'definitions)))))
-        (setq names (delq nil names))
-        (puthash root (cons (float-time) names) lisp-read-file--names-cache)
+      (let* ((found (lisp-read-file--with-fewer-gcs
+                      (lisp-read-file--find-pages
+                       root `((name_pattern . ,(concat "^" (lisp-read-file--regexp-quote
+                                                            prefix))))
+                       'definitions (and (< (length prefix) 2) 1))))
+             (names (delq nil (delete-dups (mapcar #'lisp-read-file--symbol-name
+                                                   (car found))))))
+        (puthash (cons root prefix) (list (float-time) (cdr found) names)
+                 lisp-read-file--names-cache)
         names))))
 
 (cl-defmethod xref-backend-identifier-completion-table
   ((backend lisp-read-file--xref-backend))
-  "Return the names of the definitions in the project of BACKEND."
-  (let ((root (lisp-read-file--backend-root backend))
-        (names nil))
+  "Return the names of the definitions in the project of BACKEND.
+They are asked by what is typed: the names that start with it."
+  (let ((root (lisp-read-file--backend-root backend)))
     (lambda (string predicate action)
       (let ((completion-ignore-case t))
-        (unless names
-          (setq names (lisp-read-file--definition-names root)))
-        (complete-with-action action names string predicate)))))
+        (complete-with-action action (lisp-read-file--definition-names root string)
+                              string predicate)))))
 
 ;;;; Callers and callees
 

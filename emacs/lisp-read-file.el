@@ -757,8 +757,20 @@ plus `root'.  Errors are signalled as `lisp-read-file-call' says."
   "Return the items under KEY of the lisp-find results for ARGUMENTS in ROOT.
 KEY is `definitions', `references', `callers' or `callees'.  Cut
 results are continued from their `next_offset', up to
-`lisp-read-file-find-max-pages' calls."
-  (let ((items nil)
+`lisp-read-file-find-max-pages' calls; a message says when some are
+left out."
+  (let ((found (lisp-read-file--find-pages root arguments key)))
+    (unless (cdr found)
+      (message "lisp-read-file: showing the first %d results only" (length (car found))))
+    (car found)))
+
+(defun lisp-read-file--find-pages (root arguments key &optional max-pages)
+  "Return (ITEMS . COMPLETE) for the lisp-find results for ARGUMENTS in ROOT.
+ITEMS are the items under KEY of the pages read, up to MAX-PAGES
+\(default `lisp-read-file-find-max-pages'); COMPLETE is nil when more
+were left."
+  (let ((max-pages (or max-pages lisp-read-file-find-max-pages))
+        (items nil)
         (offset nil)
         (pages 0)
         result)
@@ -770,10 +782,8 @@ results are continued from their `next_offset', up to
              (cl-incf pages)
              (setq offset (and (alist-get 'truncated result)
                                (alist-get 'next_offset result)))
-             (and (integerp offset) (< pages lisp-read-file-find-max-pages))))
-    (when (integerp offset)
-      (message "lisp-read-file: showing the first %d results only" (length items)))
-    items))
+             (and (integerp offset) (< pages max-pages))))
+    (cons items (not (integerp offset)))))
 
 (defun lisp-read-file--modified-buffers (root)
   "Return the modified buffers visiting files under ROOT."

@@ -1501,6 +1501,28 @@ as its root, so M-. there finds the library's definitions."
         (should (string-match-p "(defclass square ()"
                                 (buffer-substring-no-properties (point-min) (point-max))))))))
 
+(ert-deftest lrf-test-xref-completion-large ()
+  "The names offered at the M-. prompt are asked by what is typed, so that a
+project of more definitions than a few pages of lisp-find completes them all."
+  (lrf-test-with-project
+    (lrf-test-require-find)
+    (dotimes (part 3)
+      (with-temp-file (lrf-test-file (format "src/part%d.lisp" part))
+        (dotimes (i 4000)
+          (insert (format "(defun f%d (x) x)\n" (+ (* part 4000) i))))))
+    (with-temp-file (lrf-test-file "src/zz.lisp")
+      (insert "(defun zzz-last () t)\n(defmacro zzz-macro () t)\n"))
+    (clrhash lisp-read-file--names-cache)
+    (with-current-buffer (lrf-test-visit "src/zz.lisp" 1)
+      (let ((table (xref-backend-identifier-completion-table (xref-find-backend))))
+        (should (equal (try-completion "zzz-l" table) "zzz-last"))
+        (should (equal (all-completions "ZZZ" table) '("zzz-last" "zzz-macro")))
+        (should (equal (all-completions "f1199" table)
+                       '("f1199" "f11990" "f11991" "f11992" "f11993" "f11994" "f11995"
+                         "f11996" "f11997" "f11998" "f11999")))
+        (should (test-completion "f11999" table))
+        (should-not (test-completion "f12000" table))))))
+
 (ert-deftest lrf-test-xref-restart ()
   "Xref goes through the one process per root and restarts it when it died."
   (lrf-test-with-shapes

@@ -671,18 +671,21 @@ ENTRY and returns the new name.  Return the list with the new names."
   "Usual operators, offered as the kinds of a project outline.")
 
 (defun lisp-read-file--asd-at-point ()
-  "Return the existing .asd file at point or of this buffer, or nil."
-  (let ((candidates
-         (list (and (derived-mode-p 'dired-mode)
-                    (fboundp 'dired-get-filename)
-                    (ignore-errors (dired-get-filename nil t)))
-               (let ((name (thing-at-point 'filename t)))
-                 (and name (expand-file-name name)))
-               buffer-file-name)))
-    (cl-find-if (lambda (file)
-                  (and file (string-match-p "\\.asd\\'" file)
-                       (file-regular-p file)))
-                candidates)))
+  "Return the .asd file or directory at point, the .asd of this buffer, or nil.
+A directory counts in Dired only (its line names it), not as a file
+name in text."
+  (let ((in-dired (and (derived-mode-p 'dired-mode)
+                       (fboundp 'dired-get-filename)
+                       (ignore-errors (dired-get-filename nil t)))))
+    (if (and in-dired (file-directory-p in-dired))
+        in-dired
+      (cl-find-if (lambda (file)
+                    (and file (string-match-p "\\.asd\\'" file)
+                         (file-regular-p file)))
+                  (list in-dired
+                        (let ((name (thing-at-point 'filename t)))
+                          (and name (expand-file-name name)))
+                        buffer-file-name)))))
 
 (defun lisp-read-file--read-list (prompt candidates history)
   "Read a list of strings with PROMPT, completing from CANDIDATES.
@@ -695,11 +698,12 @@ Return a vector (JSON array) or nil for an empty answer."
 (defun lisp-read-file-project-outline (&optional path kinds features)
   "Show the project map of PATH: every Lisp file's collapsed view.
 PATH is a directory or an .asd file; interactively the .asd file at
-point (in Dired, or a file name at point), else the project root of
-this buffer.  Each file starts with a header line \"==> FILE <==\";
-headers and numbered lines are buttons that visit the file and line.
-KINDS (operator names) keeps only those forms, FEATURES hides the
-forms #+/#- exclude under those features; with a prefix argument
+point (in Dired, or a file name at point) or the directory at point
+in Dired, else the project root of this buffer.  Each file starts
+with a header line \"==> FILE <==\"; headers and numbered lines are
+buttons that visit the file and line.  KINDS (operator names) keeps
+only those forms, FEATURES hides the forms #+/#- exclude under those
+features; with a prefix argument
 both are read, several separated by commas."
   (interactive
    (list (lisp-read-file--asd-at-point)

@@ -1661,6 +1661,14 @@ with the line's first token.  Return the (FILE LINE) places visited."
       (with-current-buffer (call-interactively #'lisp-read-file-project-outline)
         (should (equal (alist-get 'path lisp-read-file--project) "shapes.asd"))
         (should (null (alist-get 'arguments lisp-read-file--project))))
+      ;; A directory at point: its map, to narrow a map too large for the whole tree.
+      (goto-char (point-min))
+      (re-search-forward " src$")
+      (with-current-buffer (call-interactively #'lisp-read-file-project-outline)
+        (should (equal (alist-get 'path lisp-read-file--project) "src"))
+        (should (equal (buffer-name) "*lisp-read-file project: src*"))
+        (should (string-match-p "^==> src/circle.lisp <==" (buffer-string)))
+        (should-not (string-match-p "shapes.asd" (buffer-string))))
       (kill-buffer))))
 
 (provide 'lisp-read-file-tests)

@@ -46,7 +46,8 @@
 ;;
 ;; Each numbered line of an outline buffer is a button: RET or a mouse
 ;; click visits that line of the file.  In the outline buffer `n' and
-;; `p' move between lines, `g' asks the program again, `q' quits.
+;; `p' move between lines, `g' asks the program again, `q' quits, and
+;; the C-c C-o keys below work on the file shown.
 ;;
 ;; `lisp-read-file-mode' is a minor mode for `lisp-mode' buffers: it
 ;; builds the `imenu' index from the outline (see

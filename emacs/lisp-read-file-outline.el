@@ -401,10 +401,35 @@ not Lisp the view is its text, every line numbered."
           nil t)))
   (lisp-read-file-outline (expand-file-name file)))
 
+(defun lisp-read-file--outline-line-head ()
+  "Return (OPERATOR NAME) of the form on the numbered line at point, or nil.
+NAME is the symbol's: a method gives \"area\", not \"area (shape)\"."
+  (let ((line (buffer-substring-no-properties (line-beginning-position)
+                                              (line-end-position))))
+    (when (string-match lisp-read-file--numbered-line-regexp line)
+      (let ((parsed (lisp-read-file--parse-signature (substring line (match-end 0)))))
+        (when (and (cadr parsed) (string-match "\\`[^ (]+" (cadr parsed)))
+          (list (car parsed) (match-string 0 (cadr parsed))))))))
+
+(defun lisp-read-file--outline-symbol-at-point ()
+  "Return the symbol at point of an outline buffer, or nil.
+On a line's number, its form's operator or between tokens, the
+name of the form on that line."
+  (let ((symbol (thing-at-point 'symbol t))
+        (head (lisp-read-file--outline-line-head)))
+    (if (and head (or (null symbol)
+                      (string-match-p "\\`[0-9]+[:-]?\\'" symbol)
+                      (equal (lisp-read-file--strip-package symbol) (car head))))
+        (cadr head)
+      symbol)))
+
 (defun lisp-read-file--default-pattern ()
   "Return the default pattern of `lisp-read-file-expand', or nil.
-That is the symbol at point, without package prefix, anchored."
-  (let ((symbol (thing-at-point 'symbol t)))
+That is the symbol at point, without package prefix, anchored; in
+an outline buffer as `lisp-read-file--outline-symbol-at-point' says."
+  (let ((symbol (if lisp-read-file--result
+                    (lisp-read-file--outline-symbol-at-point)
+                  (thing-at-point 'symbol t))))
     (when (and symbol (not (string-match-p "\\`[0-9.]+\\'" symbol)))
       (when (string-match "\\`[^:|\"]*::?\\([^:]+\\)\\'" symbol)
         (setq symbol (match-string 1 symbol)))

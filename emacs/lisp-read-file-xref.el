@@ -29,6 +29,8 @@
 (require 'xref)
 (require 'lisp-read-file)
 
+(declare-function lisp-read-file--outline-symbol-at-point "lisp-read-file-outline" ())
+
 ;;;; Xref
 
 (defcustom lisp-read-file-xref-cache-seconds 10
@@ -105,7 +107,9 @@ that backend is used."
   "Return the Lisp symbol at point as written, or nil.
 Quote and function prefixes are left out: #\\='foo gives \"foo\"."
   (let ((symbol (with-syntax-table lisp-mode-syntax-table
-                  (thing-at-point 'symbol t))))
+                  (if (derived-mode-p 'lisp-read-file-outline-mode)
+                      (lisp-read-file--outline-symbol-at-point)
+                    (thing-at-point 'symbol t)))))
     (when symbol
       (setq symbol (replace-regexp-in-string "\\`\\(?:#'\\|['`,@#]\\)+" "" symbol)))
     (when (and symbol (not (string= symbol ""))

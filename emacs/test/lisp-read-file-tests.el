@@ -1039,6 +1039,18 @@ there jumps to the lines of the outline buffer itself."
           (should (looking-at "15: (defun total-area (shapes) ...)"))
           (lrf-test-type "C-c C-o i Methods RET area SPC (square) RET")
           (should (looking-at " 8: (defmethod area ((s square)) ...)"))
+          ;; The default name to expand on a line: its form's, not "8:" or the operator.
+          (should (equal (lisp-read-file--default-pattern) "^area$"))
+          (search-forward "defmethod")
+          (should (equal (lisp-read-file--default-pattern) "^area$"))
+          (search-forward "square")
+          (should (equal (lisp-read-file--default-pattern) "^square$"))
+          (forward-line -1)
+          (should (looking-at " 5: (defclass square"))
+          (should (equal (lisp-read-file--default-pattern) "^square$"))
+          ;; M-. there: the line's name too.
+          (should (equal (xref-backend-identifier-at-point (xref-find-backend)) "square"))
+          (forward-line 1)
           ;; Expanding from the outline: the outline's file, by default the name at point.
           (lrf-test-type "C-c C-o e ^total-area$ RET")
           (should (equal (buffer-name) "*lisp-read-file expand: src/square.lisp*"))

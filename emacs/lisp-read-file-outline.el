@@ -301,15 +301,13 @@ Return the buffer."
     buffer))
 
 (defun lisp-read-file--goto-source-line (line)
-  "Move to the last numbered line of the outline buffer at or before LINE."
-  (let ((target nil))
-    (save-excursion
-      (goto-char (point-min))
-      (let (button)
-        (while (and (setq button (next-button (point)))
-                    (<= (button-get button 'lisp-read-file-line) line))
-          (setq target (button-start button))
-          (goto-char (button-end button)))))
+  "Move to the last numbered line of the outline buffer at or before LINE.
+Return its position, or nil (point stays) when there is none."
+  (let ((target nil)
+        (button (next-button (point-min) t)))
+    (while (and button (<= (button-get button 'lisp-read-file-line) line))
+      (setq target (button-start button)
+            button (next-button (button-end button))))
     (when target
       (goto-char target))))
 
@@ -482,12 +480,13 @@ first expanded line."
                 (setq first (point))))
             (forward-line 1)))
         ;; A form of one line reads the same expanded: ask where the matches are.
-        (unless (or first (eql (alist-get 'expanded_forms meta) 0))
+        (unless (eql (alist-get 'expanded_forms meta) 0)
           (let ((line (lisp-read-file--first-match-line file pattern)))
             (when line
               (save-excursion
-                (lisp-read-file--goto-source-line line)
-                (setq first (point))))))
+                (goto-char (point-min))
+                (when (lisp-read-file--goto-source-line line)
+                  (setq first (min (point) (or first (point)))))))))
         (when first
           (goto-char first)
           (dolist (window (get-buffer-window-list buffer nil t))

@@ -459,7 +459,12 @@ footer telling to pass an offset, which an Emacs user cannot do."
           (should-not (string-match-p "cut" (lisp-read-file--header-line))))
         (with-current-buffer (lisp-read-file-expand "^f2400$")
           (should (looking-at "2401: (defun f2400 (x) x)$"))
-          (should-not (string-match-p "offset" (buffer-string))))))))
+          (should-not (string-match-p "offset" (buffer-string))))
+        ;; A one-line match before a longer one: point on the first.
+        (with-temp-file file
+          (insert "(defun g1 (x) x)\n(defun g2 (x)\n  x)\n"))
+        (with-current-buffer (lisp-read-file-expand "^g[12]$")
+          (should (looking-at "1: (defun g1 (x) x)$")))))))
 
 (ert-deftest lrf-test-outline-refresh ()
   "`g' in the outline buffer reads the file again."

@@ -270,7 +270,32 @@ buffer.
             default-directory (file-name-directory file))
       (lisp-read-file--insert-view (alist-get 'content result) file
                                    (alist-get 'mode result))
+      (when (lisp-read-file--over-cap-p result)
+        (insert (propertize (lisp-read-file--raise-cap-note result)
+                            'face 'lisp-read-file-note)))
       (goto-char (point-min)))))
+
+(defun lisp-read-file--over-cap-p (result)
+  "Return non-nil when RESULT is the refusal of a whole file over the size cap.
+The view is then only the tool's note: cut, nothing to continue
+from, no form and no line count."
+  (let ((meta (alist-get 'meta result)))
+    (and (alist-get 'truncated meta)
+         (not (alist-get 'next_offset meta))
+         (not (alist-get 'total_lines meta))
+         (eql (alist-get 'total_forms meta) 0)
+         (integerp (alist-get 'byte_length meta)))))
+
+(defun lisp-read-file--raise-cap-note (result)
+  "Return the note that says how to read the file of RESULT from Emacs.
+The tool's note names its own arguments; here the cap is an argument
+of the process, `lisp-read-file-arguments'.  The cap proposed is the
+file's size rounded up to MiB."
+  (let* ((bytes (alist-get 'byte_length (alist-get 'meta result)))
+         (mib (* 1024 1024))
+         (cap (* mib (max 1 (/ (+ bytes mib -1) mib)))))
+    (format "[In Emacs: (setq lisp-read-file-arguments '(\"--max-file-bytes\" \"%d\")), \
+then M-x lisp-read-file-shutdown and g here.]\n" cap)))
 
 (defun lisp-read-file--revert (&rest _)
   "Ask the program again for the view of the outline buffer."

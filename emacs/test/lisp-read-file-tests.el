@@ -466,6 +466,24 @@ footer telling to pass an offset, which an Emacs user cannot do."
         (with-current-buffer (lisp-read-file-expand "^g[12]$")
           (should (looking-at "1: (defun g1 (x) x)$")))))))
 
+(ert-deftest lrf-test-outline-over-cap ()
+  "A file over the size cap: the outline says how to raise the cap from Emacs,
+and following that shows the outline."
+  (lrf-test-with-project
+    (let ((lisp-read-file-arguments '("--max-file-bytes" "100")))
+      (with-current-buffer (find-file-noselect (lrf-test-file "src/demo.lisp"))
+        (with-current-buffer (lisp-read-file-outline)
+          (should (null (lrf-test-buttons)))
+          (should (string-match-p
+                   (regexp-quote "[In Emacs: (setq lisp-read-file-arguments \
+'(\"--max-file-bytes\" \"1048576\")), then M-x lisp-read-file-shutdown and g here.]")
+                   (buffer-string)))
+          (setq lisp-read-file-arguments '("--max-file-bytes" "1048576"))
+          (lisp-read-file-shutdown)
+          (revert-buffer)
+          (should (equal (lrf-test-button-lines) lrf-test-demo-lines))
+          (should-not (string-match-p "In Emacs" (buffer-string))))))))
+
 (ert-deftest lrf-test-outline-refresh ()
   "`g' in the outline buffer reads the file again."
   (lrf-test-with-project

@@ -287,7 +287,7 @@ from, no form and no line count."
          (integerp (alist-get 'byte_length meta)))))
 
 (defun lisp-read-file--raise-cap-note (result)
-  "Return the note that says how to read the file of RESULT from Emacs.
+  "Return the note on reading the file of RESULT from Emacs.
 The tool's note names its own arguments; here the cap is an argument
 of the process, `lisp-read-file-arguments'.  The cap proposed is the
 file's size rounded up to MiB."

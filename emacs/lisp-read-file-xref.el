@@ -128,11 +128,15 @@ Quote and function prefixes are left out: #\\='foo gives \"foo\"."
 (defun lisp-read-file--definition-summary (definition)
   "Return the xref summary of DEFINITION, a lisp-find item.
 A derived definition (an accessor of a slot, a structure's
-constructor) names its kind and the form that makes it."
+constructor) names its kind and the form that makes it; a definition
+a macro of the project makes names the macro and its call."
   (let ((signature (alist-get 'signature definition))
         (kind (alist-get 'kind definition))
-        (name (alist-get 'name definition)))
-    (cond ((alist-get 'form definition)
+        (name (alist-get 'name definition))
+        (via (alist-get 'via definition)))
+    (cond ((and (alist-get 'form definition) (stringp via))
+           (format "%s %s, via %s: %s" kind name via (or signature "")))
+          ((alist-get 'form definition)
            (format "%s %s, made by %s" kind name (or signature "")))
           (signature)
           (t (format "(%s %s ...)" kind name)))))

@@ -1312,6 +1312,22 @@ makes it; who-calls and callees see them; xref groups name the package."
                        '(("src/point.lisp" 11) ("src/point.lisp" 7) ("src/point.lisp" 5)
                          ("src/point.lisp" 5) ("src/point.lisp" 8))))))))
 
+(ert-deftest lrf-test-definition-summary ()
+  "The xref line of a definition: its signature; of a derived one, what makes it."
+  (should (equal (lisp-read-file--definition-summary
+                  '((kind . "defun") (name . "f") (signature . "(defun f (x) ...)")))
+                 "(defun f (x) ...)"))
+  (should (equal (lisp-read-file--definition-summary
+                  '((kind . "accessor") (name . "pt-x") (signature . "(defstruct pt x)")
+                    (form (line . 1) (kind . "defstruct") (name . "pt"))))
+                 "accessor pt-x, made by (defstruct pt x)"))
+  ;; A definition made by a macro of the project: lisp-find's `via' names the macro.
+  (should (equal (lisp-read-file--definition-summary
+                  '((kind . "defun") (name . "make-point") (signature . "(defthing point)")
+                    (form (line . 3) (kind . "defthing") (name . "point"))
+                    (via . "defthing")))
+                 "defun make-point, via defthing: (defthing point)")))
+
 (ert-deftest lrf-test-xref-cl-ppcre ()
   "M-., who-calls and callees on Debian's cl-ppcre, a project no Lisp has loaded."
   (lrf-test-with-cl-ppcre

@@ -844,6 +844,11 @@ is continued from its `next_offset', up to 50 calls."
       (dolist (result results)
         (lisp-read-file--insert-view (alist-get 'content result) nil
                                      (alist-get 'mode result) root))
+      ;; A map cut down to names or counts ends with the tool's note, in its terms.
+      (when (member (alist-get 'step (car (last results))) '("names" "counts"))
+        (insert (propertize "[In Emacs: C-u M-x lisp-read-file-project-outline asks for \
+kinds; M-x lisp-read-file-project-outline on a directory's line in Dired shows its map.]\n"
+                            'face 'lisp-read-file-note)))
       (goto-char (point-min)))))
 
 (provide 'lisp-read-file-outline)

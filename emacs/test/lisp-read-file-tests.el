@@ -1672,6 +1672,11 @@ with the line's first token.  Return the (FILE LINE) places visited."
                                           (arguments (limit . 5))))
         (should (string-match-p "^==> src/circle.lisp <== [0-9]+ definitions"
                                 (buffer-string)))
+        ;; The tool's note names its arguments; the buffer says how to narrow from Emacs.
+        (should (string-match-p
+                 (regexp-quote "[In Emacs: C-u M-x lisp-read-file-project-outline asks for \
+kinds; M-x lisp-read-file-project-outline on a directory's line in Dired shows its map.]")
+                 (buffer-string)))
         (should (string-match-p "\\[cut: see the footer\\].*\\[buffers modified"
                                 (lisp-read-file--header-line)))
         (should (string-prefix-p (format " %s  project" (abbreviate-file-name lrf-test-project))

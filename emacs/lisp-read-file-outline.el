@@ -425,13 +425,16 @@ not Lisp the view is its text, every line numbered."
   (lisp-read-file-outline (expand-file-name file)))
 
 (defun lisp-read-file--outline-line-head ()
-  "Return (OPERATOR NAME) of the form on the numbered line at point, or nil.
-NAME is the symbol's: a method gives \"area\", not \"area (shape)\"."
+  "Return (OPERATOR NAME) of the definition on the numbered line at point, or nil.
+NAME is the symbol's: a method gives \"area\", not \"area (shape)\".
+A form whose operator does not hold \"def\" (declaim, in-package)
+names no definition: nil."
   (let ((line (buffer-substring-no-properties (line-beginning-position)
                                               (line-end-position))))
     (when (string-match lisp-read-file--numbered-line-regexp line)
       (let ((parsed (lisp-read-file--parse-signature (substring line (match-end 0)))))
-        (when (and (cadr parsed) (string-match "\\`[^ (]+" (cadr parsed)))
+        (when (and (car parsed) (string-match-p "def" (car parsed))
+                   (cadr parsed) (string-match "\\`[^ (]+" (cadr parsed)))
           (list (car parsed) (match-string 0 (cadr parsed))))))))
 
 (defun lisp-read-file--outline-symbol-at-point ()
@@ -440,11 +443,12 @@ On a line's number, its form's operator or between tokens, the
 name of the form on that line."
   (let ((symbol (thing-at-point 'symbol t))
         (head (lisp-read-file--outline-line-head)))
-    (if (and head (or (null symbol)
-                      (string-match-p "\\`[0-9]+[:-]?\\'" symbol)
-                      (equal (lisp-read-file--strip-package symbol) (car head))))
-        (cadr head)
-      symbol)))
+    (cond ((and head (or (null symbol)
+                         (string-match-p "\\`[0-9]+[:-]?\\'" symbol)
+                         (equal (lisp-read-file--strip-package symbol) (car head))))
+           (cadr head))
+          ((and symbol (string-match-p "\\`[0-9]+[:-]?\\'" symbol)) nil)
+          (t symbol))))
 
 (defun lisp-read-file--default-pattern ()
   "Return the default pattern of `lisp-read-file-expand', or nil.

@@ -1073,7 +1073,11 @@ there jumps to the lines of the outline buffer itself."
           (should (equal (lisp-read-file--default-pattern) "^square$"))
           ;; M-. there: the line's name too.
           (should (equal (xref-backend-identifier-at-point (xref-find-backend)) "square"))
-          (forward-line 1)
+          ;; A form that defines nothing gives no default, rather than "^in-package$".
+          (forward-line -1)
+          (should (looking-at " 3: (in-package #:shapes)"))
+          (should (null (lisp-read-file--default-pattern)))
+          (forward-line 2)
           ;; Expanding from the outline: the outline's file, by default the name at point.
           (lrf-test-type "C-c C-o e ^total-area$ RET")
           (should (equal (buffer-name) "*lisp-read-file expand: src/square.lisp*"))

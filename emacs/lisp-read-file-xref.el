@@ -187,7 +187,7 @@ They are grouped by package and file."
   ((backend lisp-read-file--xref-backend) identifier)
   "Return the places of the symbol IDENTIFIER in the project of BACKEND.
 They are grouped by the top-level form around them, as the tool
-groups them: \"FILE: LINE (signature)\"."
+groups them: \"[package P] FILE: LINE (signature)\"."
   (lisp-read-file--with-fewer-gcs
     (lisp-read-file--reference-xrefs
      (lisp-read-file--backend-root backend) identifier)))

@@ -180,6 +180,7 @@ after it visit lines of that file."
                               :type 'lisp-read-file-line
                               'face 'lisp-read-file-file-header
                               'help-echo "mouse-2, RET: visit this file"
+                              'lisp-read-file-header t
                               'lisp-read-file-file file
                               'lisp-read-file-line 1))
            ((looking-at "\\[.*\\]$\\|--$")
@@ -223,6 +224,7 @@ after it visit lines of that file."
                                                  special-mode-map))
     (define-key map "n" #'lisp-read-file-next-line)
     (define-key map "p" #'lisp-read-file-previous-line)
+    (define-key map (kbd "C-c C-o") lisp-read-file-command-map)
     map)
   "Keymap of `lisp-read-file-outline-mode'.")
 
@@ -230,12 +232,18 @@ after it visit lines of that file."
   "Major mode of the outline buffers of lisp-read-file.
 Each numbered line is a button that visits that line of the file.
 \\[xref-find-definitions] and \\[xref-find-references] on a name use the
-lisp-read-file xref backend, as in `lisp-read-file-mode'.
+lisp-read-file xref backend, as in `lisp-read-file-mode'.  The
+commands of `lisp-read-file-command-map', under the same prefix key
+as in that mode, work on the file shown (in a project outline, the
+file of the section at point), and `imenu' jumps to the lines of this
+buffer.
 
 \\{lisp-read-file-outline-mode-map}"
   (setq-local revert-buffer-function #'lisp-read-file--revert)
   (setq-local header-line-format '(:eval (lisp-read-file--header-line)))
   (setq-local truncate-lines t)
+  (setq-local imenu-create-index-function #'lisp-read-file--outline-imenu-index)
+  (setq-local imenu-space-replacement nil)
   (add-hook 'xref-backend-functions #'lisp-read-file-xref-backend 0 t)
   (set-syntax-table lisp-mode-syntax-table))
 
@@ -251,17 +259,43 @@ lisp-read-file xref backend, as in `lisp-read-file-mode'.
 
 (defun lisp-read-file--render (result arguments)
   "Fill the current outline buffer with RESULT, got with ARGUMENTS."
-  (let ((inhibit-read-only t)
-        (file (alist-get 'file result)))
-    (erase-buffer)
-    (lisp-read-file-outline-mode)
-    (setq lisp-read-file--file file
-          lisp-read-file--arguments arguments
-          lisp-read-file--result result
-          default-directory (file-name-directory file))
-    (lisp-read-file--insert-view (alist-get 'content result) file
-                                 (alist-get 'mode result))
-    (goto-char (point-min))))
+  (lisp-read-file--with-fewer-gcs
+    (let ((inhibit-read-only t)
+          (file (alist-get 'file result)))
+      (erase-buffer)
+      (lisp-read-file-outline-mode)
+      (setq lisp-read-file--file file
+            lisp-read-file--arguments arguments
+            lisp-read-file--result result
+            default-directory (file-name-directory file))
+      (lisp-read-file--insert-view (alist-get 'content result) file
+                                   (alist-get 'mode result))
+      (when (lisp-read-file--over-cap-p result)
+        (insert (propertize (lisp-read-file--raise-cap-note result)
+                            'face 'lisp-read-file-note)))
+      (goto-char (point-min)))))
+
+(defun lisp-read-file--over-cap-p (result)
+  "Return non-nil when RESULT is the refusal of a whole file over the size cap.
+The view is then only the tool's note: cut, nothing to continue
+from, no form and no line count."
+  (let ((meta (alist-get 'meta result)))
+    (and (alist-get 'truncated meta)
+         (not (alist-get 'next_offset meta))
+         (not (alist-get 'total_lines meta))
+         (eql (alist-get 'total_forms meta) 0)
+         (integerp (alist-get 'byte_length meta)))))
+
+(defun lisp-read-file--raise-cap-note (result)
+  "Return the note on reading the file of RESULT from Emacs.
+The tool's note names its own arguments; here the cap is an argument
+of the process, `lisp-read-file-arguments'.  The cap proposed is the
+file's size rounded up to MiB."
+  (let* ((bytes (alist-get 'byte_length (alist-get 'meta result)))
+         (mib (* 1024 1024))
+         (cap (* mib (max 1 (/ (+ bytes mib -1) mib)))))
+    (format "[In Emacs: (setq lisp-read-file-arguments '(\"--max-file-bytes\" \"%d\")), \
+then M-x lisp-read-file-shutdown and g here.]\n" cap)))
 
 (defun lisp-read-file--revert (&rest _)
   "Ask the program again for the view of the outline buffer."
@@ -292,17 +326,32 @@ Return the buffer."
     buffer))
 
 (defun lisp-read-file--goto-source-line (line)
-  "Move to the last numbered line of the outline buffer at or before LINE."
-  (let ((target nil))
-    (save-excursion
-      (goto-char (point-min))
-      (let (button)
-        (while (and (setq button (next-button (point)))
-                    (<= (button-get button 'lisp-read-file-line) line))
-          (setq target (button-start button))
-          (goto-char (button-end button)))))
+  "Move to the last numbered line of the outline buffer at or before LINE.
+Return its position, or nil (point stays) when there is none."
+  (let ((target nil)
+        (button (next-button (point-min) t)))
+    (while (and button (<= (button-get button 'lisp-read-file-line) line))
+      (setq target (button-start button)
+            button (next-button (button-end button))))
     (when target
       (goto-char target))))
+
+(defun lisp-read-file--section-file ()
+  "Return the file of the project outline's section at point, or nil."
+  (save-excursion
+    (end-of-line)
+    (and (re-search-backward (concat "^" lisp-read-file--file-header-regexp) nil t)
+         (get-text-property (point) 'lisp-read-file-file))))
+
+(defun lisp-read-file--source-line ()
+  "Return the line of the file that point is on, or nil.
+In a buffer visiting a file its line; in an outline buffer the line
+of the numbered line at point."
+  (cond (lisp-read-file--result
+         (let ((button (button-at (line-beginning-position))))
+           (and button (not (button-get button 'lisp-read-file-header))
+                (button-get button 'lisp-read-file-line))))
+        (buffer-file-name (line-number-at-pos))))
 
 (defun lisp-read-file--buffer-name (kind file)
   "Return the name of the outline buffer of KIND for FILE."
@@ -311,17 +360,29 @@ Return the buffer."
             (file-relative-name file (lisp-read-file--root file)))))
 
 (defun lisp-read-file--current-file ()
-  "Return the file of the current buffer, or signal a `user-error'."
-  (let ((file (or lisp-read-file--file buffer-file-name)))
+  "Return the file of the current buffer, or signal a `user-error'.
+In a project outline, that is the file of the section at point."
+  (let ((file (or lisp-read-file--file
+                  (and lisp-read-file--project (lisp-read-file--section-file))
+                  buffer-file-name)))
     (unless file
       (user-error "Buffer %s is not visiting a file" (buffer-name)))
     (unless (file-exists-p file)
       (user-error "File %s is not saved yet" file))
     file))
 
-(defconst lisp-read-file--view-arguments '((line_numbers . t))
-  "Tool arguments of every view shown in a buffer.
-Line numbers make every line of a raw view (non-Lisp files) a button.")
+(defcustom lisp-read-file-outline-limit 20000
+  "Most lines an outline buffer of one file shows.
+The tool pages its views (2000 lines by default); an outline buffer
+asks for this many lines at once, so that a long file's outline is
+whole.  A view cut at this limit ends with a note."
+  :type 'integer
+  :group 'lisp-read-file)
+
+(defun lisp-read-file--view-arguments ()
+  "Return the tool arguments of every view of a file shown in a buffer.
+Line numbers make every line of a raw view (non-Lisp files) a button."
+  `((line_numbers . t) (limit . ,lisp-read-file-outline-limit)))
 
 ;;;###autoload
 (defun lisp-read-file-outline (&optional file)
@@ -336,13 +397,12 @@ FILE gets its project map (`lisp-read-file-project-outline')."
 
 (defun lisp-read-file--outline-file (file)
   "Show the collapsed view of FILE, by default the file of this buffer."
-  (let* ((file (or file (lisp-read-file--current-file)))
-         (line (and buffer-file-name
-                    (not lisp-read-file--file)
-                    (file-equal-p buffer-file-name file)
-                    (line-number-at-pos)))
+  (let* ((current (ignore-errors (lisp-read-file--current-file)))
+         (file (or file current (lisp-read-file--current-file)))
+         (line (and current (file-equal-p current file)
+                    (lisp-read-file--source-line)))
          (buffer (lisp-read-file--show
-                  file lisp-read-file--view-arguments
+                  file (lisp-read-file--view-arguments)
                   (lisp-read-file--buffer-name "outline" file))))
     (when line
       (with-current-buffer buffer
@@ -364,10 +424,39 @@ not Lisp the view is its text, every line numbered."
           nil t)))
   (lisp-read-file-outline (expand-file-name file)))
 
+(defun lisp-read-file--outline-line-head ()
+  "Return (OPERATOR NAME) of the definition on the numbered line at point, or nil.
+NAME is the symbol's: a method gives \"area\", not \"area (shape)\".
+A form whose operator does not hold \"def\" (declaim, in-package)
+names no definition: nil."
+  (let ((line (buffer-substring-no-properties (line-beginning-position)
+                                              (line-end-position))))
+    (when (string-match lisp-read-file--numbered-line-regexp line)
+      (let ((parsed (lisp-read-file--parse-signature (substring line (match-end 0)))))
+        (when (and (car parsed) (string-match-p "def" (car parsed))
+                   (cadr parsed) (string-match "\\`[^ (]+" (cadr parsed)))
+          (list (car parsed) (match-string 0 (cadr parsed))))))))
+
+(defun lisp-read-file--outline-symbol-at-point ()
+  "Return the symbol at point of an outline buffer, or nil.
+On a line's number, its form's operator or between tokens, the
+name of the form on that line."
+  (let ((symbol (thing-at-point 'symbol t))
+        (head (lisp-read-file--outline-line-head)))
+    (cond ((and head (or (null symbol)
+                         (string-match-p "\\`[0-9]+[:-]?\\'" symbol)
+                         (equal (lisp-read-file--strip-package symbol) (car head))))
+           (cadr head))
+          ((and symbol (string-match-p "\\`[0-9]+[:-]?\\'" symbol)) nil)
+          (t symbol))))
+
 (defun lisp-read-file--default-pattern ()
   "Return the default pattern of `lisp-read-file-expand', or nil.
-That is the symbol at point, without package prefix, anchored."
-  (let ((symbol (thing-at-point 'symbol t)))
+That is the symbol at point, without package prefix, anchored; in
+an outline buffer as `lisp-read-file--outline-symbol-at-point' says."
+  (let ((symbol (if lisp-read-file--result
+                    (lisp-read-file--outline-symbol-at-point)
+                  (thing-at-point 'symbol t))))
     (when (and symbol (not (string-match-p "\\`[0-9.]+\\'" symbol)))
       (when (string-match "\\`[^:|\"]*::?\\([^:]+\\)\\'" symbol)
         (setq symbol (match-string 1 symbol)))
@@ -400,10 +489,10 @@ first expanded line."
   (let* ((file (or file (lisp-read-file--current-file)))
          (collapsed (alist-get 'content
                                (lisp-read-file-call
-                                file lisp-read-file--view-arguments)))
+                                file (lisp-read-file--view-arguments))))
          (buffer (lisp-read-file--show
                   file `((name_pattern . ,pattern)
-                         ,@lisp-read-file--view-arguments)
+                         ,@(lisp-read-file--view-arguments))
                   (lisp-read-file--buffer-name "expand" file))))
     (with-current-buffer buffer
       (let ((meta (alist-get 'meta lisp-read-file--result))
@@ -419,6 +508,14 @@ first expanded line."
                          (not (gethash line outline-lines)))
                 (setq first (point))))
             (forward-line 1)))
+        ;; A form of one line reads the same expanded: ask where the matches are.
+        (unless (eql (alist-get 'expanded_forms meta) 0)
+          (let ((line (lisp-read-file--first-match-line file pattern)))
+            (when line
+              (save-excursion
+                (goto-char (point-min))
+                (when (lisp-read-file--goto-source-line line)
+                  (setq first (min (point) (or first (point)))))))))
         (when first
           (goto-char first)
           (dolist (window (get-buffer-window-list buffer nil t))
@@ -426,6 +523,23 @@ first expanded line."
         (when (eql (alist-get 'expanded_forms meta) 0)
           (message "No definition matched %s" pattern))))
     buffer))
+
+(defun lisp-read-file--first-match-line (file pattern)
+  "Return the first line of FILE where a definition's name matches PATTERN, or nil.
+The lisp-find tool matches names by the rule of the view's
+name_pattern; nil when it cannot answer."
+  (let* ((file (lisp-read-file--true-file file))
+         (root (lisp-read-file--root file))
+         (definitions
+          (ignore-errors
+            (alist-get 'definitions
+                       (lisp-read-file-find
+                        `((name_pattern . ,pattern)
+                          (path . ,(file-relative-name file root)))
+                        root)))))
+    (and definitions
+         (apply #'min (mapcar (lambda (definition) (alist-get 'line definition))
+                              definitions)))))
 
 ;;;; Imenu
 
@@ -441,49 +555,158 @@ first expanded line."
 (defun lisp-read-file-imenu-create-index ()
   "Return an `imenu' index of the current buffer's file, from its outline.
 Definitions are grouped as `lisp-read-file-imenu-groups' says; each
-entry's position is the start of its form's first line.  The index
-is of the file as saved; a message warns when the buffer is modified.
-A buffer without a file gets the index of the function that was in
-use before `lisp-read-file-mode'."
+entry's position is the start of its form's first line.  A name
+given to several entries of a group is followed by the reader
+conditionals in front of each (a container's included), and when
+that is not enough by its line: \"f #+sbcl\", \"f [line 12]\".  The
+index is of the file as saved; a message warns when the buffer is
+modified.  A buffer without a file gets the index of the function
+that was in use before `lisp-read-file-mode'."
   (if (not (and buffer-file-name (file-exists-p buffer-file-name)))
       (funcall (or (cdr lisp-read-file--saved-imenu-function)
                    #'imenu-default-create-index-function))
-    (let ((results (lisp-read-file--call-pages
-                    buffer-file-name '((collapsed . t))))
-          (groups nil)
-          (flat nil)
-          (current-line 1))
-      (lisp-read-file--warn-if-modified buffer-file-name)
-      (save-excursion
-        (save-restriction
-          (widen)
-          (goto-char (point-min))
-          (dolist (result results)
-            (pcase-dolist (`(,line . ,rest)
-                           (lisp-read-file--numbered-lines
-                            (alist-get 'content result)))
-              (let* ((parsed (lisp-read-file--parse-signature rest))
-                     (operator (car parsed))
-                     (group (and operator
-                                 (if lisp-read-file-imenu-groups
-                                     (lisp-read-file--imenu-group operator)
-                                   (and (string-prefix-p "def" operator) t)))))
-                (when group
-                  (forward-line (- line current-line))
-                  (setq current-line line)
-                  (let* ((position (save-excursion
-                                     (back-to-indentation)
-                                     (if imenu-use-markers (point-marker) (point))))
-                         (entry (cons (cadr parsed) position)))
-                    (if (stringp group)
-                        (push entry (alist-get group groups nil nil #'equal))
-                      (push entry flat)))))))))
-      (if (not lisp-read-file-imenu-groups)
-          (nreverse flat)
-        (cl-loop for (group . _) in lisp-read-file-imenu-groups
-                 for entries = (alist-get group groups nil nil #'equal)
-                 when entries
-                 collect (cons group (nreverse entries)))))))
+    (lisp-read-file--with-fewer-gcs
+      (let ((entries (lisp-read-file--imenu-entries
+                      (lisp-read-file--call-pages buffer-file-name '((collapsed . t))))))
+        (lisp-read-file--warn-if-modified buffer-file-name)
+        (lisp-read-file--imenu-index
+         entries (lisp-read-file--source-positions (mapcar #'cl-third entries)))))))
+
+(defun lisp-read-file--imenu-index (entries positions)
+  "Return the imenu index of ENTRIES, grouped by `lisp-read-file-imenu-groups'.
+ENTRIES are values of `lisp-read-file--imenu-entries'; POSITIONS is
+a hash table from their lines to their positions.  An entry whose
+line has no position is left out."
+  (if (not lisp-read-file-imenu-groups)
+      (lisp-read-file--imenu-items entries positions)
+    (cl-loop for (group . _) in lisp-read-file-imenu-groups
+             for items = (lisp-read-file--imenu-items
+                          (cl-remove-if-not (lambda (entry) (equal (car entry) group))
+                                            entries)
+                          positions)
+             when items
+             collect (cons group items))))
+
+(defun lisp-read-file--outline-imenu-index ()
+  "Return the `imenu' index of an outline buffer, at its own lines.
+The definitions of the file shown, grouped as in a Lisp buffer, each
+at its numbered line here; in a project outline a submenu per file."
+  (if lisp-read-file--project
+      (lisp-read-file--project-imenu-index)
+    (lisp-read-file--imenu-index
+     (lisp-read-file--imenu-entries
+      (lisp-read-file--call-pages lisp-read-file--file '((collapsed . t))))
+     (lisp-read-file--button-positions (point-min) (point-max)))))
+
+(defun lisp-read-file--project-imenu-index ()
+  "Return the `imenu' index of a project outline: a submenu per file."
+  (let ((header (concat "^" lisp-read-file--file-header-regexp))
+        (index nil))
+    (save-excursion
+      (goto-char (point-min))
+      (while (re-search-forward header nil t)
+        (let* ((file (match-string-no-properties 1))
+               (start (line-beginning-position 2))
+               (end (save-excursion
+                      (if (re-search-forward header nil t) (line-beginning-position)
+                        (point-max))))
+               (items (lisp-read-file--imenu-index
+                       (lisp-read-file--imenu-entries
+                        (list (list (cons 'content (buffer-substring-no-properties
+                                                    start end)))))
+                       (lisp-read-file--button-positions start end))))
+          (when items
+            (push (cons file items) index)))))
+    (nreverse index)))
+
+(defun lisp-read-file--button-positions (start end)
+  "Return a hash table from file lines to the numbered lines between START and END.
+Each line of the file maps to the start of the first numbered line
+that visits it."
+  (let ((positions (make-hash-table))
+        (button (next-button start t)))
+    (while (and button (< (button-start button) end))
+      (unless (or (button-get button 'lisp-read-file-header)
+                  (gethash (button-get button 'lisp-read-file-line) positions))
+        (puthash (button-get button 'lisp-read-file-line) (button-start button) positions))
+      (setq button (next-button (button-start button))))
+    positions))
+
+(defun lisp-read-file--source-positions (lines)
+  "Return a hash table from LINES, ascending, to their positions in this buffer.
+The position of a line is its first non-blank character, a marker
+when `imenu-use-markers' is non-nil."
+  (let ((positions (make-hash-table))
+        (current 1))
+    (save-excursion
+      (save-restriction
+        (widen)
+        (goto-char (point-min))
+        (dolist (line lines)
+          (forward-line (- line current))
+          (setq current line)
+          (puthash line (save-excursion
+                          (back-to-indentation)
+                          (if imenu-use-markers (point-marker) (point)))
+                   positions))))
+    positions))
+
+(defun lisp-read-file--imenu-entries (results)
+  "Return the definitions of the outline RESULTS, in file order.
+Each is (GROUP NAME LINE CONDITIONALS): GROUP as
+`lisp-read-file--imenu-group' gives it (t in a flat index),
+CONDITIONALS the reader conditionals in front of the form and of the
+containers around it, outermost first.  Forms of no group are left out."
+  (let ((entries nil)
+        ;; The conditionals of the last line at each depth of containers.
+        (stack nil))
+    (dolist (result results)
+      (pcase-dolist (`(,line . ,rest) (lisp-read-file--numbered-lines
+                                       (alist-get 'content result)))
+        (let* ((depth (/ (- (length rest) (length (string-trim-left rest))) 2))
+               (parsed (lisp-read-file--parse-signature rest))
+               (outer (cl-subseq stack 0 (min depth (length stack))))
+               (operator (car parsed))
+               (group (and operator
+                           (if lisp-read-file-imenu-groups
+                               (lisp-read-file--imenu-group operator)
+                             (string-prefix-p "def" operator)))))
+          (setq stack (append outer (list (nth 2 parsed))))
+          (when (and group (cadr parsed))
+            (push (list group (cadr parsed) line (apply #'append stack)) entries)))))
+    (nreverse entries)))
+
+(defun lisp-read-file--imenu-items (entries positions)
+  "Return the imenu items (NAME . POSITION) of ENTRIES, one name each.
+ENTRIES are values of `lisp-read-file--imenu-entries' in file order,
+POSITIONS a hash table from their lines to positions; a name shared
+by several is made distinct as `lisp-read-file-imenu-create-index'
+says."
+  (let ((named (lisp-read-file--distinct-names
+                (lisp-read-file--distinct-names
+                 (mapcar (lambda (entry) (cons (nth 1 entry) entry)) entries)
+                 (lambda (name entry)
+                   (if (nth 3 entry)
+                       (mapconcat #'identity (cons name (nth 3 entry)) " ")
+                     name)))
+                (lambda (name entry) (format "%s [line %d]" name (nth 2 entry))))))
+    (delq nil (mapcar (lambda (item)
+                        (let ((position (gethash (nth 2 (cdr item)) positions)))
+                          (and position (cons (car item) position))))
+                      named))))
+
+(defun lisp-read-file--distinct-names (named rename)
+  "Rename the elements of NAMED whose name is shared, with RENAME.
+NAMED is a list of (NAME . ENTRY); RENAME is called with NAME and
+ENTRY and returns the new name.  Return the list with the new names."
+  (let ((counts (make-hash-table :test #'equal)))
+    (dolist (item named)
+      (puthash (car item) (1+ (gethash (car item) counts 0)) counts))
+    (mapcar (lambda (item)
+              (if (> (gethash (car item) counts) 1)
+                  (cons (funcall rename (car item) (cdr item)) (cdr item))
+                item))
+            named)))
 
 ;;;; Project outline
 
@@ -501,18 +724,21 @@ use before `lisp-read-file-mode'."
   "Usual operators, offered as the kinds of a project outline.")
 
 (defun lisp-read-file--asd-at-point ()
-  "Return the existing .asd file at point or of this buffer, or nil."
-  (let ((candidates
-         (list (and (derived-mode-p 'dired-mode)
-                    (fboundp 'dired-get-filename)
-                    (ignore-errors (dired-get-filename nil t)))
-               (let ((name (thing-at-point 'filename t)))
-                 (and name (expand-file-name name)))
-               buffer-file-name)))
-    (cl-find-if (lambda (file)
-                  (and file (string-match-p "\\.asd\\'" file)
-                       (file-regular-p file)))
-                candidates)))
+  "Return the .asd file or directory at point, the .asd of this buffer, or nil.
+A directory counts in Dired only (its line names it), not as a file
+name in text."
+  (let ((in-dired (and (derived-mode-p 'dired-mode)
+                       (fboundp 'dired-get-filename)
+                       (ignore-errors (dired-get-filename nil t)))))
+    (if (and in-dired (file-directory-p in-dired))
+        in-dired
+      (cl-find-if (lambda (file)
+                    (and file (string-match-p "\\.asd\\'" file)
+                         (file-regular-p file)))
+                  (list in-dired
+                        (let ((name (thing-at-point 'filename t)))
+                          (and name (expand-file-name name)))
+                        buffer-file-name)))))
 
 (defun lisp-read-file--read-list (prompt candidates history)
   "Read a list of strings with PROMPT, completing from CANDIDATES.
@@ -525,11 +751,12 @@ Return a vector (JSON array) or nil for an empty answer."
 (defun lisp-read-file-project-outline (&optional path kinds features)
   "Show the project map of PATH: every Lisp file's collapsed view.
 PATH is a directory or an .asd file; interactively the .asd file at
-point (in Dired, or a file name at point), else the project root of
-this buffer.  Each file starts with a header line \"==> FILE <==\";
-headers and numbered lines are buttons that visit the file and line.
-KINDS (operator names) keeps only those forms, FEATURES hides the
-forms #+/#- exclude under those features; with a prefix argument
+point (in Dired, or a file name at point) or the directory at point
+in Dired, else the project root of this buffer.  Each file starts
+with a header line \"==> FILE <==\"; headers and numbered lines are
+buttons that visit the file and line.  KINDS (operator names) keeps
+only those forms, FEATURES hides the forms #+/#- exclude under those
+features; with a prefix argument
 both are read, several separated by commas."
   (interactive
    (list (lisp-read-file--asd-at-point)
@@ -555,9 +782,9 @@ both are read, several separated by commas."
          (arguments (append (and kinds `((kinds . ,(vconcat kinds))))
                             (and features `((features . ,(vconcat features))))))
          (project `((root . ,root) (path . ,relative) (arguments . ,arguments)))
-         (source (and buffer-file-name
-                      (cons (lisp-read-file--true-file buffer-file-name)
-                            (line-number-at-pos))))
+         (source (let ((file (ignore-errors (lisp-read-file--current-file)))
+                       (line (lisp-read-file--source-line)))
+                   (and file line (cons (lisp-read-file--true-file file) line))))
          (buffer (get-buffer-create
                   (format "*lisp-read-file project: %s*"
                           (if (equal relative ".")
@@ -596,8 +823,7 @@ is continued from its `next_offset', up to 50 calls."
                           (alist-get 'arguments project)))
          (results nil)
          (offset nil)
-         (pages 0)
-         (inhibit-read-only t))
+         (pages 0))
     (while (progn
              (let ((result (lisp-read-file--call-tool
                             root lisp-read-file-tool-name
@@ -608,16 +834,26 @@ is continued from its `next_offset', up to 50 calls."
                (setq offset (or (alist-get 'next_offset (alist-get 'meta result))
                                 (alist-get 'next_offset result)))
                (and (integerp offset) (< pages 50)))))
-    (setq results (nreverse results))
-    (erase-buffer)
-    (lisp-read-file-outline-mode)
-    (setq lisp-read-file--project project
-          lisp-read-file--result (append `((root . ,root)) (car results))
-          default-directory root)
-    (dolist (result results)
-      (lisp-read-file--insert-view (alist-get 'content result) nil
-                                   (alist-get 'mode result) root))
-    (goto-char (point-min))))
+    (lisp-read-file--insert-project (nreverse results) project root)))
+
+(defun lisp-read-file--insert-project (results project root)
+  "Fill the current buffer with RESULTS, the pages of the map of PROJECT in ROOT."
+  (lisp-read-file--with-fewer-gcs
+    (let ((inhibit-read-only t))
+      (erase-buffer)
+      (lisp-read-file-outline-mode)
+      (setq lisp-read-file--project project
+            lisp-read-file--result (append `((root . ,root)) (car results))
+            default-directory root)
+      (dolist (result results)
+        (lisp-read-file--insert-view (alist-get 'content result) nil
+                                     (alist-get 'mode result) root))
+      ;; A map cut down to names or counts ends with the tool's note, in its terms.
+      (when (member (alist-get 'step (car (last results))) '("names" "counts"))
+        (insert (propertize "[In Emacs: C-u M-x lisp-read-file-project-outline asks for \
+kinds; M-x lisp-read-file-project-outline on a directory's line in Dired shows its map.]\n"
+                            'face 'lisp-read-file-note)))
+      (goto-char (point-min)))))
 
 (provide 'lisp-read-file-outline)
 ;;; lisp-read-file-outline.el ends here

@@ -29,6 +29,8 @@
 (require 'xref)
 (require 'lisp-read-file)
 
+(declare-function lisp-read-file--outline-symbol-at-point "lisp-read-file-outline" ())
+
 ;;;; Xref
 
 (defcustom lisp-read-file-xref-cache-seconds 10
@@ -105,7 +107,9 @@ that backend is used."
   "Return the Lisp symbol at point as written, or nil.
 Quote and function prefixes are left out: #\\='foo gives \"foo\"."
   (let ((symbol (with-syntax-table lisp-mode-syntax-table
-                  (thing-at-point 'symbol t))))
+                  (if (derived-mode-p 'lisp-read-file-outline-mode)
+                      (lisp-read-file--outline-symbol-at-point)
+                    (thing-at-point 'symbol t)))))
     (when symbol
       (setq symbol (replace-regexp-in-string "\\`\\(?:#'\\|['`,@#]\\)+" "" symbol)))
     (when (and symbol (not (string= symbol ""))
@@ -124,23 +128,42 @@ Quote and function prefixes are left out: #\\='foo gives \"foo\"."
 (defun lisp-read-file--definition-summary (definition)
   "Return the xref summary of DEFINITION, a lisp-find item.
 A derived definition (an accessor of a slot, a structure's
-constructor) names its kind and the form that makes it."
+constructor) names its kind and the form that makes it; a definition
+a macro of the project makes names the macro and its call."
   (let ((signature (alist-get 'signature definition))
         (kind (alist-get 'kind definition))
-        (name (alist-get 'name definition)))
-    (cond ((alist-get 'form definition)
+        (name (alist-get 'name definition))
+        (via (alist-get 'via definition)))
+    (cond ((and (alist-get 'form definition) (stringp via))
+           (format "%s %s, via %s: %s" kind name via (or signature "")))
+          ((alist-get 'form definition)
            (format "%s %s, made by %s" kind name (or signature "")))
           (signature)
           (t (format "(%s %s ...)" kind name)))))
 
+(defun lisp-read-file--package-group (item group)
+  "Return GROUP, an xref group name, with the package of ITEM in front.
+ITEM is a lisp-find definition or reference: \"[package shapes] GROUP\",
+\"[package ppcre?] GROUP\" when the package is unresolved (defined
+outside the project, or one it uses is: the symbol may be of that
+package), GROUP alone when ITEM has no package."
+  (let ((package (alist-get 'package item)))
+    (if (stringp package)
+        (format "[package %s%s] %s" package
+                (if (alist-get 'package_unresolved item) "?" "")
+                group)
+      group)))
+
 (defun lisp-read-file--definition-xrefs (root definitions)
-  "Return the xrefs of DEFINITIONS, lisp-find items relative to ROOT."
+  "Return the xrefs of DEFINITIONS, lisp-find items relative to ROOT.
+They are grouped by package and file."
   (mapcar (lambda (definition)
-            (xref-make (lisp-read-file--definition-summary definition)
-                       (xref-make-file-location
-                        (lisp-read-file--expand (alist-get 'file definition) root)
-                        (alist-get 'line definition)
-                        (or (alist-get 'column definition) 0))))
+            (let ((file (lisp-read-file--expand (alist-get 'file definition) root)))
+              (xref-make (lisp-read-file--definition-summary definition)
+                         (lisp-read-file--xref-location-create
+                          :file file :line (alist-get 'line definition)
+                          :column (or (alist-get 'column definition) 0)
+                          :group (lisp-read-file--package-group definition file)))))
           definitions))
 
 (cl-defmethod xref-backend-definitions
@@ -164,31 +187,29 @@ constructor) names its kind and the form that makes it."
   ((backend lisp-read-file--xref-backend) identifier)
   "Return the places of the symbol IDENTIFIER in the project of BACKEND.
 They are grouped by the top-level form around them, as the tool
-groups them: \"FILE: LINE (signature)\"."
-  (let* ((root (lisp-read-file--backend-root backend))
-         (references (lisp-read-file--find-items
+groups them: \"[package P] FILE: LINE (signature)\"."
+  (lisp-read-file--with-fewer-gcs
+    (lisp-read-file--reference-xrefs
+     (lisp-read-file--backend-root backend) identifier)))
+
+(defun lisp-read-file--reference-xrefs (root identifier)
+  "Return an xref for each use of the symbol IDENTIFIER in the project ROOT."
+  (let* ((references (lisp-read-file--find-items
                       root `((symbol . ,identifier)) 'references))
          (xrefs nil))
     (dolist (reference references)
       (let* ((file (alist-get 'file reference))
-             (group (format "%s: %s %s" file (alist-get 'line reference)
-                            (or (alist-get 'signature reference)
-                                (alist-get 'name reference) ""))))
+             (group (lisp-read-file--package-group
+                     reference
+                     (format "%s: %s %s" file (alist-get 'line reference)
+                             (or (alist-get 'signature reference)
+                                 (alist-get 'name reference) "")))))
         (dolist (use (alist-get 'uses reference))
-          (let* ((text (or (alist-get 'text use) ""))
-                 (column (or (alist-get 'column use) 0))
-                 (length (lisp-read-file--token-length text column))
-                 (summary (copy-sequence text)))
-            (when (<= (+ column length) (length summary))
-              (add-face-text-property column (+ column length) 'xref-match
-                                      nil summary))
-            (push (xref-make-match
-                   summary
-                   (lisp-read-file--xref-location-create
-                    :file (lisp-read-file--expand file root)
-                    :line (alist-get 'line use) :column column :group group)
-                   length)
-                  xrefs)))))
+          (push (lisp-read-file--match-xref
+                 (or (alist-get 'text use) "") (alist-get 'line use)
+                 (or (alist-get 'column use) 0)
+                 (lisp-read-file--expand file root) group)
+                xrefs))))
     (lisp-read-file--warn-if-modified-under root)
     (nreverse xrefs)))
 
@@ -219,7 +240,9 @@ case); several words separated by spaces must all occur in the name."
     (lisp-read-file--definition-xrefs root definitions)))
 
 (defvar lisp-read-file--names-cache (make-hash-table :test #'equal)
-  "The names of the definitions by root: (TIME . NAMES).")
+  "Names of definitions by (ROOT . PREFIX): (TIME COMPLETE NAMES).
+NAMES are those starting with PREFIX (in lower case); COMPLETE is nil
+when lisp-find had more than it read.")
 
 (defun lisp-read-file--symbol-name (definition)
   "Return the name of the symbol of DEFINITION, a lisp-find item.
@@ -229,30 +252,51 @@ A method named \"area :around (square)\" gives \"area\"."
         (match-string 0 name)
       name)))
 
-(defun lisp-read-file--definition-names (root)
-  "Return the names of the definitions under ROOT, kept a few seconds."
-  (let ((cached (gethash root lisp-read-file--names-cache)))
-    (if (and cached
-             (< (- (float-time) (car cached)) lisp-read-file-xref-cache-seconds))
+(defun lisp-read-file--cached-names (root prefix)
+  "Return (t . NAMES), the names kept for ROOT that start with PREFIX, or nil.
+Names kept for PREFIX itself serve, and so do those of a shorter
+prefix when they were complete: they are filtered."
+  (cl-loop for end from (length prefix) downto 0
+           for kept = (gethash (cons root (substring prefix 0 end))
+                               lisp-read-file--names-cache)
+           when (and kept
+                     (< (- (float-time) (car kept)) lisp-read-file-xref-cache-seconds)
+                     (or (= end (length prefix)) (cadr kept)))
+           return (cons t (cl-remove-if-not
+                           (lambda (name) (string-prefix-p prefix name t))
+                           (nth 2 kept)))))
+
+(defun lisp-read-file--definition-names (root prefix)
+  "Return the names of the definitions under ROOT that start with PREFIX.
+The case is ignored.  They are asked from lisp-find by PREFIX (up
+to `lisp-read-file-find-max-pages' pages, one for a prefix of less
+than two characters, which names too many to read quickly) and kept
+`lisp-read-file-xref-cache-seconds', so that typing more filters
+them instead of asking again."
+  (let* ((prefix (downcase prefix))
+         (cached (lisp-read-file--cached-names root prefix)))
+    (if cached
         (cdr cached)
-      (let ((names (delete-dups
-                    (mapcar #'lisp-read-file--symbol-name
-                            (lisp-read-file--find-items
-                             root '((name_pattern . ".")) 'definitions)))))
-        (setq names (delq nil names))
-        (puthash root (cons (float-time) names) lisp-read-file--names-cache)
+      (let* ((found (lisp-read-file--with-fewer-gcs
+                      (lisp-read-file--find-pages
+                       root `((name_pattern . ,(concat "^" (lisp-read-file--regexp-quote
+                                                            prefix))))
+                       'definitions (and (< (length prefix) 2) 1))))
+             (names (delq nil (delete-dups (mapcar #'lisp-read-file--symbol-name
+                                                   (car found))))))
+        (puthash (cons root prefix) (list (float-time) (cdr found) names)
+                 lisp-read-file--names-cache)
         names))))
 
 (cl-defmethod xref-backend-identifier-completion-table
   ((backend lisp-read-file--xref-backend))
-  "Return the names of the definitions in the project of BACKEND."
-  (let ((root (lisp-read-file--backend-root backend))
-        (names nil))
+  "Return the names of the definitions in the project of BACKEND.
+They are asked by what is typed: the names that start with it."
+  (let ((root (lisp-read-file--backend-root backend)))
     (lambda (string predicate action)
       (let ((completion-ignore-case t))
-        (unless names
-          (setq names (lisp-read-file--definition-names root)))
-        (complete-with-action action names string predicate)))))
+        (complete-with-action action (lisp-read-file--definition-names root string)
+                              string predicate)))))
 
 ;;;; Callers and callees
 
@@ -293,6 +337,18 @@ One per call, grouped by the definition that makes it:
                 xrefs))))
     (nreverse xrefs)))
 
+(defun lisp-read-file--callee-summary (name definition)
+  "Return the xref summary of DEFINITION, a definition of the callee NAME.
+\"KIND NAME in FILE\": the file is said because the group is the
+caller's, and its line number alone would read as a line of the
+caller's file.  NAME comes first when the definition's name differs,
+as a call written pkg:foo does."
+  (let ((defined (alist-get 'name definition)))
+    (format "%s%s %s in %s"
+            (if (string= (downcase name) (downcase (or defined ""))) ""
+              (concat name ": "))
+            (alist-get 'kind definition) defined (alist-get 'file definition))))
+
 (defun lisp-read-file--callees-xrefs (root name)
   "Return (XREFS OUTSIDE): what the definitions NAME call in project ROOT.
 XREFS are the definitions of the project that they call, grouped by
@@ -307,8 +363,7 @@ does not define."
         (dolist (callee (alist-get 'callees entry))
           (dolist (definition (alist-get 'definitions callee))
             (push (xref-make
-                   (format "%s: %s %s" (alist-get 'name callee)
-                           (alist-get 'kind definition) (alist-get 'name definition))
+                   (lisp-read-file--callee-summary (alist-get 'name callee) definition)
                    (lisp-read-file--xref-location-create
                     :file (lisp-read-file--expand (alist-get 'file definition) root)
                     :line (alist-get 'line definition) :column 0 :group group))
@@ -336,7 +391,8 @@ local flet or labels function of that name are not.  Interactively,
 SYMBOL is read with the symbol at point as the default."
   (interactive (list (lisp-read-file--read-symbol "Who calls: ")))
   (let* ((root (lisp-read-file--buffer-root))
-         (xrefs (lisp-read-file--who-calls-xrefs root symbol)))
+         (xrefs (lisp-read-file--with-fewer-gcs
+                  (lisp-read-file--who-calls-xrefs root symbol))))
     (lisp-read-file--warn-if-modified-under root)
     (lisp-read-file--show-xrefs xrefs (format "No callers of %s in %s" symbol root))))
 

@@ -433,6 +433,57 @@ its standard error says: fake-server: cannot serve today\\'"
             (should (looking-at " 6: "))
             (should (eq (get-char-property (1+ (point)) 'face) 'lisp-read-file-line-number))))))))
 
+(ert-deftest lrf-test-outline-long-file ()
+  "An outline longer than the tool's default page is shown whole, without a
+footer telling to pass an offset, which an Emacs user cannot do."
+  (lrf-test-with-project
+    (let ((file (lrf-test-file "src/many.lisp")))
+      (with-temp-file file
+        (dotimes (i 2500)
+          (insert (format "(defun f%d (x) x)\n" i))))
+      (with-current-buffer (find-file-noselect file)
+        (goto-char (point-max))
+        (forward-line -1)
+        (with-current-buffer (lisp-read-file-outline)
+          ;; Rendering makes many small objects: with Emacs' default threshold it
+          ;; collected garbage 8 times, each a pass over the whole heap (1.3 s of
+          ;; 1.5 s); a count, not a time, so that the test does not depend on the machine.
+          (let ((gc-cons-threshold 800000)
+                (before gcs-done))
+            (revert-buffer)
+            (should (<= (- gcs-done before) 1))
+            (should (= gc-cons-threshold 800000)))
+          (should (equal (length (lrf-test-buttons)) 2500))
+          (should (looking-at "2500: (defun f2499 (x) x)$"))
+          (should-not (string-match-p "offset" (buffer-string)))
+          (should-not (string-match-p "cut" (lisp-read-file--header-line))))
+        (with-current-buffer (lisp-read-file-expand "^f2400$")
+          (should (looking-at "2401: (defun f2400 (x) x)$"))
+          (should-not (string-match-p "offset" (buffer-string))))
+        ;; A one-line match before a longer one: point on the first.
+        (with-temp-file file
+          (insert "(defun g1 (x) x)\n(defun g2 (x)\n  x)\n"))
+        (with-current-buffer (lisp-read-file-expand "^g[12]$")
+          (should (looking-at "1: (defun g1 (x) x)$")))))))
+
+(ert-deftest lrf-test-outline-over-cap ()
+  "A file over the size cap: the outline says how to raise the cap from Emacs,
+and following that shows the outline."
+  (lrf-test-with-project
+    (let ((lisp-read-file-arguments '("--max-file-bytes" "100")))
+      (with-current-buffer (find-file-noselect (lrf-test-file "src/demo.lisp"))
+        (with-current-buffer (lisp-read-file-outline)
+          (should (null (lrf-test-buttons)))
+          (should (string-match-p
+                   (regexp-quote "[In Emacs: (setq lisp-read-file-arguments \
+'(\"--max-file-bytes\" \"1048576\")), then M-x lisp-read-file-shutdown and g here.]")
+                   (buffer-string)))
+          (setq lisp-read-file-arguments '("--max-file-bytes" "1048576"))
+          (lisp-read-file-shutdown)
+          (revert-buffer)
+          (should (equal (lrf-test-button-lines) lrf-test-demo-lines))
+          (should-not (string-match-p "In Emacs" (buffer-string))))))))
+
 (ert-deftest lrf-test-outline-refresh ()
   "`g' in the outline buffer reads the file again."
   (lrf-test-with-project
@@ -575,7 +626,7 @@ its standard error says: fake-server: cannot serve today\\'"
         (with-current-buffer "*lisp-read-file expand: src/demo.lisp*"
           (should (string-match-p "^35:        ,@body)))$" (buffer-string)))
           (should (equal lisp-read-file--arguments
-                         '((name_pattern . "^with-shape$") (line_numbers . t))))))))
+                         '((name_pattern . "^with-shape$") (line_numbers . t) (limit . 20000))))))))
   (with-temp-buffer
     (lisp-mode)
     (insert "(foo demo::area *count* cl:list+ 42)")
@@ -702,6 +753,14 @@ its standard error says: fake-server: cannot serve today\\'"
         (should item)
         (imenu item)
         (should (looking-at "(defmacro with-shape ")))
+      ;; Typed at imenu's prompts (SPC completes a word in Emacs 28, and adds the space).
+      (switch-to-buffer (current-buffer))
+      (let ((last-nonmenu-event ?\r))
+        (execute-kbd-macro (kbd "C-c C-o i Methods RET area SPC :around SPC (shape) RET"))
+        (should (= (line-number-at-pos) 22))
+        (goto-char (point-min))
+        (execute-kbd-macro (kbd "C-c C-o i Methods RET area SPC (shape) RET"))
+        (should (= (line-number-at-pos) 19)))
       ;; A flat index.
       (let ((lisp-read-file-imenu-groups nil))
         (should (equal (mapcar #'car (lisp-read-file-imenu-create-index))
@@ -716,6 +775,40 @@ its standard error says: fake-server: cannot serve today\\'"
       (lisp-read-file-mode -1)
       (should (local-variable-p 'imenu-create-index-function))
       (should (eq imenu-create-index-function #'ignore)))))
+
+(ert-deftest lrf-test-imenu-distinct-names ()
+  "Names shared in a group get their conditionals, then their lines; spaces stay."
+  (lrf-test-with-project
+    (let ((file (lrf-test-file "src/twice.lisp")))
+      (with-temp-file file
+        (insert "(defun twice () 1)\n#+sbcl (defun twice () 2)\n#+sbcl (defun twice () 3)\n"
+                "#-ccl (progn\n  #+sbcl (defun nested () 1))\n(defun nested () 2)\n"
+                "(defmacro twice () 4)\n"))
+      (with-current-buffer (find-file-noselect file)
+        (lisp-mode)
+        (should (equal imenu-space-replacement "."))
+        (lisp-read-file-mode 1)
+        (should (null imenu-space-replacement))
+        (should (equal (lrf-test-index-positions (funcall imenu-create-index-function))
+                       `(("Functions"
+                          ("twice" . ,(lrf-test-line-position 1))
+                          ("twice #+sbcl [line 2]" . ,(lrf-test-line-position 2))
+                          ("twice #+sbcl [line 3]" . ,(lrf-test-line-position 3))
+                          ("nested #-ccl #+sbcl" . ,(lrf-test-line-position 5))
+                          ("nested" . ,(lrf-test-line-position 6)))
+                         ;; Another group: its own names.
+                         ("Macros" ("twice" . ,(lrf-test-line-position 7))))))
+        (let ((lisp-read-file-imenu-groups nil))
+          (should (equal (mapcar #'car (lisp-read-file-imenu-create-index))
+                         '("twice [line 1]" "twice #+sbcl [line 2]" "twice #+sbcl [line 3]"
+                           "nested #-ccl #+sbcl" "nested" "twice [line 7]"))))
+        (lisp-read-file-mode -1)
+        (should-not (local-variable-p 'imenu-space-replacement))
+        (setq-local imenu-space-replacement "_")
+        (lisp-read-file-mode 1)
+        (should (null imenu-space-replacement))
+        (lisp-read-file-mode -1)
+        (should (equal imenu-space-replacement "_"))))))
 
 (ert-deftest lrf-test-imenu-pages ()
   "The imenu index follows the pages of a long outline."
@@ -732,23 +825,136 @@ its standard error says: fake-server: cannot serve today\\'"
           (should (= (marker-position (cdr (nth 2499 functions)))
                      (lrf-test-line-position 2500))))))))
 
+;;;; Real files of Debian's Common Lisp sources
+
+(defconst lrf-test-debian-source "/usr/share/common-lisp/source/"
+  "Where Debian installs the sources of its Common Lisp libraries.")
+
+(defun lrf-test-in-ci ()
+  "Return non-nil when CI is set to anything but empty, 0 or false."
+  (let ((ci (getenv "CI")))
+    (and ci (not (member ci '("" "0" "false"))))))
+
+(defun lrf-test-require-directory (directory how)
+  "Skip the running test when DIRECTORY is missing; HOW says how to install it.
+Under CI a missing directory is a failure, not a skip."
+  (unless (file-directory-p directory)
+    (let ((message (format "%s is missing: %s (or run bash .ci/run)" directory how)))
+      (if (lrf-test-in-ci)
+          (error "%s; CI is set, so this is a failure, not a skip" message)
+        (ert-skip message)))))
+
+(defmacro lrf-test-with-cl-ppcre (&rest body)
+  "Run BODY with `lrf-test-project' the read-only cl-ppcre sources of Debian.
+The companion processes are stopped and the buffers visiting the
+sources killed afterwards."
+  (declare (indent 0) (debug t))
+  `(let ((lrf-test-project (expand-file-name "cl-ppcre/" lrf-test-debian-source))
+         (lisp-read-file-executable lrf-test-program)
+         (lisp-read-file-arguments nil)
+         (lisp-read-file-root-function #'lisp-read-file-default-root)
+         (lisp-read-file-timeout 10))
+     (lrf-test-require-directory lrf-test-project "apt-get install cl-ppcre")
+     (clrhash lisp-read-file--names-cache)
+     (unwind-protect
+         (progn ,@body)
+       (lisp-read-file-shutdown)
+       (dolist (buffer (buffer-list))
+         (let ((file (buffer-local-value 'buffer-file-name buffer)))
+           (when (or (and file (string-prefix-p lrf-test-project (file-truename file)))
+                     (string-prefix-p "*lisp-read-file" (buffer-name buffer))
+                     (equal (buffer-name buffer) "*xref*"))
+             (kill-buffer buffer)))))))
+
+(defun lrf-test-imenu-choose (path)
+  "Choose PATH, a list of names, through `imenu' as typed at its prompts.
+Return the collections offered at each prompt, as lists of names.
+`completing-read' answers the names of PATH in turn, each checked to
+be among the names offered, as a user can only type those."
+  (let ((offered nil)
+        (answers path)
+        ;; Called from the keyboard (a list would mean the mouse, and a menu).
+        (last-nonmenu-event ?\r))
+    (cl-letf (((symbol-function 'completing-read)
+               (lambda (_prompt collection &rest _)
+                 (let ((names (mapcar #'car collection))
+                       (answer (pop answers)))
+                   (push names offered)
+                   (should (member answer names))
+                   answer))))
+      (imenu (imenu-choose-buffer-index)))
+    (should (null answers))
+    (nreverse offered)))
+
+(ert-deftest lrf-test-imenu-methods-cl-ppcre ()
+  "On cl-ppcre's api.lisp imenu offers methods as NAME QUALIFIERS (SPECIALIZERS).
+Two methods that differ only by a reader conditional (create-scanner
+at lines 86 and 198) are two entries, each reached by its name; so
+are two definitions of one name in a group (regex-apropos-aux)."
+  (lrf-test-with-cl-ppcre
+    (with-current-buffer (find-file-noselect (expand-file-name "api.lisp" lrf-test-project))
+      (lisp-mode)
+      (lisp-read-file-mode 1)
+      (setq imenu--index-alist nil)
+      (let* ((offered (lrf-test-imenu-choose '("Methods" "scan (string t)")))
+             (methods (cadr offered)))
+        (should (equal (car offered)
+                       '("*Rescan*" "Variables" "Functions" "Methods" "Macros")))
+        (should (= (line-number-at-pos) 224))
+        ;; Every name of a group is offered once, as imenu shows it.
+        (dolist (names offered)
+          (should (equal names (delete-dups (copy-sequence names)))))
+        (should (member "create-scanner (string)" methods))
+        (should-not (cl-some (lambda (name) (string-match-p "\\." name)) methods))
+        (dolist (case '(("create-scanner (t) #-:use-acl-regexp2-engine" . 86)
+                        ("create-scanner (t) #+:use-acl-regexp2-engine" . 198)
+                        ("scan (t t) #-:use-acl-regexp2-engine" . 246)
+                        ("scan (t t) #+:use-acl-regexp2-engine" . 258)))
+          (should (member (car case) methods))
+          (lrf-test-imenu-choose (list "Methods" (car case)))
+          (should (= (line-number-at-pos) (cdr case)))
+          (should (looking-at "#[-+]:use-acl-regexp2-engine[ \n]+(defmethod "))))
+      ;; A child inherits its container's conditional: build-replacement-template
+      ;; at 803 is under #+:cormanlisp (let* ...), the generic function at 736 has none.
+      (let ((functions (cadr (lrf-test-imenu-choose '("Functions" "regex-replace")))))
+        (should (member "build-replacement-template" functions))
+        (should (member "build-replacement-template #+:cormanlisp" functions))
+        (lrf-test-imenu-choose '("Functions" "build-replacement-template #+:cormanlisp"))
+        (should (= (line-number-at-pos) 803))
+        (should (looking-at "(defun build-replacement-template ")))
+      (let ((macros (cadr (lrf-test-imenu-choose '("Macros" "split")))))
+        (should (member "regex-apropos-aux #-:cormanlisp" macros))
+        (should (member "regex-apropos-aux #+:cormanlisp" macros))
+        (lrf-test-imenu-choose '("Macros" "regex-apropos-aux #+:cormanlisp"))
+        (should (= (line-number-at-pos) 1144)))
+      (lisp-read-file-mode -1))))
+
 (ert-deftest lrf-test-signature-parsing ()
-  "Signatures of the collapsed view give operators and names."
-  (should (equal (lisp-read-file--parse-signature "(defun foo (x) ...)") '("defun" "foo")))
+  "Signatures of the collapsed view give operators, names and conditionals."
+  (should (equal (lisp-read-file--parse-signature "(defun foo (x) ...)")
+                 '("defun" "foo" nil)))
   (should (equal (lisp-read-file--parse-signature "#+(or sbcl ccl) (CL:DEFUN Foo ...)")
-                 '("defun" "Foo")))
+                 '("defun" "Foo" ("#+(or sbcl ccl)"))))
+  (should (equal (lisp-read-file--parse-signature "#+sbcl #-(and) (defvar *x* ...)")
+                 '("defvar" "*x*" ("#+sbcl" "#-(and)"))))
   (should (equal (lisp-read-file--parse-signature "(defun (setf foo) (v x) ...)")
-                 '("defun" "(setf foo)")))
+                 '("defun" "(setf foo)" nil)))
   (should (equal (lisp-read-file--parse-signature "(defstruct (point (:conc-name p-)) x y ...)")
-                 '("defstruct" "point")))
+                 '("defstruct" "point" nil)))
   (should (equal (lisp-read-file--parse-signature
                   "(defmethod resize :before ((s shape) n &optional (k 1)) ...)")
-                 '("defmethod" "resize :before (shape t)")))
+                 '("defmethod" "resize :before (shape t)" nil)))
   (should (equal (lisp-read-file--parse-signature
                   "(defmethod foo ((x (eql :a)) (y integer)) ...)")
-                 '("defmethod" "foo ((eql :a) integer)")))
-  (should (equal (lisp-read-file--parse-signature "(in-package #:demo)") '("in-package" "#:demo")))
-  (should (null (lisp-read-file--parse-signature ";; a comment"))))
+                 '("defmethod" "foo ((eql :a) integer)" nil)))
+  (should (equal (lisp-read-file--parse-signature "(defmethod foo ...)")
+                 '("defmethod" "foo" nil)))
+  (should (equal (lisp-read-file--parse-signature "(in-package #:demo)")
+                 '("in-package" "#:demo" nil)))
+  (should (equal (lisp-read-file--parse-signature "#-ccl (progn")
+                 '("progn" nil ("#-ccl"))))
+  (should (null (lisp-read-file--parse-signature ";; a comment")))
+  (should (null (lisp-read-file--parse-signature "#+sbcl"))))
 
 (ert-deftest lrf-test-minor-mode-keys ()
   "The minor mode binds the commands under its prefix key."
@@ -826,6 +1032,74 @@ its standard error says: fake-server: cannot serve today\\'"
                 (list (file-relative-name buffer-file-name lrf-test-project)
                       (line-number-at-pos (marker-position marker))))))
           xrefs))
+
+(defun lrf-test-type (keys)
+  "Type KEYS, a `kbd' string, in the selected window as the keyboard would."
+  (let ((last-nonmenu-event ?\r))
+    (execute-kbd-macro (kbd keys))))
+
+(ert-deftest lrf-test-outline-buffer-keys ()
+  "C-c C-o and its commands work in the outline buffers, on the file they show.
+In a project outline, on the file of the section at point; imenu
+there jumps to the lines of the outline buffer itself."
+  (lrf-test-with-shapes
+    (lrf-test-require-project-map)
+    (with-current-buffer (lrf-test-visit "src/square.lisp" 12)
+      (let ((outline (lisp-read-file-outline)))
+        (with-current-buffer outline
+          (dolist (case '(("C-c C-o o" . lisp-read-file-outline)
+                          ("C-c C-o C-o" . lisp-read-file-outline)
+                          ("C-c C-o e" . lisp-read-file-expand)
+                          ("C-c C-o C-e" . lisp-read-file-expand)
+                          ("C-c C-o f" . lisp-read-file-find-file-outline)
+                          ("C-c C-o i" . imenu)
+                          ("C-c C-o p" . lisp-read-file-project-outline)))
+            (should (eq (key-binding (kbd (car case))) (cdr case))))
+          ;; imenu: the forms of the file, at their lines in this buffer.
+          (should (looking-at "11: (defmethod area :around"))
+          (lrf-test-type "C-c C-o i Functions RET total-area RET")
+          (should (eq (current-buffer) outline))
+          (should (looking-at "15: (defun total-area (shapes) ...)"))
+          (lrf-test-type "C-c C-o i Methods RET area SPC (square) RET")
+          (should (looking-at " 8: (defmethod area ((s square)) ...)"))
+          ;; The default name to expand on a line: its form's, not "8:" or the operator.
+          (should (equal (lisp-read-file--default-pattern) "^area$"))
+          (search-forward "defmethod")
+          (should (equal (lisp-read-file--default-pattern) "^area$"))
+          (search-forward "square")
+          (should (equal (lisp-read-file--default-pattern) "^square$"))
+          (forward-line -1)
+          (should (looking-at " 5: (defclass square"))
+          (should (equal (lisp-read-file--default-pattern) "^square$"))
+          ;; M-. there: the line's name too.
+          (should (equal (xref-backend-identifier-at-point (xref-find-backend)) "square"))
+          ;; A form that defines nothing gives no default, rather than "^in-package$".
+          (forward-line -1)
+          (should (looking-at " 3: (in-package #:shapes)"))
+          (should (null (lisp-read-file--default-pattern)))
+          (forward-line 2)
+          ;; Expanding from the outline: the outline's file, by default the name at point.
+          (lrf-test-type "C-c C-o e ^total-area$ RET")
+          (should (equal (buffer-name) "*lisp-read-file expand: src/square.lisp*"))
+          (should (looking-at "15: (defun total-area (shapes)$"))
+          ;; Back to the outline from the expansion, point on the same form.
+          (lrf-test-type "C-c C-o o")
+          (should (eq (current-buffer) outline))
+          (should (looking-at "15: "))
+          ;; The project outline from the outline, point on the same form.
+          (lrf-test-type "C-c C-o p")
+          (should (equal (alist-get 'path lisp-read-file--project) "."))
+          (should (looking-at "15: (defun total-area"))
+          (let ((project (current-buffer)))
+            ;; imenu there: a submenu per file.
+            (lrf-test-type "C-c C-o i src/circle.lisp RET Functions RET square-of RET")
+            (should (eq (current-buffer) project))
+            (should (looking-at " 8: (defun square-of (x) ...)"))
+            ;; C-c C-o o on a line of circle.lisp: that file's outline, at that form.
+            (lrf-test-type "C-c C-o o")
+            (should (equal (buffer-name) "*lisp-read-file outline: src/circle.lisp*"))
+            (should (looking-at " 8: (defun square-of"))
+            (should (equal (lrf-test-button-lines) '(3 5 8 12)))))))))
 
 (ert-deftest lrf-test-xref-identifier-at-point ()
   "The identifier at point is the symbol as written, without quote prefixes."
@@ -940,8 +1214,11 @@ its standard error says: fake-server: cannot serve today\\'"
         (should (= (length places) 4))
         (should (null (cadr found))))
       (let ((found (lisp-read-file--callees-xrefs lrf-test-project "describe-shape")))
-        (should (cl-every (lambda (x) (string-prefix-p "area: " (xref-item-summary x)))
-                          (car found))))
+        (should (equal (sort (mapcar #'xref-item-summary (car found)) #'string<)
+                       '("defgeneric area in src/generics.lisp"
+                         "defmethod area in src/circle.lisp"
+                         "defmethod area in src/square.lisp"
+                         "defmethod area in src/square.lisp"))))
       (lisp-read-file-callees "total-area")
       (with-current-buffer "*xref*"
         (should (string-match-p "src/square.lisp: 15 (defun total-area (shapes) ...) calls"
@@ -956,6 +1233,189 @@ its standard error says: fake-server: cannot serve today\\'"
         (should (equal (lrf-test-xref-places xrefs) '(("src/circle.lisp" 6))))
         (should (string-prefix-p "reader radius, made by (defclass circle"
                                  (xref-item-summary (car xrefs))))))))
+
+(defconst lrf-test-point-lisp
+  ";;;; point.lisp: a structure and a class whose names no form spells.
+
+\(in-package #:shapes)
+
+\(defstruct (point (:constructor make-pt (x y))
+                  (:conc-name pt-))
+  x
+  (y 0))
+
+\(defclass labelled ()
+  ((label :initarg :label
+          :accessor label-of)))
+
+\(defun point-label (p l)
+  (setf (label-of l) (pt-x p))
+  (list (make-pt 1 2) (copy-point p) (pt-y p)))
+"
+  "The file src/point.lisp that the tests of derived definitions add.")
+
+(defun lrf-test-jump (name)
+  "Type M-. with point on the first NAME after point; return (FILE LINE).
+FILE is relative to the project; point is left where M-. went."
+  (search-forward name)
+  (backward-char 1)
+  (switch-to-buffer (current-buffer))
+  (let ((this-command 'xref-find-definitions))
+    (call-interactively #'xref-find-definitions))
+  (list (file-relative-name buffer-file-name lrf-test-project) (line-number-at-pos)))
+
+(ert-deftest lrf-test-xref-derived-and-packages ()
+  "M-. on a constructor, struct or slot accessor lands on the option or slot that
+makes it; who-calls and callees see them; xref groups name the package."
+  (lrf-test-with-shapes
+    (lrf-test-require-find)
+    (with-temp-file (lrf-test-file "src/point.lisp")
+      (insert lrf-test-point-lisp))
+    (with-current-buffer (lrf-test-visit "src/point.lisp" 14)
+      (should (equal (lrf-test-jump "make-pt") '("src/point.lisp" 5)))
+      (should (looking-at "(:constructor make-pt (x y))"))
+      (with-current-buffer (lrf-test-visit "src/point.lisp" 15)
+        (should (equal (lrf-test-jump "(pt-x") '("src/point.lisp" 7)))
+        (should (looking-at "x$")))
+      (with-current-buffer (lrf-test-visit "src/point.lisp" 15)
+        (should (equal (lrf-test-jump "label-of") '("src/point.lisp" 11)))
+        (should (looking-at "(label :initarg")))
+      (with-current-buffer (lrf-test-visit "src/point.lisp" 16)
+        (should (equal (lrf-test-jump "copy-point") '("src/point.lisp" 5))))
+      (let ((xrefs (xref-backend-definitions (xref-find-backend) "pt-y")))
+        (should (equal (xref-item-summary (car xrefs))
+                       "accessor pt-y, made by (defstruct (point (:constructor make-pt (x y)) \
+\(:conc-name pt-)) x y)"))
+        (should (equal (xref-location-group (xref-item-location (car xrefs)))
+                       (concat "[package shapes] " (lrf-test-file "src/point.lisp")))))
+      ;; Several definitions: the *xref* buffer groups them by package and file.
+      (xref-find-definitions "area")
+      (with-current-buffer "*xref*"
+        (should (string-match-p
+                 (concat "^" (regexp-quote (concat "[package shapes] "
+                                                   (lrf-test-file "src/generics.lisp")))
+                         "\n *5: (defgeneric area (shape)")
+                 (buffer-substring-no-properties (point-min) (point-max)))))
+      ;; The uses: their groups name the package too.
+      (let ((xrefs (xref-backend-references (xref-find-backend) "pt-x")))
+        (should (equal (lrf-test-xref-places xrefs) '(("src/point.lisp" 15))))
+        (should (string-prefix-p "[package shapes] src/point.lisp: 14 (defun point-label (p l)"
+                                 (xref-location-group (xref-item-location (car xrefs))))))
+      ;; A package that uses one defined outside the project: its symbols may be
+      ;; that one's, marked ?.
+      (with-temp-file (lrf-test-file "src/other.lisp")
+        (insert "(defpackage #:other (:use #:cl #:elsewhere))\n(in-package #:other)\n"
+                "(defun helper () t)\n"))
+      (should (equal (mapcar (lambda (x) (xref-location-group (xref-item-location x)))
+                             (xref-backend-definitions (xref-find-backend) "helper"))
+                     (list (concat "[package other?] " (lrf-test-file "src/other.lisp")))))
+      ;; Callers of an accessor, and the derived definitions a function calls.
+      (should (equal (lrf-test-xref-places
+                      (lisp-read-file--who-calls-xrefs lrf-test-project "pt-x"))
+                     '(("src/point.lisp" 15))))
+      (let ((callees (car (lisp-read-file--callees-xrefs lrf-test-project "point-label"))))
+        (should (equal (mapcar #'xref-item-summary callees)
+                       '("setf-accessor (setf label-of) in src/point.lisp"
+                         "accessor pt-x in src/point.lisp"
+                         "constructor make-pt in src/point.lisp"
+                         "copier copy-point in src/point.lisp"
+                         "accessor pt-y in src/point.lisp")))
+        (should (equal (lrf-test-xref-places callees)
+                       '(("src/point.lisp" 11) ("src/point.lisp" 7) ("src/point.lisp" 5)
+                         ("src/point.lisp" 5) ("src/point.lisp" 8))))))))
+
+(ert-deftest lrf-test-definition-summary ()
+  "The xref line of a definition: its signature; of a derived one, what makes it."
+  (should (equal (lisp-read-file--definition-summary
+                  '((kind . "defun") (name . "f") (signature . "(defun f (x) ...)")))
+                 "(defun f (x) ...)"))
+  (should (equal (lisp-read-file--definition-summary
+                  '((kind . "accessor") (name . "pt-x") (signature . "(defstruct pt x)")
+                    (form (line . 1) (kind . "defstruct") (name . "pt"))))
+                 "accessor pt-x, made by (defstruct pt x)"))
+  ;; A definition made by a macro of the project: lisp-find's `via' names the macro.
+  (should (equal (lisp-read-file--definition-summary
+                  '((kind . "defun") (name . "make-point") (signature . "(defthing point)")
+                    (form (line . 3) (kind . "defthing") (name . "point"))
+                    (via . "defthing")))
+                 "defun make-point, via defthing: (defthing point)")))
+
+(ert-deftest lrf-test-xref-cl-ppcre ()
+  "M-., who-calls and callees on Debian's cl-ppcre, a project no Lisp has loaded."
+  (lrf-test-with-cl-ppcre
+    (with-current-buffer (find-file-noselect (expand-file-name "lexer.lisp" lrf-test-project))
+      (lisp-mode)
+      (lisp-read-file-mode 1)
+      (goto-char (point-min))
+      (forward-line 70)                   ; (make-lexer-internal :str ...
+      ;; The structure's constructor: the :constructor option of (defstruct (lexer ...)).
+      (should (equal (lrf-test-jump "make-lexer-internal") '("lexer.lisp" 60)))
+      (should (looking-at "(:constructor make-lexer-internal)"))
+      (xref-pop-marker-stack)
+      ;; A structure accessor: its slot.
+      (goto-char (point-min))
+      (forward-line 78)
+      (should (equal (lrf-test-jump "lexer-pos") '("lexer.lisp" 66)))
+      (should (looking-at "(pos 0 :type fixnum)"))
+      ;; A class slot's accessor, in another file.
+      (let ((xrefs (xref-backend-definitions (xref-find-backend) "offset")))
+        (should (equal (mapcar (lambda (x) (xref-location-line (xref-item-location x))) xrefs)
+                       '(176)))
+        (should (string-prefix-p "accessor offset, made by (defclass str (regex)"
+                                 (xref-item-summary (car xrefs))))
+        ;; (cl-ppcre uses :future-common-lisp under #+:genera, a package no file
+        ;; defines, so its unexported symbols may be that package's: marked ?.)
+        (should (string-match-p
+                 (concat "\\`\\[package cl-ppcre\\??\\] "
+                         (regexp-quote (expand-file-name "regex-class.lisp" lrf-test-project))
+                         "\\'")
+                 (xref-location-group (xref-item-location (car xrefs))))))
+      (let ((xrefs (lisp-read-file--who-calls-xrefs lrf-test-project "create-scanner-aux")))
+        (should (equal (mapcar (lambda (x) (xref-location-line (xref-item-location x))) xrefs)
+                       '(158)))
+        (should (string-prefix-p "api.lisp: 86 #-:use-acl-regexp2-engine (defmethod create-scanner"
+                                 (xref-location-group (xref-item-location (car xrefs))))))
+      (let ((callees (car (lisp-read-file--callees-xrefs lrf-test-project "make-lexer"))))
+        ;; Each callee at its definition, its file said (the group is make-lexer's).
+        (dolist (case '(("constructor make-lexer-internal in lexer.lisp" . 60)
+                        ("defmacro maybe-coerce-to-simple-string in util.lisp" . 136)))
+          (let ((xref (cl-find (car case) callees :key #'xref-item-summary :test #'equal)))
+            (should xref)
+            (should (= (xref-location-line (xref-item-location xref)) (cdr case)))))))))
+
+(ert-deftest lrf-test-default-root ()
+  "The root: a VC root or .git, else the nearest directory holding an .asd file.
+Debian installs libraries without .git: a file in a system's
+sub-directory, cl-ppcre/test/tests.lisp, has the system's directory
+as its root, so M-. there finds the library's definitions."
+  (let ((top (file-name-as-directory (file-truename (make-temp-file "lrf-root-" t)))))
+    (unwind-protect
+        (cl-flet ((touch (name)
+                    (let ((file (expand-file-name name top)))
+                      (make-directory (file-name-directory file) t)
+                      (write-region "" nil file)
+                      file)))
+          (let ((deep (touch "sys/src/deep/b.lisp"))
+                (bare (touch "bare/c.lisp")))
+            (touch "sys/sys.asd")
+            (touch "sys/src/a.lisp")
+            (should (equal (lisp-read-file-default-root deep)
+                           (expand-file-name "sys/" top)))
+            (should (equal (lisp-read-file-default-root bare)
+                           (expand-file-name "bare/" top)))
+            ;; .git above the .asd wins: the repository is the project.
+            (make-directory (expand-file-name ".git" top))
+            (should (equal (file-name-as-directory (lisp-read-file-default-root deep)) top))))
+      (delete-directory top t)))
+  (lrf-test-with-cl-ppcre
+    (let ((tests (expand-file-name "test/tests.lisp" lrf-test-project)))
+      (should (equal (lisp-read-file-default-root tests) lrf-test-project))
+      (with-current-buffer (find-file-noselect tests)
+        (lisp-mode)
+        (lisp-read-file-mode 1)
+        (should (equal (lrf-test-xref-places
+                        (xref-backend-definitions (xref-find-backend) "scan-to-strings"))
+                       '(("api.lisp" 294) ("api.lisp" 319))))))))
 
 (ert-deftest lrf-test-xref-definitions-several ()
   "M-. on a generic function lists it and its methods, with signatures."
@@ -1024,13 +1484,15 @@ its standard error says: fake-server: cannot serve today\\'"
         (let ((use (cl-find '("src/generics.lisp" 16) xrefs
                             :key (lambda (x) (car (lrf-test-xref-places (list x))))
                             :test #'equal)))
-          (should (string-prefix-p "src/generics.lisp: 14 (defun describe-shape (shape)"
-                                   (xref-location-group (xref-item-location use))))))
+          (should (string-prefix-p
+                   "[package shapes] src/generics.lisp: 14 (defun describe-shape (shape)"
+                   (xref-location-group (xref-item-location use))))))
       ;; M-? itself shows them in the *xref* buffer, by group.
       (xref-find-references "area")
       (with-current-buffer "*xref*"
         (let ((text (buffer-substring-no-properties (point-min) (point-max))))
-          (should (string-match-p "^src/square.lisp: 15 (defun total-area (shapes)" text))
+          (should (string-match-p
+                   "^\\[package shapes\\] src/square.lisp: 15 (defun total-area (shapes)" text))
           (should (string-match-p "^ *16: +(reduce #'\\+ shapes :key #'area))" text))
           (should-not (string-match-p "no use" text))))
       ;; A modified buffer is noted.
@@ -1103,6 +1565,28 @@ its standard error says: fake-server: cannot serve today\\'"
       (with-current-buffer "*xref*"
         (should (string-match-p "(defclass square ()"
                                 (buffer-substring-no-properties (point-min) (point-max))))))))
+
+(ert-deftest lrf-test-xref-completion-large ()
+  "The names offered at the M-. prompt are asked by what is typed, so that a
+project of more definitions than a few pages of lisp-find completes them all."
+  (lrf-test-with-project
+    (lrf-test-require-find)
+    (dotimes (part 3)
+      (with-temp-file (lrf-test-file (format "src/part%d.lisp" part))
+        (dotimes (i 4000)
+          (insert (format "(defun f%d (x) x)\n" (+ (* part 4000) i))))))
+    (with-temp-file (lrf-test-file "src/zz.lisp")
+      (insert "(defun zzz-last () t)\n(defmacro zzz-macro () t)\n"))
+    (clrhash lisp-read-file--names-cache)
+    (with-current-buffer (lrf-test-visit "src/zz.lisp" 1)
+      (let ((table (xref-backend-identifier-completion-table (xref-find-backend))))
+        (should (equal (try-completion "zzz-l" table) "zzz-last"))
+        (should (equal (all-completions "ZZZ" table) '("zzz-last" "zzz-macro")))
+        (should (equal (all-completions "f1199" table)
+                       '("f1199" "f11990" "f11991" "f11992" "f11993" "f11994" "f11995"
+                         "f11996" "f11997" "f11998" "f11999")))
+        (should (test-completion "f11999" table))
+        (should-not (test-completion "f12000" table))))))
 
 (ert-deftest lrf-test-xref-restart ()
   "Xref goes through the one process per root and restarts it when it died."
@@ -1202,6 +1686,11 @@ with the line's first token.  Return the (FILE LINE) places visited."
                                           (arguments (limit . 5))))
         (should (string-match-p "^==> src/circle.lisp <== [0-9]+ definitions"
                                 (buffer-string)))
+        ;; The tool's note names its arguments; the buffer says how to narrow from Emacs.
+        (should (string-match-p
+                 (regexp-quote "[In Emacs: C-u M-x lisp-read-file-project-outline asks for \
+kinds; M-x lisp-read-file-project-outline on a directory's line in Dired shows its map.]")
+                 (buffer-string)))
         (should (string-match-p "\\[cut: see the footer\\].*\\[buffers modified"
                                 (lisp-read-file--header-line)))
         (should (string-prefix-p (format " %s  project" (abbreviate-file-name lrf-test-project))
@@ -1242,6 +1731,14 @@ with the line's first token.  Return the (FILE LINE) places visited."
       (with-current-buffer (call-interactively #'lisp-read-file-project-outline)
         (should (equal (alist-get 'path lisp-read-file--project) "shapes.asd"))
         (should (null (alist-get 'arguments lisp-read-file--project))))
+      ;; A directory at point: its map, to narrow a map too large for the whole tree.
+      (goto-char (point-min))
+      (re-search-forward " src$")
+      (with-current-buffer (call-interactively #'lisp-read-file-project-outline)
+        (should (equal (alist-get 'path lisp-read-file--project) "src"))
+        (should (equal (buffer-name) "*lisp-read-file project: src*"))
+        (should (string-match-p "^==> src/circle.lisp <==" (buffer-string)))
+        (should-not (string-match-p "shapes.asd" (buffer-string))))
       (kill-buffer))))
 
 (provide 'lisp-read-file-tests)

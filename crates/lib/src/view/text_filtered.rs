@@ -160,7 +160,7 @@ pub(super) fn block_start(
     if room == 0 {
         return from;
     }
-    from.max(i + 1 - room)
+    from.max((i + 1).saturating_sub(room))
 }
 
 /// The note that ends a grep: how to continue a cut page, or that nothing matched (the

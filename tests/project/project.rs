@@ -252,7 +252,9 @@ fn detail_asks_for_a_step_and_needs_no_note() {
     let names = s.read(".", |r| r.detail = Some(Detail::Names));
     assert_eq!(names.step, Some(Step::Names));
     assert!(
-        names.content.starts_with("==> a.lisp <==\n 1: defun a-function-00\n"),
+        names
+            .content
+            .starts_with("==> a.lisp <==\n 1: defun a-function-00\n"),
         "{}",
         names.content
     );
@@ -269,10 +271,18 @@ fn detail_asks_for_a_step_and_needs_no_note() {
         r.limit = 3;
     });
     assert_eq!(forced.step, Some(Step::Counts));
-    assert!(forced.content.contains("[Map shown at step counts"), "{}", forced.content);
+    assert!(
+        forced.content.contains("[Map shown at step counts"),
+        "{}",
+        forced.content
+    );
     // One file: names is its outline, one line per definition; counts is refused.
     let one = s.read("a.lisp", |r| r.detail = Some(Detail::Names));
-    assert!(one.content.starts_with(" 1: defun a-function-00\n"), "{}", one.content);
+    assert!(
+        one.content.starts_with(" 1: defun a-function-00\n"),
+        "{}",
+        one.content
+    );
     assert!(!one.content.contains("(x)"), "{}", one.content);
     for edit in [
         (|r: &mut ReadRequest| r.detail = Some(Detail::Counts)) as fn(&mut ReadRequest),

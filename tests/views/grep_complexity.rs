@@ -17,7 +17,7 @@ use std::fs;
 /// Linear work gives 4; quadratic 16.
 const MAX_RATIO: f64 = 10.0;
 /// The size cap: every file here is over it.
-const CAP: u64 = 4096;
+const CAP: u64 = 64 * 1024;
 
 type Shape = (&'static str, fn(usize) -> String, usize, usize);
 
@@ -60,6 +60,20 @@ fn shapes() -> Vec<Shape> {
             usize::MAX,
         ),
         (
+            "a match every 1,000 lines under a context of 500",
+            |n| {
+                lines(n, |i| {
+                    if i % 1000 == 0 {
+                        format!("hit {i}\n")
+                    } else {
+                        format!("l {i}\n")
+                    }
+                })
+            },
+            500,
+            usize::MAX,
+        ),
+        (
             "one line longer than the cap",
             |n| format!("{}hit\n", "x".repeat(n)),
             5,
@@ -90,7 +104,7 @@ fn the_streamed_grep_is_linear() {
             }
         };
         let mut line = String::new();
-        for n in [200_000, 400_000, 800_000] {
+        for n in [1 << 20, 2 << 20, 4 << 20] {
             let a = cost(&run("small.log", n));
             let b = cost(&run("large.log", 4 * n));
             let ratio = b as f64 / a as f64;

@@ -39,6 +39,8 @@ pub struct StreamedGrep<'o> {
     last_printed: Option<u64>,
     /// Match blocks (a match within the context of the previous one extends its block).
     matches: usize,
+    /// A line searched was not valid UTF-8 (decoded with U+FFFD).
+    replaced: bool,
     view: View,
 }
 
@@ -61,6 +63,7 @@ impl<'o> StreamedGrep<'o> {
             shown_bytes: 0,
             last_printed: None,
             matches: 0,
+            replaced: false,
             view: View {
                 mode: Mode::TextFiltered,
                 content: String::new(),
@@ -80,6 +83,7 @@ impl<'o> StreamedGrep<'o> {
             return true;
         }
         let text = String::from_utf8_lossy(line.bytes);
+        self.replaced |= matches!(text, std::borrow::Cow::Owned(_));
         if self.patterns.iter().any(|p| p.is_match(&text)) {
             if self.after == 0 {
                 self.matches += 1;
@@ -201,6 +205,12 @@ impl<'o> StreamedGrep<'o> {
         true
     }
 
+    /// Whether a line searched so far was not valid UTF-8 (the lines after a full page are
+    /// only counted, not decoded).
+    pub fn replaced_invalid_utf8(&self) -> bool {
+        self.replaced
+    }
+
     /// The view, once the file's `total_lines` are known.
     pub fn finish(mut self, total_lines: u64) -> View {
         let total = usize::try_from(total_lines).unwrap_or(usize::MAX);
@@ -286,6 +296,24 @@ mod tests {
             }
         }
         assert_eq!(compared, 750);
+    }
+
+    #[test]
+    fn invalid_utf8_in_a_searched_line_is_reported() {
+        let mut request = ReadRequest::new("x.txt");
+        request.content_pattern = Some("hit".into());
+        let options = view_options(&request).unwrap();
+        for (bytes, replaced) in [(&b"ok hit"[..], false), (b"bad \xff hit", true)] {
+            let mut grep = StreamedGrep::new(&options, usize::MAX);
+            grep.line(StreamedLine {
+                index: 0,
+                start: 0,
+                len: bytes.len() as u64,
+                chars: bytes.len() as u64,
+                bytes,
+            });
+            assert_eq!(grep.replaced_invalid_utf8(), replaced);
+        }
     }
 
     #[test]

@@ -27,6 +27,7 @@ pub(super) fn grep(
             "the request was cancelled before its answer was ready; ask again if it is still wanted",
         ));
     }
+    let replaced = grep.replaced_invalid_utf8();
     let view = grep.finish(file.total_lines);
     let mut meta = empty_meta(Strategy::Default);
     meta.expanded_forms = view.expanded_forms;
@@ -36,6 +37,7 @@ pub(super) fn grep(
     meta.byte_length = usize::try_from(file.info.size).unwrap_or(usize::MAX);
     meta.mtime_ms = file.info.mtime_ms;
     meta.cut_lines = view.cut_lines;
+    meta.fallback_encoding = replaced.then(|| "replace".to_string());
     Ok(ReadResult {
         path: file.display_path,
         mode: view.mode,

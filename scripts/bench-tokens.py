@@ -276,24 +276,31 @@ def ours_args(task) -> tuple[str, list[str]]:
     if k == "methods":
         return task["root"], ["find", "--name", task["name"], "--kinds", "defmethod"]
     if k == "system":
-        return task["root"], ["--limit", "100", task["asd"]]
+        return task["root"], ["--detail", "counts", task["asd"]]
     if k == "mentions":
         return task["root"], ["find", "--text", task["text"]]
     if k == "exports":
         return task["root"], ["find", "--name", task["package"], "--kinds", "defpackage", "--body"]
     if k == "outline":
-        return task["root"], [task["file"]]
-    pattern, context = {"log-error-backtrace": ("ERROR", "12"), "log-first-timeout": ("timed out", "5"),
-                        "log-last-restart": ("server restarted", "5")}[task["id"]]
-    return log_dir(task), ["-c", pattern, "--context", context, "app.log"]
+        return task["root"], ["--detail", "names", task["file"]]
+    # The first match and the 5 lines before it: the first 6 lines of the grep's page.
+    pattern, context, limit = {"log-error-backtrace": ("ERROR", "12", None),
+                               "log-first-timeout": ("timed out", "5", "6"),
+                               "log-last-restart": ("server restarted", "0", None)}[task["id"]]
+    return log_dir(task), ["-c", pattern, "--context", context, *(["--limit", limit] if limit else []), "app.log"]
 
 
 def run_ours(task, binary: str, side: Side, surface: str) -> None:
     cwd, args = ours_args(task)
-    if surface == "mcp":
-        mcp_call(side, binary, cwd, args)
-    else:
-        ours_call(side, binary, cwd, args)
+    call = (lambda a: mcp_call(side, binary, cwd, a)) if surface == "mcp" else \
+        (lambda a: ours_call(side, binary, cwd, a))
+    call(args)
+    if task["id"] == "log-last-restart":
+        # As the plain side: the matching lines, then a window from the last one.
+        hits = re.findall(r"(?m)^\s*(\d+): ", side.calls[-1].text)
+        if hits:
+            last = int(hits[-1])
+            call(["--lines", f"{last}..{last + 5}", "app.log"])
 
 
 def mcp_arguments(args: list[str]) -> tuple[str, dict]:
@@ -302,7 +309,7 @@ def mcp_arguments(args: list[str]) -> tuple[str, dict]:
     rest = args[1:] if args[0] == "find" else args
     out: dict = {}
     names = {"--name": "name", "--symbol": "symbol", "-c": "content_pattern", "--text": "text", "--limit": "limit",
-             "--context": "context_lines"}
+             "--context": "context_lines", "--detail": "detail"}
     i = 0
     while i < len(rest):
         a = rest[i]
@@ -311,6 +318,10 @@ def mcp_arguments(args: list[str]) -> tuple[str, dict]:
         elif a == "--kinds":
             i += 1
             out["kinds"] = rest[i].split(",")
+        elif a == "--lines":
+            i += 1
+            first, last = rest[i].split("..")
+            out["strategy"] = {"type": "lineRange", "startLine": int(first), "endLine": int(last)}
         elif a in names:
             i += 1
             out[names[a]] = int(rest[i]) if a in ("--limit", "--context") else rest[i]

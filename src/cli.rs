@@ -26,7 +26,7 @@ use lisp_read_file::hint::{Hint, HintStyle};
 use lisp_read_file::outline::{Items, OutlineItem, StreamedOutline};
 use lisp_read_file::scan::ItemKind;
 use lisp_read_file::tool::{self, ReadRequest, Strategy, DEFAULT_CONTEXT_LINES, DEFAULT_LIMIT};
-use lisp_read_file::view::Comments;
+use lisp_read_file::view::{Comments, Detail};
 use serde::Serialize;
 use std::io::Read as _;
 use std::io::{self, Write};
@@ -106,6 +106,10 @@ struct ReadArgs {
     /// Top-level comments in the collapsed view.
     #[arg(long, value_enum, default_value_t = CommentsArg::None)]
     comments: CommentsArg,
+    /// Collapsed view and maps: how much each definition shows (a map starts at this step
+    /// of its budget), e.g. `--detail names` for one line per definition.
+    #[arg(long, value_enum)]
+    detail: Option<DetailArg>,
     /// Collapsed view: show only the forms with these operators (comma-separated,
     /// case-insensitive, package prefix ignored), e.g. `--kinds defun,defmacro`.
     #[arg(long, value_name = "OPS", value_delimiter = ',')]
@@ -173,6 +177,29 @@ fn parse_range(text: &str) -> Result<(u64, Option<u64>), String> {
         Some(number(end)?)
     };
     Ok((start, end))
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum DetailArg {
+    /// Signatures with the first line of the docstring.
+    Full,
+    /// Signatures without docstrings.
+    NoDocstrings,
+    /// `LINE: OPERATOR NAME` per definition (methods with their specializers).
+    Names,
+    /// A map only: each file's number of definitions.
+    Counts,
+}
+
+impl From<DetailArg> for Detail {
+    fn from(d: DetailArg) -> Detail {
+        match d {
+            DetailArg::Full => Detail::Full,
+            DetailArg::NoDocstrings => Detail::NoDocstrings,
+            DetailArg::Names => Detail::Names,
+            DetailArg::Counts => Detail::Counts,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -478,6 +505,7 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
             (_, _, StrategyArg::Default) => Strategy::Default,
         },
         include_metadata: args.metadata,
+        detail: args.detail.map(Detail::from),
         hints: COMMAND_LINE,
     };
     let result = setup(&args.guard).and_then(|(guard, grammar)| {

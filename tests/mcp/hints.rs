@@ -116,6 +116,11 @@ fn cases() -> Vec<Case> {
             10_000,
         ),
         read(json!({"path": "long.txt"}), 10_000),
+        // A text file over the cap is grepped streamed: its page continues.
+        read(
+            json!({"path": "notes.txt", "content_pattern": "TODO", "limit": 2}),
+            100,
+        ),
         read(json!({"path": "progn.lisp"}), 1 << 20),
         read(json!({"path": "proj", "limit": 4}), 10_000),
         read(json!({"path": "proj", "limit": 10}), 10_000),

@@ -75,6 +75,9 @@ fn texts(result: &Value) -> Vec<String> {
 fn a_cut_byte_window_and_a_size_refusal_say_what_the_model_can_do() {
     let dir = scratch("cap");
     std::fs::write(dir.join("big.txt"), "abcdefghij".repeat(300)).unwrap();
+    // The collapsed view of a Lisp file needs the whole file (a text file is grepped
+    // streamed, whatever its size).
+    std::fs::write(dir.join("big.lisp"), "(f 1 2 3 4)\n".repeat(300)).unwrap();
     let results = call_tools(
         &dir,
         &["--root", ".", "--max-file-bytes", "1000"],
@@ -89,7 +92,7 @@ fn a_cut_byte_window_and_a_size_refusal_say_what_the_model_can_do() {
             ),
             (
                 "lisp-read-file",
-                json!({"path": "big.txt", "name_pattern": "x"}),
+                json!({"path": "big.lisp", "name_pattern": "x"}),
             ),
         ],
     );

@@ -1,7 +1,8 @@
 //! Windows of a file far larger than the size cap are read with bounded memory: a 400 MB
 //! file, made here, is read through the real binary near its end by a line window
-//! (`--lines`, a streaming scan), a byte window (`--bytes`, read at its offset) and the
-//! default raw view (`--offset`, streamed over the cap); each run's peak resident memory
+//! (`--lines`, a streaming scan), a byte window (`--bytes`, read at its offset), the
+//! default raw view (`--offset`, streamed over the cap) and a grep with context (`-c`,
+//! streamed); each run's peak resident memory
 //! stays far below the file's size. A test of memory, not of time.
 //!
 //! The peak is the child's own maximum resident set size as `wait4` reports it (as in
@@ -85,6 +86,25 @@ fn windows_of_a_400_mb_file_need_a_few_megabytes() {
     assert_eq!(code, 0);
     assert_eq!(text, line(LINES));
 
+    // A grep with context streams the file: a match near its end, with its context.
+    let wanted = format!("{:012}", LINES - 1);
+    let (code, text, grep_peak) = run(&["-c", &wanted, "--context", "2", file]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        text,
+        format!(
+            "{}- {}{}- {}{}: {}{}- {}",
+            LINES - 3,
+            line(LINES - 3),
+            LINES - 2,
+            line(LINES - 2),
+            LINES - 1,
+            line(LINES - 1),
+            LINES,
+            line(LINES)
+        )
+    );
+
     // The whole text stays refused: the cap bounds what is loaded.
     let (code, _, complete_peak) = run(&["--strategy", "complete", file]);
     assert_eq!(code, 1);
@@ -94,6 +114,7 @@ fn windows_of_a_400_mb_file_need_a_few_megabytes() {
         ("--lines", lines_peak),
         ("--bytes", bytes_peak),
         ("--offset", offset_peak),
+        ("-c (grep)", grep_peak),
         ("--strategy complete", complete_peak),
     ] {
         assert!(

@@ -241,6 +241,62 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     assert_eq!(rest.meta.next_offset, None);
 }
 
+#[test]
+fn detail_asks_for_a_step_and_needs_no_note() {
+    use lisp_read_file::view::Detail;
+    let s = Scratch::new("detail");
+    for name in ["a", "b"] {
+        s.write(&format!("{name}.lisp"), lisp_file(name, 3, 1));
+    }
+    // A map starts at the step asked for; the step asked for is not announced.
+    let names = s.read(".", |r| r.detail = Some(Detail::Names));
+    assert_eq!(names.step, Some(Step::Names));
+    assert!(
+        names
+            .content
+            .starts_with("==> a.lisp <==\n 1: defun a-function-00\n"),
+        "{}",
+        names.content
+    );
+    assert!(!names.content.contains("[Map shown"), "{}", names.content);
+    let counts = s.read(".", |r| r.detail = Some(Detail::Counts));
+    assert_eq!(counts.step, Some(Step::Counts));
+    assert_eq!(
+        counts.content,
+        "==> a.lisp <== 3 definitions\n==> b.lisp <== 3 definitions\n"
+    );
+    // A step after the one asked for, forced by the budget, is announced.
+    let forced = s.read(".", |r| {
+        r.detail = Some(Detail::Names);
+        r.limit = 3;
+    });
+    assert_eq!(forced.step, Some(Step::Counts));
+    assert!(
+        forced.content.contains("[Map shown at step counts"),
+        "{}",
+        forced.content
+    );
+    // One file: names is its outline, one line per definition; counts is refused.
+    let one = s.read("a.lisp", |r| r.detail = Some(Detail::Names));
+    assert!(
+        one.content.starts_with(" 1: defun a-function-00\n"),
+        "{}",
+        one.content
+    );
+    assert!(!one.content.contains("(x)"), "{}", one.content);
+    for edit in [
+        (|r: &mut ReadRequest| r.detail = Some(Detail::Counts)) as fn(&mut ReadRequest),
+        |r| r.detail = Some(Detail::Matches),
+        |r| {
+            r.detail = Some(Detail::Names);
+            r.name_pattern = Some("a".into());
+        },
+    ] {
+        let e = s.try_read("a.lisp", 1 << 20, edit).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidArgument, "{e:?}");
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Patterns, kinds and features across files; paging
 

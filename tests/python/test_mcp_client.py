@@ -306,7 +306,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
         assert set(props) == {
             "path", "collapsed", "name_pattern", "content_pattern", "offset", "limit",
             "comments", "context_lines", "line_numbers", "strategy", "include_metadata",
-            "kinds", "features", "matches_only",
+            "kinds", "features", "matches_only", "detail",
         }
         assert tool["inputSchema"]["required"] == ["path"]
         expected = {
@@ -324,6 +324,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
             "kinds": ("array", None),
             "features": ("array", None),
             "matches_only": ("boolean", False),
+            "detail": ("string", None),
         }
         for name, (kind, default) in expected.items():
             assert props[name]["type"] == kind, name
@@ -332,6 +333,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
         assert props["limit"]["minimum"] == 1
         assert props["context_lines"]["minimum"] == 0
         assert props["comments"]["enum"] == ["none", "headers", "preceding", "all"]
+        assert props["detail"]["enum"] == ["full", "no-docstrings", "names", "counts"]
         out = tool["outputSchema"]
         # One object schema for the result and the error object (docs/mcp.md): the result's
         # members are required in the first branch of anyOf, the error's in the second.

@@ -12,6 +12,7 @@ mod corpus_views;
 mod document_complexity;
 mod documents;
 mod focused;
+mod grep_complexity;
 mod guard;
 mod paging;
 mod strategies;

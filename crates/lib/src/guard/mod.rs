@@ -22,6 +22,7 @@ mod descend;
 mod ignore_rules;
 mod messages;
 mod resolve;
+mod stream;
 mod walk;
 mod window;
 
@@ -51,6 +52,7 @@ pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use descend::MAX_WALK_DEPTH;
 pub use ignore_rules::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_PATTERNS};
 pub use messages::{printable as printable_path, SHOWN_PATH_CHARS};
+pub use stream::{StreamedFile, StreamedLine};
 pub use walk::{Directory, Skipped, Walk, WalkedFile, MAX_WALKED_FILES};
 pub use window::{lines_of, ByteWindow, LineQuery, LineWindow, LongLine};
 

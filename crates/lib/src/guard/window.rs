@@ -14,7 +14,7 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 
 /// The buffer of the streaming line scan.
-const SCAN_BUFFER_BYTES: usize = 64 * 1024;
+pub(super) const SCAN_BUFFER_BYTES: usize = 64 * 1024;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -11,6 +11,7 @@ mod filter;
 mod lines;
 mod raw;
 mod text_filtered;
+mod text_streamed;
 
 use crate::cancel::CancelToken;
 use crate::outline::{Outline, StreamedOutline};
@@ -21,6 +22,7 @@ use serde::{Deserialize, Serialize};
 pub use filter::{FeatureList, Kinds};
 pub use lines::MAX_LINE_CHARS;
 pub use raw::{render_window, Paging};
+pub use text_streamed::{StreamedGrep, SHOWN_LINE_BYTES};
 
 /// Which view was rendered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,6 +117,8 @@ pub enum Detail {
     /// Only the top-level forms a pattern matches (or holds a match), as [`Detail::Full`]
     /// shows them: a project map's cross-file patterns.
     Matches,
+    /// A project map's files with their number of definitions, one line each (a map only).
+    Counts,
 }
 
 impl Default for ViewOptions {

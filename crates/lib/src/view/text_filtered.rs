@@ -86,12 +86,15 @@ impl Grep<'_, '_> {
     }
 
     /// Prints the block of the match at `i` up to `to`, with its leading context, until
-    /// the page is full.
+    /// the page is full. The match is on the page when any line is: leading context that
+    /// does not fit with it is left out, the lines nearest the match kept.
     fn push_block(&mut self, i: usize, to: usize) {
-        let from = i
-            .saturating_sub(self.options.context_lines)
-            .max(self.options.offset);
-        let from = self.last_printed.map_or(from, |p| from.max(p + 1));
+        let from = block_start(
+            i,
+            self.options,
+            self.last_printed,
+            self.options.limit - self.shown,
+        );
         let separated = self.last_printed.is_some_and(|p| from > p + 1);
         for k in from..=to {
             if self.shown == self.options.limit {
@@ -139,31 +142,59 @@ impl Grep<'_, '_> {
     /// How to continue a cut page, or that nothing matched.
     fn footer(&mut self, matches: usize) {
         let total = self.source.line_count();
-        let options = self.options;
-        if self.view.truncated {
-            let next = self.view.next_offset.unwrap_or(total);
-            self.lines.push(Line::Note(format!(
-                "[Showing matches before line {} of {total}. Use {} to continue.]",
-                next + 1,
-                options.hints.render(&crate::hint::Hint::Offset(next))
-            )));
-        } else if matches == 0 {
-            let names: Vec<String> = [
-                ("content_pattern", &options.content_pattern),
-                ("name_pattern", &options.name_pattern),
-            ]
-            .into_iter()
-            .filter_map(|(k, p)| p.as_ref().map(|p| format!("{k} {}", p.quoted())))
-            .collect();
-            let from = if options.offset > 0 {
-                format!(" from line {}", options.offset.saturating_add(1))
-            } else {
-                String::new()
-            };
-            self.lines.push(Line::Note(format!(
-                "[No line matched {}{from}.]",
-                names.join(" or ")
-            )));
-        }
+        footer(&mut self.lines, &self.view, matches, total, self.options);
+    }
+}
+
+/// The first line shown of the block of the match at line `i`: its leading context,
+/// from `offset` on and after the last line printed, at most as many lines before the
+/// match as the `room` left on the page allows (with no room: where the next page starts).
+pub(super) fn block_start(
+    i: usize,
+    options: &ViewOptions,
+    last_printed: Option<usize>,
+    room: usize,
+) -> usize {
+    let from = i.saturating_sub(options.context_lines).max(options.offset);
+    let from = last_printed.map_or(from, |p| from.max(p + 1));
+    if room == 0 {
+        return from;
+    }
+    from.max((i + 1).saturating_sub(room))
+}
+
+/// The note that ends a grep: how to continue a cut page, or that nothing matched (the
+/// in-memory grep and the streamed one of files over the size cap end alike).
+pub(super) fn footer(
+    lines: &mut Vec<Line>,
+    view: &View,
+    matches: usize,
+    total: usize,
+    options: &ViewOptions,
+) {
+    if view.truncated {
+        let next = view.next_offset.unwrap_or(total);
+        lines.push(Line::Note(format!(
+            "[Showing matches before line {} of {total}. Use {} to continue.]",
+            next + 1,
+            options.hints.render(&crate::hint::Hint::Offset(next))
+        )));
+    } else if matches == 0 {
+        let names: Vec<String> = [
+            ("content_pattern", &options.content_pattern),
+            ("name_pattern", &options.name_pattern),
+        ]
+        .into_iter()
+        .filter_map(|(k, p)| p.as_ref().map(|p| format!("{k} {}", p.quoted())))
+        .collect();
+        let from = if options.offset > 0 {
+            format!(" from line {}", options.offset.saturating_add(1))
+        } else {
+            String::new()
+        };
+        lines.push(Line::Note(format!(
+            "[No line matched {}{from}.]",
+            names.join(" or ")
+        )));
     }
 }

@@ -5,6 +5,7 @@
 
 mod byte_window_note;
 mod documents;
+mod over_cap_grep;
 pub mod project;
 pub mod schema;
 
@@ -72,6 +73,10 @@ pub struct ReadRequest {
     /// Add the file's size, modification time, owner and permissions to the result.
     #[serde(default)]
     pub include_metadata: bool,
+    /// How much the outline shows of each definition (docs/views.md#detail): `full`,
+    /// `no-docstrings`, `names`; a map also `counts`, and takes it as its first step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<view::Detail>,
     /// How the surface spells the hints of the answer (not a parameter: the surface sets
     /// it; docs/tool.md#hints).
     #[serde(skip)]
@@ -214,6 +219,7 @@ impl ReadRequest {
             line_numbers: false,
             strategy: Strategy::Default,
             include_metadata: false,
+            detail: None,
             hints: HintStyle::default(),
         }
     }
@@ -634,6 +640,9 @@ fn over_cap(
 ) -> Result<ReadResult, ToolError> {
     let is_lisp = view::is_lisp_path(&request.path);
     let patterns = options.name_pattern.is_some() || options.content_pattern.is_some();
+    if patterns && !is_lisp {
+        return over_cap_grep::grep(guard, &request.path, options);
+    }
     let whole_file_view = patterns || (is_lisp && options.collapsed);
     if !whole_file_view {
         let window = guard.read_lines_cancellable(
@@ -720,6 +729,16 @@ fn render_file(
     options: &ViewOptions,
     lisp: Option<bool>,
 ) -> Result<ReadResult, ToolError> {
+    if options.detail == view::Detail::Counts {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgument,
+            file.display_path.clone(),
+            format!(
+                "detail counts applies to a project map (a directory, an .asd file or several paths), not to one file (reading {}); use names for one line per definition",
+                crate::guard::quoted_shown(&file.display_path)
+            ),
+        ));
+    }
     let source = Source::new(&file.bytes);
     let is_lisp = lisp.unwrap_or_else(|| view::is_lisp_path(&file.display_path));
     // Streamed: no view keeps every form of the file in memory.
@@ -822,7 +841,7 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         detail: if request.matches_only {
             view::Detail::Matches
         } else {
-            view::Detail::Full
+            request.detail.unwrap_or(view::Detail::Full)
         },
         hints: request.hints,
     })
@@ -837,6 +856,19 @@ fn check_strategy(request: &ReadRequest, reading: &str) -> Result<(), String> {
         ));
     }
     let patterns = request.name_pattern.is_some() || request.content_pattern.is_some();
+    match request.detail {
+        Some(view::Detail::Matches) => {
+            return Err(format!(
+                "detail matches is not a detail to ask for (reading {reading}); give name_pattern or content_pattern with matches_only, or use full, no-docstrings, names or counts"
+            ))
+        }
+        Some(_) if patterns || !request.collapsed || request.strategy != Strategy::Default => {
+            return Err(format!(
+                "detail applies to the collapsed outline without patterns (reading {reading}); drop detail, or the patterns, collapsed=false and strategy"
+            ))
+        }
+        _ => {}
+    }
     if request.matches_only && !patterns {
         return Err(format!(
             "matches_only needs name_pattern or content_pattern (reading {reading}); give a pattern, or leave matches_only out"

@@ -438,24 +438,33 @@ fn choose_step(
         .map(|f| f.definitions + 2)
         .sum::<usize>()
         .saturating_sub(1);
+    // The step asked for (detail) is the first one tried, and needs no note.
+    let first = match options.detail {
+        Detail::NoDocstrings => 1,
+        Detail::Names => 2,
+        Detail::Counts => 3,
+        Detail::Full | Detail::Matches => 0,
+    };
     let mut whole = None;
-    if names_lines <= limit {
+    if names_lines <= limit && first < 3 {
         let candidates = render_steps(guard, grammar, options, &files, skipped);
-        whole = Some((candidates[0].lines, candidates[0].chars));
-        if let Some(c) = candidates.into_iter().find(|c| c.fits) {
-            if c.step != Step::Full {
+        whole = Some((candidates[first].lines, candidates[first].chars));
+        if let Some(c) = candidates.into_iter().skip(first).find(|c| c.fits) {
+            if c.step != [Step::Full, Step::NoDocstrings, Step::Names][first] {
                 notes.push(step_note(c.step, limit, whole, names_lines, options.hints));
             }
             return (c.step, c.sections);
         }
     }
-    notes.push(step_note(
-        Step::Counts,
-        limit,
-        whole,
-        names_lines,
-        options.hints,
-    ));
+    if first < 3 {
+        notes.push(step_note(
+            Step::Counts,
+            limit,
+            whole,
+            names_lines,
+            options.hints,
+        ));
+    }
     let sections = files
         .iter()
         .map(|f| Section {

@@ -31,7 +31,8 @@ pub const INPUT_SCHEMA: &str = r#"{
         {"properties": {"type": {"const": "lineRange"}, "startLine": {"type": "integer", "minimum": 1}, "endLine": {"type": "integer", "minimum": 1}}, "required": ["type", "startLine"], "additionalProperties": false}
       ]
     },
-    "include_metadata": {"type": "boolean", "description": "Add the file's size, modification time, owner and permissions (metadata)."}
+    "include_metadata": {"type": "boolean", "description": "Add the file's size, modification time, owner and permissions (metadata)."},
+    "detail": {"type": "string", "enum": ["full", "no-docstrings", "names", "counts"], "description": "Collapsed outline without patterns: how much each definition shows. names: one line per definition (LINE: OPERATOR NAME), the cheapest outline of a file; counts (maps only): each file's number of definitions. A map starts its budget at this step."}
   },
   "required": ["path"],
   "additionalProperties": false

@@ -7,13 +7,16 @@
 //! are the guard's roots: a file outside them is never read from disk. Every answer comes
 //! from the library (`lisp_read_file::index`, the reader's scan and outline).
 
+mod calls;
 mod convert;
 mod documents;
+mod links;
 mod requests;
 mod transport;
 
 use documents::Documents;
 use lisp_read_file::cancel::CancelToken;
+use lisp_read_file::features::Features;
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::Guard;
 use lisp_read_file::index::Index;
@@ -38,6 +41,13 @@ pub(crate) struct Server {
     index: Index,
     documents: Documents,
     max_file_bytes: u64,
+    /// The `features` initialization option: `#+`/`#-` branches they exclude are left out
+    /// of definitions, references and symbols (`None`: every branch).
+    features: Option<Features>,
+    /// The same, as given (for the find library's requests).
+    features_given: Option<Vec<String>>,
+    /// Set when the request being answered is cancelled.
+    cancel: CancelToken,
 }
 
 /// Serves until `exit` or the end of input.
@@ -188,6 +198,8 @@ fn initialize(
     for warning in warnings {
         eprintln!("lisp-read-file lsp: warning: {warning}");
     }
+    let features_given = features_option(params.initialization_options.as_ref())
+        .map_err(|e| error(&request.id, ErrorCode::InvalidParams, &e))?;
     let result = serde_json::json!({
         "capabilities": requests::capabilities(),
         "serverInfo": {"name": "lisp-read-file", "version": env!("CARGO_PKG_VERSION")},
@@ -199,8 +211,37 @@ fn initialize(
         index: Index::default(),
         documents: Documents::default(),
         max_file_bytes: options.max_file_bytes,
+        features: features_given.as_ref().map(Features::new),
+        features_given,
+        cancel: CancelToken::new(),
     };
     Ok((server, Response::new_ok(request.id.clone(), result)))
+}
+
+/// The `features` initialization option: a list of names (`["sbcl", "x86-64"]`) or one
+/// comma-separated string (`"sbcl,x86-64"`), as the command line's `--features`; absent
+/// or `null`: none (every branch is read).
+fn features_option(options: Option<&serde_json::Value>) -> Result<Option<Vec<String>>, String> {
+    let Some(value) = options.and_then(|o| o.get("features")) else {
+        return Ok(None);
+    };
+    let names: Vec<String> = match value {
+        serde_json::Value::Null => return Ok(None),
+        serde_json::Value::String(s) => s.split(',').map(str::to_string).collect(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or("initializationOptions.features: give a list of feature names, e.g. [\"sbcl\", \"x86-64\"]")?,
+        _ => return Err("initializationOptions.features: give a list of feature names, e.g. [\"sbcl\", \"x86-64\"]".into()),
+    };
+    Ok(Some(
+        names
+            .into_iter()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect(),
+    ))
 }
 
 /// The workspace folders, else `rootUri`, else `rootPath`: the `file:` ones.
@@ -267,6 +308,6 @@ impl Server {
     fn workspace(&mut self) -> Vec<lisp_read_file::index::WorkspaceFile> {
         let buffers = self.documents.buffers();
         self.index
-            .files(&self.guard, &self.grammar, &buffers, &CancelToken::new())
+            .files(&self.guard, &self.grammar, &buffers, &self.cancel)
     }
 }

@@ -1,0 +1,71 @@
+"""Session-wide behaviour through pytest-lsp: the `features` initialization option,
+watched files, work-done progress while the index fills."""
+
+from lsprotocol import types
+
+from test_lsp_calls import session, short
+from conftest import uri
+
+BRANCHES = """(defun common (x) x)
+#+sbcl (defun only-sbcl () (common 1))
+#-sbcl (defun not-sbcl () (common 2))
+(progn #+sbcl (defun nested-sbcl () 1) #-(or sbcl ccl) (defun nested-other () 2))
+(defun caller () (list #+sbcl (common 3) #-sbcl (common 4)))
+"""
+
+
+def doc(path):
+    return types.TextDocumentIdentifier(uri=uri(path))
+
+
+async def names(client, query):
+    return sorted(s.name for s in await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query)))
+
+
+def flat(symbols):
+    out, stack = [], list(symbols)
+    while stack:
+        s = stack.pop()
+        out.append(s.name)
+        stack.extend(s.children or [])
+    return sorted(out)
+
+
+async def references_lines(client, path):
+    found = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=doc(path), position=types.Position(line=0, character=8),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    return sorted((r.range.start.line, r.range.start.character) for r in found)
+
+
+async def test_features_option_leaves_out_excluded_branches(tmp_path):
+    path = tmp_path / "branches.lisp"
+    path.write_text(BRANCHES)
+    async with session(tmp_path, {"features": ["sbcl", ":x86-64"]}) as client:
+        assert await names(client, "sbcl") == ["nested-sbcl", "only-sbcl"]
+        assert await names(client, "not-sbcl") == []
+        symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(path)))
+        assert flat(symbols) == ["caller", "common", "nested-sbcl", "only-sbcl", "progn"]
+        # The uses in #-sbcl branches are not read by SBCL.
+        lines = BRANCHES.splitlines()
+        assert await references_lines(client, path) == [(1, lines[1].index("(common") + 1), (4, lines[4].index("(common 3") + 1)]
+        definition = await client.text_document_definition_async(
+            types.DefinitionParams(text_document=doc(path), position=types.Position(line=1, character=28))
+        )
+        assert [d.range.start.line for d in definition] == [0]
+        [item] = await client.text_document_prepare_call_hierarchy_async(
+            types.CallHierarchyPrepareParams(text_document=doc(path), position=types.Position(line=0, character=8))
+        )
+        calls = await client.call_hierarchy_incoming_calls_async(types.CallHierarchyIncomingCallsParams(item=item))
+        assert sorted((c.from_.name, [r.start.line for r in c.from_ranges]) for c in calls) == [
+            ("caller", [4]), ("only-sbcl", [1])]
+    # Without the option every branch is read; a comma-separated string works too.
+    async with session(tmp_path) as client:
+        assert await names(client, "sbcl") == ["nested-sbcl", "not-sbcl", "only-sbcl"]
+        assert len(await references_lines(client, path)) == 4
+    async with session(tmp_path, {"features": "ccl"}) as client:
+        assert await names(client, "nested") == []
+        assert await names(client, "not-sbcl") == ["not-sbcl"]

@@ -10,11 +10,13 @@
 mod calls;
 mod convert;
 mod documents;
+mod inflight;
 mod links;
 mod requests;
 mod transport;
 
 use documents::Documents;
+use inflight::Inflight;
 use lisp_read_file::cancel::CancelToken;
 use lisp_read_file::features::Features;
 use lisp_read_file::grammar::Grammar;
@@ -60,20 +62,26 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
         Guard::confined(&options.roots, options.max_file_bytes)
             .map_err(|e| format!("lisp-read-file lsp: {e}"))?;
     }
-    // A rendezvous: the reader parses the next message while one is answered, and holds
-    // it until the main loop takes it, so at most two parsed messages are ever in memory.
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<Incoming>>(0);
+    // The reader reads ahead of the main loop, at most `inflight::QUEUE_BYTES` (or one
+    // message of any size), and sees each `$/cancelRequest` as soon as it is read.
+    let (sender, receiver) = std::sync::mpsc::channel::<std::io::Result<(Incoming, usize)>>();
+    let inflight = std::sync::Arc::new(Inflight::default());
+    let queue = std::sync::Arc::new(inflight::Queue::default());
+    let (reader_inflight, reader_queue) = (inflight.clone(), queue.clone());
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
         let mut input = stdin.lock();
         loop {
-            let message = transport::read(&mut input);
+            let message = transport::read(&mut input, &|n| reader_queue.reserve(n));
             let stop = !matches!(message, Ok(Some(_)));
             let message = match message {
                 Ok(Some(m)) => Ok(m),
                 Ok(None) => break,
                 Err(e) => Err(e),
             };
+            if let Ok((Incoming::Message(m), _)) = &message {
+                reader_inflight.read(m);
+            }
             if sender.send(message).is_err() || stop {
                 break;
             }
@@ -83,6 +91,10 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
     let mut server: Option<Server> = None;
     let mut shutting_down = false;
     for incoming in receiver {
+        let incoming = incoming.map(|(incoming, length)| {
+            queue.release(length);
+            incoming
+        });
         let message = match incoming {
             Ok(Incoming::Message(m)) => m,
             Ok(Incoming::Malformed(why)) => {
@@ -136,7 +148,7 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
                             ErrorCode::ServerNotInitialized,
                             "send initialize first",
                         ),
-                        Some(server) => server.request(request),
+                        Some(server) => server.cancellable(&inflight, request),
                     }
                 };
                 out.send(reply);
@@ -157,6 +169,14 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+fn cancelled(id: &RequestId) -> Response {
+    error(
+        id,
+        ErrorCode::RequestCanceled,
+        "the request was cancelled ($/cancelRequest); nothing was answered",
+    )
 }
 
 pub(crate) fn error(id: &RequestId, code: ErrorCode, message: &str) -> Response {
@@ -267,6 +287,23 @@ fn client_roots(params: &InitializeParams) -> Vec<PathBuf> {
 }
 
 impl Server {
+    /// One request's answer, or `RequestCancelled` when `$/cancelRequest` named it before
+    /// or while it was computed (what was computed is dropped).
+    fn cancellable(&mut self, inflight: &Inflight, request: Request) -> Response {
+        let id = request.id.clone();
+        let Some(token) = inflight.start(&id) else {
+            return cancelled(&id);
+        };
+        self.cancel = token.clone();
+        let reply = self.request(request);
+        inflight.finish();
+        self.cancel = CancelToken::new();
+        if token.is_cancelled() {
+            return cancelled(&id);
+        }
+        reply
+    }
+
     /// One request's answer; a panic in a handler becomes an internal error.
     fn request(&mut self, request: Request) -> Response {
         let id = request.id.clone();

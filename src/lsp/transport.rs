@@ -36,9 +36,13 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::
     serde::Deserialize::deserialize(d).map(Some)
 }
 
-/// Reads one message; `Ok(None)` at the end of input. Errors end the session: the framing
-/// is lost.
-pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
+/// Reads one message and its length in bytes; `Ok(None)` at the end of input. `reserve(n)`
+/// is called with the length before the body is read (and may wait). Errors end the
+/// session: the framing is lost.
+pub(super) fn read<R: BufRead>(
+    input: &mut R,
+    reserve: &dyn Fn(usize),
+) -> io::Result<Option<(Incoming, usize)>> {
     let mut length: Option<usize> = None;
     let mut line = Vec::new();
     let mut lines = 0usize;
@@ -86,6 +90,7 @@ pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
         }
     }
     let length = length.ok_or_else(|| bad("a message has no Content-Length"))?;
+    reserve(length);
     let mut body = Vec::with_capacity(length);
     io::Read::read_to_end(&mut io::Read::take(&mut *input, length as u64), &mut body)?;
     if body.len() < length {
@@ -94,7 +99,7 @@ pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
             body.len()
         )));
     }
-    Ok(Some(match serde_json::from_slice::<Message>(&body) {
+    let incoming = match serde_json::from_slice::<Message>(&body) {
         // A notification has no id: one that has an invalid id was meant as a request.
         Ok(Message::Notification(n))
             if serde_json::from_slice::<IdProbe>(&body).is_ok_and(|p| p.id.is_some()) =>
@@ -103,7 +108,8 @@ pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
         }
         Ok(message) => Incoming::Message(message),
         Err(e) => Incoming::Malformed(e.to_string()),
-    }))
+    };
+    Ok(Some((incoming, length)))
 }
 
 /// A framing error: the session cannot go on (where the next message starts is lost).

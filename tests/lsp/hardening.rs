@@ -392,3 +392,50 @@ fn files_whose_names_hold_a_backslash_or_a_tab_are_seen() {
         "{definition}"
     );
 }
+
+/// A workspace big enough that indexing it takes a while: `files` files of `defuns`
+/// definitions each calling `common`.
+fn big_root(name: &str, files: usize, defuns: usize) -> PathBuf {
+    let dir = root(name, &[]);
+    for f in 0..files {
+        let text: String = (0..defuns)
+            .map(|d| format!("(defun f-{f}-{d} (x) (common (list x {d})))\n"))
+            .collect();
+        std::fs::write(dir.join(format!("file-{f}.lisp")), text).unwrap();
+    }
+    dir
+}
+
+fn send_request(s: &mut Session, id: i64, method: &str, params: Value) {
+    let m = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    s.raw(m.to_string().as_bytes());
+}
+
+#[test]
+fn cancel_request_stops_a_request_while_it_computes_and_one_still_queued() {
+    let dir = big_root("cancel", 400, 400);
+    let u = uri(&dir, "file-0.lisp");
+    let references = json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 8},
+                            "context": {"includeDeclaration": true}});
+    // The first request indexes every file: cancelled while it does.
+    let mut s = start(&dir, &[]);
+    send_request(&mut s, 100, "textDocument/references", references.clone());
+    s.notify("$/cancelRequest", json!({"id": 100}));
+    let answer = s.next(&|m| m["id"] == json!(100));
+    assert_eq!(answer["error"]["code"], json!(-32800), "{answer}");
+    // The session goes on, and the request asked again is answered whole.
+    let whole = s.request("textDocument/references", references.clone());
+    assert_eq!(whole["result"].as_array().map(Vec::len), Some(1), "{whole}");
+    // A request queued behind a long one, cancelled before it starts: never computed;
+    // the long one, not cancelled, is answered.
+    let mut s = start(&dir, &[]);
+    send_request(&mut s, 200, "textDocument/references", references);
+    send_request(&mut s, 201, "workspace/symbol", json!({"query": "f-1"}));
+    s.notify("$/cancelRequest", json!({"id": 201}));
+    s.notify("$/cancelRequest", json!({"id": 999}));
+    let long = s.next(&|m| m["id"] == json!(200));
+    assert_eq!(long["result"].as_array().map(Vec::len), Some(1), "{long}");
+    let queued = s.next(&|m| m["id"] == json!(201));
+    assert_eq!(queued["error"]["code"], json!(-32800), "{queued}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

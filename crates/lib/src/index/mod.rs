@@ -128,9 +128,15 @@ impl Index {
         });
         let mut out = Vec::with_capacity(paths.len());
         for (path, answer) in paths.into_iter().zip(answers) {
-            let Some(Some((fresh, data))) = answer else {
-                self.cached.remove(&path);
-                continue;
+            let (fresh, data) = match answer {
+                Some(Some(found)) => found,
+                // Refused by the guard (gone, over the cap): forgotten.
+                Some(None) => {
+                    self.cached.remove(&path);
+                    continue;
+                }
+                // Not reached (cancelled): what the cache holds stays.
+                None => continue,
             };
             if let Some((size, mtime_ms)) = fresh {
                 self.cached.insert(

@@ -10,6 +10,7 @@
 mod calls;
 mod convert;
 mod documents;
+mod indexing;
 mod inflight;
 mod links;
 mod requests;
@@ -40,7 +41,8 @@ pub(crate) struct Server {
     out: Output,
     guard: Guard,
     grammar: Grammar,
-    index: Index,
+    /// Shared with the background fill started at `initialized`.
+    index: std::sync::Arc<std::sync::Mutex<Index>>,
     documents: Documents,
     max_file_bytes: u64,
     /// The `features` initialization option: `#+`/`#-` branches they exclude are left out
@@ -50,6 +52,12 @@ pub(crate) struct Server {
     features_given: Option<Vec<String>>,
     /// Set when the request being answered is cancelled.
     cancel: CancelToken,
+    /// What the client said it can do (`initialize`).
+    client: lsp_types::ClientCapabilities,
+    /// Waiting for the client's answer to the progress token's creation.
+    progress_created: Option<indexing::Created>,
+    /// The walk's cut (too many files) was said.
+    cut_said: bool,
 }
 
 /// Serves until `exit` or the end of input.
@@ -165,7 +173,11 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
                     server.notification(n);
                 }
             }
-            Message::Response(_) => {}
+            Message::Response(r) => {
+                if let Some(server) = server.as_mut() {
+                    indexing::response(server, r);
+                }
+            }
         }
     }
     Ok(())
@@ -228,12 +240,15 @@ fn initialize(
         out: out.clone(),
         guard,
         grammar,
-        index: Index::default(),
+        index: Default::default(),
         documents: Documents::default(),
         max_file_bytes: options.max_file_bytes,
         features: features_given.as_ref().map(Features::new),
         features_given,
         cancel: CancelToken::new(),
+        client: params.capabilities.clone(),
+        progress_created: None,
+        cut_said: false,
     };
     Ok((server, Response::new_ok(request.id.clone(), result)))
 }
@@ -323,9 +338,17 @@ impl Server {
 
     fn notification(&mut self, n: Notification) {
         let method = n.method.clone();
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            documents::notification(self, n)
-        }));
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match method.as_str() {
+                "initialized" => {
+                    indexing::initialized(self);
+                    Ok(())
+                }
+                "workspace/didChangeWatchedFiles" => serde_json::from_value(n.params)
+                    .map_err(|e| format!("{method}: invalid parameters: {e}"))
+                    .and_then(|p| indexing::watched(self, p)),
+                _ => documents::notification(self, n),
+            }));
         let message = match outcome {
             Ok(Ok(())) => return,
             Ok(Err(message)) => message,
@@ -341,10 +364,32 @@ impl Server {
         ));
     }
 
-    /// Every Lisp file of the roots, open buffers in place of their files.
+    /// Every Lisp file of the roots, open buffers in place of their files. Waits for a
+    /// background fill under way (the files it reads are then cached).
     fn workspace(&mut self) -> Vec<lisp_read_file::index::WorkspaceFile> {
         let buffers = self.documents.buffers();
-        self.index
-            .files(&self.guard, &self.grammar, &buffers, &self.cancel)
+        let (files, cut) = {
+            let Ok(mut index) = self.index.lock() else {
+                return Vec::new();
+            };
+            let files = index.files(&self.guard, &self.grammar, &buffers, &self.cancel);
+            (files, index.cut_roots().to_vec())
+        };
+        if !cut.is_empty() && !self.cut_said {
+            self.cut_said = true;
+            self.out.send(Notification::new(
+                "window/showMessage".into(),
+                serde_json::json!({"type": 2, "message": format!(
+                    "lisp-read-file: {} holds more than {} Lisp files; only the first {} of \
+                     each root are indexed (the files past them are not searched). Open a \
+                     narrower folder as the workspace, or list the directories to leave out \
+                     in an ignore file (.gitignore, .ignore)",
+                    cut.join(", "),
+                    lisp_read_file::guard::MAX_WALKED_FILES,
+                    lisp_read_file::guard::MAX_WALKED_FILES,
+                )}),
+            ));
+        }
+        files
     }
 }

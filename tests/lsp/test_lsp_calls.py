@@ -6,6 +6,7 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import make_test_lsp_client
 
 from conftest import BIN, PROJECT, uri
 
@@ -121,7 +122,7 @@ class session:
         self.root, self.options = root, options
 
     async def __aenter__(self):
-        self.client = LanguageClient()
+        self.client = make_test_lsp_client()
         await self.client.start_io(BIN, "lsp")
         await self.client.initialize_session(
             types.InitializeParams(

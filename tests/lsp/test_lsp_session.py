@@ -1,10 +1,14 @@
 """Session-wide behaviour through pytest-lsp: the `features` initialization option,
 watched files, work-done progress while the index fills."""
 
-from lsprotocol import types
+import asyncio
+import os
 
-from test_lsp_calls import session, short
-from conftest import uri
+from lsprotocol import types
+from pytest_lsp.client import make_test_lsp_client
+
+from test_lsp_calls import session
+from conftest import BIN, uri
 
 BRANCHES = """(defun common (x) x)
 #+sbcl (defun only-sbcl () (common 1))
@@ -69,3 +73,56 @@ async def test_features_option_leaves_out_excluded_branches(tmp_path):
     async with session(tmp_path, {"features": "ccl"}) as client:
         assert await names(client, "nested") == []
         assert await names(client, "not-sbcl") == ["not-sbcl"]
+
+
+async def test_background_index_reports_work_done_progress(tmp_path):
+    for n in range(60):
+        (tmp_path / f"f{n}.lisp").write_text(f"(defun fn-{n} () {n})\n")
+    client = make_test_lsp_client()
+    registrations = []
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def registered(params):
+        registrations.extend(params.registrations)
+
+    await client.start_io(BIN, "lsp")
+    caps = types.ClientCapabilities(
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        workspace=types.WorkspaceClientCapabilities(
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)
+        ),
+    )
+    await client.initialize_session(
+        types.InitializeParams(capabilities=caps, workspace_folders=[types.WorkspaceFolder(uri=uri(tmp_path), name="t")])
+    )
+    for _ in range(200):
+        reports = client.progress_reports.get("lisp-read-file/index-progress", [])
+        if reports and reports[-1].kind == "end":
+            break
+        await asyncio.sleep(0.05)
+    kinds = [r.kind for r in reports]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and set(kinds) <= {"begin", "report", "end"}, kinds
+    assert reports[-1].message == "60 Lisp files indexed"
+    percentages = [r.percentage for r in reports if r.kind != "end"]
+    assert percentages == sorted(percentages) and all(0 <= p <= 100 for p in percentages)
+    [watch] = registrations
+    assert watch.method == "workspace/didChangeWatchedFiles"
+    await client.shutdown_session()
+    await client.stop()
+
+
+async def test_watched_file_change_refreshes_a_file_of_the_same_size_and_time(tmp_path):
+    path = tmp_path / "a.lisp"
+    path.write_text("(defun alpha () 1)\n")
+    stamp = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
+    async with session(tmp_path) as client:
+        assert await names(client, "alpha") == ["alpha"]
+        # Same size, same modification time: the size-and-time check cannot see it.
+        path.write_text("(defun gamma () 1)\n")
+        os.utime(path, ns=stamp)
+        assert await names(client, "alpha") == ["alpha"]
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri(path), type=types.FileChangeType.Changed)])
+        )
+        assert await names(client, "gamma") == ["gamma"]
+        assert await names(client, "alpha") == []

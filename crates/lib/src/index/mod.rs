@@ -51,6 +51,8 @@ struct Cached {
 #[derive(Default)]
 pub struct Index {
     cached: HashMap<String, Cached>,
+    /// The roots whose last walk stopped at [`crate::guard::MAX_WALKED_FILES`].
+    cut: Vec<String>,
 }
 
 /// Open buffers of Lisp files that do not exist on disk yet (a new file, not saved), in a
@@ -90,8 +92,22 @@ impl Index {
         buffers: &HashMap<String, FileData>,
         cancel: &CancelToken,
     ) -> Vec<WorkspaceFile> {
+        self.files_reporting(guard, grammar, buffers, cancel, &|_, _| {})
+    }
+
+    /// [`Index::files`], calling `progress(done, total)` as files are checked (from the
+    /// worker threads, in no order).
+    pub fn files_reporting(
+        &mut self,
+        guard: &Guard,
+        grammar: &Grammar,
+        buffers: &HashMap<String, FileData>,
+        cancel: &CancelToken,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Vec<WorkspaceFile> {
         let mut paths: Vec<String> = Vec::new();
         let mut seen = std::collections::HashSet::new();
+        self.cut.clear();
         for root in guard.roots() {
             let Some(root_text) = root.to_str() else {
                 continue;
@@ -100,6 +116,9 @@ impl Index {
                 continue;
             };
             let walk = guard.walk(&directory, &crate::view::is_lisp_path);
+            if walk.stopped_at_limit {
+                self.cut.push(root_text.to_string());
+            }
             for file in walk.files {
                 // The real path, not the display form (which escapes `\` and controls).
                 let Some(path) = file.path().to_str() else {
@@ -112,7 +131,10 @@ impl Index {
             }
         }
         paths.extend(new_buffers(guard, buffers, &seen));
+        let done = std::sync::atomic::AtomicUsize::new(0);
         let answers = crate::project::par_map(&paths, cancel, |path| {
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(n, paths.len());
             if let Some(data) = buffers.get(path) {
                 return Some((None, data.clone()));
             }
@@ -151,6 +173,18 @@ impl Index {
             out.push(WorkspaceFile { path, data });
         }
         out
+    }
+
+    /// Forgets what is cached of `path` (a file changed, created or deleted): the next
+    /// request reads it again, whatever its size and time.
+    pub fn forget(&mut self, path: &str) {
+        self.cached.remove(path);
+    }
+
+    /// The roots whose last walk stopped at [`crate::guard::MAX_WALKED_FILES`] files (the
+    /// files past it are not in the workspace).
+    pub fn cut_roots(&self) -> &[String] {
+        &self.cut
     }
 
     /// Files cached now.

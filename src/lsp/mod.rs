@@ -121,6 +121,19 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
                 out.raw(&error.to_string());
                 continue;
             }
+            Ok(Incoming::TooManyValues(id)) => {
+                let message = format!(
+                    "the message holds more than {} JSON values, over the limit; it was not read \
+                     (send fewer positions or changes per message)",
+                    transport::MAX_MESSAGE_VALUES
+                );
+                let error = serde_json::json!({
+                    "id": id,
+                    "error": {"code": ErrorCode::InvalidRequest as i32, "message": message}
+                });
+                out.raw(&error.to_string());
+                continue;
+            }
             Err(e) => return Err(format!("lisp-read-file lsp: {e}")),
         };
         match message {

@@ -10,6 +10,10 @@ use std::sync::{Arc, Mutex};
 
 /// The largest message accepted (a `didOpen` of a file at the size cap, escaped, fits).
 pub(super) const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+/// Most JSON values (scalars, arrays, objects) one message may hold: a parsed value costs
+/// tens of bytes whatever its text, so a message of many small values (`[0,0,0,...]`)
+/// would cost about 32 times its size. Counted before anything is built.
+pub(super) const MAX_MESSAGE_VALUES: usize = 1_000_000;
 /// Header lines longer than this are refused.
 const MAX_HEADER_BYTES: usize = 4096;
 /// More header lines than this in one message are refused (the protocol has two).
@@ -23,6 +27,43 @@ pub(super) enum Incoming {
     /// A message with an `id` that is neither an integer nor a string (JSON-RPC 2.0: an
     /// invalid request, answered with a null id): its method.
     InvalidId(String),
+    /// A message over [`MAX_MESSAGE_VALUES`], not parsed: its id (when it has one that
+    /// can be read without building the rest).
+    TooManyValues(Option<lsp_server::RequestId>),
+}
+
+/// The id of a message, its other fields skipped without being built.
+#[derive(serde::Deserialize)]
+struct IdOnly {
+    #[serde(default)]
+    id: Option<lsp_server::RequestId>,
+}
+
+/// How many JSON values `body` holds, counting up to `limit + 1`: each `[`, `{` and each
+/// `,` outside strings starts one more (a miscount on invalid JSON only decides whether
+/// it is parsed, and the parse then fails).
+fn values(body: &[u8], limit: usize) -> usize {
+    let mut count = 1usize;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < body.len() && count <= limit {
+        let c = body[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match c {
+                b'"' => in_string = true,
+                b'[' | b'{' | b',' => count += 1,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    count
 }
 
 /// The `id` of a message, told apart from its absence (`Some(Null)` for `"id": null`).
@@ -98,6 +139,13 @@ pub(super) fn read<R: BufRead>(
             "the input ended {} bytes into a message whose Content-Length is {length}",
             body.len()
         )));
+    }
+    let count = values(&body, MAX_MESSAGE_VALUES);
+    if count > MAX_MESSAGE_VALUES {
+        let id = serde_json::from_slice::<IdOnly>(&body)
+            .ok()
+            .and_then(|p| p.id);
+        return Ok(Some((Incoming::TooManyValues(id), length)));
     }
     let incoming = match serde_json::from_slice::<Message>(&body) {
         // A notification has no id: one that has an invalid id was meant as a request.

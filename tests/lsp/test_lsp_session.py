@@ -126,3 +126,33 @@ async def test_watched_file_change_refreshes_a_file_of_the_same_size_and_time(tm
         )
         assert await names(client, "gamma") == ["gamma"]
         assert await names(client, "alpha") == []
+
+
+async def test_a_buffer_named_by_another_path_is_its_walked_file(tmp_path):
+    root = tmp_path / "root"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.lisp").write_text("(defun alpha () 1)\n")
+    (root / "alias").symlink_to(root / "src")
+    (tmp_path / "outside.lisp").write_text("(defun secret () 1)\n")
+    spellings = [f"file://{root}/src/../src/a.lisp", f"file://{root}//src/a.lisp",
+                 f"file://{root}/src/%2e/%2e%2e/src/a.lisp", uri(root / "alias" / "a.lisp")]
+    async with session(root) as client:
+        for n, spelled in enumerate(spellings):
+            client.text_document_did_open(types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=spelled, language_id="lisp", version=1,
+                                                     text=f"(defun edited-{n} () 1)\n")))
+            # The unsaved text takes the file's place: once, and the file's old text is gone.
+            assert await names(client, f"edited-{n}") == [f"edited-{n}"], spelled
+            assert await names(client, "alpha") == [], spelled
+            found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=f"edited-{n}"))
+            assert [s.location.uri for s in found] == [uri(root / "src" / "a.lisp")], spelled
+            client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=spelled)))
+            assert await names(client, "alpha") == ["alpha"]
+        # A file outside the roots, however spelled, is never read.
+        for spelled in [f"file://{root}/../outside.lisp", f"file://{root}/%2e%2e/outside.lisp"]:
+            try:
+                await client.text_document_document_symbol_async(
+                    types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=spelled)))
+                raise AssertionError("read a file outside the roots")
+            except Exception as e:  # the server's error, as pygls raises it
+                assert "ACCESS_DENIED" in str(e) or "outside" in str(e), e

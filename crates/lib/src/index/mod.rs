@@ -130,12 +130,14 @@ impl Index {
                 }
             }
         }
+        let aliases = aliases(guard, buffers, &paths, &seen, cancel);
         paths.extend(new_buffers(guard, buffers, &seen));
         let done = std::sync::atomic::AtomicUsize::new(0);
         let answers = crate::project::par_map(&paths, cancel, |path| {
             let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             progress(n, paths.len());
-            if let Some(data) = buffers.get(path) {
+            let buffer = aliases.get(path).unwrap_or(path);
+            if let Some(data) = buffers.get(buffer) {
                 return Some((None, data.clone()));
             }
             let info = guard.open(path).ok()?.info;
@@ -195,6 +197,37 @@ impl Index {
     pub fn is_empty(&self) -> bool {
         self.cached.is_empty()
     }
+}
+
+/// The walked files that open buffers name by another path (a symbolic link, a
+/// directory's other name): walked path to buffer path, matched by file identity through
+/// the guard (a buffer the guard refuses matches nothing). Identities are asked only when
+/// some buffer names no walked path.
+fn aliases(
+    guard: &Guard,
+    buffers: &HashMap<String, FileData>,
+    walked: &[String],
+    seen: &std::collections::HashSet<String>,
+    cancel: &CancelToken,
+) -> HashMap<String, String> {
+    let identity = |path: &str| guard.identity(&guard.named_file(path));
+    let unmatched: HashMap<(u64, u64), &String> = buffers
+        .keys()
+        .filter(|path| !seen.contains(*path))
+        .filter_map(|path| Some((identity(path)?, path)))
+        .collect();
+    if unmatched.is_empty() {
+        return HashMap::new();
+    }
+    let identities = crate::project::par_map(walked, cancel, |path| identity(path));
+    walked
+        .iter()
+        .zip(identities)
+        .filter_map(|(path, id)| {
+            let buffer = unmatched.get(&id??)?;
+            Some((path.clone(), (*buffer).clone()))
+        })
+        .collect()
 }
 
 /// A walked file's absolute path: a relative one is below the first root.

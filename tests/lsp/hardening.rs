@@ -518,3 +518,29 @@ fn open_buffers_are_bounded_in_number_and_bytes_with_a_clear_refusal() {
     assert!(shown(&s).contains("over the limit of 4096"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_walk_cut_at_its_file_limit_is_said_once_with_what_to_do() {
+    let dir = root("many", &[]);
+    for n in 0..20_001 {
+        std::fs::write(dir.join(format!("f{n}.lisp")), b"").unwrap();
+    }
+    let mut s = start(&dir, &[]);
+    send_request(&mut s, 100, "workspace/symbol", json!({"query": "x"}));
+    // Said while the request reads the workspace, before its answer.
+    let said = s.next(&|m| m["method"] == json!("window/showMessage"));
+    let answer = s.next(&|m| m["id"] == json!(100));
+    assert!(answer.get("result").is_some(), "{answer}");
+    let message = said["params"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("more than 20000 Lisp files") && message.contains("ignore file"),
+        "{message}"
+    );
+    // Once: the next request says nothing more (its answer is the next message).
+    s.next_id += 1;
+    let id = s.next_id;
+    send_request(&mut s, id, "workspace/symbol", json!({"query": "y"}));
+    let next = s.next(&|_| true);
+    assert_eq!(next["id"], json!(id), "{next}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -116,3 +116,49 @@ impl Queue {
         self.taken.notify_all();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lsp_server::{Notification, Request};
+
+    fn cancel(id: i32) -> Message {
+        Message::Notification(Notification::new(
+            "$/cancelRequest".into(),
+            serde_json::json!({"id": id}),
+        ))
+    }
+
+    #[test]
+    fn a_cancellation_reaches_the_running_request_or_a_queued_one() {
+        let inflight = Inflight::default();
+        let request = |id: i32| Message::Request(Request::new(id.into(), "x".into(), ()));
+        inflight.read(&request(1));
+        inflight.read(&request(2));
+        let running = inflight.start(&1.into()).expect("not cancelled");
+        inflight.read(&cancel(2));
+        inflight.read(&cancel(9)); // Never read: ignored.
+        assert!(!running.is_cancelled());
+        inflight.read(&cancel(1));
+        assert!(running.is_cancelled());
+        inflight.finish();
+        assert!(inflight.start(&2.into()).is_none());
+    }
+
+    #[test]
+    fn the_queue_takes_small_messages_and_one_large_one_alone() {
+        let queue = std::sync::Arc::new(Queue::default());
+        queue.reserve(10);
+        queue.reserve(QUEUE_BYTES - 10);
+        let waiting = queue.clone();
+        let large = std::thread::spawn(move || waiting.reserve(5 * QUEUE_BYTES));
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            !large.is_finished(),
+            "a large message waits for an empty queue"
+        );
+        queue.release(10);
+        queue.release(QUEUE_BYTES - 10);
+        large.join().unwrap();
+    }
+}

@@ -382,8 +382,15 @@ impl Server {
     fn workspace(&mut self) -> Vec<lisp_read_file::index::WorkspaceFile> {
         let buffers = self.documents.buffers();
         let (files, cut) = {
-            let Ok(mut index) = self.index.lock() else {
-                return Vec::new();
+            // A fill under way holds the index: wait for it, unless cancelled meanwhile.
+            let mut index = loop {
+                match self.index.try_lock() {
+                    Ok(index) => break index,
+                    Err(std::sync::TryLockError::WouldBlock) if !self.cancel.is_cancelled() => {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    Err(_) => return Vec::new(),
+                }
             };
             let files = index.files(&self.guard, &self.grammar, &buffers, &self.cancel);
             (files, index.cut_roots().to_vec())

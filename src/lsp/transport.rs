@@ -204,3 +204,16 @@ impl Output {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_counted_outside_strings_and_the_count_stops_past_the_limit() {
+        assert_eq!(values(br#"{"a":[1,2,{"b":3}]}"#, 100), 6);
+        // Commas, brackets and escaped quotes inside strings are text.
+        assert_eq!(values(br#"["a,[{", ""],", 1]"#, 100), 4);
+        assert_eq!(values(&b"0,".repeat(1000), 10), 11);
+    }
+}

@@ -138,11 +138,12 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             let files = server.workspace();
             let mut out = Vec::new();
             let features = server.features.as_ref();
+            let finder = analysis::Uses::new(&query);
             for file in &files {
                 if server.cancel.is_cancelled() {
                     break;
                 }
-                let uses = analysis::uses_read(&file.data.bytes, &query, features);
+                let uses = finder.read(&file.data.bytes, features);
                 if uses.is_empty() {
                     continue;
                 }

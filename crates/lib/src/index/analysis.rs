@@ -452,7 +452,35 @@ pub fn symbol_read(symbol: &Symbol, features: Option<&Features>) -> bool {
 
 /// [`uses`] under `features`: tokens of a datum that `#+`/`#-` excludes are not uses.
 pub fn uses_read(bytes: &[u8], query: &SymbolQuery, features: Option<&Features>) -> Vec<Span> {
-    let finder = crate::find::name_finder(&query.name);
+    Uses::new(query).read(bytes, features)
+}
+
+/// The uses of one symbol, its name's finder compiled once for every file searched.
+pub struct Uses<'q> {
+    query: &'q SymbolQuery,
+    finder: regex::bytes::Regex,
+}
+
+impl<'q> Uses<'q> {
+    pub fn new(query: &'q SymbolQuery) -> Uses<'q> {
+        Uses {
+            query,
+            finder: crate::find::name_finder(&query.name),
+        }
+    }
+
+    /// [`uses_read`] of `bytes`.
+    pub fn read(&self, bytes: &[u8], features: Option<&Features>) -> Vec<Span> {
+        uses_found(bytes, self.query, &self.finder, features)
+    }
+}
+
+fn uses_found(
+    bytes: &[u8],
+    query: &SymbolQuery,
+    finder: &regex::bytes::Regex,
+    features: Option<&Features>,
+) -> Vec<Span> {
     let hits: Vec<usize> = finder.find_iter(bytes).map(|m| m.start()).collect();
     if hits.is_empty() {
         return Vec::new();

@@ -50,6 +50,13 @@ impl Documents {
             .find(|d| d.path.as_deref() == Some(path.as_str()))
     }
 
+    /// Every known buffer read again with `grammar` (the definer tables changed).
+    pub(super) fn reread(&mut self, grammar: &lisp_read_file::grammar::Grammar) {
+        for d in self.open.values_mut().filter(|d| d.refused.is_none()) {
+            d.data = FileData::new(d.data.bytes.to_vec(), grammar);
+        }
+    }
+
     /// Bytes of text the open buffers hold, leaving out `except`.
     fn bytes(&self, except: &str) -> usize {
         self.open

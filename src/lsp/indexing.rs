@@ -165,26 +165,46 @@ impl Reporter {
 }
 
 /// `workspace/didChangeWatchedFiles`: each file named is read again at the next request
-/// (created, changed or deleted alike); a definer table changed asks for a restart.
+/// (created, changed or deleted alike); a definer table changed is read again, and every
+/// file with it.
 pub(super) fn watched(
     server: &mut Server,
     params: lsp_types::DidChangeWatchedFilesParams,
 ) -> Result<(), String> {
-    let Ok(mut index) = server.index.lock() else {
-        return Err("the index is unusable after an internal error; restart the server".into());
-    };
     let mut definers = false;
-    for change in &params.changes {
-        if let Some(path) = path_of(&change.uri) {
-            definers |= path.ends_with("/.lisp-read-file.lisp");
-            index.forget(&path);
+    {
+        let Ok(mut index) = server.index.lock() else {
+            return Err("the index is unusable after an internal error; restart the server".into());
+        };
+        for change in &params.changes {
+            if let Some(path) = path_of(&change.uri) {
+                definers |= path.ends_with("/.lisp-read-file.lisp");
+                index.forget(&path);
+            }
         }
     }
     if definers {
-        return Err(
-            "a definer table (.lisp-read-file.lisp) changed: restart the language server to use it"
-                .into(),
-        );
+        return reload_definers(server);
     }
     Ok(())
+}
+
+/// The grammar made again from the definer tables; the index and the open buffers read
+/// with it. A table that cannot be read leaves the grammar as it was, and says why.
+fn reload_definers(server: &mut Server) -> Result<(), String> {
+    let (grammar, warnings) = lisp_read_file::definers::project_grammar(
+        &server.guard,
+        server.definers.as_deref(),
+        server.max_file_bytes,
+    )
+    .map_err(|e| format!("the definer table was not reloaded: {e}"))?;
+    server.grammar = grammar;
+    if let Ok(mut index) = server.index.lock() {
+        *index = Default::default();
+    }
+    server.documents.reread(&server.grammar);
+    match warnings.is_empty() {
+        true => Ok(()),
+        false => Err(warnings.join("; ")),
+    }
 }

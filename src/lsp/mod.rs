@@ -45,6 +45,8 @@ pub(crate) struct Server {
     index: std::sync::Arc<std::sync::Mutex<Index>>,
     documents: Documents,
     max_file_bytes: u64,
+    /// `--definers`: read again with the root's tables when one changes.
+    definers: Option<String>,
     /// The `features` initialization option: `#+`/`#-` branches they exclude are left out
     /// of definitions, references and symbols (`None`: every branch).
     features: Option<Features>,
@@ -256,6 +258,7 @@ fn initialize(
         index: Default::default(),
         documents: Documents::default(),
         max_file_bytes: options.max_file_bytes,
+        definers: options.definers.clone(),
         features: features_given.as_ref().map(Features::new),
         features_given,
         cancel: CancelToken::new(),

@@ -156,3 +156,15 @@ async def test_a_buffer_named_by_another_path_is_its_walked_file(tmp_path):
                 raise AssertionError("read a file outside the roots")
             except Exception as e:  # the server's error, as pygls raises it
                 assert "ACCESS_DENIED" in str(e) or "outside" in str(e), e
+
+
+async def test_a_changed_definer_table_is_read_again(tmp_path):
+    (tmp_path / "w.lisp").write_text('(register-widget button "Press")\n')
+    async with session(tmp_path) as client:
+        assert await names(client, "button") == []
+        table = tmp_path / ".lisp-read-file.lisp"
+        table.write_text("(register-widget :name 1)\n")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri(table), type=types.FileChangeType.Created)])
+        )
+        assert await names(client, "button") == ["button"]

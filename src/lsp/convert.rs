@@ -173,6 +173,23 @@ pub(super) fn path_of(uri: &Uri) -> Option<String> {
     (!path.contains('\0')).then_some(path)
 }
 
+/// `path` with `.`, `..` and empty components resolved by their text (`/a/./b//../c` is
+/// `/a/c`; `..` at the root stays at the root). Symbolic links are the guard's to follow:
+/// files are then compared by identity.
+pub(super) fn normal_path(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
 /// The `file:` URI of an absolute path.
 pub(super) fn uri_of(path: &str) -> Option<Uri> {
     let mut text = String::from("file://");
@@ -245,5 +262,9 @@ mod tests {
             path_of(&Uri::from_str("file://localhost/a").unwrap()).as_deref(),
             Some("/a")
         );
+        // `%2e` is a `.`: the dots are resolved after decoding.
+        let dotted = path_of(&Uri::from_str("file:///r/src/%2e%2e//x/./a.lisp").unwrap());
+        assert_eq!(normal_path(&dotted.unwrap()), "/r/x/a.lisp");
+        assert_eq!(normal_path("/../a"), "/a");
     }
 }

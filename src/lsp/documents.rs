@@ -1,7 +1,7 @@
 //! The open buffers: `didOpen`, `didChange` (incremental), `didSave`, `didClose`, and the
 //! diagnostics published for each version.
 
-use super::convert::{path_of, LineIndex};
+use super::convert::{normal_path, path_of, LineIndex};
 use super::Server;
 use lisp_read_file::index::analysis::{problems, Severity};
 use lisp_read_file::index::FileData;
@@ -29,9 +29,41 @@ pub(super) struct Documents {
     open: HashMap<String, Document>,
 }
 
+/// Most documents open at once (refused ones included); past it `didOpen` is refused
+/// and not kept.
+pub(super) const MAX_OPEN_DOCUMENTS: usize = 10_000;
+/// Most bytes of text all open buffers hold; past it a buffer is refused (unknown).
+pub(super) const MAX_OPEN_BYTES: usize = 256 * 1024 * 1024;
+/// Longest URI a document may have.
+pub(super) const MAX_URI_BYTES: usize = 4096;
+
 impl Documents {
+    /// The open document of `uri`, by its text, else by its path with `.`, `..` and `//`
+    /// resolved (`file:///r/src/../a.lisp` is the buffer opened as `file:///r/a.lisp`).
     pub(super) fn get(&self, uri: &Uri) -> Option<&Document> {
-        self.open.get(uri.as_str())
+        if let Some(d) = self.open.get(uri.as_str()) {
+            return Some(d);
+        }
+        let path = path_of(uri).map(|p| normal_path(&p))?;
+        self.open
+            .values()
+            .find(|d| d.path.as_deref() == Some(path.as_str()))
+    }
+
+    /// Every known buffer read again with `grammar` (the definer tables changed).
+    pub(super) fn reread(&mut self, grammar: &lisp_read_file::grammar::Grammar) {
+        for d in self.open.values_mut().filter(|d| d.refused.is_none()) {
+            d.data = FileData::new(d.data.bytes.to_vec(), grammar);
+        }
+    }
+
+    /// Bytes of text the open buffers hold, leaving out `except`.
+    fn bytes(&self, except: &str) -> usize {
+        self.open
+            .iter()
+            .filter(|(uri, _)| uri.as_str() != except)
+            .map(|(_, d)| d.data.bytes.len())
+            .sum()
     }
 
     /// The open buffers whose text is known, by absolute path, for the index.
@@ -55,12 +87,15 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
     match method.as_str() {
         "textDocument/didOpen" => {
             let p: DidOpenTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
+            check_room(server, &p.text_document.uri)?;
             let text = p.text_document.text.into_bytes();
-            let refused = check_size(server, &p.text_document.uri, text.len()).err();
+            let refused = check_size(server, &p.text_document.uri, text.len())
+                .and_then(|()| check_total(server, &p.text_document.uri, text.len()))
+                .err();
             let text = if refused.is_some() { Vec::new() } else { text };
             let data = FileData::new(text, &server.grammar);
             let document = Document {
-                path: path_of(&p.text_document.uri),
+                path: path_of(&p.text_document.uri).map(|p| normal_path(&p)),
                 uri: p.text_document.uri,
                 version: p.text_document.version,
                 data,
@@ -153,6 +188,9 @@ fn changed(server: &mut Server, p: &DidChangeTextDocumentParams) -> Result<Vec<u
             return Err(refuse(server, &uri, why));
         }
     }
+    if let Err(why) = check_total(server, &p.text_document.uri, text.len()) {
+        return Err(refuse(server, &uri, why));
+    }
     Ok(text)
 }
 
@@ -162,6 +200,39 @@ fn refuse(server: &mut Server, uri: &str, why: String) -> String {
         document.refused = Some(why.clone());
     }
     why
+}
+
+/// Whether `uri` may be opened: a URI of bounded length, and room for one more document.
+fn check_room(server: &Server, uri: &Uri) -> Result<(), String> {
+    let text = uri.as_str();
+    if text.len() > MAX_URI_BYTES {
+        return Err(format!(
+            "a document's URI is {} bytes, over the limit of {MAX_URI_BYTES}; it is not opened",
+            text.len()
+        ));
+    }
+    let open = &server.documents.open;
+    if open.len() >= MAX_OPEN_DOCUMENTS && !open.contains_key(text) {
+        return Err(format!(
+            "{text} is not opened: {MAX_OPEN_DOCUMENTS} documents are open, the most this \
+             server keeps; close some (until then, requests about it read the file on disk)"
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a text of `len` bytes for `uri` fits with the other open buffers.
+fn check_total(server: &Server, uri: &Uri, len: usize) -> Result<(), String> {
+    let others = server.documents.bytes(uri.as_str());
+    if others + len > MAX_OPEN_BYTES {
+        return Err(format!(
+            "{} is not kept: the open buffers hold {others} bytes, and its {len} bytes would \
+             pass the limit of {MAX_OPEN_BYTES}; close some files, then reopen it (requests \
+             about it fail until then)",
+            uri.as_str()
+        ));
+    }
+    Ok(())
 }
 
 fn check_size(server: &Server, uri: &Uri, len: usize) -> Result<(), String> {

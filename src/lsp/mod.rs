@@ -7,13 +7,19 @@
 //! are the guard's roots: a file outside them is never read from disk. Every answer comes
 //! from the library (`lisp_read_file::index`, the reader's scan and outline).
 
+mod calls;
 mod convert;
 mod documents;
+mod indexing;
+mod inflight;
+mod links;
 mod requests;
 mod transport;
 
 use documents::Documents;
+use inflight::Inflight;
 use lisp_read_file::cancel::CancelToken;
+use lisp_read_file::features::Features;
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::Guard;
 use lisp_read_file::index::Index;
@@ -35,9 +41,25 @@ pub(crate) struct Server {
     out: Output,
     guard: Guard,
     grammar: Grammar,
-    index: Index,
+    /// Shared with the background fill started at `initialized`.
+    index: std::sync::Arc<std::sync::Mutex<Index>>,
     documents: Documents,
     max_file_bytes: u64,
+    /// `--definers`: read again with the root's tables when one changes.
+    definers: Option<String>,
+    /// The `features` initialization option: `#+`/`#-` branches they exclude are left out
+    /// of definitions, references and symbols (`None`: every branch).
+    features: Option<Features>,
+    /// The same, as given (for the find library's requests).
+    features_given: Option<Vec<String>>,
+    /// Set when the request being answered is cancelled.
+    cancel: CancelToken,
+    /// What the client said it can do (`initialize`).
+    client: lsp_types::ClientCapabilities,
+    /// Waiting for the client's answer to the progress token's creation.
+    progress_created: Option<indexing::Created>,
+    /// The walk's cut (too many files) was said.
+    cut_said: bool,
 }
 
 /// Serves until `exit` or the end of input.
@@ -50,20 +72,26 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
         Guard::confined(&options.roots, options.max_file_bytes)
             .map_err(|e| format!("lisp-read-file lsp: {e}"))?;
     }
-    // A rendezvous: the reader parses the next message while one is answered, and holds
-    // it until the main loop takes it, so at most two parsed messages are ever in memory.
-    let (sender, receiver) = std::sync::mpsc::sync_channel::<std::io::Result<Incoming>>(0);
+    // The reader reads ahead of the main loop, at most `inflight::QUEUE_BYTES` (or one
+    // message of any size), and sees each `$/cancelRequest` as soon as it is read.
+    let (sender, receiver) = std::sync::mpsc::channel::<std::io::Result<(Incoming, usize)>>();
+    let inflight = std::sync::Arc::new(Inflight::default());
+    let queue = std::sync::Arc::new(inflight::Queue::default());
+    let (reader_inflight, reader_queue) = (inflight.clone(), queue.clone());
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
         let mut input = stdin.lock();
         loop {
-            let message = transport::read(&mut input);
+            let message = transport::read(&mut input, &|n| reader_queue.reserve(n));
             let stop = !matches!(message, Ok(Some(_)));
             let message = match message {
                 Ok(Some(m)) => Ok(m),
                 Ok(None) => break,
                 Err(e) => Err(e),
             };
+            if let Ok((Incoming::Message(m), _)) = &message {
+                reader_inflight.read(m);
+            }
             if sender.send(message).is_err() || stop {
                 break;
             }
@@ -73,6 +101,10 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
     let mut server: Option<Server> = None;
     let mut shutting_down = false;
     for incoming in receiver {
+        let incoming = incoming.map(|(incoming, length)| {
+            queue.release(length);
+            incoming
+        });
         let message = match incoming {
             Ok(Incoming::Message(m)) => m,
             Ok(Incoming::Malformed(why)) => {
@@ -87,6 +119,19 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
                 let error = serde_json::json!({
                     "id": null,
                     "error": {"code": ErrorCode::InvalidRequest as i32, "message": format!("{method}: the id is not an integer or a string")}
+                });
+                out.raw(&error.to_string());
+                continue;
+            }
+            Ok(Incoming::TooManyValues(id)) => {
+                let message = format!(
+                    "the message holds more than {} JSON values, over the limit; it was not read \
+                     (send fewer positions or changes per message)",
+                    transport::MAX_MESSAGE_VALUES
+                );
+                let error = serde_json::json!({
+                    "id": id,
+                    "error": {"code": ErrorCode::InvalidRequest as i32, "message": message}
                 });
                 out.raw(&error.to_string());
                 continue;
@@ -126,7 +171,7 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
                             ErrorCode::ServerNotInitialized,
                             "send initialize first",
                         ),
-                        Some(server) => server.request(request),
+                        Some(server) => server.cancellable(&inflight, request),
                     }
                 };
                 out.send(reply);
@@ -143,10 +188,22 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
                     server.notification(n);
                 }
             }
-            Message::Response(_) => {}
+            Message::Response(r) => {
+                if let Some(server) = server.as_mut() {
+                    indexing::response(server, r);
+                }
+            }
         }
     }
     Ok(())
+}
+
+fn cancelled(id: &RequestId) -> Response {
+    error(
+        id,
+        ErrorCode::RequestCanceled,
+        "the request was cancelled ($/cancelRequest); nothing was answered",
+    )
 }
 
 pub(crate) fn error(id: &RequestId, code: ErrorCode, message: &str) -> Response {
@@ -188,6 +245,8 @@ fn initialize(
     for warning in warnings {
         eprintln!("lisp-read-file lsp: warning: {warning}");
     }
+    let features_given = features_option(params.initialization_options.as_ref())
+        .map_err(|e| error(&request.id, ErrorCode::InvalidParams, &e))?;
     let result = serde_json::json!({
         "capabilities": requests::capabilities(),
         "serverInfo": {"name": "lisp-read-file", "version": env!("CARGO_PKG_VERSION")},
@@ -196,11 +255,44 @@ fn initialize(
         out: out.clone(),
         guard,
         grammar,
-        index: Index::default(),
+        index: Default::default(),
         documents: Documents::default(),
         max_file_bytes: options.max_file_bytes,
+        definers: options.definers.clone(),
+        features: features_given.as_ref().map(Features::new),
+        features_given,
+        cancel: CancelToken::new(),
+        client: params.capabilities.clone(),
+        progress_created: None,
+        cut_said: false,
     };
     Ok((server, Response::new_ok(request.id.clone(), result)))
+}
+
+/// The `features` initialization option: a list of names (`["sbcl", "x86-64"]`) or one
+/// comma-separated string (`"sbcl,x86-64"`), as the command line's `--features`; absent
+/// or `null`: none (every branch is read).
+fn features_option(options: Option<&serde_json::Value>) -> Result<Option<Vec<String>>, String> {
+    let Some(value) = options.and_then(|o| o.get("features")) else {
+        return Ok(None);
+    };
+    let names: Vec<String> = match value {
+        serde_json::Value::Null => return Ok(None),
+        serde_json::Value::String(s) => s.split(',').map(str::to_string).collect(),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or("initializationOptions.features: give a list of feature names, e.g. [\"sbcl\", \"x86-64\"]")?,
+        _ => return Err("initializationOptions.features: give a list of feature names, e.g. [\"sbcl\", \"x86-64\"]".into()),
+    };
+    Ok(Some(
+        names
+            .into_iter()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty())
+            .collect(),
+    ))
 }
 
 /// The workspace folders, else `rootUri`, else `rootPath`: the `file:` ones.
@@ -226,6 +318,23 @@ fn client_roots(params: &InitializeParams) -> Vec<PathBuf> {
 }
 
 impl Server {
+    /// One request's answer, or `RequestCancelled` when `$/cancelRequest` named it before
+    /// or while it was computed (what was computed is dropped).
+    fn cancellable(&mut self, inflight: &Inflight, request: Request) -> Response {
+        let id = request.id.clone();
+        let Some(token) = inflight.start(&id) else {
+            return cancelled(&id);
+        };
+        self.cancel = token.clone();
+        let reply = self.request(request);
+        inflight.finish();
+        self.cancel = CancelToken::new();
+        if token.is_cancelled() {
+            return cancelled(&id);
+        }
+        reply
+    }
+
     /// One request's answer; a panic in a handler becomes an internal error.
     fn request(&mut self, request: Request) -> Response {
         let id = request.id.clone();
@@ -245,9 +354,17 @@ impl Server {
 
     fn notification(&mut self, n: Notification) {
         let method = n.method.clone();
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            documents::notification(self, n)
-        }));
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match method.as_str() {
+                "initialized" => {
+                    indexing::initialized(self);
+                    Ok(())
+                }
+                "workspace/didChangeWatchedFiles" => serde_json::from_value(n.params)
+                    .map_err(|e| format!("{method}: invalid parameters: {e}"))
+                    .and_then(|p| indexing::watched(self, p)),
+                _ => documents::notification(self, n),
+            }));
         let message = match outcome {
             Ok(Ok(())) => return,
             Ok(Err(message)) => message,
@@ -263,10 +380,39 @@ impl Server {
         ));
     }
 
-    /// Every Lisp file of the roots, open buffers in place of their files.
+    /// Every Lisp file of the roots, open buffers in place of their files. Waits for a
+    /// background fill under way (the files it reads are then cached).
     fn workspace(&mut self) -> Vec<lisp_read_file::index::WorkspaceFile> {
         let buffers = self.documents.buffers();
-        self.index
-            .files(&self.guard, &self.grammar, &buffers, &CancelToken::new())
+        let (files, cut) = {
+            // A fill under way holds the index: wait for it, unless cancelled meanwhile.
+            let mut index = loop {
+                match self.index.try_lock() {
+                    Ok(index) => break index,
+                    Err(std::sync::TryLockError::WouldBlock) if !self.cancel.is_cancelled() => {
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    Err(_) => return Vec::new(),
+                }
+            };
+            let files = index.files(&self.guard, &self.grammar, &buffers, &self.cancel);
+            (files, index.cut_roots().to_vec())
+        };
+        if !cut.is_empty() && !self.cut_said {
+            self.cut_said = true;
+            self.out.send(Notification::new(
+                "window/showMessage".into(),
+                serde_json::json!({"type": 2, "message": format!(
+                    "lisp-read-file: {} holds more than {} Lisp files; only the first {} of \
+                     each root are indexed (the files past them are not searched). Open a \
+                     narrower folder as the workspace, or list the directories to leave out \
+                     in an ignore file (.gitignore, .ignore)",
+                    cut.join(", "),
+                    lisp_read_file::guard::MAX_WALKED_FILES,
+                    lisp_read_file::guard::MAX_WALKED_FILES,
+                )}),
+            ));
+        }
+        files
     }
 }

@@ -2,6 +2,7 @@
 
 use super::convert::{path_of, uri_of, LineIndex};
 use super::Server;
+use lisp_read_file::features::Features;
 use lisp_read_file::find::SymbolQuery;
 use lisp_read_file::index::analysis::{self, FoldKind, Symbol};
 use lisp_read_file::index::{FileData, WorkspaceFile};
@@ -28,6 +29,8 @@ pub(super) fn capabilities() -> Value {
         "referencesProvider": true,
         "workspaceSymbolProvider": true,
         "hoverProvider": true,
+        "callHierarchyProvider": true,
+        "documentLinkProvider": {"resolveProvider": false},
     })
 }
 
@@ -60,10 +63,12 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             let p: lsp_types::DocumentSymbolParams = params(&method, value)?;
             let data = document(server, &p.text_document.uri)?;
             let index = LineIndex::new(&data.bytes);
+            let features = server.features.as_ref();
             Ok(Value::Array(
                 data.symbols
                     .iter()
-                    .map(|s| document_symbol(&index, s))
+                    .filter(|s| analysis::symbol_read(s, features))
+                    .map(|s| document_symbol(&index, s, features))
                     .collect(),
             ))
         }
@@ -112,11 +117,16 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             };
             let files = server.workspace();
             let mut out = Vec::new();
-            each_definition(&files, &query, &mut |file, index, s| {
-                if let Some(uri) = uri_of(&file.path) {
-                    out.push(json!({"uri": uri, "range": index.range(s.span)}));
-                }
-            });
+            each_definition(
+                &files,
+                &query,
+                server.features.as_ref(),
+                &mut |file, index, s| {
+                    if let Some(uri) = uri_of(&file.path) {
+                        out.push(json!({"uri": uri, "range": index.range(s.span)}));
+                    }
+                },
+            );
             Ok(Value::Array(out))
         }
         "textDocument/references" => {
@@ -127,8 +137,13 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             };
             let files = server.workspace();
             let mut out = Vec::new();
+            let features = server.features.as_ref();
+            let finder = analysis::Uses::new(&query);
             for file in &files {
-                let uses = analysis::uses(&file.data.bytes, &query);
+                if server.cancel.is_cancelled() {
+                    break;
+                }
+                let uses = finder.read(&file.data.bytes, features);
                 if uses.is_empty() {
                     continue;
                 }
@@ -137,7 +152,7 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
                 };
                 let mut declarations = Vec::new();
                 if !p.context.include_declaration {
-                    each_symbol(&file.data.symbols, &mut |s| {
+                    each_symbol(&file.data.symbols, features, &mut |s| {
                         if s.named && query.matches_name(&s.name) {
                             declarations.push(s.name_span);
                         }
@@ -158,7 +173,7 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             };
             let data = document(server, &at.text_document.uri)?;
             let index = LineIndex::new(&data.bytes);
-            let uses = analysis::uses(&data.bytes, &query);
+            let uses = analysis::uses_read(&data.bytes, &query, server.features.as_ref());
             Ok(Value::Array(
                 uses.into_iter()
                     .map(|span| json!({"range": index.range(span), "kind": 1}))
@@ -177,15 +192,34 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             };
             let files = server.workspace();
             let mut parts = Vec::new();
-            each_definition(&files, &query, &mut |file, index, s| {
-                if parts.len() < 5 {
-                    parts.push(hover_text(server, file, index, s));
-                }
-            });
+            each_definition(
+                &files,
+                &query,
+                server.features.as_ref(),
+                &mut |file, index, s| {
+                    if parts.len() < 5 {
+                        parts.push(hover_text(server, file, index, s));
+                    }
+                },
+            );
             if parts.is_empty() {
                 return Ok(Value::Null);
             }
             Ok(json!({"contents": {"kind": "markdown", "value": parts.join("\n\n---\n\n")}}))
+        }
+        "textDocument/prepareCallHierarchy" => {
+            super::calls::prepare(server, params(&method, value)?)
+        }
+        "callHierarchy/incomingCalls" => super::calls::incoming(server, params(&method, value)?),
+        "callHierarchy/outgoingCalls" => super::calls::outgoing(server, params(&method, value)?),
+        "textDocument/documentLink" => {
+            let p: lsp_types::DocumentLinkParams = params(&method, value)?;
+            let data = document(server, &p.text_document.uri)?;
+            Ok(super::links::document_links(
+                server,
+                &p.text_document.uri,
+                &data.bytes,
+            ))
         }
         method => Err((
             ErrorCode::MethodNotFound,
@@ -228,7 +262,7 @@ fn offset(index: &LineIndex, position: Position) -> Result<usize, (ErrorCode, St
 }
 
 /// The symbol under the cursor, if a token there names one.
-fn query_at(
+pub(super) fn query_at(
     server: &Server,
     uri: &Uri,
     position: Position,
@@ -244,22 +278,32 @@ fn query_at(
     Ok(SymbolQuery::parse(text))
 }
 
-fn each_symbol<'a>(symbols: &'a [Symbol], f: &mut dyn FnMut(&'a Symbol)) {
+/// Each symbol of the tree, parents first; under `features`, those the reader reads (a
+/// skipped form's children are skipped with it).
+pub(super) fn each_symbol<'a>(
+    symbols: &'a [Symbol],
+    features: Option<&Features>,
+    f: &mut dyn FnMut(&'a Symbol),
+) {
     let mut stack: Vec<&Symbol> = symbols.iter().rev().collect();
     while let Some(s) = stack.pop() {
+        if !analysis::symbol_read(s, features) {
+            continue;
+        }
         f(s);
         stack.extend(s.children.iter().rev());
     }
 }
 
-fn each_definition(
+pub(super) fn each_definition(
     files: &[WorkspaceFile],
     query: &SymbolQuery,
+    features: Option<&Features>,
     f: &mut dyn FnMut(&WorkspaceFile, &LineIndex, &Symbol),
 ) {
     for file in files {
         let mut found = Vec::new();
-        each_symbol(&file.data.symbols, &mut |s| {
+        each_symbol(&file.data.symbols, features, &mut |s| {
             if s.named && query.matches_name(&s.name) {
                 found.push(s);
             }
@@ -314,7 +358,7 @@ fn selection_value(index: &LineIndex, chain: &[lisp_read_file::scan::Span], at: 
     value.unwrap_or_else(|| json!({"range": {"start": at, "end": at}}))
 }
 
-fn document_symbol(index: &LineIndex, s: &Symbol) -> Value {
+fn document_symbol(index: &LineIndex, s: &Symbol, features: Option<&Features>) -> Value {
     let range = index.range(s.span);
     let name_span = if s.name_span.start >= s.span.start && s.name_span.end <= s.span.end {
         s.name_span
@@ -327,12 +371,15 @@ fn document_symbol(index: &LineIndex, s: &Symbol) -> Value {
         "kind": symbol_kind(s),
         "range": range,
         "selectionRange": index.range(name_span),
-        "children": s.children.iter().map(|c| document_symbol(index, c)).collect::<Vec<_>>(),
+        "children": s.children.iter()
+            .filter(|c| analysis::symbol_read(c, features))
+            .map(|c| document_symbol(index, c, features))
+            .collect::<Vec<_>>(),
     })
 }
 
 /// The LSP's `SymbolKind` for a definer.
-fn symbol_kind(s: &Symbol) -> u32 {
+pub(super) fn symbol_kind(s: &Symbol) -> u32 {
     if !s.named {
         return 3; // Namespace
     }
@@ -373,9 +420,10 @@ fn workspace_symbols(server: &mut Server, query: &str) -> Vec<Value> {
     let query = query.trim().to_lowercase();
     let query = query.rsplit(':').next().unwrap_or(&query).to_string();
     let files = server.workspace();
+    let features = server.features.as_ref();
     let mut found: Vec<(u8, usize, &WorkspaceFile, &Symbol)> = Vec::new();
     for file in &files {
-        each_symbol(&file.data.symbols, &mut |s| {
+        each_symbol(&file.data.symbols, features, &mut |s| {
             if !s.named {
                 return;
             }

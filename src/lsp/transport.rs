@@ -10,6 +10,10 @@ use std::sync::{Arc, Mutex};
 
 /// The largest message accepted (a `didOpen` of a file at the size cap, escaped, fits).
 pub(super) const MAX_MESSAGE_BYTES: usize = 64 * 1024 * 1024;
+/// Most JSON values (scalars, arrays, objects) one message may hold: a parsed value costs
+/// tens of bytes whatever its text, so a message of many small values (`[0,0,0,...]`)
+/// would cost about 32 times its size. Counted before anything is built.
+pub(super) const MAX_MESSAGE_VALUES: usize = 1_000_000;
 /// Header lines longer than this are refused.
 const MAX_HEADER_BYTES: usize = 4096;
 /// More header lines than this in one message are refused (the protocol has two).
@@ -23,6 +27,43 @@ pub(super) enum Incoming {
     /// A message with an `id` that is neither an integer nor a string (JSON-RPC 2.0: an
     /// invalid request, answered with a null id): its method.
     InvalidId(String),
+    /// A message over [`MAX_MESSAGE_VALUES`], not parsed: its id (when it has one that
+    /// can be read without building the rest).
+    TooManyValues(Option<lsp_server::RequestId>),
+}
+
+/// The id of a message, its other fields skipped without being built.
+#[derive(serde::Deserialize)]
+struct IdOnly {
+    #[serde(default)]
+    id: Option<lsp_server::RequestId>,
+}
+
+/// How many JSON values `body` holds, counting up to `limit + 1`: each `[`, `{` and each
+/// `,` outside strings starts one more (a miscount on invalid JSON only decides whether
+/// it is parsed, and the parse then fails).
+fn values(body: &[u8], limit: usize) -> usize {
+    let mut count = 1usize;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < body.len() && count <= limit {
+        let c = body[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else {
+            match c {
+                b'"' => in_string = true,
+                b'[' | b'{' | b',' => count += 1,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    count
 }
 
 /// The `id` of a message, told apart from its absence (`Some(Null)` for `"id": null`).
@@ -36,9 +77,13 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<serde_json::
     serde::Deserialize::deserialize(d).map(Some)
 }
 
-/// Reads one message; `Ok(None)` at the end of input. Errors end the session: the framing
-/// is lost.
-pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
+/// Reads one message and its length in bytes; `Ok(None)` at the end of input. `reserve(n)`
+/// is called with the length before the body is read (and may wait). Errors end the
+/// session: the framing is lost.
+pub(super) fn read<R: BufRead>(
+    input: &mut R,
+    reserve: &dyn Fn(usize),
+) -> io::Result<Option<(Incoming, usize)>> {
     let mut length: Option<usize> = None;
     let mut line = Vec::new();
     let mut lines = 0usize;
@@ -86,6 +131,7 @@ pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
         }
     }
     let length = length.ok_or_else(|| bad("a message has no Content-Length"))?;
+    reserve(length);
     let mut body = Vec::with_capacity(length);
     io::Read::read_to_end(&mut io::Read::take(&mut *input, length as u64), &mut body)?;
     if body.len() < length {
@@ -94,7 +140,14 @@ pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
             body.len()
         )));
     }
-    Ok(Some(match serde_json::from_slice::<Message>(&body) {
+    let count = values(&body, MAX_MESSAGE_VALUES);
+    if count > MAX_MESSAGE_VALUES {
+        let id = serde_json::from_slice::<IdOnly>(&body)
+            .ok()
+            .and_then(|p| p.id);
+        return Ok(Some((Incoming::TooManyValues(id), length)));
+    }
+    let incoming = match serde_json::from_slice::<Message>(&body) {
         // A notification has no id: one that has an invalid id was meant as a request.
         Ok(Message::Notification(n))
             if serde_json::from_slice::<IdProbe>(&body).is_ok_and(|p| p.id.is_some()) =>
@@ -103,7 +156,8 @@ pub(super) fn read<R: BufRead>(input: &mut R) -> io::Result<Option<Incoming>> {
         }
         Ok(message) => Incoming::Message(message),
         Err(e) => Incoming::Malformed(e.to_string()),
-    }))
+    };
+    Ok(Some((incoming, length)))
 }
 
 /// A framing error: the session cannot go on (where the next message starts is lost).
@@ -148,5 +202,18 @@ impl Output {
             let _ = write!(out, "Content-Length: {}\r\n\r\n{body}", body.len());
             let _ = out.flush();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_counted_outside_strings_and_the_count_stops_past_the_limit() {
+        assert_eq!(values(br#"{"a":[1,2,{"b":3}]}"#, 100), 6);
+        // Commas, brackets and escaped quotes inside strings are text.
+        assert_eq!(values(br#"["a,[{", ""],", 1]"#, 100), 4);
+        assert_eq!(values(&b"0,".repeat(1000), 10), 11);
     }
 }

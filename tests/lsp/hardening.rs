@@ -392,3 +392,155 @@ fn files_whose_names_hold_a_backslash_or_a_tab_are_seen() {
         "{definition}"
     );
 }
+
+/// A workspace big enough that indexing it takes a while: `files` files of `defuns`
+/// definitions each calling `common`.
+fn big_root(name: &str, files: usize, defuns: usize) -> PathBuf {
+    let dir = root(name, &[]);
+    for f in 0..files {
+        let text: String = (0..defuns)
+            .map(|d| format!("(defun f-{f}-{d} (x) (common (list x {d})))\n"))
+            .collect();
+        std::fs::write(dir.join(format!("file-{f}.lisp")), text).unwrap();
+    }
+    dir
+}
+
+fn send_request(s: &mut Session, id: i64, method: &str, params: Value) {
+    let m = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    s.raw(m.to_string().as_bytes());
+}
+
+#[test]
+fn cancel_request_stops_a_request_while_it_computes_and_one_still_queued() {
+    let dir = big_root("cancel", 400, 400);
+    let u = uri(&dir, "file-0.lisp");
+    let references = json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 8},
+                            "context": {"includeDeclaration": true}});
+    // The first request indexes every file: cancelled while it does.
+    let mut s = start(&dir, &[]);
+    send_request(&mut s, 100, "textDocument/references", references.clone());
+    s.notify("$/cancelRequest", json!({"id": 100}));
+    let answer = s.next(&|m| m["id"] == json!(100));
+    assert_eq!(answer["error"]["code"], json!(-32800), "{answer}");
+    // The session goes on, and the request asked again is answered whole.
+    let whole = s.request("textDocument/references", references.clone());
+    assert_eq!(whole["result"].as_array().map(Vec::len), Some(1), "{whole}");
+    // A request queued behind a long one, cancelled before it starts: never computed;
+    // the long one, not cancelled, is answered.
+    let mut s = start(&dir, &[]);
+    send_request(&mut s, 200, "textDocument/references", references);
+    send_request(&mut s, 201, "workspace/symbol", json!({"query": "f-1"}));
+    s.notify("$/cancelRequest", json!({"id": 201}));
+    s.notify("$/cancelRequest", json!({"id": 999}));
+    let long = s.next(&|m| m["id"] == json!(200));
+    assert_eq!(long["result"].as_array().map(Vec::len), Some(1), "{long}");
+    let queued = s.next(&|m| m["id"] == json!(201));
+    assert_eq!(queued["error"]["code"], json!(-32800), "{queued}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The server's peak resident memory so far, in KiB.
+fn peak_kib(s: &Session) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", s.child.id())).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_message_of_many_small_values_is_refused_before_it_is_built() {
+    let dir = root("values", &[("a.lisp", b"(defun a () 1)\n")]);
+    let mut s = start(&dir, &[]);
+    let u = uri(&dir, "a.lisp");
+    // 60 MiB of `0,`: 31 million values, about 2 GB once parsed.
+    let mut body = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"textDocument/selectionRange","params":{{"textDocument":{{"uri":"{u}"}},"positions":["#
+    )
+    .into_bytes();
+    body.extend(b"0,".repeat(30 * 1024 * 1024));
+    body.extend(b"0]}}");
+    s.raw(&body);
+    let answer = s.next(&|m| m["id"] == json!(7));
+    assert_eq!(answer["error"]["code"], json!(-32600), "{answer}");
+    assert!(answer["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("JSON values"));
+    // Read, counted and dropped: the body's own bytes and little more.
+    let peak = peak_kib(&s);
+    eprintln!("peak resident memory after a 60 MiB message of 31M values: {peak} KiB");
+    assert!(peak < 400 * 1024, "peak resident memory {peak} KiB");
+    // The session goes on.
+    let symbols = s.request("textDocument/documentSymbol", doc(&u));
+    assert_eq!(symbols["result"][0]["name"], json!("a"), "{symbols}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn open_buffers_are_bounded_in_number_and_bytes_with_a_clear_refusal() {
+    let dir = root("buffers", &[]);
+    let mut s = start(&dir, &["--max-file-bytes", "67108864"]);
+    let shown = |s: &Session| {
+        s.next(&|m| m["method"] == json!("window/showMessage"))["params"]["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // Bytes: five buffers of 55 MiB pass the 256 MiB of all open buffers.
+    let text = format!(";{}\n", "x".repeat(55 * 1024 * 1024));
+    for n in 0..5 {
+        s.open(&uri(&dir, &format!("big-{n}.lisp")), &text);
+    }
+    let refusal = shown(&s);
+    assert!(
+        refusal.contains("big-4.lisp") && refusal.contains("close some files"),
+        "{refusal}"
+    );
+    let answer = s.request("textDocument/documentSymbol", doc(&uri(&dir, "big-4.lisp")));
+    assert_eq!(answer["error"]["code"], json!(-32803), "{answer}");
+    let kept = s.request("textDocument/documentSymbol", doc(&uri(&dir, "big-3.lisp")));
+    assert!(kept.get("result").is_some(), "{kept}");
+    // Number: past 10,000 documents a didOpen is refused and not kept.
+    for n in 5..10_000 {
+        s.open(&uri(&dir, &format!("small-{n}.lisp")), "(defun f () 1)\n");
+    }
+    s.open(&uri(&dir, "one-too-many.lisp"), "(defun g () 1)\n");
+    let refusal = shown(&s);
+    assert!(
+        refusal.contains("one-too-many.lisp") && refusal.contains("10000 documents are open"),
+        "{refusal}"
+    );
+    // A URI of a megabyte is refused before it is kept.
+    s.open(
+        &format!("file:///{}.lisp", "u".repeat(1 << 20)),
+        "(defun h () 1)\n",
+    );
+    assert!(shown(&s).contains("over the limit of 4096"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_walk_cut_at_its_file_limit_is_said_once_with_what_to_do() {
+    let dir = root("many", &[]);
+    for n in 0..20_001 {
+        std::fs::write(dir.join(format!("f{n}.lisp")), b"").unwrap();
+    }
+    let mut s = start(&dir, &[]);
+    send_request(&mut s, 100, "workspace/symbol", json!({"query": "x"}));
+    // Said while the request reads the workspace, before its answer.
+    let said = s.next(&|m| m["method"] == json!("window/showMessage"));
+    let answer = s.next(&|m| m["id"] == json!(100));
+    assert!(answer.get("result").is_some(), "{answer}");
+    let message = said["params"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("more than 20000 Lisp files") && message.contains("ignore file"),
+        "{message}"
+    );
+    // Once: the next request says nothing more (its answer is the next message).
+    s.next_id += 1;
+    let id = s.next_id;
+    send_request(&mut s, id, "workspace/symbol", json!({"query": "y"}));
+    let next = s.next(&|_| true);
+    assert_eq!(next["id"], json!(id), "{next}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1075,6 +1075,64 @@ fn split_by_children<'i, 'a>(
     }
 }
 
+/// The callers (`request.callers`) or callees (`request.callees`) in files already in
+/// memory (a long-lived surface's open buffers and cache), each `(path, bytes)` named by
+/// its path as given; in the order given, not paged. The request's mode, features and
+/// kinds apply as in [`find`]; a file the prefilter rules out is not copied.
+///
+/// # Errors
+/// As [`find`]: `INVALID_ARGUMENT` for a request that is neither mode; `CANCELLED`.
+pub fn calls_in_memory(
+    files: &[(&str, &[u8])],
+    grammar: &Grammar,
+    request: &FindRequest,
+    cancel: &CancelToken,
+) -> Result<(Vec<Caller>, Vec<CalleesEntry>), ToolError> {
+    let search = check(request, ".", grammar)?;
+    if !matches!(search.mode(), FindMode::Callers | FindMode::Callees) {
+        return Err(ToolError::new(
+            ErrorCode::InvalidArgument,
+            ".",
+            "calls_in_memory answers callers or callees only",
+        ));
+    }
+    let answers = crate::project::par_map(files, cancel, |&(path, bytes)| {
+        if search
+            .prefilter
+            .as_ref()
+            .is_some_and(|p| !p.is_match(bytes))
+        {
+            return FileAnswer::default();
+        }
+        let file = LoadedFile {
+            display_path: path.to_string(),
+            bytes: bytes.to_vec(),
+            mtime_ms: 0,
+            info: None,
+        };
+        search_file(&file, grammar, &search, cancel)
+    });
+    if cancel.is_cancelled() {
+        return Err(ToolError::new(
+            ErrorCode::Cancelled,
+            ".",
+            "the request was cancelled before its answer was ready",
+        ));
+    }
+    let (mut callers, mut callees) = (Vec::new(), Vec::new());
+    for ((path, _), answer) in files.iter().zip(answers) {
+        let Some(answer) = answer else { continue };
+        let answer = answer.named(path);
+        callers.extend(answer.callers);
+        callees.push(answer.callees);
+    }
+    let callees = match search.mode() {
+        FindMode::Callees => callees::resolve(callees),
+        _ => Vec::new(),
+    };
+    Ok((callers, callees))
+}
+
 /// The signature with the form's `#+`/`#-` prefixes in front, as the collapsed view shows it.
 pub(crate) fn signature(form: &crate::outline::Form) -> String {
     let conditionals = form.conditionals();

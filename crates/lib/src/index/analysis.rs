@@ -3,6 +3,7 @@
 //! it and the uses of a symbol. Positions are byte offsets; the surface converts them.
 
 use super::lexical::{walk, Event};
+use crate::features::Features;
 use crate::find::SymbolQuery;
 use crate::grammar::Grammar;
 use crate::outline::{outline_bytes, OutlineItem};
@@ -32,6 +33,9 @@ pub struct Symbol {
     pub line: usize,
     /// False for a container without a name (`progn`), shown under its operator.
     pub named: bool,
+    /// The form's own `#+`/`#-` prefixes as written (`#+sbcl`), outermost first: under
+    /// features that exclude one, the reader skips the form and its children.
+    pub conditionals: Vec<String>,
     pub children: Vec<Symbol>,
 }
 
@@ -89,6 +93,7 @@ fn symbol_of(bytes: &[u8], item: &OutlineItem, budget: &mut usize) -> Option<Sym
         span,
         line: item.start_line,
         named: form.name.is_some(),
+        conditionals: form.conditionals().iter().map(|c| c.to_string()).collect(),
         children,
     })
 }
@@ -129,6 +134,7 @@ fn derived_symbols(
             name_span: span,
             line,
             named: true,
+            conditionals: Vec::new(),
             children: Vec::new(),
         });
     }
@@ -430,7 +436,51 @@ pub fn selection_in(bytes: &[u8], top: Span, offset: usize) -> Vec<Span> {
 /// The uses of `query` in `bytes`: every token that is the symbol, outside strings,
 /// comments and feature expressions, as [`crate::find`] finds them.
 pub fn uses(bytes: &[u8], query: &SymbolQuery) -> Vec<Span> {
-    let finder = crate::find::name_finder(&query.name);
+    uses_read(bytes, query, None)
+}
+
+/// Whether a symbol's form is read under `features` (always without features; an
+/// undecided expression is read, as `find` reads it).
+pub fn symbol_read(symbol: &Symbol, features: Option<&Features>) -> bool {
+    features.is_none_or(|f| {
+        symbol.conditionals.iter().all(|c| {
+            let expression = c.get(2..).unwrap_or_default().as_bytes();
+            crate::features::reads(c.starts_with("#+"), expression, f) != Some(false)
+        })
+    })
+}
+
+/// [`uses`] under `features`: tokens of a datum that `#+`/`#-` excludes are not uses.
+pub fn uses_read(bytes: &[u8], query: &SymbolQuery, features: Option<&Features>) -> Vec<Span> {
+    Uses::new(query).read(bytes, features)
+}
+
+/// The uses of one symbol, its name's finder compiled once for every file searched.
+pub struct Uses<'q> {
+    query: &'q SymbolQuery,
+    finder: regex::bytes::Regex,
+}
+
+impl<'q> Uses<'q> {
+    pub fn new(query: &'q SymbolQuery) -> Uses<'q> {
+        Uses {
+            query,
+            finder: crate::find::name_finder(&query.name),
+        }
+    }
+
+    /// [`uses_read`] of `bytes`.
+    pub fn read(&self, bytes: &[u8], features: Option<&Features>) -> Vec<Span> {
+        uses_found(bytes, self.query, &self.finder, features)
+    }
+}
+
+fn uses_found(
+    bytes: &[u8],
+    query: &SymbolQuery,
+    finder: &regex::bytes::Regex,
+    features: Option<&Features>,
+) -> Vec<Span> {
     let hits: Vec<usize> = finder.find_iter(bytes).map(|m| m.start()).collect();
     if hits.is_empty() {
         return Vec::new();
@@ -448,12 +498,21 @@ pub fn uses(bytes: &[u8], query: &SymbolQuery) -> Vec<Span> {
             }
             Some(_) => {}
         }
-        scan::each_token(bytes, item.span.start, item.span.end, &mut |s, e| {
-            if query.matches_token(&bytes[s..e]) && out.len() < MAX_SYMBOLS {
-                out.push(Span::new(s, e));
-            }
-            std::ops::ControlFlow::Continue(())
-        });
+        let mut reads = |plus, expression: &[u8]| {
+            features.is_none_or(|f| crate::features::reads(plus, expression, f) != Some(false))
+        };
+        scan::each_token_read(
+            bytes,
+            item.span.start,
+            item.span.end,
+            &mut reads,
+            &mut |s, e| {
+                if query.matches_token(&bytes[s..e]) && out.len() < MAX_SYMBOLS {
+                    out.push(Span::new(s, e));
+                }
+                std::ops::ControlFlow::Continue(())
+            },
+        );
         std::ops::ControlFlow::Continue(())
     });
     out

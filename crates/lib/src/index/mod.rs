@@ -51,6 +51,8 @@ struct Cached {
 #[derive(Default)]
 pub struct Index {
     cached: HashMap<String, Cached>,
+    /// The roots whose last walk stopped at [`crate::guard::MAX_WALKED_FILES`].
+    cut: Vec<String>,
 }
 
 /// Open buffers of Lisp files that do not exist on disk yet (a new file, not saved), in a
@@ -90,8 +92,22 @@ impl Index {
         buffers: &HashMap<String, FileData>,
         cancel: &CancelToken,
     ) -> Vec<WorkspaceFile> {
+        self.files_reporting(guard, grammar, buffers, cancel, &|_, _| {})
+    }
+
+    /// [`Index::files`], calling `progress(done, total)` as files are checked (from the
+    /// worker threads, in no order).
+    pub fn files_reporting(
+        &mut self,
+        guard: &Guard,
+        grammar: &Grammar,
+        buffers: &HashMap<String, FileData>,
+        cancel: &CancelToken,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Vec<WorkspaceFile> {
         let mut paths: Vec<String> = Vec::new();
         let mut seen = std::collections::HashSet::new();
+        self.cut.clear();
         for root in guard.roots() {
             let Some(root_text) = root.to_str() else {
                 continue;
@@ -100,6 +116,9 @@ impl Index {
                 continue;
             };
             let walk = guard.walk(&directory, &crate::view::is_lisp_path);
+            if walk.stopped_at_limit {
+                self.cut.push(root_text.to_string());
+            }
             for file in walk.files {
                 // The real path, not the display form (which escapes `\` and controls).
                 let Some(path) = file.path().to_str() else {
@@ -111,9 +130,14 @@ impl Index {
                 }
             }
         }
+        let aliases = aliases(guard, buffers, &paths, &seen, cancel);
         paths.extend(new_buffers(guard, buffers, &seen));
+        let done = std::sync::atomic::AtomicUsize::new(0);
         let answers = crate::project::par_map(&paths, cancel, |path| {
-            if let Some(data) = buffers.get(path) {
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(n, paths.len());
+            let buffer = aliases.get(path).unwrap_or(path);
+            if let Some(data) = buffers.get(buffer) {
                 return Some((None, data.clone()));
             }
             let info = guard.open(path).ok()?.info;
@@ -128,9 +152,15 @@ impl Index {
         });
         let mut out = Vec::with_capacity(paths.len());
         for (path, answer) in paths.into_iter().zip(answers) {
-            let Some(Some((fresh, data))) = answer else {
-                self.cached.remove(&path);
-                continue;
+            let (fresh, data) = match answer {
+                Some(Some(found)) => found,
+                // Refused by the guard (gone, over the cap): forgotten.
+                Some(None) => {
+                    self.cached.remove(&path);
+                    continue;
+                }
+                // Not reached (cancelled): what the cache holds stays.
+                None => continue,
             };
             if let Some((size, mtime_ms)) = fresh {
                 self.cached.insert(
@@ -147,6 +177,18 @@ impl Index {
         out
     }
 
+    /// Forgets what is cached of `path` (a file changed, created or deleted): the next
+    /// request reads it again, whatever its size and time.
+    pub fn forget(&mut self, path: &str) {
+        self.cached.remove(path);
+    }
+
+    /// The roots whose last walk stopped at [`crate::guard::MAX_WALKED_FILES`] files (the
+    /// files past it are not in the workspace).
+    pub fn cut_roots(&self) -> &[String] {
+        &self.cut
+    }
+
     /// Files cached now.
     pub fn len(&self) -> usize {
         self.cached.len()
@@ -155,6 +197,37 @@ impl Index {
     pub fn is_empty(&self) -> bool {
         self.cached.is_empty()
     }
+}
+
+/// The walked files that open buffers name by another path (a symbolic link, a
+/// directory's other name): walked path to buffer path, matched by file identity through
+/// the guard (a buffer the guard refuses matches nothing). Identities are asked only when
+/// some buffer names no walked path.
+fn aliases(
+    guard: &Guard,
+    buffers: &HashMap<String, FileData>,
+    walked: &[String],
+    seen: &std::collections::HashSet<String>,
+    cancel: &CancelToken,
+) -> HashMap<String, String> {
+    let identity = |path: &str| guard.identity(&guard.named_file(path));
+    let unmatched: HashMap<(u64, u64), &String> = buffers
+        .keys()
+        .filter(|path| !seen.contains(*path))
+        .filter_map(|path| Some((identity(path)?, path)))
+        .collect();
+    if unmatched.is_empty() {
+        return HashMap::new();
+    }
+    let identities = crate::project::par_map(walked, cancel, |path| identity(path));
+    walked
+        .iter()
+        .zip(identities)
+        .filter_map(|(path, id)| {
+            let buffer = unmatched.get(&id??)?;
+            Some((path.clone(), (*buffer).clone()))
+        })
+        .collect()
 }
 
 /// A walked file's absolute path: a relative one is below the first root.

@@ -1,0 +1,170 @@
+"""Session-wide behaviour through pytest-lsp: the `features` initialization option,
+watched files, work-done progress while the index fills."""
+
+import asyncio
+import os
+
+from lsprotocol import types
+from pytest_lsp.client import make_test_lsp_client
+
+from test_lsp_calls import session
+from conftest import BIN, uri
+
+BRANCHES = """(defun common (x) x)
+#+sbcl (defun only-sbcl () (common 1))
+#-sbcl (defun not-sbcl () (common 2))
+(progn #+sbcl (defun nested-sbcl () 1) #-(or sbcl ccl) (defun nested-other () 2))
+(defun caller () (list #+sbcl (common 3) #-sbcl (common 4)))
+"""
+
+
+def doc(path):
+    return types.TextDocumentIdentifier(uri=uri(path))
+
+
+async def names(client, query):
+    return sorted(s.name for s in await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=query)))
+
+
+def flat(symbols):
+    out, stack = [], list(symbols)
+    while stack:
+        s = stack.pop()
+        out.append(s.name)
+        stack.extend(s.children or [])
+    return sorted(out)
+
+
+async def references_lines(client, path):
+    found = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=doc(path), position=types.Position(line=0, character=8),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
+    return sorted((r.range.start.line, r.range.start.character) for r in found)
+
+
+async def test_features_option_leaves_out_excluded_branches(tmp_path):
+    path = tmp_path / "branches.lisp"
+    path.write_text(BRANCHES)
+    async with session(tmp_path, {"features": ["sbcl", ":x86-64"]}) as client:
+        assert await names(client, "sbcl") == ["nested-sbcl", "only-sbcl"]
+        assert await names(client, "not-sbcl") == []
+        symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(text_document=doc(path)))
+        assert flat(symbols) == ["caller", "common", "nested-sbcl", "only-sbcl", "progn"]
+        # The uses in #-sbcl branches are not read by SBCL.
+        lines = BRANCHES.splitlines()
+        assert await references_lines(client, path) == [(1, lines[1].index("(common") + 1), (4, lines[4].index("(common 3") + 1)]
+        definition = await client.text_document_definition_async(
+            types.DefinitionParams(text_document=doc(path), position=types.Position(line=1, character=28))
+        )
+        assert [d.range.start.line for d in definition] == [0]
+        [item] = await client.text_document_prepare_call_hierarchy_async(
+            types.CallHierarchyPrepareParams(text_document=doc(path), position=types.Position(line=0, character=8))
+        )
+        calls = await client.call_hierarchy_incoming_calls_async(types.CallHierarchyIncomingCallsParams(item=item))
+        assert sorted((c.from_.name, [r.start.line for r in c.from_ranges]) for c in calls) == [
+            ("caller", [4]), ("only-sbcl", [1])]
+    # Without the option every branch is read; a comma-separated string works too.
+    async with session(tmp_path) as client:
+        assert await names(client, "sbcl") == ["nested-sbcl", "not-sbcl", "only-sbcl"]
+        assert len(await references_lines(client, path)) == 4
+    async with session(tmp_path, {"features": "ccl"}) as client:
+        assert await names(client, "nested") == []
+        assert await names(client, "not-sbcl") == ["not-sbcl"]
+
+
+async def test_background_index_reports_work_done_progress(tmp_path):
+    for n in range(60):
+        (tmp_path / f"f{n}.lisp").write_text(f"(defun fn-{n} () {n})\n")
+    client = make_test_lsp_client()
+    registrations = []
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def registered(params):
+        registrations.extend(params.registrations)
+
+    await client.start_io(BIN, "lsp")
+    caps = types.ClientCapabilities(
+        window=types.WindowClientCapabilities(work_done_progress=True),
+        workspace=types.WorkspaceClientCapabilities(
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True)
+        ),
+    )
+    await client.initialize_session(
+        types.InitializeParams(capabilities=caps, workspace_folders=[types.WorkspaceFolder(uri=uri(tmp_path), name="t")])
+    )
+    for _ in range(200):
+        reports = client.progress_reports.get("lisp-read-file/index-progress", [])
+        if reports and reports[-1].kind == "end":
+            break
+        await asyncio.sleep(0.05)
+    kinds = [r.kind for r in reports]
+    assert kinds[0] == "begin" and kinds[-1] == "end" and set(kinds) <= {"begin", "report", "end"}, kinds
+    assert reports[-1].message == "60 Lisp files indexed"
+    percentages = [r.percentage for r in reports if r.kind != "end"]
+    assert percentages == sorted(percentages) and all(0 <= p <= 100 for p in percentages)
+    [watch] = registrations
+    assert watch.method == "workspace/didChangeWatchedFiles"
+    await client.shutdown_session()
+    await client.stop()
+
+
+async def test_watched_file_change_refreshes_a_file_of_the_same_size_and_time(tmp_path):
+    path = tmp_path / "a.lisp"
+    path.write_text("(defun alpha () 1)\n")
+    stamp = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
+    async with session(tmp_path) as client:
+        assert await names(client, "alpha") == ["alpha"]
+        # Same size, same modification time: the size-and-time check cannot see it.
+        path.write_text("(defun gamma () 1)\n")
+        os.utime(path, ns=stamp)
+        assert await names(client, "alpha") == ["alpha"]
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri(path), type=types.FileChangeType.Changed)])
+        )
+        assert await names(client, "gamma") == ["gamma"]
+        assert await names(client, "alpha") == []
+
+
+async def test_a_buffer_named_by_another_path_is_its_walked_file(tmp_path):
+    root = tmp_path / "root"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.lisp").write_text("(defun alpha () 1)\n")
+    (root / "alias").symlink_to(root / "src")
+    (tmp_path / "outside.lisp").write_text("(defun secret () 1)\n")
+    spellings = [f"file://{root}/src/../src/a.lisp", f"file://{root}//src/a.lisp",
+                 f"file://{root}/src/%2e/%2e%2e/src/a.lisp", uri(root / "alias" / "a.lisp")]
+    async with session(root) as client:
+        for n, spelled in enumerate(spellings):
+            client.text_document_did_open(types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=spelled, language_id="lisp", version=1,
+                                                     text=f"(defun edited-{n} () 1)\n")))
+            # The unsaved text takes the file's place: once, and the file's old text is gone.
+            assert await names(client, f"edited-{n}") == [f"edited-{n}"], spelled
+            assert await names(client, "alpha") == [], spelled
+            found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=f"edited-{n}"))
+            assert [s.location.uri for s in found] == [uri(root / "src" / "a.lisp")], spelled
+            client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=spelled)))
+            assert await names(client, "alpha") == ["alpha"]
+        # A file outside the roots, however spelled, is never read.
+        for spelled in [f"file://{root}/../outside.lisp", f"file://{root}/%2e%2e/outside.lisp"]:
+            try:
+                await client.text_document_document_symbol_async(
+                    types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=spelled)))
+                raise AssertionError("read a file outside the roots")
+            except Exception as e:  # the server's error, as pygls raises it
+                assert "ACCESS_DENIED" in str(e) or "outside" in str(e), e
+
+
+async def test_a_changed_definer_table_is_read_again(tmp_path):
+    (tmp_path / "w.lisp").write_text('(register-widget button "Press")\n')
+    async with session(tmp_path) as client:
+        assert await names(client, "button") == []
+        table = tmp_path / ".lisp-read-file.lisp"
+        table.write_text("(register-widget :name 1)\n")
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri(table), type=types.FileChangeType.Created)])
+        )
+        assert await names(client, "button") == ["button"]

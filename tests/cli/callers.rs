@@ -146,3 +146,20 @@ fn callers_are_paged_by_lines() {
         .unwrap()
         .contains(&format!("continue with --offset {next}")));
 }
+
+#[test]
+fn the_text_heads_each_caller_with_its_name_not_its_lambda_list() {
+    let out = Command::new(BIN)
+        .args(["find", "--callers", "area", "--root", FIXTURE, "."])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    // As a reference's heading: `find --name` gives the lambda list.
+    assert!(
+        text.contains(
+            " 9: (defun total-area ...)\n    12:   (loop for s in shapes sum (area s)))\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("(defun total-area (shapes)"), "{text}");
+}

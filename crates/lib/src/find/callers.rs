@@ -34,6 +34,11 @@ pub struct Caller {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub specializers: Option<Vec<String>>,
     pub signature: String,
+    /// The text view's line for the definition, as a reference's: its `#+`/`#-` prefixes
+    /// and `(operator name ...)` (the lambda list is not repeated: `find --name` gives
+    /// it). Not serialized: `kind`, `name` and `signature` hold it.
+    #[serde(skip)]
+    pub heading: String,
     /// Each call: its line, column and the line's text.
     pub calls: Vec<Use>,
     /// The home package of the called symbol, folded (docs/find.md#packages): a
@@ -203,6 +208,7 @@ fn caller(file: &LoadedFile, unit: &OutlineItem, calls: Vec<Use>) -> Caller {
             None
         },
         signature: signature(form),
+        heading: super::heading(form),
         calls,
         package: None,
         package_unresolved: false,

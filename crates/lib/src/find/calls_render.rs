@@ -3,9 +3,15 @@
 use super::{CalleesEntry, Caller};
 use std::fmt::Write;
 
-/// The caller's line, then each line with calls once: `    33:   (foo x))`.
+/// The caller's line (its heading, as a reference's), then each line with calls once:
+/// `    33:   (foo x))`.
 pub(crate) fn caller_text(c: &Caller) -> String {
-    let mut text = format!(" {}: {}\n", c.line, c.signature);
+    let heading = if c.heading.is_empty() {
+        &c.signature
+    } else {
+        &c.heading
+    };
+    let mut text = format!(" {}: {heading}\n", c.line);
     let mut last = 0;
     for u in &c.calls {
         if u.line != last {

@@ -382,6 +382,9 @@ impl Walk<'_> {
             if self.is_list(c) && !self.tree.node(c).quoted {
                 let from = self.tree.nth(c, skip);
                 self.tasks.push(Task::Forms(from));
+            } else if self.tree.node(c).unquoted {
+                // `(let* (,@(extra-bindings)) ...)` in a template: computed, so code.
+                self.tasks.push(Task::Form(c));
             }
         }
     }
@@ -867,6 +870,17 @@ mod tests {
             count("(defun a () (macrolet ((foo () 1)) (foo)) (foo))", "foo"),
             1
         );
+    }
+
+    #[test]
+    fn a_templates_computed_bindings_are_code() {
+        // cl-ppcre's do-scans: `,@` in a binding list computes bindings, whose nested
+        // template holds a call.
+        let src = "(defmacro m (r) `(let* (,@(unless (c r) `((x (typecase x (t (foo x))))))) x))";
+        assert_eq!(count(src, "foo"), 1);
+        assert_eq!(count(src, "c"), 1);
+        // A binding written as data is still no call.
+        assert_eq!(count("(defun a () (let ((foo 1)) foo))", "foo"), 0);
     }
 
     #[test]

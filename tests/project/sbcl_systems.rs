@@ -3,7 +3,7 @@
 //! are defined; `callers_oracle`: who calls them).
 //!
 //! The script loads each system of [`SYSTEMS`] once, in one SBCL, and writes its
-//! definitions and its callers. Loading takes a minute of CPU (every file is compiled),
+//! definitions and its callers. That takes 90 s of CPU (every file is compiled),
 //! so the output is cached under `target/tmp/sbcl-systems/`, keyed by the versions of SBCL
 //! and the Debian packages, the script and the systems; within one test binary the run
 //! is shared, so two oracles running at once wait for the same SBCL.
@@ -160,7 +160,7 @@ fn output() -> String {
         return text;
     }
     eprintln!(
-        "loading {} systems in SBCL (a minute of CPU; cached after)",
+        "loading {} systems in SBCL (90 s of CPU; cached after)",
         SYSTEMS.len()
     );
     // Per process, so that two test binaries at once do not write one file.

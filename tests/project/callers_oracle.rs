@@ -6,13 +6,11 @@
 //! cargo test --release --test project callers_oracle -- --nocapture
 //! ```
 //!
-//! 1. `tests/oracle/sbcl-callers.lisp` loads each system of
-//!    [`super::model_oracle::SYSTEMS`] in one SBCL and writes, for every function and
-//!    macro of the packages that appeared while loading it, each caller SBCL records
-//!    (`sb-introspect:who-calls`, `who-macroexpands`) whose source lies in the system's
-//!    directory, with its top-level form. Cached under `target/tmp/` keyed by the
-//!    versions of SBCL and the Debian packages and by the scripts;
-//!    `LRF_CALLERS_ORACLE_SBCL=FILE` gives the script's output made by hand instead.
+//! 1. `tests/oracle/sbcl-systems.lisp` loads each system of [`sbcl_systems::SYSTEMS`] in
+//!    one SBCL and writes, for every function and macro of the packages that appeared
+//!    while loading it, each caller SBCL records (`sb-introspect:who-calls`,
+//!    `who-macroexpands`) whose source lies in the system's directory, with its top-level
+//!    form. One run serves both oracles, cached ([`sbcl_systems`]).
 //! 2. For each callee, `find --callers NAME --features <SBCL's *features*>` over the
 //!    system's directory (the library call).
 //! 3. **Recall**: of the distinct (callee, file, top-level form) SBCL records, those where
@@ -25,6 +23,7 @@
 //! Missing `sbcl` or the Debian sources is a failure under `CI=true`, a skip elsewhere.
 
 use crate::common;
+use crate::sbcl_systems::{self, Oracle, SbclCall};
 
 use lisp_read_file::cancel::CancelToken;
 use lisp_read_file::features::{reads, Features};
@@ -37,16 +36,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const SCRIPT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/oracle/sbcl-callers.lisp"
-);
-const DEFINITIONS_SCRIPT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/oracle/sbcl-definitions.lisp"
-);
 const SOURCES: &str = "/usr/share/common-lisp/source";
 
 /// Least recall in percent: overall, and of the pairs whose callee is a token of the
@@ -55,113 +45,6 @@ const RECALL_FLOOR: f64 = 86.2;
 const TOKEN_RECALL_FLOOR: f64 = 99.3;
 /// At least this many systems must load.
 const MIN_SYSTEMS: usize = 20;
-
-#[derive(Debug, Default)]
-struct System {
-    name: String,
-    directory: String,
-    features: Vec<String>,
-    /// (callee, file, form index or -1, line).
-    calls: Vec<(String, String, i64, usize)>,
-}
-
-fn sbcl_present() -> bool {
-    Command::new("sbcl")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-fn cache_key() -> String {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    Command::new("dpkg-query")
-        .args(["-W", "-f", "${Package} ${Version}\n", "sbcl", "cl-*"])
-        .output()
-        .map(|o| o.stdout)
-        .unwrap_or_default()
-        .hash(&mut h);
-    Command::new("sbcl")
-        .arg("--version")
-        .output()
-        .map(|o| o.stdout)
-        .unwrap_or_default()
-        .hash(&mut h);
-    std::fs::read(SCRIPT).unwrap_or_default().hash(&mut h);
-    std::fs::read(DEFINITIONS_SCRIPT)
-        .unwrap_or_default()
-        .hash(&mut h);
-    super::model_oracle::SYSTEMS.hash(&mut h);
-    format!("{:016x}", h.finish())
-}
-
-fn oracle_output() -> String {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("callers-oracle");
-    std::fs::create_dir_all(&dir).unwrap();
-    let cached = dir.join(format!("sbcl-callers-{}.txt", cache_key()));
-    if let Ok(given) = std::env::var("LRF_CALLERS_ORACLE_SBCL") {
-        std::fs::copy(&given, &cached).unwrap();
-    }
-    if let Ok(text) = std::fs::read_to_string(&cached) {
-        eprintln!("SBCL's callers from {}", cached.display());
-        return text;
-    }
-    let partial = dir.join("partial.txt");
-    let systems: Vec<String> = super::model_oracle::SYSTEMS
-        .iter()
-        .map(|s| format!("{s:?}"))
-        .collect();
-    let call = format!(
-        "(oracle-callers:run {:?} (list {}))",
-        partial.display().to_string(),
-        systems.join(" ")
-    );
-    eprintln!("loading the systems in SBCL (minutes; cached after)");
-    let status = Command::new("sbcl")
-        .args([
-            "--non-interactive",
-            "--no-userinit",
-            "--load",
-            SCRIPT,
-            "--eval",
-        ])
-        .arg(&call)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("sbcl runs");
-    assert!(status.success(), "the oracle script failed: {status}");
-    std::fs::rename(&partial, &cached).unwrap();
-    std::fs::read_to_string(&cached).unwrap()
-}
-
-fn parse(text: &str) -> (Vec<System>, Vec<String>) {
-    let mut systems: Vec<System> = Vec::new();
-    let mut failed = Vec::new();
-    for line in text.lines() {
-        let f: Vec<&str> = line.split('\t').collect();
-        match f[0] {
-            "SYSTEM" => systems.push(System {
-                name: f[1].into(),
-                directory: f[2].into(),
-                ..System::default()
-            }),
-            "FEATURES" => {
-                systems.last_mut().unwrap().features =
-                    f[1..].iter().map(|s| s.to_string()).collect();
-            }
-            "FAIL" => failed.push(format!("{}: {}", f[1], f.get(2).unwrap_or(&""))),
-            "CALL" if f.len() == 8 => systems.last_mut().unwrap().calls.push((
-                f[3].into(),
-                f[5].into(),
-                f[6].parse().unwrap(),
-                f[7].parse().unwrap(),
-            )),
-            _ => {}
-        }
-    }
-    (systems, failed)
-}
 
 /// A top-level form: start and end lines, start and end bytes.
 type TopForm = (usize, usize, usize, usize);
@@ -241,7 +124,7 @@ impl Tally {
 
 #[test]
 fn callers_agree_with_sbcl() {
-    if !common::tool_available(sbcl_present(), "sbcl", "apt-get install sbcl")
+    if !common::tool_available(sbcl_systems::sbcl_present(), "sbcl", "apt-get install sbcl")
         || !common::tool_available(
             Path::new(SOURCES).is_dir(),
             "the Debian cl-* sources",
@@ -250,19 +133,25 @@ fn callers_agree_with_sbcl() {
     {
         return;
     }
-    let (systems, failed) = parse(&oracle_output());
+    let Oracle { systems, failed } = sbcl_systems::oracle();
     let grammar = Grammar::builtin();
     let mut all = Tally::default();
     let mut tokens = Tally::default();
     let mut table = String::new();
     let mut misses: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-    for system in &systems {
+    for system in systems {
         let features = Features::new(&system.features);
         let guard = Guard::confined(&[PathBuf::from(&system.directory)], 1 << 20).unwrap();
         let mut forms: HashMap<String, (Vec<u8>, Vec<TopForm>)> = HashMap::new();
         // SBCL's pairs: callee -> (file, form index).
         let mut pairs: BTreeMap<String, BTreeSet<(String, usize)>> = BTreeMap::new();
-        for (callee, file, form, line) in &system.calls {
+        for SbclCall {
+            callee,
+            file,
+            form,
+            line,
+        } in &system.calls
+        {
             let (_, top) = forms.entry(file.clone()).or_insert_with(|| {
                 let bytes = std::fs::read(file).unwrap_or_default();
                 let top = top_forms(&bytes, &grammar, &features);

@@ -20,5 +20,6 @@ mod find_packages_complexity;
 mod find_properties;
 mod model_oracle;
 mod project;
+mod sbcl_systems;
 mod walk_complexity;
 mod walk_confinement;

@@ -5,13 +5,11 @@
 //! cargo test --release --test project model_oracle -- --nocapture
 //! ```
 //!
-//! 1. `tests/oracle/sbcl-definitions.lisp` loads each system of [`SYSTEMS`] in one SBCL
-//!    and writes, for every symbol of the packages that appeared while loading it (and
-//!    its `setf` function name), what `sb-introspect:find-definition-sources-by-name`
+//! 1. `tests/oracle/sbcl-systems.lisp` loads each system of [`sbcl_systems::SYSTEMS`] in
+//!    one SBCL and writes, for every symbol of the packages that appeared while loading
+//!    it (and its `setf` function name), what `sb-introspect:find-definition-sources-by-name`
 //!    locates in the system's own source directory: type, name, file, top-level form.
-//!    The output is cached under `target/tmp/` keyed by the versions of SBCL and the
-//!    Debian packages and by the script (loading takes minutes);
-//!    `LRF_MODEL_ORACLE_SBCL=FILE` gives the script's output made by hand instead.
+//!    One run serves both oracles, cached ([`sbcl_systems`]).
 //! 2. `find --name-pattern . --features <SBCL's *features*>` runs over each system's
 //!    source directory.
 //! 3. **Recall**: of the distinct (file, top-level form, name) SBCL records, those `find`
@@ -28,6 +26,7 @@
 //! Missing `sbcl` or the Debian sources is a failure under `CI=true`, a skip elsewhere.
 
 use crate::common;
+use crate::sbcl_systems::{self, Oracle};
 
 use lisp_read_file::features::{reads, Features};
 use lisp_read_file::find::split_symbol;
@@ -39,58 +38,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SCRIPT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/oracle/sbcl-definitions.lisp"
-);
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const SOURCES: &str = "/usr/share/common-lisp/source";
-
-/// Debian systems that load in SBCL without a network or a foreign library.
-pub const SYSTEMS: &[&str] = &[
-    "alexandria",
-    "cl-ppcre",
-    "babel",
-    "iterate",
-    "local-time",
-    "flexi-streams",
-    "chunga",
-    "cl-who",
-    "split-sequence",
-    "ironclad",
-    "yason",
-    "esrap",
-    "fiveam",
-    "cl-base64",
-    "bordeaux-threads",
-    "trivial-gray-streams",
-    "named-readtables",
-    "closer-mop",
-    "anaphora",
-    "parse-number",
-    "cl-fad",
-    "puri",
-    "md5",
-    "metabang-bind",
-    "cl-interpol",
-    "salza2",
-    "chipz",
-    "nibbles",
-    "ieee-floats",
-    "usocket",
-    "cl-postgres",
-    "postmodern",
-    "quri",
-    "cl-csv",
-    "cl-unicode",
-    "drakma",
-    "hunchentoot",
-    "uuid",
-    "trivial-garbage",
-    "global-vars",
-    "xmls",
-    "cl-containers",
-];
 
 /// Least recall per category, in percent: what was reached (BENCHMARKS.md); never lower.
 /// `macro-made` and `nested-macro-made` are names a project's own definer macro makes,
@@ -130,138 +79,6 @@ const PRECISION_FLOORS: &[(&str, f64)] = &[
 const PACKAGE_FLOOR: f64 = 99.3;
 /// At least this many systems must load.
 const MIN_SYSTEMS: usize = 20;
-
-#[derive(Debug, Clone)]
-struct SbclDef {
-    category: String,
-    kind: String,
-    /// SBCL's `symbol-package` of the name, lowercase.
-    package: String,
-    name: String,
-    file: String,
-    form: i64,
-    line: usize,
-}
-
-#[derive(Debug, Default)]
-struct System {
-    name: String,
-    directory: String,
-    files: HashSet<String>,
-    defs: Vec<SbclDef>,
-    /// `*features*` once the system was loaded.
-    features: Vec<String>,
-}
-
-fn sbcl_present() -> bool {
-    Command::new("sbcl")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// What identifies the oracle's output: SBCL's and the Debian packages' versions, the
-/// script, the systems.
-fn cache_key() -> String {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    let versions = Command::new("dpkg-query")
-        .args(["-W", "-f", "${Package} ${Version}\n", "sbcl", "cl-*"])
-        .output()
-        .map(|o| o.stdout)
-        .unwrap_or_default();
-    versions.hash(&mut h);
-    Command::new("sbcl")
-        .arg("--version")
-        .output()
-        .map(|o| o.stdout)
-        .unwrap_or_default()
-        .hash(&mut h);
-    std::fs::read(SCRIPT).unwrap_or_default().hash(&mut h);
-    SYSTEMS.hash(&mut h);
-    format!("{:016x}", h.finish())
-}
-
-fn oracle_output() -> String {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("model-oracle");
-    std::fs::create_dir_all(&dir).unwrap();
-    let cached = dir.join(format!("sbcl-definitions-{}.txt", cache_key()));
-    // The script's output made elsewhere (the same systems, in this order).
-    if let Ok(given) = std::env::var("LRF_MODEL_ORACLE_SBCL") {
-        std::fs::copy(&given, &cached).unwrap();
-    }
-    if let Ok(text) = std::fs::read_to_string(&cached) {
-        eprintln!("SBCL's definitions from {}", cached.display());
-        return text;
-    }
-    let partial = dir.join("partial.txt");
-    let systems: Vec<String> = SYSTEMS.iter().map(|s| format!("{s:?}")).collect();
-    let call = format!(
-        "(oracle:run {:?} (list {}))",
-        partial.display().to_string(),
-        systems.join(" ")
-    );
-    eprintln!(
-        "loading {} systems in SBCL (minutes; cached after)",
-        SYSTEMS.len()
-    );
-    let status = Command::new("sbcl")
-        .args([
-            "--non-interactive",
-            "--no-userinit",
-            "--load",
-            SCRIPT,
-            "--eval",
-        ])
-        .arg(&call)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .expect("sbcl runs");
-    assert!(status.success(), "the oracle script failed: {status}");
-    std::fs::rename(&partial, &cached).unwrap();
-    std::fs::read_to_string(&cached).unwrap()
-}
-
-fn parse(text: &str) -> (Vec<System>, Vec<String>) {
-    let mut systems: Vec<System> = Vec::new();
-    let mut failed = Vec::new();
-    for line in text.lines() {
-        let f: Vec<&str> = line.split('\t').collect();
-        match f[0] {
-            "FEATURES" => {
-                systems.last_mut().unwrap().features =
-                    f[1..].iter().map(|s| s.to_string()).collect()
-            }
-            "SYSTEM" => systems.push(System {
-                name: f[1].into(),
-                directory: f[2].into(),
-                ..System::default()
-            }),
-            "FAIL" => failed.push(format!("{}: {}", f[1], f.get(2).unwrap_or(&""))),
-            "FILE" => {
-                systems.last_mut().unwrap().files.insert(f[1].into());
-            }
-            "DEF" if f.len() == 8 => systems.last_mut().unwrap().defs.push(SbclDef {
-                // What made a function: only for the function types (a class may share
-                // the name of a reader).
-                category: if matches!(f[2], "function" | "generic-function" | "method") {
-                    f[1].into()
-                } else {
-                    "-".into()
-                },
-                kind: f[2].into(),
-                package: f[3].to_lowercase(),
-                name: f[4].into(),
-                file: f[5].into(),
-                form: f[6].parse().unwrap(),
-                line: f[7].parse().unwrap(),
-            }),
-            _ => {}
-        }
-    }
-    (systems, failed)
-}
 
 /// A top-level form SBCL reads: lines, operator, and the names that standard definers
 /// inside it spell (containers' children, at any depth the outline reads).
@@ -435,7 +252,7 @@ fn run_find(directory: &str, features: &[String]) -> BTreeMap<String, Vec<OurDef
 
 #[test]
 fn definitions_agree_with_sbcl() {
-    if !common::tool_available(sbcl_present(), "sbcl", "apt-get install sbcl")
+    if !common::tool_available(sbcl_systems::sbcl_present(), "sbcl", "apt-get install sbcl")
         || !common::tool_available(
             Path::new(SOURCES).is_dir(),
             "the Debian cl-* sources",
@@ -444,7 +261,7 @@ fn definitions_agree_with_sbcl() {
     {
         return;
     }
-    let (systems, failed) = parse(&oracle_output());
+    let Oracle { systems, failed } = sbcl_systems::oracle();
     let grammar = Grammar::builtin();
     let mut recall: BTreeMap<String, Tally> = BTreeMap::new();
     let mut precision: BTreeMap<String, Tally> = BTreeMap::new();
@@ -456,7 +273,7 @@ fn definitions_agree_with_sbcl() {
     // Per system: of those that disagree, those `find` marks unresolved (a package defined
     // outside the system's directory, named as the code names it).
     let mut unresolved: BTreeMap<String, usize> = BTreeMap::new();
-    for system in &systems {
+    for system in systems {
         let ours = run_find(&system.directory, &system.features);
         let feature_set = Features::new(&system.features);
         let mut forms_of: HashMap<String, Vec<TopForm>> = HashMap::new();

@@ -1,27 +1,40 @@
-;;;; tests/oracle/sbcl-definitions.lisp -- what SBCL itself records as the definitions of
-;;;; a system's symbols, for tests/project/model_oracle.rs.
+;;;; tests/oracle/sbcl-systems.lisp -- what SBCL itself records of a system's symbols: where
+;;;; they are defined (for tests/project/model_oracle.rs) and who calls them (for
+;;;; tests/project/callers_oracle.rs), from one load of each system
+;;;; (tests/project/sbcl_systems.rs runs it and caches the output).
 ;;;;
-;;;; sbcl --non-interactive --no-userinit --load tests/oracle/sbcl-definitions.lisp \
+;;;; sbcl --non-interactive --no-userinit --load tests/oracle/sbcl-systems.lisp \
 ;;;;      --eval '(oracle:run "OUT" (list "cl-ppcre" "alexandria" ...))'
 ;;;;
 ;;;; Each system is loaded with ASDF (dependencies first, each in turn), then, for every
 ;;;; symbol of every package that appeared while loading it (and the `setf` function
 ;;;; names of those symbols), `sb-introspect:find-definition-sources-by-name` is asked for
-;;;; every definition type; what lies in the system's own source directory is written,
-;;;; one line each (tab-separated):
+;;;; every definition type, and SBCL's cross-reference data who calls each function
+;;;; (`sb-introspect:who-calls`) or expands each macro (`sb-introspect:who-macroexpands`);
+;;;; what lies in the system's own source directory is written, one line each
+;;;; (tab-separated):
 ;;;;
 ;;;;   SYSTEM <name> <source-directory>
 ;;;;   FEATURES <feature> ...                  *features* once the system is loaded
 ;;;;   FILE <pathname>                         a file the system compiles
 ;;;;   FAIL <name> <reason>                    the system did not load
 ;;;;   DEF <category> <type> <package> <name> <file> <form> <line>
+;;;;   CALL <how> <callee-package> <callee> <caller> <file> <form> <line>
 ;;;;
-;;;; <form> is the 0-based index of the top-level form SBCL read the definition from (the
-;;;; first element of its form path; -1 when not recorded); <line> is 1-based, the line of
-;;;; the character offset SBCL records when it records one (0 otherwise).
+;;;; <form> is the 0-based index of the top-level form SBCL read the definition or the
+;;;; caller from (the first element of its form path; -1 when not recorded); <line> is
+;;;; 1-based, the line of the character offset SBCL records when it records one (0
+;;;; otherwise).
 ;;;; <category> says what made the definition when SBCL can tell: struct-constructor,
 ;;;; struct-copier, struct-predicate, struct-accessor, struct-setf-accessor,
 ;;;; slot-reader, slot-writer, or "-" (read from the form by the test).
+;;;; <how> is `call` or `macro`; <callee> is the symbol's name, lowercased; <caller> SBCL's
+;;;; name of the calling function, printed.
+;;;;
+;;;; What SBCL records depends on whether ASDF compiles a file or loads its cached fasl
+;;;; (an `eval-when (:compile-toplevel)` defines functions, or pushes features, only when
+;;;; compiling): the Rust side runs this with an empty fasl cache of its own, so that
+;;;; every file is compiled.
 
 (require :asdf)
 (require :sb-introspect)
@@ -157,6 +170,69 @@
                       type (package-of name)
                       (print-name name) source directory))))))))
 
+(defun one-line (thing)
+  (substitute #\Space #\Tab
+              (substitute #\Space #\Newline
+                          (let ((*package* (find-package :keyword)))
+                            (prin1-to-string thing)))))
+
+;;; `sb-introspect:who-calls` and `who-macroexpands` each walk every function of the
+;;; image (`collect-xref`): asked for every symbol of 42 systems, that walk was most of
+;;; the run. `xref-index` walks once per system and answers every symbol of it, with the
+;;; same entries in the same order (the loop below is `collect-xref`'s).
+(defun xref-caller-name (name fun)
+  "The caller's name as `collect-xref` gives it."
+  (cond ((sb-c::transform-p name)
+         (let ((fun-name (sb-kernel:%fun-name fun))
+               (type (sb-c::transform-type name)))
+           (append (if (consp fun-name) fun-name (list fun-name))
+                   (and (sb-kernel:fun-type-p type)
+                        (list (second (sb-kernel:type-specifier type)))))))
+        ((sb-c::vop-info-p name) (list 'sb-c:define-vop (sb-c::vop-info-name name)))
+        (t name)))
+
+(defun xref-index (symbols)
+  "A table (kind . symbol) -> the (caller . source) entries of SYMBOLS, for the kinds
+:calls and :macroexpands, as `collect-xref` would list them."
+  (let ((wanted (make-hash-table :test 'eq)) (index (make-hash-table :test 'equal)))
+    (dolist (s symbols) (setf (gethash s wanted) t))
+    (sb-c:map-simple-funs
+     (lambda (name fun)
+       (let ((xrefs (sb-kernel:%simple-fun-xrefs fun)))
+         (when xrefs
+           (sb-c:map-packed-xref-data
+            (lambda (kind xref-name form-number)
+              (when (and (member kind '(:calls :macroexpands))
+                         (symbolp xref-name) (gethash xref-name wanted))
+                (let ((source (sb-introspect::find-function-definition-source fun)))
+                  (setf (sb-introspect::definition-source-form-number source) form-number)
+                  (push (cons (xref-caller-name name fun) source)
+                        (gethash (cons kind xref-name) index)))))
+            xrefs)))))
+    index))
+
+(defun one-line (thing)
+  (substitute #\Space #\Tab
+              (substitute #\Space #\Newline
+                          (let ((*package* (find-package :keyword)))
+                            (prin1-to-string thing)))))
+
+(defun callers (out packages directory)
+  (let* ((symbols (symbols-of packages))
+         (index (xref-index symbols)))
+    (dolist (s symbols)
+      (let ((how (cond ((macro-function s) "macro")
+                       ((fboundp s) "call"))))
+        (when how
+          (dolist (entry (gethash (cons (if (string= how "macro") :macroexpands :calls) s)
+                                  index))
+            (multiple-value-bind (file form line) (location (cdr entry) directory)
+              (when file
+                (format out "CALL~c~a~c~a~c~a~c~a~c~a~c~d~c~d~%"
+                        #\Tab how #\Tab (package-of s) #\Tab
+                        (string-downcase (symbol-name s)) #\Tab (one-line (car entry))
+                        #\Tab file #\Tab form #\Tab line)))))))))
+
 (defun print-features (out)
   "*features* now (a system may push some while it loads): keywords by name, other
 symbols as PACKAGE::NAME."
@@ -204,7 +280,8 @@ symbols as PACKAGE::NAME."
                             (package-name p) :package)))
             (record out "-" :package "" (string-downcase (package-name p)) source
                     directory)))
-        (definitions out system packages directory)))))
+        (definitions out system packages directory)
+        (callers out packages directory)))))
 
 (defun run (output systems)
   (with-open-file (out output :direction :output :if-exists :supersede

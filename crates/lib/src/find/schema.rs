@@ -46,9 +46,10 @@ pub const OUTPUT_SCHEMA: &str = r#"{
           "package": {"type": ["string", "null"], "description": "The home package of the symbol, lowercase (cl-ppcre, common-lisp, keyword), as the reader would intern it from the scope's defpackage forms and the in-package before the form (common-lisp-user without one); null for #:foo and a package's own name."},
           "package_unresolved": {"type": "boolean", "description": "Only when true: a package on the way is defined outside the scope; matched by name."},
           "body": {"type": "string", "description": "Only with include_body: the verbatim source (of the form that makes a derived definition)."},
+          "via": {"type": "string", "description": "Only for a definition a project's own definer macro makes (its call instantiated): the macro, lowercased; form is the call."},
           "form": {
             "type": "object",
-            "description": "Only for a derived definition (line is then its slot's or option's): the form that makes it.",
+            "description": "Only for a derived definition (line is then its slot's or option's) or one a project's macro makes (via): the form that makes it.",
             "properties": {
               "line": {"type": "integer", "minimum": 1},
               "end_line": {"type": "integer", "minimum": 1},

@@ -117,8 +117,11 @@ fn concat(args: &[Val]) -> Option<String> {
 /// (`~A`, `~S`, `~D`), `~%`, `~~` and case conversion `~(...~)` (a no-op on folded text).
 fn format(args: &[Val]) -> Option<String> {
     let (control, args) = args.split_first()?;
-    let Val::Str(control) = control else {
-        return None;
+    // `format-symbol` takes a string designator (alexandria's `'#:~A-p`).
+    let control = match control {
+        Val::Str(text) => text.clone(),
+        Val::Sym(w) => w.name.clone(),
+        _ => return None,
     };
     let mut args = args.iter();
     let mut out = String::new();

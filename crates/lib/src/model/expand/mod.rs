@@ -73,14 +73,27 @@ impl Budget {
 
 /// Variables bound while a macro is instantiated. The last binding of a name wins: a
 /// body's `let` is the last form it evaluates, so no scope is ever left.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Env {
     vars: HashMap<String, Val>,
+    /// The `flet`/`labels` functions of the macro's body.
+    functions: HashMap<String, Arc<Function>>,
+}
+
+/// A local function of a macro's body: called as the macro's body is evaluated (its
+/// value is known when its last form's is).
+pub(crate) struct Function {
+    lambda_list: Val,
+    body: Vec<Val>,
 }
 
 impl Env {
     pub(crate) fn get(&self, name: &str) -> Option<&Val> {
         self.vars.get(name)
+    }
+
+    pub(crate) fn function(&self, name: &str) -> Option<Arc<Function>> {
+        self.functions.get(name).cloned()
     }
 
     pub(crate) fn bind(&mut self, name: &str, value: Val) {
@@ -397,9 +410,44 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
             }
             body_value(&rest[1..], env, budget, depth + 1)
         }
+        Some("flet" | "labels") => {
+            for binding in rest.first()?.items()? {
+                let parts = binding.items()?;
+                let function = Function {
+                    lambda_list: parts.get(1)?.clone(),
+                    body: parts.get(2..).unwrap_or_default().to_vec(),
+                };
+                env.functions.insert(
+                    parts.first()?.symbol_name()?.to_string(),
+                    Arc::new(function),
+                );
+            }
+            body_value(&rest[1..], env, budget, depth + 1)
+        }
         Some("progn" | "locally") => body_value(rest, env, budget, depth + 1),
         _ => template::eval(form, env, budget, 0),
     }
+}
+
+/// The value of the local function `f` called with the values `args` (its variables bound
+/// in a copy of `env`, so that they hide nothing of the caller's); unknown past
+/// [`MAX_DEPTH`] calls deep.
+pub(crate) fn call_function(
+    f: &Function,
+    args: Vec<Val>,
+    env: &Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    if depth > MAX_DEPTH {
+        return Some(Val::Unknown);
+    }
+    budget.spend(env.vars.len() + env.functions.len())?;
+    let mut inner = env.clone();
+    if lambda_list::bind(&f.lambda_list, &Val::List(args), &mut inner, budget, depth).is_none() {
+        return Some(Val::Unknown);
+    }
+    Some(body_value(&f.body, &mut inner, budget, depth + 1).unwrap_or(Val::Unknown))
 }
 
 /// Operators whose forms (after this many elements) are forms at the level of the

@@ -1,7 +1,8 @@
 //! A backquote template instantiated with the macro's variables bound: `,x` and `,@x`
 //! replaced by their values (depth 1: a nested backquote is left as written), and the
 //! expressions a macro computes names with evaluated when they are pure: a variable, a
-//! constant, a quoted datum, a call of a builder (`builders.rs`). Anything else is
+//! constant, a quoted datum, a call of a builder (`builders.rs`) or of a local function
+//! of the macro's body (`flet`, `labels`) whose value is one of these. Anything else is
 //! [`Val::Unknown`], never evaluated.
 
 use super::builders;
@@ -39,6 +40,16 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                     }
                     builders::call(op, &values)
                 }
+                Some(op) => match env.function(op) {
+                    Some(f) => {
+                        let mut values = Vec::with_capacity(args.len());
+                        for a in args {
+                            values.push(eval(a, env, budget, depth + 1)?);
+                        }
+                        super::call_function(&f, values, env, budget, depth + 1)?
+                    }
+                    None => Val::Unknown,
+                },
                 _ => Val::Unknown,
             },
             None => x.clone(),

@@ -227,3 +227,49 @@ fn learning_reads_only_defmacro_forms_with_templates() {
     // `b` has no template; `c` is quoted data.
     assert_eq!(names, [("a", true), ("with-x", false)]);
 }
+
+#[test]
+fn local_functions_of_the_body_make_names() {
+    // alexandria's types.lisp, shortened: names made by `flet` functions that `push`.
+    let form = val("(macrolet
+        ((frob (type &optional (base-type type))
+           (let ((subtype-names (list)))
+             (flet ((make-subtype-name (format-control)
+                      (let ((result (format-symbol :alexandria format-control
+                                                   (symbol-name type))))
+                        (push result subtype-names)
+                        result)))
+               (let* ((negative-name (make-subtype-name '#:negative-~a))
+                      (zero))
+                 (setf (values zero) (ecase type (fixnum (values 0))))
+                 `(progn
+                    (deftype ,negative-name () `(,',base-type * ,',zero))
+                    (declaim (inline ,@subtype-names))
+                    (defun ,(format-symbol :alexandria '#:~A-p negative-name) (n)
+                      (and (typep n ',type) (< n ,zero)))))))))
+        (frob fixnum integer))");
+    let locals = local_macros(&form);
+    let global = Macros::default();
+    let lookup = Lookup {
+        global: &global,
+        locals: &locals,
+    };
+    let v = expand(
+        &locals[0].1,
+        &val("(frob fixnum integer)"),
+        &lookup,
+        &mut Budget::new(10_000),
+    )
+    .unwrap();
+    let names: Vec<String> = made(&v, &Grammar::builtin())
+        .into_iter()
+        .map(|m| format!("{} {}", m.kind, m.name))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "deftype alexandria::negative-fixnum",
+            "defun alexandria::negative-fixnum-p"
+        ]
+    );
+}

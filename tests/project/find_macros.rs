@@ -27,6 +27,9 @@ const MACROS: &str = "(in-package :shapes)
 
 (defmacro defweird (name)
   (if name `(defun ,name ()) nil))
+
+(defmacro defplain (name)
+  `(defstruct ,name a))
 ";
 
 const USES: &str = "(in-package :shapes)
@@ -43,6 +46,8 @@ const USES: &str = "(in-package :shapes)
   (frob text))
 
 (defweird zap)
+
+(defplain box)
 ";
 
 fn project() -> PathBuf {
@@ -118,6 +123,11 @@ fn names_built_by_a_macro_are_found_at_its_call() {
     assert_eq!(
         defs("copy-text"),
         ["defun copy-text uses.lisp:12 via frob (12)"]
+    );
+    // No builder, but a structure: its derived names are not in the call's text.
+    assert_eq!(
+        defs("make-box"),
+        ["constructor make-box uses.lisp:16 via defplain (16)"]
     );
     // Not a template: the generic `def...` rule stays.
     assert_eq!(defs("zap"), ["defweird zap uses.lisp:14 via - (0)"]);

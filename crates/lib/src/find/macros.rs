@@ -40,6 +40,7 @@ pub(crate) fn learn(
             }
         }
     }
+    macros.finish();
     // The definer table's entries stay what they are.
     let names: Vec<String> = macros
         .definer_names()
@@ -47,6 +48,7 @@ pub(crate) fn learn(
         .filter(|n| !matches!(grammar.lookup(n), GrammarLookup::Definer(_)))
         .collect();
     if let Some(literals) = &search.literals {
+        search.spelled = search.prefilter.take();
         let mut literals = literals.clone();
         literals.extend(names);
         literals.push("macrolet".to_string());
@@ -116,6 +118,20 @@ pub(crate) fn of_call(
     let Some(m) = macro_called(form, grammar, search, locals) else {
         return Outcome::NotMade;
     };
+    // A macro that builds no name defines only names its call spells: a call without
+    // the searched name cannot make it (and keeps the generic rule, which cannot match).
+    let spelled = |re: &regex::bytes::Regex| re.is_match(&file.bytes[item.start..item.end]);
+    if !m.builds && !search.spelled.as_ref().is_none_or(spelled) {
+        return Outcome::NotMade;
+    }
+    if m.builds && !could_make(&m, search) {
+        return Outcome::NotMade;
+    }
+    // Reading a call makes at least a node per byte of it: a call larger than an
+    // expansion's budget is not read.
+    if item.end - item.start > budget.part().steps {
+        return Outcome::NotMade;
+    }
     let Some(call) = expand::read_form(&file.bytes, item.start, item.end, &|p, e| {
         search.reads(p, e)
     }) else {
@@ -181,4 +197,14 @@ pub(crate) fn of_call(
 /// Whether the search is one `macros` serves: definitions by name or pattern.
 pub(crate) fn wanted(search: &Search) -> bool {
     matches!(search.target, Target::Name(_) | Target::Pattern(_))
+}
+
+/// Whether a call of `m` (a macro that builds names) could make the name searched for:
+/// its names contain the literal parts of its templates' name expressions
+/// ([`crate::model::expand::shape`]). Always for a pattern.
+fn could_make(m: &expand::Macro, search: &Search) -> bool {
+    match &search.target {
+        Target::Name(query) => m.shape.may_build(&query.name),
+        _ => true,
+    }
 }

@@ -341,6 +341,9 @@ pub(crate) struct Search {
     pub package: Option<crate::model::symbols::Written>,
     /// Definitions by name or pattern: the literals the prefilter was built from.
     pub literals: Option<Vec<String>>,
+    /// The prefilter of the literals alone, once `prefilter` is widened by the learned
+    /// macros' names: whether a form spells a name that can match.
+    pub spelled: Option<Regex>,
     /// The scope's learned definer macros (definitions mode).
     pub macros: crate::model::expand::Macros,
 }
@@ -842,6 +845,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         collected: AtomicUsize::new(0),
         package,
         literals,
+        spelled: None,
         macros: crate::model::expand::Macros::default(),
     })
 }

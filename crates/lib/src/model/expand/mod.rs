@@ -18,6 +18,7 @@
 pub(crate) mod builders;
 pub(crate) mod datum;
 pub(crate) mod lambda_list;
+pub(crate) mod shape;
 pub(crate) mod template;
 
 use crate::grammar::Grammar;
@@ -106,9 +107,14 @@ impl Env {
 pub(crate) struct Macro {
     pub lambda_list: Val,
     pub body: Vec<Val>,
-    /// Its templates write a `def...` form: its calls may define names their text does
-    /// not spell (a search must look at them).
+    /// Its templates write a `def...` form.
     pub defines: bool,
+    /// Its body computes names (a builder, a local function, a learned macro's call):
+    /// its calls may define names their text does not spell, so a search must look at
+    /// them. A macro that does not only writes names its call spells.
+    pub builds: bool,
+    /// The literal parts of the names it builds.
+    pub shape: shape::Shape,
 }
 
 /// The learned macros of a scope, by folded name.
@@ -130,6 +136,29 @@ impl Macros {
         self.map.get(name)
     }
 
+    /// Once every macro is learned: a macro whose body calls a learned macro builds names
+    /// too (that one may). One pass over the bodies.
+    pub(crate) fn finish(&mut self) {
+        let names: std::collections::HashSet<String> = self.map.keys().cloned().collect();
+        for (name, m) in self.map.iter_mut() {
+            if m.builds {
+                continue;
+            }
+            let calls = m.body.iter().any(|b| {
+                any_node(b, &mut |n| {
+                    n.head().is_some_and(|h| h != name && names.contains(h))
+                })
+            });
+            if calls {
+                if let Some(m) = Arc::get_mut(m) {
+                    m.builds = true;
+                    // The names come from the macro it calls: any.
+                    m.shape = shape::Shape::default();
+                }
+            }
+        }
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
@@ -139,7 +168,7 @@ impl Macros {
         let mut names: Vec<String> = self
             .map
             .iter()
-            .filter(|(_, m)| m.defines)
+            .filter(|(_, m)| m.defines && m.builds)
             .map(|(n, _)| n.clone())
             .collect();
         names.sort();
@@ -175,23 +204,88 @@ fn macro_of(parts: &[Val]) -> Option<(String, Macro)> {
         return None;
     }
     let body = parts[2..].to_vec();
-    if !body.iter().any(has_backquote) {
+    if !ends_in_template(&body) {
         return None;
     }
     let defines = body.iter().any(writes_definer);
+    let builds = body.iter().any(|b| {
+        any_node(b, &mut |n| {
+            n.head().is_some_and(|h| {
+                builders::is_builder(h) || matches!(h, "flet" | "labels" | "macrolet")
+            })
+        })
+    });
+    // A structure or class it writes makes names from its slots and options.
+    let derives = body.iter().any(|b| {
+        any_node(b, &mut |n| {
+            matches!(
+                n.head(),
+                Some(
+                    "defstruct"
+                        | "defclass"
+                        | "define-condition"
+                        | "defgeneric"
+                        | "defsetf"
+                        | "define-setf-expander"
+                )
+            )
+        })
+    });
+    let builds = builds || derives;
+    let shape = if builds && !derives && !flet_like(&body) {
+        shape::of_body(&body)
+    } else {
+        shape::Shape::default()
+    };
     Some((
         name,
         Macro {
             lambda_list,
             body,
             defines,
+            builds,
+            shape,
         },
     ))
 }
 
-/// Whether `v` holds a backquote (an explicit stack: data are at most [`MAX_DEPTH`] deep).
-fn has_backquote(v: &Val) -> bool {
-    any_node(v, &mut |n| matches!(n, Val::Backquote(_)))
+/// Whether the body defines local functions or macros (names made there are not read
+/// by [`shape::of_body`]).
+fn flet_like(body: &[Val]) -> bool {
+    body.iter().any(|b| {
+        any_node(b, &mut |n| {
+            matches!(n.head(), Some("flet" | "labels" | "macrolet"))
+        })
+    })
+}
+
+/// Whether a body's value can be a template: its last form is one, or a form
+/// [`form_value`] reads whose last form is one (a `let` around it ...). A body that ends
+/// otherwise (`cond`, `if`, a function's call) is never instantiable: such a macro is not
+/// learned. Walked down at most [`MAX_DEPTH`] forms.
+fn ends_in_template(body: &[Val]) -> bool {
+    let mut body = body;
+    for _ in 0..MAX_DEPTH {
+        let Some(last) = body.last() else {
+            return false;
+        };
+        match last {
+            Val::Backquote(_) => return true,
+            Val::List(items) => {
+                let skip = match last.head() {
+                    Some("progn" | "locally") => 1,
+                    Some(
+                        "let" | "let*" | "with-gensyms" | "with-unique-names" | "once-only"
+                        | "flet" | "labels",
+                    ) => 2,
+                    _ => return false,
+                };
+                body = items.get(skip..).unwrap_or_default();
+            }
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Whether a template in `v` writes a list headed by a `def...` symbol.

@@ -273,3 +273,23 @@ fn local_functions_of_the_body_make_names() {
         ]
     );
 }
+
+#[test]
+fn shapes_say_which_names_a_macro_can_build() {
+    let learned = macros(
+        "(defmacro a (n) (let ((maker (symbolicate '#:make- n))) `(defun ,maker ())))
+         (defmacro b (n) `(defun ,(format-symbol t \"~A-P\" n) ()))
+         (defmacro c (n) `(defun ,n ()))
+         (defmacro d (n) `(defun ,(helper n) ()))
+         (defmacro e (n) `(defstruct ,n))",
+    );
+    let may = |m: &str, name: &str| learned.get(m).unwrap().shape.may_build(name);
+    assert!(may("a", "make-point") && !may("a", "point-p"));
+    assert!(may("b", "point-p") && !may("b", "make-box"));
+    // A parameter's name is spelled by the call; a helper's result is unknown: neither
+    // is built.
+    assert!(!may("c", "point") && !learned.get("c").unwrap().builds);
+    assert!(!may("d", "point"));
+    // A structure's derived names: any.
+    assert!(may("e", "make-point") && learned.get("e").unwrap().builds);
+}

@@ -196,10 +196,8 @@ fn unknown_all(pattern: &Val, env: &mut Env, budget: &mut Budget, depth: usize) 
         return None;
     }
     match pattern {
-        Val::Sym(w) => {
-            if !w.name.starts_with('&') && !pattern.is_nil() {
-                env.bind(&w.name, Val::Unknown);
-            }
+        Val::Sym(w) if !w.name.starts_with('&') && !pattern.is_nil() => {
+            env.bind(&w.name, Val::Unknown);
         }
         Val::List(items) => {
             for item in items {

@@ -575,9 +575,9 @@ fn expand_inside(
         if head == "macrolet" {
             locals.extend(local_macros(&Val::List(items.clone())));
         }
-        for k in first..items.len() {
-            let item = std::mem::replace(&mut items[k], Val::Unknown);
-            items[k] = expand_inside(item, global, locals, budget, depth)?;
+        for slot in items.iter_mut().skip(first) {
+            let item = std::mem::replace(slot, Val::Unknown);
+            *slot = expand_inside(item, global, locals, budget, depth)?;
         }
         locals.truncate(mark);
         return Some(Val::List(items));

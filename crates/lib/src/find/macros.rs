@@ -46,6 +46,8 @@ pub(crate) fn learn(
         .definer_names()
         .into_iter()
         .filter(|n| !matches!(grammar.lookup(n), GrammarLookup::Definer(_)))
+        // A search by name needs the calls of the macros that may build it only.
+        .filter(|n| macros.get(n).is_some_and(|m| could_make(m, search)))
         .collect();
     if let Some(literals) = &search.literals {
         search.spelled = search.prefilter.take();

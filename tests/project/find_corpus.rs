@@ -6,6 +6,12 @@
 //! classified only where they occur) against the plain walk that classifies every form;
 //! `.` has no literal and takes the plain path itself.
 //!
+//! A call of a project's definer macro that `find` instantiates is reported by the
+//! definitions its expansion makes (`via` the macro), not by the outline's generic guess
+//! (docs/find.md#definitions-made-by-the-projects-own-macros; checked against SBCL by
+//! `model_oracle.rs`): those calls, found once with `.`, are left out of the comparison
+//! under every pattern, so that the prefilter of each is still checked on its own.
+//!
 //! Needs the Debian `cl-*` packages (`bash .ci/run` installs them); skipped with a notice
 //! when missing, a failure under `CI=true`.
 
@@ -42,6 +48,19 @@ fn definitions_match_the_outline_on_the_debian_libraries() {
         .filter_map(|f| Some((f.display_path.clone(), guard.read_walked(f).ok()?.bytes)))
         .collect();
     assert!(files.len() > 1000, "{} files", files.len());
+    let mut everything = FindRequest::new(".");
+    everything.name_pattern = Some(".".to_string());
+    everything.limit = usize::MAX;
+    let instantiated: BTreeSet<(String, usize)> =
+        find(&guard, &grammar, &everything, &CancelToken::new())
+            .unwrap()
+            .definitions
+            .unwrap()
+            .into_iter()
+            .filter(|d| d.via.is_some())
+            .map(|d| (d.file, d.line))
+            .collect();
+    assert!(!instantiated.is_empty());
     for text in PATTERNS {
         let pattern = Pattern::regex_or_literal(text, true).unwrap();
         let mut expected = BTreeSet::new();
@@ -52,8 +71,9 @@ fn definitions_match_the_outline_on_the_debian_libraries() {
                 let Some(form) = &item.form else { continue };
                 if let Some(name) = form.name.as_deref() {
                     let key = form.is_method().then(|| form.method_key()).flatten();
-                    if pattern.is_match(name) || key.as_deref().is_some_and(|k| pattern.is_match(k))
-                    {
+                    let matches = pattern.is_match(name)
+                        || key.as_deref().is_some_and(|k| pattern.is_match(k));
+                    if matches && !instantiated.contains(&(file.clone(), item.start_line)) {
                         expected.insert((
                             file.clone(),
                             item.start_line,

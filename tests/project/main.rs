@@ -14,6 +14,7 @@ mod find_complexity;
 mod find_corpus;
 mod find_derived;
 mod find_linearity;
+mod find_macros;
 mod find_oracle;
 mod find_packages;
 mod find_packages_complexity;

@@ -18,7 +18,7 @@
 //!    Both per category: what made the definition (SBCL's structure and class metadata:
 //!    `struct-*`, `slot-*`), else what the top-level form is: `standard` (a CL definer),
 //!    `nested` (inside `progn`, `let`, `labels` ...), `method`, `package`, `macro-made`
-//!    (a project's own definer macro: not yet understood, docs/find.md).
+//!    (a project's own definer macro, docs/find.md#definitions-made-by-the-projects-own-macros).
 //! 4. **Packages**: of the definitions found, those whose `package` is SBCL's
 //!    `symbol-package`, per system (and how many of the others `find` marks unresolved).
 //! 5. Floors: the figures reached when this test was written, never to be lowered.
@@ -42,10 +42,11 @@ const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const SOURCES: &str = "/usr/share/common-lisp/source";
 
 /// Least recall per category, in percent: what was reached (BENCHMARKS.md); never lower.
-/// `macro-made` and `nested-macro-made` are names a project's own definer macro makes,
-/// which `find` does not instantiate yet.
+/// `macro-made` and `nested-macro-made` are names a project's own definer macro makes:
+/// `find` instantiates the macros whose templates it can fill (docs/find.md); the rest
+/// need evaluation (a `#.(loop ...)`, a helper function of the project, `mapcar`).
 const RECALL_FLOORS: &[(&str, f64)] = &[
-    ("all", 91.6),
+    ("all", 94.9),
     ("standard", 100.0),
     ("method", 100.0),
     ("nested", 100.0),
@@ -56,12 +57,12 @@ const RECALL_FLOORS: &[(&str, f64)] = &[
     ("struct-copier", 100.0),
     ("struct-predicate", 100.0),
     ("struct-setf-accessor", 100.0),
-    ("macro-made", 42.9),
-    ("nested-macro-made", 6.9),
+    ("macro-made", 60.6),
+    ("nested-macro-made", 75.6),
 ];
 /// Least precision per kind reported, in percent (what was reached; never lower).
 const PRECISION_FLOORS: &[(&str, f64)] = &[
-    ("all", 99.4),
+    ("all", 99.6),
     ("defun", 100.0),
     ("defmethod", 100.0),
     ("defstruct", 100.0),

@@ -1,10 +1,12 @@
 //! The definitions of one file: every classified form with a name (top-level, or a child
 //! of a container such as `progn`), filtered by the request's name, pattern and kinds.
 
+use super::macros::{self, Outcome};
 use super::{cursor::Cursor, derived, signature, Definition, FileAnswer, Search, Target};
 use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
+use crate::model::expand::{Budget, Locals};
 use crate::outline::{each_form, Form, OutlineItem};
 use std::ops::ControlFlow;
 
@@ -29,6 +31,11 @@ pub(crate) fn in_file(
     let mut cursor = Cursor::new(b);
     let mut over = false;
     let mut next = 0usize;
+    // The expansions of learned macros' calls: linear in the file whatever the macros.
+    let mut budget = Budget::for_file(b.len());
+    let learned = !search.macros.is_empty()
+        || memchr::memmem::find(b, b"macrolet").is_some()
+        || memchr::memmem::find(b, b"MACROLET").is_some();
     each_form(
         b,
         grammar,
@@ -48,14 +55,39 @@ pub(crate) fn in_file(
             }
         },
         &mut |_, item| {
-            // Pre-order: a container, then its children (depth bounded by the outline).
-            let mut stack = vec![item];
-            while let Some(item) = stack.pop() {
+            // Pre-order: a container, then its children (depth bounded by the outline),
+            // each with the length of `locals` (the `macrolet` macros around it).
+            let mut locals: Locals = Vec::new();
+            let mut stack = vec![(item, 0usize)];
+            while let Some((item, mark)) = stack.pop() {
+                locals.truncate(mark);
                 let Some(form) = &item.form else { continue };
                 if !search.reads_form(form) {
                     continue;
                 }
-                if let Some(name) = wanted(form, search) {
+                let made = if learned {
+                    let f = &mut found;
+                    macros::of_call(
+                        file,
+                        &mut cursor,
+                        item,
+                        form,
+                        grammar,
+                        search,
+                        &locals,
+                        &mut budget,
+                        f,
+                    )
+                } else {
+                    Outcome::NotMade
+                };
+                if matches!(made, Outcome::Over) {
+                    over = true;
+                    return ControlFlow::Break(());
+                }
+                // An instantiated call's definitions replace the generic `def...` rule's.
+                let instantiated = matches!(made, Outcome::Made);
+                if let Some(name) = wanted(form, search).filter(|_| !instantiated) {
                     if !search.collect(1) {
                         over = true;
                         return ControlFlow::Break(());
@@ -67,7 +99,11 @@ pub(crate) fn in_file(
                     over = true;
                     return ControlFlow::Break(());
                 }
-                stack.extend(form.children.iter().rev());
+                if learned {
+                    locals.extend(macros::locals_of(file, item, form, search));
+                }
+                let mark = locals.len();
+                stack.extend(form.children.iter().rev().map(|c| (c, mark)));
             }
             ControlFlow::Continue(())
         },
@@ -120,6 +156,7 @@ fn definition(
         signature: signature(form),
         body,
         form: None,
+        via: None,
         package: None,
         package_unresolved: false,
         site: super::Site {

@@ -151,6 +151,7 @@ fn entry(
             kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
             name: form.name.as_deref().unwrap_or_default().to_string(),
         }),
+        via: None,
         package: None,
         package_unresolved: false,
         site: super::Site {
@@ -170,7 +171,7 @@ fn wanted(d: &Derived, form: &Form, search: &Search) -> bool {
     kind_ok && name_wanted(&d.name, d.key.as_deref(), search)
 }
 
-fn name_wanted(name: &str, key: Option<&str>, search: &Search) -> bool {
+pub(crate) fn name_wanted(name: &str, key: Option<&str>, search: &Search) -> bool {
     match &search.target {
         Target::Name(query) => query.matches_name(name),
         Target::Pattern(p) => p.is_match(name) || key.is_some_and(|k| p.is_match(k)),

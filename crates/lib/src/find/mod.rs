@@ -27,6 +27,7 @@ mod calls_render;
 mod cursor;
 mod definitions;
 mod derived;
+mod macros;
 mod packages;
 mod references;
 mod render;
@@ -204,6 +205,10 @@ pub struct Definition {
     /// (`line` is then the slot's or option's). `None` for a form that names itself.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub form: Option<DefiningForm>,
+    /// A definition made by the project's own macro (docs/find.md#definitions-made-by-the-projects-own-macros):
+    /// the macro, lowercased; `form` is its call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
     /// The home package of the defined symbol, folded (docs/find.md#packages); `null`
     /// for an uninterned symbol or a package's name.
     #[serde(default)]
@@ -334,6 +339,13 @@ pub(crate) struct Search {
     /// `name` or `symbol` with a package prefix (`cl-ppcre:scan`): what the entries'
     /// packages must be (docs/find.md#packages); the files are searched by name.
     pub package: Option<crate::model::symbols::Written>,
+    /// Definitions by name or pattern: the literals the prefilter was built from.
+    pub literals: Option<Vec<String>>,
+    /// The prefilter of the literals alone, once `prefilter` is widened by the learned
+    /// macros' names: whether a form spells a name that can match.
+    pub spelled: Option<Regex>,
+    /// The scope's learned definer macros (definitions mode).
+    pub macros: crate::model::expand::Macros,
 }
 
 impl Search {
@@ -470,10 +482,14 @@ pub fn find_in(
     cancel: &CancelToken,
 ) -> Result<FindResult, ToolError> {
     let joined = paths.join(" ");
-    let search = check(request, &joined, grammar)?;
+    let mut search = check(request, &joined, grammar)?;
     // The scope as answers show it (each path by the one rule, docs/guard.md).
     let shown = crate::shown::path_prefix(&joined);
     let scope = collect_scope(guard, paths, cancel)?;
+    if macros::wanted(&search) {
+        macros::learn(guard, &scope.parts, grammar, &mut search, cancel);
+    }
+    let search = search;
     let mut answers: Vec<(String, Result<FileAnswer, ToolError>)> = Vec::new();
     let work = |file: &LoadedFile| search_file(file, grammar, &search, cancel);
     for part in scope.parts {
@@ -765,13 +781,13 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         (query, package)
     };
     let mut package = None;
+    let mut literals = None;
     let (target, prefilter) = if let Some(name) = &request.name {
         let (query, p) = qualified(name, symbol("name", name)?);
         package = p;
-        let prefilter = Some(literals_finder(&with_structures(
-            vec![query.name.clone()],
-            grammar,
-        )));
+        let words = with_structures(vec![query.name.clone()], grammar);
+        let prefilter = Some(literals_finder(&words));
+        literals = Some(words);
         (Target::Name(query), prefilter)
     } else if let Some(text) = &request.symbol {
         let (query, p) = qualified(text, symbol("symbol", text)?);
@@ -817,8 +833,8 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
                 ),
             })
         })?;
-        let prefilter = pattern_literals(text)
-            .map(|literals| literals_finder(&with_structures(literals, grammar)));
+        literals = pattern_literals(text).map(|words| with_structures(words, grammar));
+        let prefilter = literals.as_deref().map(literals_finder);
         (Target::Pattern(Box::new(pattern)), prefilter)
     };
     Ok(Search {
@@ -829,6 +845,9 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         include_body: request.include_body,
         collected: AtomicUsize::new(0),
         package,
+        literals,
+        spelled: None,
+        macros: crate::model::expand::Macros::default(),
     })
 }
 

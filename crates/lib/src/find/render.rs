@@ -378,12 +378,16 @@ fn package_line(package: &Option<String>, unresolved: bool) -> String {
 
 /// ` 12: (defun foo (x) ...)`, or with the body, each of its lines numbered. A derived
 /// definition: ` 14: accessor point-x, made by 12: (defstruct point x y)`, or its kind and
-/// name, then the body of the form that makes it.
+/// name, then the body of the form that makes it. A definition a project's macro makes:
+/// ` 12: defun make-point, via defthing at 12: (defthing point)`.
 fn definition_text(d: &Definition) -> String {
     let (first, head) = match &d.form {
         Some(form) => (
             form.line,
-            Some(format!(" {}: {} {}, made by", d.line, d.kind, d.name)),
+            Some(match &d.via {
+                Some(via) => format!(" {}: {} {}, via {via} at", d.line, d.kind, d.name),
+                None => format!(" {}: {} {}, made by", d.line, d.kind, d.name),
+            }),
         ),
         None => (d.line, None),
     };

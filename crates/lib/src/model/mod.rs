@@ -12,6 +12,7 @@
 //! Pure: bytes and classified forms in, names out. No file system, no evaluation.
 
 pub(crate) mod derived;
+pub(crate) mod expand;
 pub(crate) mod packages;
 pub(crate) mod resolve;
 pub(crate) mod symbols;

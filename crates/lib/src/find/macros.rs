@@ -1,0 +1,212 @@
+//! Definitions made by the project's own definer macros in a search
+//! (docs/find.md#definitions-made-by-the-projects-own-macros): the macros of every file of
+//! the scope learned first ([`learn`]), then each call of one instantiated
+//! ([`crate::model::expand`]) and the definitions of its expansion reported at the call,
+//! `via` the macro.
+
+use super::{cursor::Cursor, ScopePart};
+use super::{derived, DefiningForm, Definition, Search, Target};
+use crate::cancel::CancelToken;
+use crate::grammar::{symbol_key, Grammar, Lookup as GrammarLookup};
+use crate::guard::{Guard, LoadedFile};
+use crate::model::expand::{self, Budget, Locals, Lookup, Macros};
+use crate::outline::{Form, OutlineItem};
+
+/// Learns the macros of every file of `parts` into `search.macros`, and widens the
+/// prefilter of a name or pattern with the names of those whose calls may define names
+/// their text does not spell (`make-foo` from `(defthing foo)`), and with `macrolet`.
+pub(crate) fn learn(
+    guard: &Guard,
+    parts: &[ScopePart],
+    grammar: &Grammar,
+    search: &mut Search,
+    cancel: &CancelToken,
+) {
+    let mut macros = Macros::default();
+    {
+        let reads = |plus, e: &[u8]| search.reads(plus, e);
+        let work = |file: &LoadedFile| expand::learn(&file.bytes, &reads);
+        for part in parts {
+            match part {
+                ScopePart::Single(file) => macros.extend(work(file)),
+                ScopePart::Walked(files) => {
+                    for found in crate::project::map_files(guard, files, cancel, work)
+                        .into_iter()
+                        .flatten()
+                    {
+                        macros.extend(found);
+                    }
+                }
+            }
+        }
+    }
+    macros.finish();
+    // The definer table's entries stay what they are.
+    let names: Vec<String> = macros
+        .definer_names()
+        .into_iter()
+        .filter(|n| !matches!(grammar.lookup(n), GrammarLookup::Definer(_)))
+        // A search by name needs the calls of the macros that may build it only.
+        .filter(|n| macros.get(n).is_some_and(|m| could_make(m, search)))
+        .collect();
+    if let Some(literals) = &search.literals {
+        search.spelled = search.prefilter.take();
+        let mut literals = literals.clone();
+        literals.extend(names);
+        literals.push("macrolet".to_string());
+        search.prefilter = Some(super::literals_finder(&literals));
+    }
+    search.macros = macros;
+}
+
+/// The learned macro `form` calls, if any (a local one first).
+fn macro_called(
+    form: &Form,
+    grammar: &Grammar,
+    search: &Search,
+    locals: &Locals,
+) -> Option<std::sync::Arc<expand::Macro>> {
+    let operator = form.operator.as_deref()?;
+    if matches!(grammar.lookup(operator), GrammarLookup::Definer(_)) {
+        return None;
+    }
+    let lookup = Lookup {
+        global: &search.macros,
+        locals,
+    };
+    lookup.get(&symbol_key(operator))
+}
+
+/// The macros a `macrolet` item binds for its body.
+pub(crate) fn locals_of(
+    file: &LoadedFile,
+    item: &OutlineItem,
+    form: &Form,
+    search: &Search,
+) -> Locals {
+    if form.operator.as_deref().map(symbol_key).as_deref() != Some("macrolet") {
+        return Vec::new();
+    }
+    expand::read_form(&file.bytes, item.start, item.end, &|p, e| {
+        search.reads(p, e)
+    })
+    .map(|v| expand::local_macros(&v))
+    .unwrap_or_default()
+}
+
+/// What a call of a learned macro gave.
+pub(crate) enum Outcome {
+    /// Not a call of a learned macro, or not instantiable: the generic rule stays.
+    NotMade,
+    /// The expansion made definitions (those wanted are in `found`).
+    Made,
+    /// The collection budget is spent.
+    Over,
+}
+
+/// Adds to `found` the wanted definitions that the call `form` (of a learned macro) makes.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn of_call(
+    file: &LoadedFile,
+    cursor: &mut Cursor,
+    item: &OutlineItem,
+    form: &Form,
+    grammar: &Grammar,
+    search: &Search,
+    locals: &Locals,
+    budget: &mut Budget,
+    found: &mut Vec<Definition>,
+) -> Outcome {
+    let Some(m) = macro_called(form, grammar, search, locals) else {
+        return Outcome::NotMade;
+    };
+    // A macro that builds no name defines only names its call spells: a call without
+    // the searched name cannot make it (and keeps the generic rule, which cannot match).
+    let spelled = |re: &regex::bytes::Regex| re.is_match(&file.bytes[item.start..item.end]);
+    if !m.builds && !search.spelled.as_ref().is_none_or(spelled) {
+        return Outcome::NotMade;
+    }
+    if m.builds && !could_make(&m, search) {
+        return Outcome::NotMade;
+    }
+    // Reading a call makes at least a node per byte of it: a call larger than an
+    // expansion's budget is not read.
+    if item.end - item.start > budget.part().steps {
+        return Outcome::NotMade;
+    }
+    let Some(call) = expand::read_form(&file.bytes, item.start, item.end, &|p, e| {
+        search.reads(p, e)
+    }) else {
+        return Outcome::NotMade;
+    };
+    let lookup = Lookup {
+        global: &search.macros,
+        locals,
+    };
+    let mut part = budget.part();
+    let expansion = expand::expand(&m, &call, &lookup, &mut part);
+    budget.charge(&part);
+    let Some(expansion) = expansion else {
+        return Outcome::NotMade;
+    };
+    let made = expand::made(&expansion, grammar);
+    if made.is_empty() {
+        return Outcome::NotMade;
+    }
+    let operator = form.operator.as_deref().unwrap_or_default().to_lowercase();
+    let mut position = None;
+    for d in made {
+        let kind_ok = search.kinds.as_ref().is_none_or(|kinds| {
+            kinds.contains(&symbol_key(&d.kind)) || search.kind_wanted(Some(&operator))
+        });
+        if !kind_ok || !derived::name_wanted(&d.name, d.key.as_deref(), search) {
+            continue;
+        }
+        if !search.collect(1) {
+            return Outcome::Over;
+        }
+        let (line, column) =
+            *position.get_or_insert_with(|| cursor.position(item.start, Some(item.start_line)));
+        found.push(Definition {
+            file: super::shown_file(&file.display_path),
+            line,
+            end_line: item.end_line,
+            column,
+            kind: d.kind,
+            name: d.key.unwrap_or(d.name),
+            signature: super::signature(form),
+            body: search
+                .include_body
+                .then(|| String::from_utf8_lossy(&file.bytes[item.start..item.end]).into_owned()),
+            form: Some(DefiningForm {
+                line: item.start_line,
+                end_line: item.end_line,
+                kind: operator.clone(),
+                name: form.name.as_deref().unwrap_or_default().to_string(),
+            }),
+            via: Some(operator.clone()),
+            package: None,
+            package_unresolved: false,
+            site: super::Site {
+                at: item.start,
+                ..super::Site::default()
+            },
+        });
+    }
+    Outcome::Made
+}
+
+/// Whether the search is one `macros` serves: definitions by name or pattern.
+pub(crate) fn wanted(search: &Search) -> bool {
+    matches!(search.target, Target::Name(_) | Target::Pattern(_))
+}
+
+/// Whether a call of `m` (a macro that builds names) could make the name searched for:
+/// its names contain the literal parts of its templates' name expressions
+/// ([`crate::model::expand::shape`]). Always for a pattern.
+fn could_make(m: &expand::Macro, search: &Search) -> bool {
+    match &search.target {
+        Target::Name(query) => m.shape.may_build(&query.name),
+        _ => true,
+    }
+}

@@ -1,0 +1,148 @@
+//! The pure name builders a definer macro may call to make a name, computed on known
+//! arguments: alexandria's `symbolicate`, `format-symbol` and `make-keyword`, `intern`,
+//! `make-symbol`, `format nil`, `concatenate 'string`, `string`, `symbol-name`,
+//! `string-upcase`, `string-downcase`, `princ-to-string`. Names are folded to lower case
+//! as the rest of the model folds them. Anything else is not called: [`call`] answers
+//! `None` for it, and an unknown argument makes an unknown result.
+
+use super::datum::Val;
+use crate::model::symbols::{Prefix, Written};
+
+/// Whether `operator` (folded, no package) is a builder [`call`] computes.
+pub(crate) fn is_builder(operator: &str) -> bool {
+    matches!(
+        operator,
+        "symbolicate"
+            | "format-symbol"
+            | "make-keyword"
+            | "intern"
+            | "make-symbol"
+            | "format"
+            | "concatenate"
+            | "string"
+            | "symbol-name"
+            | "string-upcase"
+            | "string-downcase"
+            | "princ-to-string"
+    )
+}
+
+/// The value of `(operator args...)` for a builder with its arguments evaluated;
+/// [`Val::Unknown`] when an argument or the result cannot be known.
+pub(crate) fn call(operator: &str, args: &[Val]) -> Val {
+    compute(operator, args).unwrap_or(Val::Unknown)
+}
+
+fn compute(operator: &str, args: &[Val]) -> Option<Val> {
+    Some(match operator {
+        "symbolicate" => symbol(Prefix::None, concat(args)?),
+        "make-keyword" => symbol(Prefix::Keyword, designator(args.first()?)?),
+        "format-symbol" => {
+            let (package, rest) = args.split_first()?;
+            symbol(package_of(package)?, format(rest)?)
+        }
+        "intern" => {
+            let package = match args.get(1) {
+                None => Prefix::None,
+                Some(p) => package_of(p)?,
+            };
+            symbol(package, string_of(args.first()?)?)
+        }
+        "make-symbol" => symbol(Prefix::Uninterned, string_of(args.first()?)?),
+        "format" if args.first()?.is_nil() => Val::Str(format(&args[1..])?),
+        "concatenate" => {
+            let (kind, rest) = args.split_first()?;
+            if !kind.is_symbol("string") {
+                return None;
+            }
+            Val::Str(concat(rest)?)
+        }
+        "string" | "symbol-name" | "string-upcase" | "string-downcase" | "princ-to-string" => {
+            Val::Str(designator(args.first()?)?)
+        }
+        _ => return None,
+    })
+}
+
+fn symbol(prefix: Prefix, name: String) -> Val {
+    Val::Sym(Written { prefix, name })
+}
+
+/// The package a builder is given: `t`/`nil` the current one, `:keyword` the keywords.
+fn package_of(v: &Val) -> Option<Prefix> {
+    if v.is_symbol("t") || v.is_nil() {
+        return Some(Prefix::None);
+    }
+    if let Val::Sym(w) = v {
+        if w.prefix == Prefix::Uninterned {
+            return None;
+        }
+    }
+    let name = designator(v)?;
+    Some(if name == "keyword" {
+        Prefix::Keyword
+    } else {
+        Prefix::Package(name)
+    })
+}
+
+/// A string or a symbol's name, folded.
+fn string_of(v: &Val) -> Option<String> {
+    match v {
+        Val::Str(s) => Some(s.to_lowercase()),
+        _ => None,
+    }
+}
+
+/// A string designator's text, folded: a string, a symbol's name, a character; a
+/// number as written (`symbolicate` and `~A` print it).
+fn designator(v: &Val) -> Option<String> {
+    match v {
+        Val::Str(s) => Some(s.to_lowercase()),
+        Val::Sym(w) => Some(w.name.clone()),
+        Val::Atom(a) => Some(match a.strip_prefix("#\\") {
+            Some(c) if c.chars().count() == 1 => c.to_lowercase(),
+            Some(_) => return None,
+            None => a.to_lowercase(),
+        }),
+        _ => None,
+    }
+}
+
+fn concat(args: &[Val]) -> Option<String> {
+    args.iter().map(designator).collect()
+}
+
+/// `(format nil CONTROL ARGS...)` for the directives that print an argument as `~A` does
+/// (`~A`, `~S`, `~D`), `~%`, `~~` and case conversion `~(...~)` (a no-op on folded text).
+fn format(args: &[Val]) -> Option<String> {
+    let (control, args) = args.split_first()?;
+    // `format-symbol` takes a string designator (alexandria's `'#:~A-p`).
+    let control = match control {
+        Val::Str(text) => text.clone(),
+        Val::Sym(w) => w.name.clone(),
+        _ => return None,
+    };
+    let mut args = args.iter();
+    let mut out = String::new();
+    let mut chars = control.chars();
+    while let Some(c) = chars.next() {
+        if c != '~' {
+            out.extend(c.to_lowercase());
+            continue;
+        }
+        // Modifiers (`:`, `@`) before the directive.
+        let mut directive = chars.next()?;
+        while matches!(directive, ':' | '@') {
+            directive = chars.next()?;
+        }
+        match directive.to_ascii_lowercase() {
+            'a' | 's' | 'd' => out.push_str(&designator(args.next()?)?),
+            '%' => out.push('\n'),
+            '~' => out.push('~'),
+            '(' | ')' => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}

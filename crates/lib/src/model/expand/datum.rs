@@ -1,0 +1,342 @@
+//! Lisp data as the expander works on them: a form read from source text into a small
+//! tree ([`Val`]) and printed back as text. Bounded: lists deeper than [`MAX_DEPTH`] are
+//! read as [`Val::Unknown`], so every function over a tree recurses at most that deep.
+
+use super::super::symbols::{Prefix as Package, Written};
+use crate::scan::{each_event_read, Event, Prefix};
+use std::ops::ControlFlow;
+
+/// Lists nested deeper than this are not read (they become [`Val::Unknown`]); a result
+/// deeper than this is not made.
+pub(crate) const MAX_DEPTH: usize = 48;
+
+/// A datum.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Val {
+    /// A symbol: its package prefix and folded name.
+    Sym(Written),
+    /// A string's contents.
+    Str(String),
+    /// Any other atom (a number, a character, `#x1F`), as written.
+    Atom(String),
+    /// A proper list.
+    List(Vec<Val>),
+    /// `(a b . c)`.
+    Dotted(Vec<Val>, Box<Val>),
+    Quote(Box<Val>),
+    Backquote(Box<Val>),
+    /// `,x`.
+    Comma(Box<Val>),
+    /// `,@x` (also `,.x`).
+    Splice(Box<Val>),
+    Function(Box<Val>),
+    /// What cannot be known without evaluating (a call of an unknown function, `#.`), or
+    /// was not read (too deep).
+    Unknown,
+}
+
+impl Val {
+    pub(crate) fn sym(name: &str) -> Val {
+        Val::Sym(Written {
+            prefix: Package::None,
+            name: name.to_string(),
+        })
+    }
+
+    /// The folded name of a symbol (any package).
+    pub(crate) fn symbol_name(&self) -> Option<&str> {
+        match self {
+            Val::Sym(w) => Some(&w.name),
+            _ => None,
+        }
+    }
+
+    /// Whether this is the symbol `name` (any package but a keyword).
+    pub(crate) fn is_symbol(&self, name: &str) -> bool {
+        matches!(self, Val::Sym(w) if w.name == name && w.prefix != Package::Keyword)
+    }
+
+    pub(crate) fn is_keyword(&self) -> bool {
+        matches!(self, Val::Sym(w) if w.prefix == Package::Keyword)
+    }
+
+    /// `nil` or `()`.
+    pub(crate) fn is_nil(&self) -> bool {
+        match self {
+            Val::List(items) => items.is_empty(),
+            _ => self.is_symbol("nil"),
+        }
+    }
+
+    /// The elements of a proper list (`nil` is empty).
+    pub(crate) fn items(&self) -> Option<&[Val]> {
+        match self {
+            Val::List(items) => Some(items),
+            _ if self.is_nil() => Some(&[]),
+            _ => None,
+        }
+    }
+
+    /// The operator's folded name of a list headed by a symbol.
+    pub(crate) fn head(&self) -> Option<&str> {
+        match self {
+            Val::List(items) => items.first()?.symbol_name(),
+            _ => None,
+        }
+    }
+
+    /// Nodes in the tree (each node once).
+    pub(crate) fn size(&self) -> usize {
+        match self {
+            Val::List(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
+            Val::Dotted(items, tail) => {
+                1 + tail.size() + items.iter().map(Val::size).sum::<usize>()
+            }
+            Val::Quote(v)
+            | Val::Backquote(v)
+            | Val::Comma(v)
+            | Val::Splice(v)
+            | Val::Function(v) => 1 + v.size(),
+            _ => 1,
+        }
+    }
+}
+
+/// A number as the reader reads one (roughly: a sign or a digit, then digits).
+fn is_number(text: &str) -> bool {
+    let t = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let t = t.strip_prefix('.').unwrap_or(t);
+    t.starts_with(|c: char| c.is_ascii_digit())
+        && t.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '+' | '-'))
+}
+
+/// An open list being read, and the prefixes waiting for its next element.
+#[derive(Default)]
+struct Frame {
+    items: Vec<Val>,
+    tail: Option<Val>,
+    dot: bool,
+    prefixes: Vec<Wrap>,
+}
+
+#[derive(Clone, Copy)]
+enum Wrap {
+    Quote,
+    Backquote,
+    Comma,
+    Splice,
+    Function,
+    /// `#.` or a data dispatch (`#(`, `#S(`): what follows is not read as code.
+    Opaque,
+}
+
+impl Frame {
+    fn push(&mut self, mut v: Val) {
+        while let Some(w) = self.prefixes.pop() {
+            v = match w {
+                Wrap::Quote => Val::Quote(Box::new(v)),
+                Wrap::Backquote => Val::Backquote(Box::new(v)),
+                Wrap::Comma => Val::Comma(Box::new(v)),
+                Wrap::Splice => Val::Splice(Box::new(v)),
+                Wrap::Function => Val::Function(Box::new(v)),
+                Wrap::Opaque => Val::Unknown,
+            };
+        }
+        if self.dot {
+            self.tail = Some(v);
+        } else {
+            self.items.push(v);
+        }
+    }
+
+    fn close(self) -> Val {
+        match self.tail {
+            Some(tail) if !self.items.is_empty() => Val::Dotted(self.items, Box::new(tail)),
+            _ => Val::List(self.items),
+        }
+    }
+}
+
+/// The data of `b[start..end]`, as the reader reads them under `reads` (`#+`/`#-`).
+pub(crate) fn read(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) -> Vec<Val> {
+    let mut stack: Vec<Frame> = vec![Frame::default()];
+    // Lists opened below the depth limit, not read.
+    let mut skipped = 0usize;
+    each_event_read(b, start, end, reads, &mut |event| {
+        if skipped > 0 {
+            match event {
+                Event::Open(_) => skipped += 1,
+                Event::Close(_) => {
+                    skipped -= 1;
+                    if skipped == 0 {
+                        top(&mut stack).push(Val::Unknown);
+                    }
+                }
+                _ => {}
+            }
+            return ControlFlow::Continue(());
+        }
+        match event {
+            Event::Open(_) if stack.len() > MAX_DEPTH => skipped = 1,
+            Event::Open(_) => stack.push(Frame::default()),
+            Event::Close(_) => {
+                if stack.len() > 1 {
+                    let frame = stack.pop().unwrap_or_default();
+                    top(&mut stack).push(frame.close());
+                }
+            }
+            Event::Token(s, e) => {
+                let text = String::from_utf8_lossy(&b[s..e]);
+                let inside = stack.len() > 1;
+                let frame = top(&mut stack);
+                if text == "." && frame.prefixes.is_empty() && inside {
+                    frame.dot = true;
+                } else if is_number(&text) {
+                    frame.push(Val::Atom(text.into_owned()));
+                } else {
+                    frame.push(Val::Sym(Written::parse(&text)));
+                }
+            }
+            Event::Atom(s, e) => {
+                let text = String::from_utf8_lossy(&b[s..e]);
+                let v = match text.strip_prefix('"') {
+                    Some(inner) => Val::Str(unescape(inner.strip_suffix('"').unwrap_or(inner))),
+                    None => Val::Atom(text.into_owned()),
+                };
+                top(&mut stack).push(v);
+            }
+            Event::Prefix(p, at) => {
+                let wrap = match p {
+                    Prefix::Quote => Wrap::Quote,
+                    Prefix::Backquote => Wrap::Backquote,
+                    Prefix::Comma if matches!(b.get(at + 1), Some(b'@' | b'.')) => Wrap::Splice,
+                    Prefix::Comma => Wrap::Comma,
+                    Prefix::Function => Wrap::Function,
+                    Prefix::Eval | Prefix::Data => Wrap::Opaque,
+                    Prefix::Label | Prefix::Other => return ControlFlow::Continue(()),
+                };
+                top(&mut stack).prefixes.push(wrap);
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    // Lists left open at the end are closed there.
+    while stack.len() > 1 {
+        let frame = stack.pop().unwrap_or_default();
+        top(&mut stack).push(frame.close());
+    }
+    stack.pop().unwrap_or_default().items
+}
+
+fn top(stack: &mut [Frame]) -> &mut Frame {
+    stack
+        .last_mut()
+        .expect("the outermost frame is never popped")
+}
+
+fn unescape(inner: &str) -> String {
+    let mut out = String::with_capacity(inner.len());
+    let mut chars = inner.chars();
+    while let Some(c) = chars.next() {
+        out.extend(if c == '\\' { chars.next() } else { Some(c) });
+    }
+    out
+}
+
+/// The text of the symbol that stands for [`Val::Unknown`] in printed expansions: no
+/// source text spells it, so a name holding it is known to be unknown.
+pub(crate) const UNKNOWN: char = '\u{1}';
+
+/// `v` as Lisp text, read back by the outline as the same data.
+pub(crate) fn print(v: &Val, out: &mut String) {
+    match v {
+        Val::Sym(w) => {
+            match &w.prefix {
+                Package::None => {}
+                Package::Keyword => out.push(':'),
+                Package::Uninterned => out.push_str("#:"),
+                Package::Package(p) => {
+                    print_name(p, out);
+                    out.push_str("::");
+                }
+            }
+            print_name(&w.name, out);
+        }
+        Val::Str(s) => {
+            out.push('"');
+            for c in s.chars() {
+                if matches!(c, '"' | '\\') {
+                    out.push('\\');
+                }
+                out.push(c);
+            }
+            out.push('"');
+        }
+        Val::Atom(a) => out.push_str(a),
+        Val::List(items) => print_list(items, None, out),
+        Val::Dotted(items, tail) => print_list(items, Some(tail), out),
+        Val::Quote(x) => prefixed("'", x, out),
+        Val::Backquote(x) => prefixed("`", x, out),
+        Val::Comma(x) => prefixed(",", x, out),
+        Val::Splice(x) => prefixed(",@", x, out),
+        Val::Function(x) => prefixed("#'", x, out),
+        Val::Unknown => {
+            out.push('|');
+            out.push(UNKNOWN);
+            out.push('|');
+        }
+    }
+}
+
+fn prefixed(prefix: &str, x: &Val, out: &mut String) {
+    out.push_str(prefix);
+    print(x, out);
+}
+
+fn print_list(items: &[Val], tail: Option<&Val>, out: &mut String) {
+    out.push('(');
+    for (k, item) in items.iter().enumerate() {
+        if k > 0 {
+            out.push(' ');
+        }
+        print(item, out);
+    }
+    if let Some(tail) = tail {
+        out.push_str(" . ");
+        print(tail, out);
+    }
+    out.push(')');
+}
+
+/// A folded name, escaped with `|...|` when the reader would not read it back as is.
+fn print_name(name: &str, out: &mut String) {
+    let plain = !name.is_empty()
+        && !is_number(name)
+        && name != "."
+        && name.chars().all(|c| {
+            !c.is_whitespace()
+                && !c.is_uppercase()
+                && !matches!(
+                    c,
+                    '(' | ')' | '"' | '\'' | '`' | ',' | ';' | '|' | '\\' | ':' | '#'
+                )
+        });
+    if plain {
+        out.push_str(name);
+        return;
+    }
+    out.push('|');
+    for c in name.chars() {
+        if matches!(c, '|' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('|');
+}

@@ -1,0 +1,654 @@
+//! Definer macros learned from the project itself (docs/find.md#definitions-made-by-the-projects-own-macros):
+//! a `defmacro` (or a `macrolet` binding, inside its body) whose value is a backquote
+//! template is understood by instantiating the template with a call's arguments, and the
+//! definitions are read out of the result as out of source text.
+//!
+//! `datum.rs`: forms as data ([`datum::Val`]) and back to text; `lambda_list.rs`: a
+//! macro lambda list destructured against a call; `template.rs`: the template filled in;
+//! `builders.rs`: the pure name builders (`symbolicate`, `format nil` ...) computed.
+//! Nothing else is evaluated: a value that needs anything else is unknown, and a
+//! definition whose name is unknown is not made.
+//!
+//! Bounded: each expansion has a step budget ([`MAX_EXPANSION_STEPS`], and what is left
+//! of its file's, [`Budget::for_file`]); a macro whose expansion calls a learned macro
+//! is expanded at most [`MAX_MACRO_DEPTH`] deep; a result of more than
+//! [`MAX_RESULT_NODES`] nodes is not read. No I/O, no recursion deeper than the data's
+//! bounded depth.
+
+pub(crate) mod builders;
+pub(crate) mod datum;
+pub(crate) mod lambda_list;
+pub(crate) mod shape;
+pub(crate) mod template;
+
+use crate::grammar::Grammar;
+use crate::outline::outline_bytes;
+use datum::{print, read, Val, MAX_DEPTH, UNKNOWN};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Steps one expansion may take at most (a step: a node visited, made or copied).
+pub(crate) const MAX_EXPANSION_STEPS: usize = 100_000;
+/// Macros expanding to calls of learned macros are followed this deep.
+pub(crate) const MAX_MACRO_DEPTH: usize = 8;
+/// An expansion larger than this (nodes) is not read.
+pub(crate) const MAX_RESULT_NODES: usize = 50_000;
+/// A `macrolet`'s bindings learned at most (local macros are looked up one by one).
+pub(crate) const MAX_LOCAL_MACROS: usize = 32;
+/// Steps a file's expansions may take, per byte of the file (plus one expansion's):
+/// whatever its macros, the work stays linear in the file.
+pub(crate) const STEPS_PER_BYTE: usize = 64;
+
+/// Steps left.
+pub(crate) struct Budget {
+    pub(crate) steps: usize,
+}
+
+impl Budget {
+    pub(crate) fn new(steps: usize) -> Budget {
+        Budget { steps }
+    }
+
+    /// The budget of the expansions of a file of `bytes` bytes.
+    pub(crate) fn for_file(bytes: usize) -> Budget {
+        Budget::new(bytes.saturating_mul(STEPS_PER_BYTE) + MAX_EXPANSION_STEPS)
+    }
+
+    /// The budget of one expansion out of this one's: at most [`MAX_EXPANSION_STEPS`].
+    pub(crate) fn part(&self) -> Budget {
+        Budget::new(self.steps.min(MAX_EXPANSION_STEPS))
+    }
+
+    /// Takes from this budget what `part` (made by [`Budget::part`]) spent.
+    pub(crate) fn charge(&mut self, part: &Budget) {
+        let given = self.steps.min(MAX_EXPANSION_STEPS);
+        self.steps -= given - part.steps.min(given);
+    }
+
+    /// Takes `n` steps; `None` once spent.
+    pub(crate) fn spend(&mut self, n: usize) -> Option<()> {
+        self.steps = self.steps.checked_sub(n)?;
+        Some(())
+    }
+}
+
+/// Variables bound while a macro is instantiated. The last binding of a name wins: a
+/// body's `let` is the last form it evaluates, so no scope is ever left.
+#[derive(Default, Clone)]
+pub(crate) struct Env {
+    vars: HashMap<String, Val>,
+    /// The `flet`/`labels` functions of the macro's body.
+    functions: HashMap<String, Arc<Function>>,
+}
+
+/// A local function of a macro's body: called as the macro's body is evaluated (its
+/// value is known when its last form's is).
+pub(crate) struct Function {
+    lambda_list: Val,
+    body: Vec<Val>,
+}
+
+impl Env {
+    pub(crate) fn get(&self, name: &str) -> Option<&Val> {
+        self.vars.get(name)
+    }
+
+    pub(crate) fn function(&self, name: &str) -> Option<Arc<Function>> {
+        self.functions.get(name).cloned()
+    }
+
+    pub(crate) fn bind(&mut self, name: &str, value: Val) {
+        self.vars.insert(name.to_string(), value);
+    }
+}
+
+/// A macro learned: its lambda list and body.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Macro {
+    pub lambda_list: Val,
+    pub body: Vec<Val>,
+    /// Its templates write a `def...` form.
+    pub defines: bool,
+    /// Its body computes names (a builder, a local function, a learned macro's call):
+    /// its calls may define names their text does not spell, so a search must look at
+    /// them. A macro that does not only writes names its call spells.
+    pub builds: bool,
+    /// The literal parts of the names it builds.
+    pub shape: shape::Shape,
+}
+
+/// The learned macros of a scope, by folded name.
+#[derive(Default, Debug)]
+pub(crate) struct Macros {
+    map: HashMap<String, Arc<Macro>>,
+}
+
+impl Macros {
+    /// Adds `found`; a later definition of a name replaces an earlier one, as loading
+    /// does.
+    pub(crate) fn extend(&mut self, found: Vec<(String, Macro)>) {
+        for (name, m) in found {
+            self.map.insert(name, Arc::new(m));
+        }
+    }
+
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Macro>> {
+        self.map.get(name)
+    }
+
+    /// Once every macro is learned: a macro whose body calls a learned macro builds names
+    /// too (that one may). One pass over the bodies.
+    pub(crate) fn finish(&mut self) {
+        let names: std::collections::HashSet<String> = self.map.keys().cloned().collect();
+        for (name, m) in self.map.iter_mut() {
+            if m.builds {
+                continue;
+            }
+            let calls = m.body.iter().any(|b| {
+                any_node(b, &mut |n| {
+                    n.head().is_some_and(|h| h != name && names.contains(h))
+                })
+            });
+            if calls {
+                if let Some(m) = Arc::get_mut(m) {
+                    m.builds = true;
+                    // The names come from the macro it calls: any.
+                    m.shape = shape::Shape::default();
+                }
+            }
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// The names of the macros whose calls may define names they do not spell.
+    pub(crate) fn definer_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .map
+            .iter()
+            .filter(|(_, m)| m.defines && m.builds)
+            .map(|(n, _)| n.clone())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// The macros of a `macrolet` (or the local ones around a form), innermost last.
+pub(crate) type Locals = Vec<(String, Arc<Macro>)>;
+
+/// Where to look a macro up: local bindings first, then the scope's.
+pub(crate) struct Lookup<'a> {
+    pub global: &'a Macros,
+    pub locals: &'a [(String, Arc<Macro>)],
+}
+
+impl Lookup<'_> {
+    pub(crate) fn get(&self, name: &str) -> Option<Arc<Macro>> {
+        match self.locals.iter().rev().find(|(n, _)| n == name) {
+            Some((_, m)) => Some(m.clone()),
+            None => self.global.get(name).cloned(),
+        }
+    }
+}
+
+/// The macro `(defmacro NAME LAMBDA-LIST . BODY)` or a `macrolet` binding
+/// `(NAME LAMBDA-LIST . BODY)` (`parts` after `defmacro`), when its body may make a
+/// template: its name and the macro.
+fn macro_of(parts: &[Val]) -> Option<(String, Macro)> {
+    let name = parts.first()?.symbol_name()?.to_string();
+    let lambda_list = parts.get(1)?.clone();
+    if !matches!(lambda_list, Val::List(_) | Val::Dotted(..)) && !lambda_list.is_nil() {
+        return None;
+    }
+    let body = parts[2..].to_vec();
+    if !ends_in_template(&body) {
+        return None;
+    }
+    let defines = body.iter().any(writes_definer);
+    let builds = body.iter().any(|b| {
+        any_node(b, &mut |n| {
+            n.head().is_some_and(|h| {
+                builders::is_builder(h) || matches!(h, "flet" | "labels" | "macrolet")
+            })
+        })
+    });
+    // A structure or class it writes makes names from its slots and options.
+    let derives = body.iter().any(|b| {
+        any_node(b, &mut |n| {
+            matches!(
+                n.head(),
+                Some(
+                    "defstruct"
+                        | "defclass"
+                        | "define-condition"
+                        | "defgeneric"
+                        | "defsetf"
+                        | "define-setf-expander"
+                )
+            )
+        })
+    });
+    let builds = builds || derives;
+    let shape = if builds && !derives && !flet_like(&body) {
+        shape::of_body(&body)
+    } else {
+        shape::Shape::default()
+    };
+    Some((
+        name,
+        Macro {
+            lambda_list,
+            body,
+            defines,
+            builds,
+            shape,
+        },
+    ))
+}
+
+/// Whether the body defines local functions or macros (names made there are not read
+/// by [`shape::of_body`]).
+fn flet_like(body: &[Val]) -> bool {
+    body.iter().any(|b| {
+        any_node(b, &mut |n| {
+            matches!(n.head(), Some("flet" | "labels" | "macrolet"))
+        })
+    })
+}
+
+/// Whether a body's value can be a template: its last form is one, or a form
+/// [`form_value`] reads whose last form is one (a `let` around it ...). A body that ends
+/// otherwise (`cond`, `if`, a function's call) is never instantiable: such a macro is not
+/// learned. Walked down at most [`MAX_DEPTH`] forms.
+fn ends_in_template(body: &[Val]) -> bool {
+    let mut body = body;
+    for _ in 0..MAX_DEPTH {
+        let Some(last) = body.last() else {
+            return false;
+        };
+        match last {
+            Val::Backquote(_) => return true,
+            Val::List(items) => {
+                let skip = match last.head() {
+                    Some("progn" | "locally") => 1,
+                    Some(
+                        "let" | "let*" | "with-gensyms" | "with-unique-names" | "once-only"
+                        | "flet" | "labels",
+                    ) => 2,
+                    _ => return false,
+                };
+                body = items.get(skip..).unwrap_or_default();
+            }
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// Whether a template in `v` writes a list headed by a `def...` symbol.
+fn writes_definer(v: &Val) -> bool {
+    any_node(v, &mut |n| n.head().is_some_and(|h| h.starts_with("def")))
+}
+
+fn any_node(v: &Val, f: &mut dyn FnMut(&Val) -> bool) -> bool {
+    let mut stack = vec![v];
+    while let Some(n) = stack.pop() {
+        if f(n) {
+            return true;
+        }
+        match n {
+            Val::List(items) => stack.extend(items),
+            Val::Dotted(items, tail) => {
+                stack.extend(items);
+                stack.push(tail);
+            }
+            Val::Quote(x)
+            | Val::Backquote(x)
+            | Val::Comma(x)
+            | Val::Splice(x)
+            | Val::Function(x) => stack.push(x),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The global macros `b` defines: each `(defmacro ...)` at top level or inside a form
+/// (`eval-when`, `progn` ...). Cheap on files without one: a `memmem` pass for
+/// `defmacro` (either case) first; only the top-level forms holding one are read.
+pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(String, Macro)> {
+    let mut hits: Vec<usize> = memchr::memmem::find_iter(b, b"defmacro")
+        .chain(memchr::memmem::find_iter(b, b"DEFMACRO"))
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    hits.sort_unstable();
+    let mut out = Vec::new();
+    let mut next = 0usize;
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    crate::scan::scan_each(b, &mut |item| {
+        while next < hits.len() && hits[next] < item.span.start {
+            next += 1;
+        }
+        let Some(&h) = hits.get(next) else {
+            return std::ops::ControlFlow::Break(());
+        };
+        if h < item.span.end && item.kind == crate::scan::ItemKind::Form && item.core_is_list {
+            for form in read(b, item.span.start, item.span.end, &mut reads) {
+                collect_defmacros(&form, &mut out);
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    out
+}
+
+/// The `defmacro` forms inside `form`, outside quoted data.
+fn collect_defmacros(form: &Val, out: &mut Vec<(String, Macro)>) {
+    let mut stack = vec![form];
+    while let Some(v) = stack.pop() {
+        let Val::List(items) = v else { continue };
+        if v.head() == Some("defmacro") {
+            out.extend(macro_of(&items[1..]));
+            continue;
+        }
+        stack.extend(items.iter().rev());
+    }
+}
+
+/// The macros a `macrolet` form binds (none for another form).
+pub(crate) fn local_macros(form: &Val) -> Locals {
+    let mut out = Vec::new();
+    if form.head() != Some("macrolet") {
+        return out;
+    }
+    let Some(bindings) = form.items().and_then(|i| i.get(1)).and_then(Val::items) else {
+        return out;
+    };
+    for binding in bindings.iter().take(MAX_LOCAL_MACROS) {
+        if let Some((name, m)) = binding.items().and_then(macro_of) {
+            out.push((name, Arc::new(m)));
+        }
+    }
+    out
+}
+
+/// The expansion of the call `form` of the macro `m`; `None` when it cannot be
+/// instantiated (the call does not fit the lambda list, the body's value is not a
+/// template, the budget ran out). Calls of learned macros where the result defines
+/// things (`progn`, `eval-when`, `let` bodies ...) are expanded in turn.
+pub(crate) fn expand(m: &Macro, form: &Val, lookup: &Lookup, budget: &mut Budget) -> Option<Val> {
+    let expansion = instantiate(m, form, budget)?;
+    let mut locals: Locals = lookup.locals.to_vec();
+    let result = expand_inside(expansion, lookup.global, &mut locals, budget, 1)?;
+    (result.size() <= MAX_RESULT_NODES).then_some(result)
+}
+
+/// The value of the macro's body for the call `form`.
+fn instantiate(m: &Macro, form: &Val, budget: &mut Budget) -> Option<Val> {
+    let items = form.items()?;
+    let mut env = Env::default();
+    // `&whole` takes the form; the rest the arguments.
+    let ll = &m.lambda_list;
+    let args = Val::List(items.get(1..)?.to_vec());
+    budget.spend(form.size())?;
+    let params = match ll {
+        Val::List(p) | Val::Dotted(p, _) => &p[..],
+        _ => &[],
+    };
+    match params.first() {
+        Some(first) if first.is_symbol("&whole") => {
+            lambda_list::bind(params.get(1)?, form, &mut env, budget, 0)?;
+            let rest = match ll {
+                Val::Dotted(_, tail) => Val::Dotted(params[2..].to_vec(), tail.clone()),
+                _ => Val::List(params[2..].to_vec()),
+            };
+            lambda_list::bind(&rest, &args, &mut env, budget, 0)?;
+        }
+        _ => lambda_list::bind(ll, &args, &mut env, budget, 0)?,
+    }
+    let value = body_value(&m.body, &mut env, budget, 0)?;
+    (!matches!(value, Val::Unknown)).then_some(value)
+}
+
+/// The value of a body: its last form's (a docstring and declarations first are not
+/// forms of it); a variable assigned on the way is unknown after.
+fn body_value(body: &[Val], env: &mut Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let (last, before) = body.split_last()?;
+    for form in before {
+        if let Some(
+            op @ ("setf" | "setq" | "psetf" | "psetq" | "push" | "incf" | "decf" | "pushnew"),
+        ) = form.head()
+        {
+            let args = form.items().unwrap_or_default();
+            let step = if matches!(op, "push" | "pushnew") {
+                3
+            } else {
+                2
+            };
+            let first = if step == 3 { 2 } else { 1 };
+            for var in args.iter().skip(first).step_by(step) {
+                if let Some(name) = var.symbol_name() {
+                    env.bind(name, Val::Unknown);
+                }
+            }
+        }
+    }
+    form_value(last, env, budget, depth)
+}
+
+/// The value of the form a macro's body ends with: a template, a `let`/`let*` of
+/// computed names around one, `with-gensyms`, `once-only`, `progn`; else what
+/// [`template::eval`] makes of it.
+fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    budget.spend(1)?;
+    let items = match form {
+        Val::Backquote(t) => return template::fill(t, env, budget, 0),
+        Val::List(items) => items,
+        _ => return template::eval(form, env, budget, 0),
+    };
+    let rest = items.get(1..).unwrap_or_default();
+    match form.head() {
+        Some(op @ ("let" | "let*")) => {
+            let bindings = rest.first()?.items()?;
+            let mut values = Vec::with_capacity(bindings.len());
+            for b in bindings {
+                let (var, init) = match b {
+                    Val::Sym(_) => (b, None),
+                    _ => {
+                        let pair = b.items()?;
+                        (pair.first()?, pair.get(1))
+                    }
+                };
+                let value =
+                    init.map_or(Some(Val::sym("nil")), |i| template::eval(i, env, budget, 0))?;
+                if op == "let*" {
+                    env.bind(var.symbol_name()?, value);
+                } else {
+                    values.push((var.symbol_name()?.to_string(), value));
+                }
+            }
+            for (name, value) in values {
+                env.bind(&name, value);
+            }
+            body_value(&rest[1..], env, budget, depth + 1)
+        }
+        Some("with-gensyms" | "with-unique-names") => {
+            for spec in rest.first()?.items()? {
+                let name = spec
+                    .symbol_name()
+                    .or_else(|| spec.items()?.first()?.symbol_name())?;
+                env.bind(
+                    name,
+                    Val::Sym(crate::model::symbols::Written {
+                        prefix: crate::model::symbols::Prefix::Uninterned,
+                        name: name.to_string(),
+                    }),
+                );
+            }
+            body_value(&rest[1..], env, budget, depth + 1)
+        }
+        Some("once-only") => {
+            for spec in rest.first()?.items()? {
+                let name = spec
+                    .symbol_name()
+                    .or_else(|| spec.items()?.first()?.symbol_name())?;
+                env.bind(name, Val::Unknown);
+            }
+            body_value(&rest[1..], env, budget, depth + 1)
+        }
+        Some("flet" | "labels") => {
+            for binding in rest.first()?.items()? {
+                let parts = binding.items()?;
+                let function = Function {
+                    lambda_list: parts.get(1)?.clone(),
+                    body: parts.get(2..).unwrap_or_default().to_vec(),
+                };
+                env.functions.insert(
+                    parts.first()?.symbol_name()?.to_string(),
+                    Arc::new(function),
+                );
+            }
+            body_value(&rest[1..], env, budget, depth + 1)
+        }
+        Some("progn" | "locally") => body_value(rest, env, budget, depth + 1),
+        _ => template::eval(form, env, budget, 0),
+    }
+}
+
+/// The value of the local function `f` called with the values `args` (its variables bound
+/// in a copy of `env`, so that they hide nothing of the caller's); unknown past
+/// [`MAX_DEPTH`] calls deep.
+pub(crate) fn call_function(
+    f: &Function,
+    args: Vec<Val>,
+    env: &Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    if depth > MAX_DEPTH {
+        return Some(Val::Unknown);
+    }
+    budget.spend(env.vars.len() + env.functions.len())?;
+    let mut inner = env.clone();
+    if lambda_list::bind(&f.lambda_list, &Val::List(args), &mut inner, budget, depth).is_none() {
+        return Some(Val::Unknown);
+    }
+    Some(body_value(&f.body, &mut inner, budget, depth + 1).unwrap_or(Val::Unknown))
+}
+
+/// Operators whose forms (after this many elements) are forms at the level of the
+/// expansion: definitions inside them are made, calls of learned macros expanded.
+fn container_body(operator: &str) -> Option<usize> {
+    Some(match operator {
+        "progn" | "locally" => 1,
+        "eval-when" | "let" | "let*" | "flet" | "labels" | "macrolet" | "symbol-macrolet" => 2,
+        _ => return None,
+    })
+}
+
+/// `v` with the calls of learned macros in its container positions expanded (`depth`:
+/// macros expanded to get here).
+fn expand_inside(
+    v: Val,
+    global: &Macros,
+    locals: &mut Locals,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    budget.spend(1)?;
+    let Some(head) = v.head().map(str::to_string) else {
+        return Some(v);
+    };
+    if let Some(first) = container_body(&head) {
+        let Val::List(mut items) = v else {
+            return Some(v);
+        };
+        let mark = locals.len();
+        if head == "macrolet" {
+            locals.extend(local_macros(&Val::List(items.clone())));
+        }
+        for slot in items.iter_mut().skip(first) {
+            let item = std::mem::replace(slot, Val::Unknown);
+            *slot = expand_inside(item, global, locals, budget, depth)?;
+        }
+        locals.truncate(mark);
+        return Some(Val::List(items));
+    }
+    let lookup = Lookup { global, locals };
+    let Some(m) = lookup.get(&head) else {
+        return Some(v);
+    };
+    if depth >= MAX_MACRO_DEPTH {
+        return Some(v);
+    }
+    match instantiate(&m, &v, budget) {
+        Some(expansion) => expand_inside(expansion, global, locals, budget, depth + 1),
+        None => Some(v),
+    }
+}
+
+/// A definition an expansion makes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Made {
+    /// The definer (`defun`, `defmethod`) or the derived kind (`accessor`).
+    pub kind: String,
+    /// As the outline prints it.
+    pub name: String,
+    /// Methods: their key, `NAME QUALIFIERS (SPECIALIZERS)`.
+    pub key: Option<String>,
+}
+
+/// The definitions in `expansion`, read as the outline reads source text (named forms,
+/// containers' children, derived names), without the names that hold something unknown.
+pub(crate) fn made(expansion: &Val, grammar: &Grammar) -> Vec<Made> {
+    let mut text = String::new();
+    print(expansion, &mut text);
+    let outline = outline_bytes(text.as_bytes(), grammar);
+    let mut out = Vec::new();
+    let mut stack: Vec<_> = outline.items.iter().rev().collect();
+    // A string in a name's place names nothing.
+    let known = |name: &str| !name.contains(UNKNOWN) && !name.starts_with('"');
+    while let Some(item) = stack.pop() {
+        let Some(form) = &item.form else { continue };
+        if let Some(name) = form.name.as_deref().filter(|n| known(n)) {
+            out.push(Made {
+                kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
+                name: name.to_string(),
+                key: form.is_method().then(|| form.method_key()).flatten(),
+            });
+        }
+        for d in crate::model::derived::derive(form).derived {
+            if known(&d.name) {
+                out.push(Made {
+                    kind: d.kind.to_string(),
+                    name: d.name,
+                    key: d.key,
+                });
+            }
+        }
+        stack.extend(form.children.iter().rev());
+    }
+    out
+}
+
+/// The data of the form `b[start..end]` (its first datum).
+pub(crate) fn read_form(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> Option<Val> {
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    read(b, start, end, &mut reads).into_iter().next()
+}
+
+#[cfg(test)]
+mod tests;

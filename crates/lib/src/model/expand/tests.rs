@@ -1,0 +1,295 @@
+use super::*;
+
+fn val(text: &str) -> Val {
+    read_form(text.as_bytes(), 0, text.len(), &|_, _| true).unwrap()
+}
+
+fn text(v: &Val) -> String {
+    let mut out = String::new();
+    print(v, &mut out);
+    out
+}
+
+fn macros(source: &str) -> Macros {
+    let mut m = Macros::default();
+    m.extend(learn(source.as_bytes(), &|_, _| true));
+    m
+}
+
+/// The expansion of `call` with the macros of `source`, as text.
+fn expansion(source: &str, call: &str) -> Option<String> {
+    let global = macros(source);
+    let form = val(call);
+    let m = global.get(form.head()?)?.clone();
+    let lookup = Lookup {
+        global: &global,
+        locals: &[],
+    };
+    expand(&m, &form, &lookup, &mut Budget::new(MAX_EXPANSION_STEPS)).map(|v| text(&v))
+}
+
+fn names(source: &str, call: &str) -> Vec<String> {
+    let global = macros(source);
+    let form = val(call);
+    let m = global.get(form.head().unwrap()).unwrap().clone();
+    let lookup = Lookup {
+        global: &global,
+        locals: &[],
+    };
+    let v = expand(&m, &form, &lookup, &mut Budget::new(MAX_EXPANSION_STEPS)).unwrap();
+    made(&v, &Grammar::builtin())
+        .into_iter()
+        .map(|m| format!("{} {}", m.kind, m.name))
+        .collect()
+}
+
+#[test]
+fn data_read_and_printed_back() {
+    let v = val("(a \"s\\\"x\" 12 #\\c :k p::q `(b ,c ,@d) 'e #'f (g . h) #(1 2) #:u |Foo Bar|)");
+    assert_eq!(
+        text(&v),
+        "(a \"s\\\"x\" 12 #\\c :k p::q `(b ,c ,@d) 'e #'f (g . h) |\u{1}| #:u |foo bar|)"
+    );
+}
+
+#[test]
+fn depth_past_the_limit_is_unknown() {
+    let deep = format!("{}x{}", "(".repeat(200), ")".repeat(200));
+    let v = val(&deep);
+    let mut depth = 0;
+    let mut n = &v;
+    while let Val::List(items) = n {
+        depth += 1;
+        n = &items[0];
+    }
+    assert_eq!(depth, datum::MAX_DEPTH);
+    assert_eq!(*n, Val::Unknown);
+}
+
+#[test]
+fn lambda_list_required_optional_rest_key_nested() {
+    let source = "(defmacro m ((name &optional (suffix 'x)) a &key (k 'dflt) ((:other o)) &rest r)
+                    `(progn (defun ,name () ,a) (defvar ,suffix) (defvar ,k) (defvar ,o) (defparameter *r* ',r)))";
+    assert_eq!(
+        expansion(source, "(m (foo) 1 :other bar)").unwrap(),
+        "(progn (defun foo () 1) (defvar x) (defvar dflt) (defvar bar) (defparameter *r* '(:other bar)))"
+    );
+    assert_eq!(
+        expansion(source, "(m (foo y) 1 :k kk)").unwrap(),
+        "(progn (defun foo () 1) (defvar y) (defvar kk) (defvar nil) (defparameter *r* '(:k kk)))"
+    );
+    // Too few arguments: SBCL signals an error, nothing is made.
+    assert_eq!(expansion(source, "(m)"), None);
+}
+
+#[test]
+fn lambda_list_whole_environment_body_and_dotted() {
+    let source = "(defmacro m (&whole w &environment e name . body)
+                    (declare (ignore e))
+                    \"doc\"
+                    `(defun ,name () ',w ,@body))";
+    assert_eq!(
+        expansion(source, "(m f 1 2)").unwrap(),
+        "(defun f () '(m f 1 2) 1 2)"
+    );
+    let too_many = "(defmacro n (a) `(defun ,a ()))";
+    assert_eq!(expansion(too_many, "(n f g)"), None);
+}
+
+#[test]
+fn builders_make_names() {
+    let source = "(defmacro defthing (name)
+                    (let* ((maker (symbolicate 'make- name))
+                           (pred (intern (format nil \"~A-P\" name)))
+                           (kw (make-keyword name))
+                           (str (intern (concatenate 'string (symbol-name name) \"-STRING\")))
+                           (fs (format-symbol t \"~:@(~A~)-count\" name)))
+                      `(progn (defun ,maker ()) (defun ,pred (x) x) (defvar ,str ,kw)
+                              (defun ,fs ()) (defun ,(string-upcase \"q\") ()))))";
+    // A string is no name: `(defun "Q" ())` defines nothing.
+    assert_eq!(
+        names(source, "(defthing point)"),
+        [
+            "defun make-point",
+            "defun point-p",
+            "defvar point-string",
+            "defun point-count",
+        ]
+    );
+}
+
+#[test]
+fn an_unknown_call_makes_no_name_but_keeps_the_others() {
+    let source = "(defmacro m (name) `(progn (defun ,(compute name) ()) (defun ,name () ,(body))))";
+    assert_eq!(names(source, "(m f)"), ["defun f"]);
+    // A body whose value is not a template: not instantiable.
+    let computed = "(defmacro n (name) (if name `(defun ,name ()) `(progn)))";
+    assert_eq!(expansion(computed, "(n f)"), None);
+}
+
+#[test]
+fn structures_and_classes_in_expansions_derive_names() {
+    let source = "(defmacro defrecord (name &rest slots)
+                    `(defstruct (,name (:constructor ,(symbolicate '%make- name))) ,@slots))";
+    assert_eq!(
+        names(source, "(defrecord cell a)"),
+        [
+            "defstruct cell",
+            "constructor %make-cell",
+            "copier copy-cell",
+            "predicate cell-p",
+            "accessor cell-a",
+            "setf-accessor (setf cell-a)"
+        ]
+    );
+}
+
+#[test]
+fn macros_calling_macros_and_macrolet() {
+    let source = "(defmacro def-one (n) `(defun ,(symbolicate n '-one) ()))
+                  (defmacro def-two (a b) `(eval-when (:compile-toplevel) (def-one ,a) (def-one ,b)))";
+    assert_eq!(
+        names(source, "(def-two x y)"),
+        ["defun x-one", "defun y-one"]
+    );
+    // A `macrolet` binding is a macro for the forms inside its body only.
+    let form = val("(macrolet ((frob (n) `(defun ,(symbolicate 'frob- n) ()))) (frob a))");
+    let locals = local_macros(&form);
+    assert_eq!(locals.len(), 1);
+    let global = Macros::default();
+    let lookup = Lookup {
+        global: &global,
+        locals: &locals,
+    };
+    let call = val("(frob a)");
+    let v = expand(&locals[0].1, &call, &lookup, &mut Budget::new(1000)).unwrap();
+    assert_eq!(text(&v), "(defun frob-a ())");
+    // A macrolet inside an expansion binds its body's calls.
+    let outer = "(defmacro outer (n) `(macrolet ((in (x) `(defvar ,x))) (in ,n)))";
+    // The inner template is a nested backquote: its comma is left for the inner macro.
+    assert_eq!(names(outer, "(outer v)"), ["defvar v"]);
+}
+
+#[test]
+fn recursion_stops_at_the_depth_limit() {
+    // A macro expanding to a call of itself: followed MAX_MACRO_DEPTH deep, no further.
+    let source = "(defmacro loop-me (n) `(progn (defvar ,n) (loop-me ,n)))";
+    let made = names(source, "(loop-me v)");
+    assert_eq!(made.len(), MAX_MACRO_DEPTH);
+}
+
+#[test]
+fn budget_exhaustion_gives_nothing() {
+    let source = "(defmacro m (a) `(progn (defun ,a ()) (defun ,a ()) (defun ,a ())))";
+    let global = macros(source);
+    let form = val("(m f)");
+    let m = global.get("m").unwrap().clone();
+    let lookup = Lookup {
+        global: &global,
+        locals: &[],
+    };
+    assert!(expand(&m, &form, &lookup, &mut Budget::new(5)).is_none());
+    assert!(expand(&m, &form, &lookup, &mut Budget::new(1000)).is_some());
+}
+
+#[test]
+fn templates_that_multiply_stop_at_the_budget() {
+    // Each level doubles the expansion: 2^depth copies; the budget ends it.
+    let mut source = String::from("(defmacro m0 (x) `(defvar ,x))\n");
+    for k in 1..=8 {
+        source.push_str(&format!(
+            "(defmacro m{k} (x) `(progn (m{} ,x) (m{} ,x)))\n",
+            k - 1,
+            k - 1
+        ));
+    }
+    let global = macros(&source);
+    let form = val("(m8 v)");
+    let m = global.get("m8").unwrap().clone();
+    let lookup = Lookup {
+        global: &global,
+        locals: &[],
+    };
+    let mut budget = Budget::new(2_000);
+    assert!(expand(&m, &form, &lookup, &mut budget).is_none());
+}
+
+#[test]
+fn learning_reads_only_defmacro_forms_with_templates() {
+    let source = "(defun f ()) (eval-when () (defmacro a (x) `(defun ,x ())))
+                  (defmacro b (x) (list 'defun x nil)) '(defmacro c (x) `(,x))
+                  (defmacro with-x (&body body) `(let ((x 1)) ,@body))";
+    let learned = learn(source.as_bytes(), &|_, _| true);
+    let names: Vec<(&str, bool)> = learned
+        .iter()
+        .map(|(n, m)| (n.as_str(), m.defines))
+        .collect();
+    // `b` has no template; `c` is quoted data.
+    assert_eq!(names, [("a", true), ("with-x", false)]);
+}
+
+#[test]
+fn local_functions_of_the_body_make_names() {
+    // alexandria's types.lisp, shortened: names made by `flet` functions that `push`.
+    let form = val("(macrolet
+        ((frob (type &optional (base-type type))
+           (let ((subtype-names (list)))
+             (flet ((make-subtype-name (format-control)
+                      (let ((result (format-symbol :alexandria format-control
+                                                   (symbol-name type))))
+                        (push result subtype-names)
+                        result)))
+               (let* ((negative-name (make-subtype-name '#:negative-~a))
+                      (zero))
+                 (setf (values zero) (ecase type (fixnum (values 0))))
+                 `(progn
+                    (deftype ,negative-name () `(,',base-type * ,',zero))
+                    (declaim (inline ,@subtype-names))
+                    (defun ,(format-symbol :alexandria '#:~A-p negative-name) (n)
+                      (and (typep n ',type) (< n ,zero)))))))))
+        (frob fixnum integer))");
+    let locals = local_macros(&form);
+    let global = Macros::default();
+    let lookup = Lookup {
+        global: &global,
+        locals: &locals,
+    };
+    let v = expand(
+        &locals[0].1,
+        &val("(frob fixnum integer)"),
+        &lookup,
+        &mut Budget::new(10_000),
+    )
+    .unwrap();
+    let names: Vec<String> = made(&v, &Grammar::builtin())
+        .into_iter()
+        .map(|m| format!("{} {}", m.kind, m.name))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "deftype alexandria::negative-fixnum",
+            "defun alexandria::negative-fixnum-p"
+        ]
+    );
+}
+
+#[test]
+fn shapes_say_which_names_a_macro_can_build() {
+    let learned = macros(
+        "(defmacro a (n) (let ((maker (symbolicate '#:make- n))) `(defun ,maker ())))
+         (defmacro b (n) `(defun ,(format-symbol t \"~A-P\" n) ()))
+         (defmacro c (n) `(defun ,n ()))
+         (defmacro d (n) `(defun ,(helper n) ()))
+         (defmacro e (n) `(defstruct ,n))",
+    );
+    let may = |m: &str, name: &str| learned.get(m).unwrap().shape.may_build(name);
+    assert!(may("a", "make-point") && !may("a", "point-p"));
+    assert!(may("b", "point-p") && !may("b", "make-box"));
+    // A parameter's name is spelled by the call; a helper's result is unknown: neither
+    // builds a name (a search looks at their calls only where they spell it).
+    assert!(!learned.get("c").unwrap().builds);
+    assert!(!learned.get("d").unwrap().builds);
+    // A structure's derived names: any.
+    assert!(may("e", "make-point") && learned.get("e").unwrap().builds);
+}

@@ -1,0 +1,279 @@
+//! `find` and the definitions a project's own definer macros make
+//! (docs/find.md#definitions-made-by-the-projects-own-macros): learned from every file
+//! of the scope, instantiated at each call, through the library and the real binary; and
+//! the search stays linear on adversarial macros.
+
+use crate::find_linearity::{assert_find_linear, Family};
+use lisp_read_file::cancel::CancelToken;
+use lisp_read_file::find::{find, Definition, FindRequest, FindResult};
+use lisp_read_file::grammar::Grammar;
+use lisp_read_file::guard::Guard;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
+
+const MACROS: &str = "(in-package :shapes)
+
+(defmacro defthing (name &key (prefix \"MAKE-\"))
+  \"Defines a maker and a predicate for NAME.\"
+  (let ((maker (intern (concatenate 'string prefix (symbol-name name)))))
+    `(progn
+       (defun ,maker () (list ',name))
+       (defun ,(symbolicate name '-p) (x) (eq x ',name)))))
+
+(defmacro defrecord (name &rest slots)
+  `(defstruct (,name (:constructor ,(format-symbol t \"%MAKE-~A\" name))) ,@slots))
+
+(defmacro defweird (name)
+  (if name `(defun ,name ()) nil))
+
+(defmacro defplain (name)
+  `(defstruct ,name a))
+";
+
+const USES: &str = "(in-package :shapes)
+
+(defthing point)
+(defthing circle :prefix \"NEW-\")
+
+(defrecord cell
+  value)
+
+(macrolet ((frob (type)
+             `(defun ,(symbolicate 'copy- type) (x) (copy-seq x))))
+  (frob vector)
+  (frob text))
+
+(defweird zap)
+
+(defplain box)
+";
+
+fn project() -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("lrf-find-macros-{}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("macros.lisp"), MACROS).unwrap();
+    std::fs::write(dir.join("uses.lisp"), USES).unwrap();
+    dir
+}
+
+fn search(dir: &Path, edit: impl FnOnce(&mut FindRequest)) -> FindResult {
+    let guard = Guard::confined(&[dir.to_path_buf()], 1 << 20).unwrap();
+    let mut request = FindRequest::new(".");
+    edit(&mut request);
+    find(&guard, &Grammar::builtin(), &request, &CancelToken::new()).unwrap()
+}
+
+/// `kind name file:line via MACRO (form line)`.
+fn shown(defs: &[Definition]) -> Vec<String> {
+    defs.iter()
+        .map(|d| {
+            format!(
+                "{} {} {}:{} via {} ({})",
+                d.kind,
+                d.name,
+                d.file,
+                d.line,
+                d.via.as_deref().unwrap_or("-"),
+                d.form.as_ref().map_or(0, |f| f.line)
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn names_built_by_a_macro_are_found_at_its_call() {
+    let dir = project();
+    let defs = |name: &str| {
+        shown(
+            &search(&dir, |r| r.name = Some(name.into()))
+                .definitions
+                .unwrap(),
+        )
+    };
+    // Neither name is spelled anywhere: `intern` of `concatenate`, `symbolicate`.
+    assert_eq!(
+        defs("make-point"),
+        ["defun make-point uses.lisp:3 via defthing (3)"]
+    );
+    assert_eq!(
+        defs("point-p"),
+        ["defun point-p uses.lisp:3 via defthing (3)"]
+    );
+    // A keyword argument's value replaces its default.
+    assert_eq!(
+        defs("new-circle"),
+        ["defun new-circle uses.lisp:4 via defthing (4)"]
+    );
+    assert_eq!(defs("make-circle"), Vec::<String>::new());
+    // A structure the expansion defines makes its derived names.
+    assert_eq!(
+        defs("%make-cell"),
+        ["constructor %make-cell uses.lisp:6 via defrecord (6)"]
+    );
+    assert_eq!(
+        defs("cell-value"),
+        ["accessor cell-value uses.lisp:6 via defrecord (6)"]
+    );
+    // A `macrolet` macro, for the forms of its body.
+    assert_eq!(
+        defs("copy-text"),
+        ["defun copy-text uses.lisp:12 via frob (12)"]
+    );
+    // No builder, but a structure: its derived names are not in the call's text.
+    assert_eq!(
+        defs("make-box"),
+        ["constructor make-box uses.lisp:16 via defplain (16)"]
+    );
+    // Not a template: the generic `def...` rule stays.
+    assert_eq!(defs("zap"), ["defweird zap uses.lisp:14 via - (0)"]);
+}
+
+#[test]
+fn a_pattern_lists_what_the_call_makes_instead_of_its_first_argument() {
+    let dir = project();
+    let result = search(&dir, |r| r.name_pattern = Some("point".into()));
+    assert_eq!(
+        shown(&result.definitions.unwrap()),
+        [
+            "defun make-point uses.lisp:3 via defthing (3)",
+            "defun point-p uses.lisp:3 via defthing (3)"
+        ]
+    );
+    // `kinds` names the definer the expansion writes, or the macro.
+    let by_kind = |k: &str| {
+        search(&dir, |r| {
+            r.name_pattern = Some("cell".into());
+            r.kinds = Some(vec![k.into()]);
+        })
+        .definitions
+        .unwrap()
+        .len()
+    };
+    assert_eq!(by_kind("defrecord"), 6);
+    assert_eq!(by_kind("constructor"), 1);
+}
+
+#[test]
+fn the_binary_says_which_macro_made_a_definition() {
+    let dir = project();
+    let out = Command::new(BIN)
+        .args(["find", "--name", "point-p", "--root"])
+        .arg(&dir)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(" 3: defun point-p, via defthing at 3: (defthing point)"),
+        "{text}"
+    );
+    let out = Command::new(BIN)
+        .args(["find", "--name", "point-p", "--json", "--root"])
+        .arg(&dir)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &json["definitions"][0];
+    assert_eq!(d["via"], "defthing");
+    assert_eq!(d["kind"], "defun");
+    assert_eq!(d["package"], "shapes");
+    assert_eq!(d["form"]["kind"], "defthing");
+}
+
+/// `n` calls of a macro whose expansion doubles at each of 12 levels of macros calling
+/// macros: each call is cut by its budget.
+fn multiplying(size: usize) -> Vec<u8> {
+    let mut out = String::from("(defmacro m0 (x) `(defvar ,(symbolicate x '-v)))\n");
+    for k in 1..=12 {
+        out.push_str(&format!(
+            "(defmacro m{k} (x) `(progn (m{} ,x) (m{} ,x)))\n",
+            k - 1,
+            k - 1
+        ));
+    }
+    let mut k = 0;
+    while out.len() < size {
+        out.push_str(&format!("(m12 n{k})\n"));
+        k += 1;
+    }
+    out.into_bytes()
+}
+
+/// One macro with a lambda list as long as the file, called once with as many arguments,
+/// its template naming each of them.
+fn huge_lambda_list(size: usize) -> Vec<u8> {
+    let n = size / 24;
+    let params: Vec<String> = (0..n).map(|k| format!("a{k}")).collect();
+    let keys: Vec<String> = (0..n).map(|k| format!("(k{k} 'd)")).collect();
+    let uses: Vec<String> = (0..n)
+        .map(|k| format!("(defvar ,(symbolicate a{k} k{k}))"))
+        .collect();
+    let args: Vec<String> = (0..n).map(|k| format!("x{k}")).collect();
+    format!(
+        "(defmacro big ({} &key {}) `(progn {}))\n(big {})\n",
+        params.join(" "),
+        keys.join(" "),
+        uses.join(" "),
+        args.join(" ")
+    )
+    .into_bytes()
+}
+
+/// A call whose argument nests as deep as the file is long, of a macro that splices it.
+fn deep_argument(size: usize) -> Vec<u8> {
+    let depth = size / 2;
+    format!(
+        "(defmacro defdeep (name &body body) `(progn (defun ,(symbolicate name '-x) () ,@body)))\n(defdeep d {}x{})\n",
+        "(".repeat(depth),
+        ")".repeat(depth)
+    )
+    .into_bytes()
+}
+
+/// Many `macrolet`s, each with many bindings and calls.
+fn many_macrolets(size: usize) -> Vec<u8> {
+    let mut out = String::new();
+    let mut k = 0;
+    while out.len() < size {
+        let bindings: Vec<String> = (0..40)
+            .map(|j| format!("(f{j} (n) `(defun ,(symbolicate n '-{j}) ()))"))
+            .collect();
+        let calls: Vec<String> = (0..40).map(|j| format!("(f{j} g{k})")).collect();
+        out.push_str(&format!(
+            "(macrolet ({}) {})\n",
+            bindings.join(" "),
+            calls.join(" ")
+        ));
+        k += 1;
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn find_is_linear_on_adversarial_macros() {
+    let families: Vec<(&'static str, Family)> = vec![
+        ("multiplying templates", multiplying),
+        ("huge lambda list", huge_lambda_list),
+        ("deep argument", deep_argument),
+        ("many macrolets", many_macrolets),
+    ];
+    assert_find_linear(
+        "find-macros",
+        families,
+        vec![
+            ("name", |r| r.name = Some("n1-v".into())),
+            ("name_pattern", |r| r.name_pattern = Some("-v$".into())),
+        ],
+    );
+}

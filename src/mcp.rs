@@ -884,10 +884,21 @@ mod tests {
                 assert_eq!(&property["default"], value, "{field}");
             }
         }
-        for field in ["name_pattern", "content_pattern", "kinds", "features"] {
-            assert!(properties.contains_key(field));
+        // The optional fields without a default (absent from a default request).
+        let optional = [
+            "name_pattern",
+            "content_pattern",
+            "kinds",
+            "features",
+            "detail",
+        ];
+        for field in optional {
+            assert!(properties.contains_key(field), "{field}");
         }
-        assert_eq!(properties.len(), defaults.as_object().unwrap().len() + 4);
+        assert_eq!(
+            properties.len(),
+            defaults.as_object().unwrap().len() + optional.len()
+        );
     }
 
     /// Every `required` name is defined in the `properties` of the same schema object,

@@ -231,8 +231,19 @@ impl<'o> StreamedGrep<'o> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pattern::Pattern;
     use crate::source::Source;
-    use crate::tool::{view_options, ReadRequest};
+
+    /// A grep of `hit` as the read tool would ask it (the view layer is tested without it).
+    fn grep_options(context_lines: usize, offset: usize, limit: usize) -> ViewOptions {
+        ViewOptions {
+            content_pattern: Some(Pattern::regex_or_literal("hit", false).unwrap()),
+            context_lines,
+            offset,
+            limit,
+            ..ViewOptions::default()
+        }
+    }
 
     /// The streamed grep of `text`, fed the source's lines as the guard hands them on.
     fn streamed(text: &str, options: &ViewOptions, page_bytes: usize) -> View {
@@ -279,12 +290,7 @@ mod tests {
             for (context, offset, limit) in
                 [(0, 0, 2000), (1, 0, 3), (2, 3, 5), (5, 1, 1), (3, 0, 7)]
             {
-                let mut request = ReadRequest::new("x.txt");
-                request.content_pattern = Some("hit".into());
-                request.context_lines = context;
-                request.offset = offset;
-                request.limit = limit;
-                let options = view_options(&request).unwrap();
+                let options = grep_options(context, offset, limit);
                 let source = Source::new(text.as_bytes());
                 let memory = super::super::render(&source, None, &options);
                 assert_eq!(
@@ -300,9 +306,8 @@ mod tests {
 
     #[test]
     fn invalid_utf8_in_a_searched_line_is_reported() {
-        let mut request = ReadRequest::new("x.txt");
-        request.content_pattern = Some("hit".into());
-        let options = view_options(&request).unwrap();
+        let d = ViewOptions::default();
+        let options = grep_options(d.context_lines, d.offset, d.limit);
         for (bytes, replaced) in [(&b"ok hit"[..], false), (b"bad \xff hit", true)] {
             let mut grep = StreamedGrep::new(&options, usize::MAX);
             grep.line(StreamedLine {
@@ -319,9 +324,8 @@ mod tests {
     #[test]
     fn a_page_ends_at_its_byte_budget_and_says_where_to_continue() {
         let text: String = (1..=100).map(|i| format!("hit {i:04}\n")).collect();
-        let mut request = ReadRequest::new("x.txt");
-        request.content_pattern = Some("hit".into());
-        let options = view_options(&request).unwrap();
+        let d = ViewOptions::default();
+        let options = grep_options(d.context_lines, d.offset, d.limit);
         let v = streamed(&text, &options, 25);
         assert!(v.truncated);
         // 8 bytes a line: the fourth passes 25 bytes, the fifth waits for the next page.

@@ -199,14 +199,16 @@ impl Lookup<'_> {
 /// template: its name and the macro.
 fn macro_of(parts: &[Val]) -> Option<(String, Macro)> {
     let name = parts.first()?.symbol_name()?.to_string();
-    let lambda_list = parts.get(1)?.clone();
+    let lambda_list = parts.get(1)?;
     if !matches!(lambda_list, Val::List(_) | Val::Dotted(..)) && !lambda_list.is_nil() {
         return None;
     }
-    let body = parts[2..].to_vec();
-    if !ends_in_template(&body) {
+    // Checked before anything is copied: most macros of a large scope are not templates.
+    if !ends_in_template(&parts[2..]) {
         return None;
     }
+    let lambda_list = lambda_list.clone();
+    let body = parts[2..].to_vec();
     let defines = body.iter().any(writes_definer);
     let builds = body.iter().any(|b| {
         any_node(b, &mut |n| {

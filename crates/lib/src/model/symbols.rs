@@ -32,6 +32,29 @@ impl Written {
                 name: Written::parse(rest).name,
             };
         }
+        if text.is_ascii() && !text.contains(['|', '\\']) {
+            return Written::plain(text);
+        }
+        Written::escaped(text)
+    }
+
+    /// The common token, ASCII without `|` or `\\`, split and folded in place (every
+    /// symbol of every form a search reads into a tree is parsed).
+    fn plain(text: &str) -> Written {
+        let name = text.rsplit(':').next().unwrap_or_default();
+        let prefix = match text.find(':') {
+            None => Prefix::None,
+            Some(0) => Prefix::Keyword,
+            Some(i) => Prefix::Package(text[..i].to_ascii_lowercase()),
+        };
+        Written {
+            prefix,
+            name: name.to_ascii_lowercase(),
+        }
+    }
+
+    /// Any token: `|...|` and `\\x` escapes removed, each character folded.
+    fn escaped(text: &str) -> Written {
         let mut package: Option<String> = None;
         let mut out = String::with_capacity(text.len());
         let mut chars = text.chars();
@@ -94,4 +117,19 @@ fn first_word(text: &str) -> &str {
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_plain_token_splits_as_any_token_does() {
+        for token in [
+            "foo", "FOO", "Foo-Bar", ":key", "pkg:foo", "PKG::Foo", "a:b:c", "pkg:", ":", "::x",
+            "1+", "*x*", "%f.g", "",
+        ] {
+            assert_eq!(Written::plain(token), Written::escaped(token), "{token}");
+        }
+    }
 }

@@ -8,6 +8,7 @@
 
 use super::convert::{path_of, uri_of, LineIndex};
 use super::Server;
+use lisp_read_file::index::lexical::{block_comment_end, token_end};
 use lisp_read_file::project::asdf;
 use lisp_read_file::scan::Span;
 use lsp_types::Uri;
@@ -162,44 +163,6 @@ fn string(b: &[u8], i: usize) -> (String, usize) {
         }
     }
     (String::from_utf8_lossy(&text).into_owned(), b.len())
-}
-
-fn token_end(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() {
-        match b[i] {
-            b'\\' => i += 2,
-            b'|' => {
-                i += 1;
-                while i < b.len() && b[i] != b'|' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            c if c.is_ascii_whitespace() || b"()\"';`,".contains(&c) => break,
-            _ => i += 1,
-        }
-    }
-    i.min(b.len())
-}
-
-/// Past the `#|...|#` at `i` (nested ones included).
-fn block_comment_end(b: &[u8], mut i: usize) -> usize {
-    let mut depth = 0usize;
-    while i + 1 < b.len() {
-        if b[i] == b'#' && b[i + 1] == b'|' {
-            depth += 1;
-            i += 2;
-        } else if b[i] == b'|' && b[i + 1] == b'#' {
-            depth -= 1;
-            i += 2;
-            if depth == 0 {
-                return i;
-            }
-        } else {
-            i += 1;
-        }
-    }
-    b.len()
 }
 
 #[cfg(test)]

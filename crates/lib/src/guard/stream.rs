@@ -4,12 +4,10 @@
 //! Lines are split as [`crate::source::Source`] splits them (a BOM at the start is not
 //! text, `\r\n` ends a line as `\n` does, a last line without `\n` counts).
 
-use super::messages::read_error;
-use super::window::SCAN_BUFFER_BYTES;
+use super::window::read_chunks;
 use super::{content, FileInfo, Guard, Opened};
 use crate::cancel::CancelToken;
-use crate::error::{ErrorCode, ToolError};
-use std::io::{self, Read};
+use crate::error::ToolError;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -53,32 +51,16 @@ impl Guard {
         each: &mut dyn FnMut(StreamedLine<'_>) -> bool,
     ) -> Result<StreamedFile, ToolError> {
         let Opened { file, shown, info } = self.open(user_path)?;
-        let mut buf = vec![0u8; SCAN_BUFFER_BYTES];
-        let mut reader = (&file).take(info.size);
         let mut splitter = Splitter::new(keep_per_line);
-        let mut at: u64 = 0;
-        loop {
-            if cancel.is_cancelled() {
-                return Err(ToolError::new(
-                    ErrorCode::Cancelled,
-                    shown,
-                    "the request was cancelled before its answer was ready; ask again if it is still wanted",
-                ));
-            }
-            let n = match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(read_error(&shown, &e)),
-            };
+        read_chunks(&file, info.size, &shown, cancel, &mut |chunk, at| {
             if at == 0 {
                 // The text rule, on the file's first bytes, before any line is handed on.
-                let head = &buf[..n.min(content::BINARY_SNIFF_BYTES)];
+                let head = &chunk[..chunk.len().min(content::BINARY_SNIFF_BYTES)];
                 content::check_text(&shown, complete_chars(head))?;
             }
-            splitter.feed(&buf[..n], at, each);
-            at += n as u64;
-        }
+            splitter.feed(chunk, at, each);
+            Ok(())
+        })?;
         let total_lines = splitter.finish(each);
         Ok(StreamedFile {
             display_path: shown,

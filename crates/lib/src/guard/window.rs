@@ -16,6 +16,41 @@ use std::os::unix::fs::FileExt;
 /// The buffer of the streaming line scan.
 pub(super) const SCAN_BUFFER_BYTES: usize = 64 * 1024;
 
+/// What [`read_chunks`] hands each chunk to: the bytes and their offset in the file.
+pub(super) type Chunks<'a> = dyn FnMut(&[u8], u64) -> Result<(), ToolError> + 'a;
+
+/// Reads the open `file` in chunks of [`SCAN_BUFFER_BYTES`], handing each on with its
+/// offset, up to `size`: the file as it was at open (one that another process keeps
+/// extending would otherwise be read for ever). Checks `cancel` before each chunk.
+pub(super) fn read_chunks(
+    file: &File,
+    size: u64,
+    shown: &str,
+    cancel: &CancelToken,
+    each: &mut Chunks<'_>,
+) -> Result<(), ToolError> {
+    let mut buf = vec![0u8; SCAN_BUFFER_BYTES];
+    let mut reader = file.take(size);
+    let mut at: u64 = 0;
+    loop {
+        if cancel.is_cancelled() {
+            return Err(ToolError::new(
+                ErrorCode::Cancelled,
+                shown,
+                "the request was cancelled before its answer was ready; ask again if it is still wanted",
+            ));
+        }
+        let n = match reader.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_error(shown, &e)),
+        };
+        each(&buf[..n], at)?;
+        at += n as u64;
+    }
+}
+
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A byte range of a file, cut to UTF-8 character boundaries.
@@ -186,29 +221,10 @@ impl Guard {
     ) -> Result<LineWindow, ToolError> {
         let Opened { file, shown, info } = self.open(user_path)?;
         let mut scan = LineScan::new(query, self.max_file_bytes);
-        let mut buf = vec![0u8; SCAN_BUFFER_BYTES];
-        // The file as it was at open (its size then): one that another process keeps
-        // extending would otherwise be scanned for ever.
-        let mut reader = (&file).take(info.size);
-        let mut at: u64 = 0;
-        loop {
-            if cancel.is_cancelled() {
-                return Err(ToolError::new(
-                    ErrorCode::Cancelled,
-                    shown,
-                    "the request was cancelled before its answer was ready; ask again if it is still wanted",
-                ));
-            }
-            let n = match reader.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(read_error(&shown, &e)),
-            };
-            scan.feed(&buf[..n], at);
-            at += n as u64;
-        }
-        drop(buf);
+        read_chunks(&file, info.size, &shown, cancel, &mut |chunk, at| {
+            scan.feed(chunk, at);
+            Ok(())
+        })?;
         let window = scan.finish();
         self.check_window_text(&file, &shown, &window.sniff)?;
         Ok(LineWindow {

@@ -22,7 +22,7 @@ fn is_terminating(c: u8) -> bool {
 }
 
 /// The end of a token that starts at `i` (escapes `\x` and `|...|` included).
-fn token_end(b: &[u8], mut i: usize) -> usize {
+pub fn token_end(b: &[u8], mut i: usize) -> usize {
     while i < b.len() {
         match b[i] {
             b'\\' => i += 2,
@@ -52,7 +52,8 @@ fn string_end(b: &[u8], mut i: usize) -> usize {
     b.len()
 }
 
-fn block_comment_end(b: &[u8], mut i: usize) -> usize {
+/// Past the `#|...|#` at `i` (nested ones included); the end of `b` when unterminated.
+pub fn block_comment_end(b: &[u8], mut i: usize) -> usize {
     let mut depth = 0usize;
     while i + 1 < b.len() {
         if b[i] == b'#' && b[i + 1] == b'|' {

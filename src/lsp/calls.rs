@@ -5,7 +5,7 @@
 //! (open buffers in place of their files). Each call's `fromRanges` are its call sites.
 
 use super::convert::{uri_of, LineIndex};
-use super::requests::{each_definition, each_symbol, query_at, Answer};
+use super::lookup::{each_definition, each_symbol, query_at, symbol_kind, Answer};
 use super::Server;
 use lisp_read_file::find::{calls_in_memory, CalleesEntry, Caller, FindRequest, Use};
 use lisp_read_file::index::analysis::{self, Symbol};
@@ -196,7 +196,7 @@ fn item(file: &WorkspaceFile, index: &LineIndex, s: &Symbol) -> Option<Value> {
         selection,
         line: s.line,
     };
-    let kind = super::requests::symbol_kind(s);
+    let kind = symbol_kind(s);
     plain_item(file, &s.shown, &s.name, &s.signature, kind, at)
 }
 

@@ -13,6 +13,7 @@ mod documents;
 mod indexing;
 mod inflight;
 mod links;
+mod lookup;
 mod requests;
 mod transport;
 

@@ -2,19 +2,23 @@
 
 (in-package #:lisp-read-file)
 
-(defun find-request (path name name-pattern symbol text kinds features include-body
-                     offset limit)
+(defun find-request (path name name-pattern symbol text callers callees kinds features
+                     include-body offset limit)
   "The request for LISP-FIND's arguments, checked: ((\"path\" . STRING) ...), with only
-the arguments given. Exactly one of NAME, NAME-PATTERN, SYMBOL and TEXT."
+the arguments given. Exactly one of NAME, NAME-PATTERN, SYMBOL, TEXT, CALLERS and
+CALLEES."
   (let* ((path (path-string path))
          (modes (loop for (keyword value) on (list :name name :name-pattern name-pattern
-                                                   :symbol symbol :text text)
+                                                   :symbol symbol :text text
+                                                   :callers callers :callees callees)
                         by #'cddr
                       when value collect keyword)))
     (unless (= 1 (length modes))
       (invalid-argument path "give exactly one of :name (a definition's name), ~
                               :name-pattern (a regex or text on definition names), :symbol ~
-                              (whose uses to list) and :text (which forms contain it)~@[, ~
+                              (whose uses to list), :text (which forms contain it), ~
+                              :callers (which definitions call it) and :callees (what the ~
+                              definitions of that name call)~@[, ~
                               not ~{~(~S~)~^ and ~}~]" modes))
     (flet ((designator (keyword value)
              ;; A name or symbol may be given as a Lisp symbol: its name, in lower case.
@@ -29,18 +33,20 @@ the arguments given. Exactly one of NAME, NAME-PATTERN, SYMBOL and TEXT."
                              (check-argument path :name-pattern name-pattern 'string))
                        (cons "symbol" (designator :symbol symbol))
                        (cons "text" (check-argument path :text text 'string))
+                       (cons "callers" (designator :callers callers))
+                       (cons "callees" (designator :callees callees))
                        (cons "kinds" (names-list path :kinds kinds))
                        (cons "features" (names-list path :features features))
                        (cons "include_body" (and include-body t))
                        (cons "offset" (check-count path :offset offset 0))
                        (cons "limit" (check-count path :limit limit 1)))))))
 
-(defun lisp-find (path &key name name-pattern symbol text kinds features include-body
-                         offset limit (root *root*))
+(defun lisp-find (path &key name name-pattern symbol text callers callees kinds features
+                         include-body offset limit (root *root*))
   "Search PATH (a file, a directory's Lisp files, recursively, or an .asd file's
 directory; \".\" is the first root) through the lisp-read-file program, and return the
-result as a property list: (:PATH :MODE :CONTENT :DEFINITIONS or :REFERENCES
-:FILES-SEARCHED :FILES-SKIPPED :TOTAL :TRUNCATED :NEXT-OFFSET).
+result as a property list: (:PATH :MODE :CONTENT :DEFINITIONS, :REFERENCES, :CALLERS or
+:CALLEES :FILES-SEARCHED :FILES-SKIPPED :TOTAL :TRUNCATED :NEXT-OFFSET).
 
 Exactly one of: NAME, the definitions named exactly this (a string, or a symbol by its
 name; case-insensitive; \"(setf foo)\" too), with the names a form makes without spelling
@@ -48,7 +54,11 @@ them (a structure's accessors, a slot's readers: :KIND says which, :FORM the for
 NAME-PATTERN, the definitions whose name matches this regex or contains this text;
 SYMBOL, every use of the symbol as a token, grouped by enclosing form (:DEFINITION T for
 the forms that define it); TEXT, the forms whose source text contains this literal text,
-strings and comments included, with the lines holding it.
+strings and comments included, with the lines holding it; CALLERS, the definitions whose
+code calls this symbol as a function (operator position, #'foo, funcall or apply of 'foo),
+methods one by one, each with the lines of its calls; CALLEES, for the definitions named
+this, the definitions of the scope their code calls and, apart, the names called that
+the scope does not define.
 
 KINDS: only definitions (or uses in top-level forms) with these operators, a list of
 strings or symbols. FEATURES: leave out what #+/#- excludes under these features.
@@ -57,10 +67,12 @@ INCLUDE-BODY: each definition's :BODY, verbatim. OFFSET (the first entry, 0-base
 
 :DEFINITIONS is a list of plists (:FILE :LINE :END-LINE :COLUMN :KIND :NAME :SIGNATURE,
 and :BODY, :FORM when present); :REFERENCES of plists (:FILE :LINE :END-LINE :KIND
-:NAME :SIGNATURE :DEFINITION :USES), each use (:LINE :COLUMN :TEXT). Failures and bad
-arguments are as for READ-FILE."
-  (let* ((request (find-request path name name-pattern symbol text kinds features
-                                include-body offset limit))
+:NAME :SIGNATURE :DEFINITION :USES), each use (:LINE :COLUMN :TEXT); :CALLERS of plists
+(:FILE :LINE :END-LINE :KIND :NAME :SIGNATURE :PACKAGE :CALLS), each call as a use;
+:CALLEES of plists (:FILE :LINE :END-LINE :KIND :NAME :SIGNATURE :CALLEES :OUTSIDE), each
+callee (:NAME :CALLS :DEFINITIONS). Failures and bad arguments are as for READ-FILE."
+  (let* ((request (find-request path name name-pattern symbol text callers callees kinds
+                                features include-body offset limit))
          (path (cdr (assoc "path" request :test #'equal)))
          (roots (roots root path)))
     (check-configuration)

@@ -76,12 +76,40 @@
         (check-equal '(27) (mapcar (lambda (u) (getf u :line))
                                    (getf (first (getf mentions :references)) :uses)))))))
 
+;; Who calls a function, and what a definition calls: the reader of SIZE is called by the
+;; primary method of AREA only (its :around method calls CALL-NEXT-METHOD and MAX).
+(deftest lisp-find-callers-and-callees
+  (dolist (transport '(:mcp :cli))
+    (with-client (:transport transport)
+      (let ((callers (lisp-read-file:lisp-find *demo* :callers 'size)))
+        (check-equal "callers" (getf callers :mode))
+        (check-equal '(("fixtures/demo/demo.lisp" 19 "defmethod" "area (shape)" "demo"))
+                     (entry-summary (getf callers :callers) :file :line :kind :name :package)
+                     (format nil "~S: the callers" transport))
+        (check-equal '((20 6) (20 15))
+                     (entry-summary (getf (first (getf callers :callers)) :calls)
+                                    :line :column)))
+      (let* ((callees (lisp-read-file:lisp-find *demo* :callees "area" :kinds '(:defmethod)))
+             (primary (find 19 (getf callees :callees) :key (lambda (c) (getf c :line)))))
+        (check-equal "callees" (getf callees :mode))
+        (check-equal '(19 22) (mapcar (lambda (c) (getf c :line)) (getf callees :callees))
+                     (format nil "~S: the definitions named AREA" transport))
+        (check-equal '(("size" (("fixtures/demo/demo.lisp" 13 "reader"))))
+                     (mapcar (lambda (callee)
+                               (list (getf callee :name)
+                                     (entry-summary (getf callee :definitions)
+                                                    :file :line :kind)))
+                             (getf primary :callees))
+                     (format nil "~S: what the primary method calls" transport))))))
+
 (deftest lisp-find-bad-arguments-are-refused-before-any-call
   (with-client (:transport :cli)
     (let ((lisp-read-file:*program* "/nonexistent/lisp-read-file"))
       ;; The arguments are checked before the program is looked for.
       (dolist (call (list (lambda () (lisp-read-file:lisp-find *demo*))
                           (lambda () (lisp-read-file:lisp-find *demo* :name "a" :symbol "b"))
+                          (lambda () (lisp-read-file:lisp-find *demo* :callers "a" :callees "b"))
+                          (lambda () (lisp-read-file:lisp-find *demo* :callers 7))
                           (lambda () (lisp-read-file:lisp-find *demo* :name 12))
                           (lambda () (lisp-read-file:lisp-find *demo* :text 'area))
                           (lambda () (lisp-read-file:lisp-find *demo* :name "a" :kinds "defun"))

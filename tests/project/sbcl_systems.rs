@@ -12,59 +12,23 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 const SCRIPT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/oracle/sbcl-systems.lisp"
 );
+const RUNNER: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/sbcl-systems.sh");
 
 /// Debian systems that load in SBCL without a network or a foreign library, in the
-/// order loaded (a system loaded earlier as a dependency adds no package of its own).
-pub const SYSTEMS: &[&str] = &[
-    "alexandria",
-    "cl-ppcre",
-    "babel",
-    "iterate",
-    "local-time",
-    "flexi-streams",
-    "chunga",
-    "cl-who",
-    "split-sequence",
-    "ironclad",
-    "yason",
-    "esrap",
-    "fiveam",
-    "cl-base64",
-    "bordeaux-threads",
-    "trivial-gray-streams",
-    "named-readtables",
-    "closer-mop",
-    "anaphora",
-    "parse-number",
-    "cl-fad",
-    "puri",
-    "md5",
-    "metabang-bind",
-    "cl-interpol",
-    "salza2",
-    "chipz",
-    "nibbles",
-    "ieee-floats",
-    "usocket",
-    "cl-postgres",
-    "postmodern",
-    "quri",
-    "cl-csv",
-    "cl-unicode",
-    "drakma",
-    "hunchentoot",
-    "uuid",
-    "trivial-garbage",
-    "global-vars",
-    "xmls",
-    "cl-containers",
-];
+/// order loaded (`tests/oracle/systems.txt`, which `scripts/sbcl-systems.sh` reads too).
+pub static SYSTEMS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    include_str!("../oracle/systems.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .collect()
+});
 
 /// A definition SBCL records (a `DEF` line of the script).
 #[derive(Debug, Clone)]
@@ -128,8 +92,8 @@ pub fn oracle() -> &'static Oracle {
     ORACLE.get_or_init(|| parse(&output()))
 }
 
-/// What identifies the output: SBCL's and the Debian packages' versions, the script,
-/// the systems.
+/// What identifies the output: SBCL's and the Debian packages' versions, the script and
+/// its runner, the systems.
 fn cache_key() -> String {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -144,6 +108,7 @@ fn cache_key() -> String {
     .hash(&mut h);
     stdout(Command::new("sbcl").arg("--version")).hash(&mut h);
     std::fs::read(SCRIPT).unwrap_or_default().hash(&mut h);
+    std::fs::read(RUNNER).unwrap_or_default().hash(&mut h);
     SYSTEMS.hash(&mut h);
     format!("{:016x}", h.finish())
 }
@@ -170,29 +135,18 @@ fn output() -> String {
     std::fs::read_to_string(&cached).unwrap()
 }
 
-/// Runs the script into `partial`, with a fasl cache of its own (empty, removed after):
-/// what SBCL records differs between compiling a file and loading its fasl, so every file
-/// is compiled, whatever the user's `~/.cache/common-lisp` holds.
+/// Runs the script into `partial` through `scripts/sbcl-systems.sh` (the one place that
+/// says how SBCL runs it: with a fasl cache of its own, so that every file is compiled;
+/// what SBCL records differs between compiling a file and loading its fasl).
 fn run_sbcl(dir: &Path, partial: &Path) {
-    let fasls = dir.join(format!("fasl-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&fasls);
-    std::fs::create_dir_all(&fasls).unwrap();
     let log = dir.join("sbcl.log");
-    let systems: Vec<String> = SYSTEMS.iter().map(|s| format!("{s:?}")).collect();
-    let call = format!(
-        "(oracle:run {:?} (list {}))",
-        partial.display().to_string(),
-        systems.join(" ")
-    );
-    let status = Command::new("sbcl")
-        .args(["--non-interactive", "--no-userinit", "--load", SCRIPT])
-        .args(["--eval", &call])
-        .env("XDG_CACHE_HOME", &fasls)
+    let status = Command::new("bash")
+        .arg(RUNNER)
+        .arg(partial)
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
         .status()
-        .expect("sbcl runs");
-    let _ = std::fs::remove_dir_all(&fasls);
+        .expect("bash runs");
     assert!(
         status.success(),
         "the oracle script failed: {status} (its output: {})",

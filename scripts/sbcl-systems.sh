@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Writes to OUT what SBCL itself records of the Debian systems of tests/oracle/systems.txt
+# (where their names are defined, who calls them): one run of tests/oracle/sbcl-systems.lisp,
+# read by the two oracle tests (tests/project/sbcl_systems.rs runs this script, or takes
+# its output made beforehand through LRF_SBCL_SYSTEMS=OUT, as .ci/run does to run it
+# while the tests build). Every file is compiled, in a fasl cache of the run's own (what
+# SBCL records differs between compiling a file and loading its fasl). About 90 s of CPU.
+# Usage: bash scripts/sbcl-systems.sh OUT
+set -euo pipefail
+out=${1:?usage: sbcl-systems.sh OUT}
+here=$(cd "$(dirname "$0")/.." && pwd)
+systems=$(grep -v '^\s*#' "$here/tests/oracle/systems.txt" | grep -v '^\s*$' | sed 's/.*/"&"/' | tr '\n' ' ')
+fasls=$(mktemp -d)
+trap 'rm -rf "$fasls"' EXIT
+XDG_CACHE_HOME=$fasls sbcl --non-interactive --no-userinit \
+  --load "$here/tests/oracle/sbcl-systems.lisp" \
+  --eval "(oracle:run \"$out\" (list $systems))" >/dev/null
+test -s "$out"

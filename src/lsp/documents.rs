@@ -134,11 +134,22 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
             let p: DidCloseTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
             if let Some(document) = server.documents.open.remove(p.text_document.uri.as_str()) {
                 send_diagnostics(server, &document.uri, None, Vec::new());
+                // The file takes the buffer's place again: read anew, it may have been saved.
+                forget(server, document.path.as_deref());
             }
         }
-        // Saved text is the buffer's text already; the file's new time refreshes the cache.
-        "textDocument/didSave"
-        | "initialized"
+        // Saved text is the buffer's text already; the file is read anew once closed.
+        "textDocument/didSave" => {
+            let p: lsp_types::DidSaveTextDocumentParams =
+                serde_json::from_value(params).map_err(bad)?;
+            forget(
+                server,
+                path_of(&p.text_document.uri)
+                    .map(|p| normal_path(&p))
+                    .as_deref(),
+            );
+        }
+        "initialized"
         | "workspace/didChangeWatchedFiles"
         | "workspace/didChangeConfiguration"
         | "$/cancelRequest"
@@ -146,6 +157,14 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
         _ => {}
     }
     Ok(())
+}
+
+/// Makes the index read `path` anew at the next request (the file changed, or its
+/// buffer closed).
+fn forget(server: &Server, path: Option<&str>) {
+    if let (Some(path), Ok(mut index)) = (path, server.index.lock()) {
+        index.forget(path);
+    }
 }
 
 /// The buffer's text after `p`'s changes; an error leaves the buffer as it was, except

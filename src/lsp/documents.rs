@@ -118,6 +118,8 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
             let p: DidChangeTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
             let uri = p.text_document.uri.clone();
             let text = changed(server, &p)?;
+            // The diagnostics first: they need the text only.
+            publish_text(server, &uri, p.text_document.version, &text);
             let data = FileData::new(text, &server.grammar);
             let document = server
                 .documents
@@ -127,8 +129,6 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
             document.data = data;
             document.version = p.text_document.version;
             document.refused = None;
-            let document = &server.documents.open[uri.as_str()];
-            publish(server, document);
         }
         "textDocument/didClose" => {
             let p: DidCloseTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
@@ -294,7 +294,16 @@ fn apply(text: Vec<u8>, range: Option<lsp_types::Range>, new: &str) -> Result<Ve
 }
 
 fn publish(server: &Server, document: &Document) {
-    let bytes = &document.data.bytes;
+    publish_text(
+        server,
+        &document.uri,
+        document.version,
+        &document.data.bytes,
+    );
+}
+
+/// The diagnostics of `bytes`, version `version` of `uri`.
+fn publish_text(server: &Server, uri: &Uri, version: i32, bytes: &[u8]) {
     let index = LineIndex::new(bytes);
     let diagnostics: Vec<serde_json::Value> = problems(bytes)
         .into_iter()
@@ -308,7 +317,7 @@ fn publish(server: &Server, document: &Document) {
             })
         })
         .collect();
-    send_diagnostics(server, &document.uri, Some(document.version), diagnostics);
+    send_diagnostics(server, uri, Some(version), diagnostics);
 }
 
 fn send_diagnostics(

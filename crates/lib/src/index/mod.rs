@@ -27,12 +27,20 @@ use std::sync::Arc;
 pub struct FileData {
     pub bytes: Arc<[u8]>,
     pub symbols: Arc<[Symbol]>,
+    /// Made at the first question (an open buffer changes at each key; its tables are
+    /// made only when a request searches it).
+    tables: Arc<std::sync::OnceLock<Tables>>,
+}
+
+/// What lets a request skip a file, or read only part of it.
+#[derive(Debug)]
+struct Tables {
     /// The folded names its symbols define.
-    defined: Arc<names::NameSet>,
+    defined: names::NameSet,
     /// The words of its text.
-    words: Arc<names::NameSet>,
+    words: names::NameSet,
     /// Its top-level forms ([`analysis::form_spans`]).
-    forms: Arc<[crate::scan::Span]>,
+    forms: Box<[crate::scan::Span]>,
 }
 
 impl FileData {
@@ -40,22 +48,36 @@ impl FileData {
     pub fn new(bytes: Vec<u8>, grammar: &Grammar) -> FileData {
         let symbols = analysis::symbols(&bytes, grammar);
         FileData {
-            defined: names::defined(&symbols).into(),
-            words: names::words(&bytes).into(),
-            forms: analysis::form_spans(&bytes).into(),
             bytes: bytes.into(),
             symbols: symbols.into(),
+            tables: Default::default(),
         }
+    }
+
+    /// [`FileData::new`] with its tables made now (a file of the workspace: every
+    /// search asks them).
+    fn with_tables(bytes: Vec<u8>, grammar: &Grammar) -> FileData {
+        let data = FileData::new(bytes, grammar);
+        data.tables();
+        data
+    }
+
+    fn tables(&self) -> &Tables {
+        self.tables.get_or_init(|| Tables {
+            defined: names::defined(&self.symbols),
+            words: names::words(&self.bytes),
+            forms: analysis::form_spans(&self.bytes).into(),
+        })
     }
 
     /// False when no symbol of the file can match `query` by name (a file to skip).
     pub fn may_define(&self, query: &crate::find::SymbolQuery) -> bool {
-        self.defined.may_hold(query.name.as_bytes())
+        self.tables().defined.may_hold(query.name.as_bytes())
     }
 
     /// False when the text cannot use `query` (a file to skip).
     pub fn may_use(&self, query: &crate::find::SymbolQuery) -> bool {
-        !names::words_answer_for(&query.name) || self.words.may_hold(query.name.as_bytes())
+        !names::words_answer_for(&query.name) || self.tables().words.may_hold(query.name.as_bytes())
     }
 
     /// The uses of `finder`'s symbol in the file (as [`analysis::uses_read`] finds them).
@@ -64,7 +86,7 @@ impl FileData {
         finder: &analysis::Uses,
         features: Option<&crate::features::Features>,
     ) -> Vec<crate::scan::Span> {
-        finder.read_forms(&self.bytes, &self.forms, features)
+        finder.read_forms(&self.bytes, &self.tables().forms, features)
     }
 }
 
@@ -189,7 +211,10 @@ impl Index {
             }
             let loaded = guard.read(path).ok()?;
             let (size, mtime) = loaded.info.map_or((0, 0), |i| (i.size, i.mtime_ms));
-            Some((Some((size, mtime)), FileData::new(loaded.bytes, grammar)))
+            Some((
+                Some((size, mtime)),
+                FileData::with_tables(loaded.bytes, grammar),
+            ))
         });
         for (n, answer) in slow.into_iter().zip(read) {
             answers[n] = answer;

@@ -17,7 +17,7 @@ pub(super) type Answer = Result<Value, (ErrorCode, String)>;
 
 /// An open buffer's data, else the file's, read through the guard (inside the roots only).
 pub(super) fn document(server: &Server, uri: &Uri) -> Result<FileData, (ErrorCode, String)> {
-    if let Some(d) = server.documents.get(uri) {
+    if let Some(d) = server.documents.get(uri, &server.guard) {
         if let Some(why) = &d.refused {
             return Err((ErrorCode::RequestFailed, why.clone()));
         }

@@ -146,6 +146,11 @@ async def test_a_buffer_named_by_another_path_is_its_walked_file(tmp_path):
             assert await names(client, "alpha") == [], spelled
             found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=f"edited-{n}"))
             assert [s.location.uri for s in found] == [uri(root / "src" / "a.lisp")], spelled
+            # Asked by any of its names, the file is the buffer.
+            for other in [uri(root / "src" / "a.lisp"), uri(root / "alias" / "a.lisp")]:
+                symbols = await client.text_document_document_symbol_async(
+                    types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=other)))
+                assert [s.name for s in symbols] == [f"edited-{n}"], (spelled, other)
             client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=spelled)))
             assert await names(client, "alpha") == ["alpha"]
         # A file outside the roots, however spelled, is never read.

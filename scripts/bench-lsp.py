@@ -7,7 +7,8 @@ index filled), then runs `definition` and `references` of the symbol at NEEDLE i
 opens a buffer of BIG_BYTES (BIG_FILES of ROOT one after the other, cut at a line), types
 one character into it RUNS times (`didChange`), timing each until its diagnostics come
 back and until `documentSymbol` answers with the new text, and prints the server's
-resident memory (VmRSS, VmHWM) against the bytes of the tree's Lisp files.
+resident memory (VmRSS, VmHWM) against the bytes of the tree's Lisp files. Last, the MCP
+server on ROOT answers `lisp-find` of the symbol QUERY RUNS times (the first call apart).
 
     scripts/bench-lsp.py [BIN] [ROOT] [FILE] [NEEDLE] [QUERY] [RUNS]
 """
@@ -132,3 +133,32 @@ print(f"memory: VmRSS {rss / 2**20:.0f} MiB, VmHWM {hwm / 2**20:.0f} MiB, Lisp f
       f"{lisp / 2**20:.0f} MiB (RSS {rss / lisp:.2f}x the source bytes)")
 request("shutdown", None)
 send({"method": "exit"})
+
+
+def mcp_find():
+    """Medians of `lisp-find --symbol QUERY` over ROOT through `lisp-read-file mcp`."""
+    mcp = subprocess.Popen([BIN, "mcp", "--root", ROOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def call(id, method, params):
+        mcp.stdin.write((json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}) + "\n").encode())
+        mcp.stdin.flush()
+        while True:
+            message = json.loads(mcp.stdout.readline())
+            if message.get("id") == id:
+                return message
+
+    call(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
+    mcp.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    times = []
+    for n in range(RUNS + 1):
+        start = time.perf_counter()
+        answer = call(n + 1, "tools/call", {"name": "lisp-find", "arguments": {"symbol": QUERY}})
+        times.append((time.perf_counter() - start) * 1000)
+        assert not answer["result"].get("isError"), answer
+    mcp.stdin.close()
+    mcp.wait()
+    print(f"MCP lisp-find symbol {QUERY}: first call {times[0]:.0f} ms, then median "
+          f"{statistics.median(times[1:]):.1f} ms over {RUNS} calls")
+
+
+mcp_find()

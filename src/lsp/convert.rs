@@ -57,6 +57,15 @@ impl<'a> LineIndex<'a> {
         }
     }
 
+    /// The index of the lines of `text` up to the one holding byte `end`: it converts
+    /// the offsets up to `end` as [`LineIndex::new`] does, without counting the lines of
+    /// the rest (an answer citing the top of a long file).
+    pub(super) fn through(text: &'a [u8], end: usize) -> LineIndex<'a> {
+        let end = end.min(text.len());
+        let cut = memchr::memchr(b'\n', &text[end..]).map_or(text.len(), |n| end + n);
+        LineIndex::new(&text[..cut])
+    }
+
     /// The bytes of `line`, without its newline.
     fn line(&self, line: usize) -> &'a [u8] {
         let end = self
@@ -214,6 +223,22 @@ pub(super) fn uri_of(path: &str) -> Option<Uri> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_through_an_offset_converts_it_as_the_whole_index_does() {
+        let text = "(a)\n(é b)\r\n\n  (c d)\nlast é line".as_bytes();
+        let whole = LineIndex::new(text);
+        for end in 0..=text.len() {
+            let part = LineIndex::through(text, end);
+            for offset in 0..=end {
+                assert_eq!(
+                    part.position(offset),
+                    whole.position(offset),
+                    "{end} {offset}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn positions_count_utf16_units() {

@@ -244,7 +244,8 @@ fn references(
                 }
             });
         }
-        let index = LineIndex::new(&file.data.bytes);
+        let last = uses.iter().map(|u| u.end).max().unwrap_or(0);
+        let index = LineIndex::through(&file.data.bytes, last);
         for span in uses.into_iter().filter(|u| !defined.contains(u)) {
             out.push(json!({"uri": uri, "range": index.range(span)}));
         }

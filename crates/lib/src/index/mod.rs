@@ -6,7 +6,7 @@
 //!
 //! After a first walk, a request does not walk the roots nor look at each file again:
 //! what keeps the cache true is the caller telling it what changed ([`Index::forget`],
-//! [`Index::rewalk`]), a re-check of every file at a bounded rate ([`recheck`]), and a
+//! [`Index::clear`]), a re-check of every file at a bounded rate ([`recheck`]), and a
 //! check of the files an answer cites ([`Index::unchanged`]).
 
 pub mod analysis;
@@ -272,12 +272,6 @@ impl Index {
         if !listed {
             self.walked = None;
         }
-    }
-
-    /// Makes the next request walk the roots and check every file by size and time.
-    pub fn rewalk(&mut self) {
-        self.generation += 1;
-        self.walked = None;
     }
 
     /// Forgets everything (the grammar changed): the next request reads every file.

@@ -98,3 +98,57 @@ pub fn recheck_forever(index: &Mutex<Index>, guard: &Guard) -> ! {
         pause = MIN_PAUSE.max(start.elapsed() * PAUSE_PER_WORK);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::Grammar;
+    use std::fs;
+
+    fn names(index: &Mutex<Index>, guard: &Guard) -> Vec<String> {
+        let files = index.lock().unwrap().files(
+            guard,
+            &Grammar::builtin(),
+            &HashMap::new(),
+            &CancelToken::new(),
+        );
+        let mut names: Vec<String> = files
+            .iter()
+            .flat_map(|f| f.data.symbols.iter().map(|s| s.name.clone()))
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_recheck_sees_files_changed_created_and_deleted() {
+        let dir = std::env::temp_dir().join(format!("lrf-recheck-unit-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("a.lisp"), "(defun alpha ())").unwrap();
+        fs::write(dir.join("b.lisp"), "(defun beta ())").unwrap();
+        let guard = Guard::confined(std::slice::from_ref(&dir), 1 << 20).unwrap();
+        let index = Mutex::new(Index::default());
+        assert_eq!(names(&index, &guard), ["alpha", "beta"]);
+        // Trusted now: a change nobody reports is not seen by a request...
+        fs::write(dir.join("a.lisp"), "(defun gamma (x))").unwrap();
+        fs::write(dir.join("c.lisp"), "(defun delta ())").unwrap();
+        fs::remove_file(dir.join("b.lisp")).unwrap();
+        assert_eq!(names(&index, &guard), ["alpha", "beta"]);
+        // ...until a re-check.
+        let found = recheck(&index, &guard, &CancelToken::new());
+        assert_eq!(
+            found,
+            Found {
+                changed: 2,
+                added: 1
+            }
+        );
+        assert_eq!(names(&index, &guard), ["delta", "gamma"]);
+        assert_eq!(
+            recheck(&index, &guard, &CancelToken::new()),
+            Found::default()
+        );
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -114,9 +114,9 @@ mod tests {
     /// Texts of the characters that matter (escapes, package markers, prefixes,
     /// comments, strings, case), made by a small deterministic generator.
     fn texts() -> Vec<Vec<u8>> {
-        let pieces: [&[u8]; 22] = [
+        let pieces: [&[u8]; 24] = [
             b"aver", b"AVER", b"Aver", b"x", b":", b"::", b"|", b"\\", b"#", b"@", b"'", b"`",
-            b",", b";", b"\n", b" ", b"(", b")", b"\"", b"#|", b"|#", b"cl",
+            b",", b";", b"\n", b" ", b"(", b")", b"\"", b"#|", b"|#", b"cl", b"av\\er", b"a|ve|r",
         ];
         let mut seed = 7u64;
         (0..3000)

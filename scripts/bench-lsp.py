@@ -3,10 +3,18 @@
 
 Starts the server over stdio on ROOT, sends `initialized`, times the first request (the
 index filled), then runs `definition` and `references` of the symbol at NEEDLE in FILE and
-`workspace/symbol` of QUERY, RUNS times each, and prints each one's median in ms.
+`workspace/symbol` of QUERY, RUNS times each, and prints each one's median in ms. Then it
+opens a buffer of BIG_BYTES (BIG_FILES of ROOT one after the other, cut at a line), types
+one character into it RUNS times (`didChange`), timing each until its diagnostics come
+back and until `documentSymbol` answers with the new text, and prints the server's
+resident memory (VmRSS, VmHWM) against the bytes of the tree's Lisp files. Last, the MCP
+server on ROOT answers `lisp-find` of the symbol QUERY RUNS times (the first call apart).
 
     scripts/bench-lsp.py [BIN] [ROOT] [FILE] [NEEDLE] [QUERY] [RUNS]
 """
+
+import os
+import pathlib
 
 import json
 import statistics
@@ -55,6 +63,20 @@ def request(method, params):
             return message["result"]
 
 
+def notification(method):
+    """The next notification `method` the server sends."""
+    while True:
+        message = receive()
+        if message.get("method") == method and "id" not in message:
+            return message["params"]
+
+
+def cpu_ms():
+    """The server's CPU time so far (user and system, all threads), in ms."""
+    fields = open(f"/proc/{server.pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def timed(method, params):
     start = time.perf_counter()
     result = request(method, params)
@@ -75,7 +97,68 @@ for method, params in [
     ("textDocument/references", dict(at, context={"includeDeclaration": True})),
     ("workspace/symbol", {"query": QUERY}),
 ]:
+    cpu = cpu_ms()
     times, result = zip(*(timed(method, params) for _ in range(RUNS)))
-    print(f"{method}: median {statistics.median(times):.1f} ms over {RUNS} runs ({len(result[0] or [])} results)")
+    cpu = (cpu_ms() - cpu) / RUNS
+    print(f"{method}: median {statistics.median(times):.1f} ms over {RUNS} runs, "
+          f"{cpu:.1f} ms of CPU each ({len(result[0] or [])} results)")
+BIG_BYTES = 500 * 1024
+BIG_FILES = ["contrib/asdf/uiop.lisp", "src/code/seq.lisp", "src/code/target-format.lisp"]
+big = b"".join(open(f"{ROOT}/{f}", "rb").read() for f in BIG_FILES)
+big = big[: big.index(b"\n", BIG_BYTES) + 1].decode("utf-8", errors="replace")
+big_uri = f"file://{ROOT}/bench-buffer-not-on-disk.lisp"
+send({"method": "textDocument/didOpen", "params": {"textDocument": {
+    "uri": big_uri, "languageId": "lisp", "version": 1, "text": big}}})
+notification("textDocument/publishDiagnostics")
+diagnostics, symbols = [], []
+cpu = cpu_ms()
+for n in range(RUNS):
+    start = time.perf_counter()
+    # One character typed at the start of line 1 (a space: the text stays readable).
+    send({"method": "textDocument/didChange", "params": {
+        "textDocument": {"uri": big_uri, "version": n + 2},
+        "contentChanges": [{"range": {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 0}}, "text": " "}]}})
+    notification("textDocument/publishDiagnostics")
+    diagnostics.append((time.perf_counter() - start) * 1000)
+    request("textDocument/documentSymbol", {"textDocument": {"uri": big_uri}})
+    symbols.append((time.perf_counter() - start) * 1000)
+print(f"didChange of one character in a {len(big.encode()) // 1024} KB buffer: diagnostics "
+      f"median {statistics.median(diagnostics):.1f} ms, fresh documentSymbol median "
+      f"{statistics.median(symbols):.1f} ms over {RUNS} runs, {(cpu_ms() - cpu) / RUNS:.1f} ms "
+      f"of CPU each (both)")
+status = dict(l.split(":", 1) for l in open(f"/proc/{server.pid}/status").read().splitlines() if ":" in l)
+lisp = sum(p.stat().st_size for e in ["lisp", "lsp", "cl", "asd", "ros"] for p in pathlib.Path(ROOT).rglob(f"*.{e}"))
+rss, hwm = (int(status[k].split()[0]) * 1024 for k in ["VmRSS", "VmHWM"])
+print(f"memory: VmRSS {rss / 2**20:.0f} MiB, VmHWM {hwm / 2**20:.0f} MiB, Lisp files "
+      f"{lisp / 2**20:.0f} MiB (RSS {rss / lisp:.2f}x the source bytes)")
 request("shutdown", None)
 send({"method": "exit"})
+
+
+def mcp_find():
+    """Medians of `lisp-find --symbol QUERY` over ROOT through `lisp-read-file mcp`."""
+    mcp = subprocess.Popen([BIN, "mcp", "--root", ROOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def call(id, method, params):
+        mcp.stdin.write((json.dumps({"jsonrpc": "2.0", "id": id, "method": method, "params": params}) + "\n").encode())
+        mcp.stdin.flush()
+        while True:
+            message = json.loads(mcp.stdout.readline())
+            if message.get("id") == id:
+                return message
+
+    call(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
+    mcp.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+    times = []
+    for n in range(RUNS + 1):
+        start = time.perf_counter()
+        answer = call(n + 1, "tools/call", {"name": "lisp-find", "arguments": {"symbol": QUERY}})
+        times.append((time.perf_counter() - start) * 1000)
+        assert not answer["result"].get("isError"), answer
+    mcp.stdin.close()
+    mcp.wait()
+    print(f"MCP lisp-find symbol {QUERY}: first call {times[0]:.0f} ms, then median "
+          f"{statistics.median(times[1:]):.1f} ms over {RUNS} calls")
+
+
+mcp_find()

@@ -38,7 +38,7 @@ pub(super) fn prepare(server: &mut Server, p: lsp_types::CallHierarchyPreparePar
         &files,
         &query,
         server.features.as_ref(),
-        &mut |file, index, s| {
+        &mut |_, file, index, s| {
             items.extend(item(file, index, s));
         },
     );

@@ -21,8 +21,10 @@ const CHECKPOINT_BYTES: usize = 64;
 pub(super) struct LineIndex<'a> {
     text: &'a [u8],
     starts: Vec<usize>,
-    /// Per line: true when it holds a byte that is not ASCII.
-    wide: Vec<bool>,
+    /// Per line once asked: whether it holds a byte that is not ASCII (0: not asked, 1:
+    /// no, 2: yes). Asked, not computed up front: an answer converts a few positions of
+    /// a file that can be megabytes long.
+    wide: RefCell<Vec<u8>>,
     /// Per wide line once used: `(byte in the line, column)` at character boundaries.
     checkpoints: RefCell<HashMap<usize, Vec<(usize, usize)>>>,
 }
@@ -46,18 +48,22 @@ impl<'a> LineIndex<'a> {
     pub(super) fn new(text: &'a [u8]) -> LineIndex<'a> {
         let mut starts = vec![0];
         starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
-        let wide = (0..starts.len())
-            .map(|line| {
-                let end = starts.get(line + 1).map_or(text.len(), |&next| next - 1);
-                !text[starts[line]..end].is_ascii()
-            })
-            .collect();
+        let wide = RefCell::new(vec![0; starts.len()]);
         LineIndex {
             text,
             starts,
             wide,
             checkpoints: RefCell::default(),
         }
+    }
+
+    /// The index of the lines of `text` up to the one holding byte `end`: it converts
+    /// the offsets up to `end` as [`LineIndex::new`] does, without counting the lines of
+    /// the rest (an answer citing the top of a long file).
+    pub(super) fn through(text: &'a [u8], end: usize) -> LineIndex<'a> {
+        let end = end.min(text.len());
+        let cut = memchr::memchr(b'\n', &text[end..]).map_or(text.len(), |n| end + n);
+        LineIndex::new(&text[..cut])
     }
 
     /// The bytes of `line`, without its newline.
@@ -67,6 +73,17 @@ impl<'a> LineIndex<'a> {
             .get(line + 1)
             .map_or(self.text.len(), |&next| next - 1);
         &self.text[self.starts[line]..end]
+    }
+
+    /// Whether `line` holds a byte that is not ASCII (looked at once per line).
+    fn is_wide(&self, line: usize) -> bool {
+        let known = self.wide.borrow()[line];
+        if known != 0 {
+            return known == 2;
+        }
+        let wide = !self.line(line).is_ascii();
+        self.wide.borrow_mut()[line] = if wide { 2 } else { 1 };
+        wide
     }
 
     /// The checkpoint of wide `line` found by `before` (true for those at or before the
@@ -95,7 +112,7 @@ impl<'a> LineIndex<'a> {
         let offset = offset.min(self.text.len());
         let line = self.starts.partition_point(|&s| s <= offset) - 1;
         let within = offset - self.starts[line];
-        if !self.wide[line] {
+        if !self.is_wide(line) {
             return Position::new(line as u32, within as u32);
         }
         let (mut byte, mut column) = self.checkpoint(line, &|p| p.0 <= within);
@@ -126,7 +143,7 @@ impl<'a> LineIndex<'a> {
         let start = *self.starts.get(line)?;
         let text = self.line(line);
         let wanted = position.character as usize;
-        if !self.wide[line] {
+        if !self.is_wide(line) {
             return Some(start + wanted.min(text.len()));
         }
         let (mut byte, mut column) = self.checkpoint(line, &|p| p.1 <= wanted);
@@ -206,6 +223,22 @@ pub(super) fn uri_of(path: &str) -> Option<Uri> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_through_an_offset_converts_it_as_the_whole_index_does() {
+        let text = "(a)\n(é b)\r\n\n  (c d)\nlast é line".as_bytes();
+        let whole = LineIndex::new(text);
+        for end in 0..=text.len() {
+            let part = LineIndex::through(text, end);
+            for offset in 0..=end {
+                assert_eq!(
+                    part.position(offset),
+                    whole.position(offset),
+                    "{end} {offset}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn positions_count_utf16_units() {

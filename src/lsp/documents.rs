@@ -3,6 +3,7 @@
 
 use super::convert::{normal_path, path_of, LineIndex};
 use super::Server;
+use lisp_read_file::guard::Guard;
 use lisp_read_file::index::analysis::{problems, Severity};
 use lisp_read_file::index::FileData;
 use lsp_server::Notification;
@@ -17,6 +18,9 @@ pub(super) struct Document {
     /// The absolute path of a `file:` URI.
     pub path: Option<String>,
     pub version: i32,
+    /// The identity of the file it names (device, inode) through the guard, when it
+    /// names one inside the roots.
+    pub identity: Option<(u64, u64)>,
     pub data: FileData,
     /// Why the buffer's text is unknown (a refused `didOpen` or `didChange`): requests
     /// about it get this error, never the file on disk, until a whole text arrives.
@@ -39,15 +43,23 @@ pub(super) const MAX_URI_BYTES: usize = 4096;
 
 impl Documents {
     /// The open document of `uri`, by its text, else by its path with `.`, `..` and `//`
-    /// resolved (`file:///r/src/../a.lisp` is the buffer opened as `file:///r/a.lisp`).
-    pub(super) fn get(&self, uri: &Uri) -> Option<&Document> {
+    /// resolved (`file:///r/src/../a.lisp` is the buffer opened as `file:///r/a.lisp`),
+    /// else by the file's identity through the guard (a symbolic link, a directory's
+    /// other name: one file, one buffer).
+    pub(super) fn get(&self, uri: &Uri, guard: &Guard) -> Option<&Document> {
         if let Some(d) = self.open.get(uri.as_str()) {
             return Some(d);
         }
         let path = path_of(uri).map(|p| normal_path(&p))?;
-        self.open
+        let by_path = self
+            .open
             .values()
-            .find(|d| d.path.as_deref() == Some(path.as_str()))
+            .find(|d| d.path.as_deref() == Some(path.as_str()));
+        if by_path.is_some() {
+            return by_path;
+        }
+        let wanted = identity(guard, &path)?;
+        self.open.values().find(|d| d.identity == Some(wanted))
     }
 
     /// Every known buffer read again with `grammar` (the definer tables changed).
@@ -76,6 +88,11 @@ impl Documents {
     }
 }
 
+/// The identity of the file at `path` through the guard.
+fn identity(guard: &Guard, path: &str) -> Option<(u64, u64)> {
+    guard.identity(&guard.named_file(path))
+}
+
 /// Most bytes one `didChange` may copy: each change costs the buffer's length, so many
 /// changes to a big buffer are refused (the buffer is then unknown until a whole text
 /// arrives) rather than blocking the server.
@@ -94,8 +111,10 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
                 .err();
             let text = if refused.is_some() { Vec::new() } else { text };
             let data = FileData::new(text, &server.grammar);
+            let path = path_of(&p.text_document.uri).map(|p| normal_path(&p));
             let document = Document {
-                path: path_of(&p.text_document.uri).map(|p| normal_path(&p)),
+                identity: path.as_deref().and_then(|p| identity(&server.guard, p)),
+                path,
                 uri: p.text_document.uri,
                 version: p.text_document.version,
                 data,
@@ -118,6 +137,8 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
             let p: DidChangeTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
             let uri = p.text_document.uri.clone();
             let text = changed(server, &p)?;
+            // The diagnostics first: they need the text only.
+            publish_text(server, &uri, p.text_document.version, &text);
             let data = FileData::new(text, &server.grammar);
             let document = server
                 .documents
@@ -127,18 +148,27 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
             document.data = data;
             document.version = p.text_document.version;
             document.refused = None;
-            let document = &server.documents.open[uri.as_str()];
-            publish(server, document);
         }
         "textDocument/didClose" => {
             let p: DidCloseTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
             if let Some(document) = server.documents.open.remove(p.text_document.uri.as_str()) {
                 send_diagnostics(server, &document.uri, None, Vec::new());
+                // The file takes the buffer's place again: read anew, it may have been saved.
+                forget(server, document.path.as_deref());
             }
         }
-        // Saved text is the buffer's text already; the file's new time refreshes the cache.
-        "textDocument/didSave"
-        | "initialized"
+        // Saved text is the buffer's text already; the file is read anew once closed.
+        "textDocument/didSave" => {
+            let p: lsp_types::DidSaveTextDocumentParams =
+                serde_json::from_value(params).map_err(bad)?;
+            forget(
+                server,
+                path_of(&p.text_document.uri)
+                    .map(|p| normal_path(&p))
+                    .as_deref(),
+            );
+        }
+        "initialized"
         | "workspace/didChangeWatchedFiles"
         | "workspace/didChangeConfiguration"
         | "$/cancelRequest"
@@ -146,6 +176,14 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
         _ => {}
     }
     Ok(())
+}
+
+/// Makes the index read `path` anew at the next request (the file changed, or its
+/// buffer closed).
+fn forget(server: &Server, path: Option<&str>) {
+    if let (Some(path), Ok(mut index)) = (path, server.index.lock()) {
+        index.forget(path);
+    }
 }
 
 /// The buffer's text after `p`'s changes; an error leaves the buffer as it was, except
@@ -275,7 +313,16 @@ fn apply(text: Vec<u8>, range: Option<lsp_types::Range>, new: &str) -> Result<Ve
 }
 
 fn publish(server: &Server, document: &Document) {
-    let bytes = &document.data.bytes;
+    publish_text(
+        server,
+        &document.uri,
+        document.version,
+        &document.data.bytes,
+    );
+}
+
+/// The diagnostics of `bytes`, version `version` of `uri`.
+fn publish_text(server: &Server, uri: &Uri, version: i32, bytes: &[u8]) {
     let index = LineIndex::new(bytes);
     let diagnostics: Vec<serde_json::Value> = problems(bytes)
         .into_iter()
@@ -289,7 +336,7 @@ fn publish(server: &Server, document: &Document) {
             })
         })
         .collect();
-    send_diagnostics(server, &document.uri, Some(document.version), diagnostics);
+    send_diagnostics(server, uri, Some(version), diagnostics);
 }
 
 fn send_diagnostics(

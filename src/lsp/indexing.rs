@@ -1,8 +1,9 @@
 //! Keeping the index true and full: after `initialized`, the files of the roots are read
 //! in the background (with `$/progress` work-done reports when the client takes them),
 //! the client is asked to watch Lisp files (when it can register that dynamically), and
-//! `workspace/didChangeWatchedFiles` makes the index forget what changed. Between
-//! notifications each file is still checked by size and time at each request.
+//! `workspace/didChangeWatchedFiles` makes the index forget what changed. Then a thread
+//! re-checks every file by size and time at a bounded rate
+//! ([`lisp_read_file::index::recheck`]), for the changes no client reports.
 
 use super::convert::path_of;
 use super::Server;
@@ -73,15 +74,18 @@ pub(super) fn initialized(server: &mut Server) {
             state: Mutex::new(None),
             on: accepted,
         };
-        let Ok(mut index) = index.lock() else { return };
-        let files = index.files_reporting(
-            &guard,
-            &grammar,
-            &HashMap::new(),
-            &CancelToken::new(),
-            &|done, total| reporter.report(done, total),
-        );
-        reporter.end(files.len());
+        {
+            let Ok(mut index) = index.lock() else { return };
+            let files = index.files_reporting(
+                &guard,
+                &grammar,
+                &HashMap::new(),
+                &CancelToken::new(),
+                &|done, total| reporter.report(done, total),
+            );
+            reporter.end(files.len());
+        }
+        lisp_read_file::index::recheck::recheck_forever(&index, &guard);
     });
 }
 
@@ -200,7 +204,7 @@ fn reload_definers(server: &mut Server) -> Result<(), String> {
     .map_err(|e| format!("the definer table was not reloaded: {e}"))?;
     server.grammar = grammar;
     if let Ok(mut index) = server.index.lock() {
-        *index = Default::default();
+        index.clear();
     }
     server.documents.reread(&server.grammar);
     match warnings.is_empty() {

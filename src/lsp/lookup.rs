@@ -17,7 +17,7 @@ pub(super) type Answer = Result<Value, (ErrorCode, String)>;
 
 /// An open buffer's data, else the file's, read through the guard (inside the roots only).
 pub(super) fn document(server: &Server, uri: &Uri) -> Result<FileData, (ErrorCode, String)> {
-    if let Some(d) = server.documents.get(uri) {
+    if let Some(d) = server.documents.get(uri, &server.guard) {
         if let Some(why) = &d.refused {
             return Err((ErrorCode::RequestFailed, why.clone()));
         }
@@ -29,6 +29,12 @@ pub(super) fn document(server: &Server, uri: &Uri) -> Result<FileData, (ErrorCod
             format!("{} is not open and is not a local file: URI", uri.as_str()),
         )
     })?;
+    // The index's data when the file is unchanged (a fill under way holds the index).
+    if let Ok(index) = server.index.try_lock() {
+        if let Some(data) = index.data_if_unchanged(&server.guard, &path) {
+            return Ok(data);
+        }
+    }
     let loaded = server
         .guard
         .read(&path)
@@ -86,9 +92,12 @@ pub(super) fn each_definition(
     files: &[WorkspaceFile],
     query: &SymbolQuery,
     features: Option<&Features>,
-    f: &mut dyn FnMut(&WorkspaceFile, &LineIndex, &Symbol),
+    f: &mut dyn FnMut(usize, &WorkspaceFile, &LineIndex, &Symbol),
 ) {
-    for file in files {
+    for (n, file) in files.iter().enumerate() {
+        if !file.data.may_define(query) {
+            continue;
+        }
         let mut found = Vec::new();
         each_symbol(&file.data.symbols, features, &mut |s| {
             if s.named && query.matches_name(&s.name) {
@@ -100,7 +109,7 @@ pub(super) fn each_definition(
         }
         let index = LineIndex::new(&file.data.bytes);
         for s in found {
-            f(file, &index, s);
+            f(n, file, &index, s);
         }
     }
 }

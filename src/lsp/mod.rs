@@ -23,7 +23,7 @@ use lisp_read_file::cancel::CancelToken;
 use lisp_read_file::features::Features;
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::Guard;
-use lisp_read_file::index::Index;
+use lisp_read_file::index::{Index, WorkspaceFile};
 use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::InitializeParams;
 use std::path::PathBuf;
@@ -381,9 +381,30 @@ impl Server {
         ));
     }
 
+    /// `answer` of the workspace, after the files it cites (`answer`'s indexes into
+    /// the files) are checked unchanged on disk; when one changed, the answer is made
+    /// again with it read anew.
+    fn checked<T>(&mut self, answer: impl Fn(&Server, &[WorkspaceFile]) -> (T, Vec<usize>)) -> T {
+        let files = self.workspace();
+        let (value, cited) = answer(self, &files);
+        let paths: Vec<&str> = cited
+            .iter()
+            .filter_map(|&n| Some(files.get(n)?.path.as_str()))
+            .collect();
+        let unchanged = match self.index.lock() {
+            Ok(mut index) => index.unchanged(&self.guard, &paths),
+            Err(_) => true,
+        };
+        if unchanged {
+            return value;
+        }
+        let files = self.workspace();
+        answer(self, &files).0
+    }
+
     /// Every Lisp file of the roots, open buffers in place of their files. Waits for a
     /// background fill under way (the files it reads are then cached).
-    fn workspace(&mut self) -> Vec<lisp_read_file::index::WorkspaceFile> {
+    fn workspace(&mut self) -> Vec<WorkspaceFile> {
         let buffers = self.documents.buffers();
         let (files, cut) = {
             // A fill under way holds the index: wait for it, unless cancelled meanwhile.

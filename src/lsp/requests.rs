@@ -115,19 +115,21 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
                 return Ok(Value::Null);
             };
-            let files = server.workspace();
-            let mut out = Vec::new();
-            each_definition(
-                &files,
-                &query,
-                server.features.as_ref(),
-                &mut |file, index, s| {
-                    if let Some(uri) = uri_of(&file.path) {
-                        out.push(json!({"uri": uri, "range": index.range(s.span)}));
-                    }
-                },
-            );
-            Ok(Value::Array(out))
+            Ok(server.checked(|server, files| {
+                let (mut out, mut cited) = (Vec::new(), Vec::new());
+                each_definition(
+                    files,
+                    &query,
+                    server.features.as_ref(),
+                    &mut |n, file, index, s| {
+                        if let Some(uri) = uri_of(&file.path) {
+                            out.push(json!({"uri": uri, "range": index.range(s.span)}));
+                            cited.push(n);
+                        }
+                    },
+                );
+                (Value::Array(out), cited)
+            }))
         }
         "textDocument/references" => {
             let p: lsp_types::ReferenceParams = params(&method, value)?;
@@ -135,35 +137,9 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
                 return Ok(Value::Null);
             };
-            let files = server.workspace();
-            let mut out = Vec::new();
-            let features = server.features.as_ref();
-            let finder = analysis::Uses::new(&query);
-            for file in &files {
-                if server.cancel.is_cancelled() {
-                    break;
-                }
-                let uses = finder.read(&file.data.bytes, features);
-                if uses.is_empty() {
-                    continue;
-                }
-                let Some(uri) = uri_of(&file.path) else {
-                    continue;
-                };
-                let mut declarations = Vec::new();
-                if !p.context.include_declaration {
-                    each_symbol(&file.data.symbols, features, &mut |s| {
-                        if s.named && query.matches_name(&s.name) {
-                            declarations.push(s.name_span);
-                        }
-                    });
-                }
-                let index = LineIndex::new(&file.data.bytes);
-                for span in uses.into_iter().filter(|u| !declarations.contains(u)) {
-                    out.push(json!({"uri": uri, "range": index.range(span)}));
-                }
-            }
-            Ok(Value::Array(out))
+            Ok(server.checked(|server, files| {
+                references(server, files, &query, p.context.include_declaration)
+            }))
         }
         "textDocument/documentHighlight" => {
             let p: lsp_types::DocumentHighlightParams = params(&method, value)?;
@@ -190,18 +166,21 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
                 return Ok(Value::Null);
             };
-            let files = server.workspace();
-            let mut parts = Vec::new();
-            each_definition(
-                &files,
-                &query,
-                server.features.as_ref(),
-                &mut |file, index, s| {
-                    if parts.len() < 5 {
-                        parts.push(hover_text(server, file, index, s));
-                    }
-                },
-            );
+            let parts = server.checked(|server, files| {
+                let (mut parts, mut cited) = (Vec::new(), Vec::new());
+                each_definition(
+                    files,
+                    &query,
+                    server.features.as_ref(),
+                    &mut |n, file, index, s| {
+                        if parts.len() < 5 {
+                            parts.push(hover_text(server, file, index, s));
+                            cited.push(n);
+                        }
+                    },
+                );
+                (parts, cited)
+            });
             if parts.is_empty() {
                 return Ok(Value::Null);
             }
@@ -226,6 +205,52 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             format!("{method} is not offered by this server"),
         )),
     }
+}
+
+/// The uses of `query` in `files` (its definitions' names left out unless
+/// `declarations`), and the files they are in.
+fn references(
+    server: &Server,
+    files: &[WorkspaceFile],
+    query: &lisp_read_file::find::SymbolQuery,
+    declarations: bool,
+) -> (Value, Vec<usize>) {
+    let (mut out, mut cited) = (Vec::new(), Vec::new());
+    let features = server.features.as_ref();
+    let finder = analysis::Uses::new(query);
+    // The files whose words hold the name, read on the worker threads.
+    let candidates: Vec<usize> = (0..files.len())
+        .filter(|&n| files[n].data.may_use(query))
+        .collect();
+    let found = lisp_read_file::project::par_map(&candidates, &server.cancel, |&n| {
+        files[n].data.uses(&finder, features)
+    });
+    for (n, uses) in candidates.into_iter().zip(found) {
+        let (file, Some(uses)) = (&files[n], uses) else {
+            break;
+        };
+        if uses.is_empty() {
+            continue;
+        }
+        let Some(uri) = uri_of(&file.path) else {
+            continue;
+        };
+        cited.push(n);
+        let mut defined = Vec::new();
+        if !declarations {
+            each_symbol(&file.data.symbols, features, &mut |s| {
+                if s.named && query.matches_name(&s.name) {
+                    defined.push(s.name_span);
+                }
+            });
+        }
+        let last = uses.iter().map(|u| u.end).max().unwrap_or(0);
+        let index = LineIndex::through(&file.data.bytes, last);
+        for span in uses.into_iter().filter(|u| !defined.contains(u)) {
+            out.push(json!({"uri": uri, "range": index.range(span)}));
+        }
+    }
+    (Value::Array(out), cited)
 }
 
 fn hover_text(server: &Server, file: &WorkspaceFile, index: &LineIndex, s: &Symbol) -> String {
@@ -288,11 +313,14 @@ fn document_symbol(index: &LineIndex, s: &Symbol, features: Option<&Features>) -
     })
 }
 
-/// How well `name` matches `query`: prefix, then substring, then fuzzy (the query's
-/// characters in order); `None` when it does not.
+/// How well `name` matches `query` (lowercase): prefix, then substring, then fuzzy (the
+/// query's characters in order); `None` when it does not.
 fn score(name: &str, query: &str) -> Option<u8> {
     if query.is_empty() {
         return Some(3);
+    }
+    if name.is_ascii() && query.is_ascii() {
+        return score_ascii(name.as_bytes(), query.as_bytes());
     }
     let name = name.to_lowercase();
     if name.starts_with(query) {
@@ -305,34 +333,62 @@ fn score(name: &str, query: &str) -> Option<u8> {
     query.chars().all(|q| chars.any(|c| c == q)).then_some(2)
 }
 
+/// [`score`] of an ASCII name, without folding a copy of it (every symbol is scored).
+fn score_ascii(name: &[u8], query: &[u8]) -> Option<u8> {
+    let same = |a: &[u8]| a.eq_ignore_ascii_case(query);
+    if name.len() >= query.len() && same(&name[..query.len()]) {
+        return Some(0);
+    }
+    if name.windows(query.len()).any(same) {
+        return Some(1);
+    }
+    let mut bytes = name.iter();
+    query
+        .iter()
+        .all(|q| bytes.any(|c| c.to_ascii_lowercase() == *q))
+        .then_some(2)
+}
+
 fn workspace_symbols(server: &mut Server, query: &str) -> Vec<Value> {
     // `pkg:name` asks for `name` (definitions carry their names as written).
     let query = query.trim().to_lowercase();
     let query = query.rsplit(':').next().unwrap_or(&query).to_string();
-    let files = server.workspace();
+    server.checked(|server, files| symbols_matching(server, files, &query))
+}
+
+/// The best [`MAX_WORKSPACE_SYMBOLS`] symbols for `query`, and the files they are in.
+fn symbols_matching(
+    server: &Server,
+    files: &[WorkspaceFile],
+    query: &str,
+) -> (Vec<Value>, Vec<usize>) {
     let features = server.features.as_ref();
-    let mut found: Vec<(u8, usize, &WorkspaceFile, &Symbol)> = Vec::new();
-    for file in &files {
+    let mut found: Vec<(u8, usize, usize, &Symbol)> = Vec::new();
+    for (n, file) in files.iter().enumerate() {
         each_symbol(&file.data.symbols, features, &mut |s| {
             if !s.named {
                 return;
             }
             let bare = s.name.rsplit(':').next().unwrap_or(&s.name);
-            if let Some(rank) = score(bare, &query) {
-                found.push((rank, bare.len(), file, s));
+            if let Some(rank) = score(bare, query) {
+                found.push((rank, bare.len(), n, s));
             }
         });
     }
     found.sort_by_key(|&(rank, len, _, _)| (rank, len));
     found.truncate(MAX_WORKSPACE_SYMBOLS);
+    let mut cited: Vec<usize> = found.iter().map(|&(_, _, n, _)| n).collect();
+    cited.sort_unstable();
+    cited.dedup();
     // One line index per file, however many of its symbols are listed.
-    let mut indexes: std::collections::HashMap<&str, LineIndex> = Default::default();
-    found
+    let mut indexes: std::collections::HashMap<usize, LineIndex> = Default::default();
+    let values = found
         .into_iter()
-        .filter_map(|(_, _, file, s)| {
+        .filter_map(|(_, _, n, s)| {
+            let file = &files[n];
             let uri = uri_of(&file.path)?;
             let index = indexes
-                .entry(file.path.as_str())
+                .entry(n)
                 .or_insert_with(|| LineIndex::new(&file.data.bytes));
             Some(json!({
                 "name": s.shown,
@@ -341,5 +397,38 @@ fn workspace_symbols(server: &mut Server, query: &str) -> Vec<Value> {
                 "containerName": file.path.rsplit('/').next().unwrap_or_default(),
             }))
         })
-        .collect()
+        .collect();
+    (values, cited)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_scores_equal_the_folded_ones() {
+        let names = [
+            "vector-push",
+            "VECTOR-PUSH-EXTEND",
+            "push",
+            "Vxp",
+            "",
+            "v",
+            "%vector",
+        ];
+        for name in names {
+            for query in ["vector-push", "push", "vp", "v", "x", "pushv", "é"] {
+                let lower = name.to_lowercase();
+                let folded = if lower.starts_with(query) {
+                    Some(0)
+                } else if lower.contains(query) {
+                    Some(1)
+                } else {
+                    let mut chars = lower.chars();
+                    query.chars().all(|q| chars.any(|c| c == q)).then_some(2)
+                };
+                assert_eq!(score(name, query), folded, "{name} {query}");
+            }
+        }
+    }
 }

@@ -146,6 +146,11 @@ async def test_a_buffer_named_by_another_path_is_its_walked_file(tmp_path):
             assert await names(client, "alpha") == [], spelled
             found = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query=f"edited-{n}"))
             assert [s.location.uri for s in found] == [uri(root / "src" / "a.lisp")], spelled
+            # Asked by any of its names, the file is the buffer.
+            for other in [uri(root / "src" / "a.lisp"), uri(root / "alias" / "a.lisp")]:
+                symbols = await client.text_document_document_symbol_async(
+                    types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=other)))
+                assert [s.name for s in symbols] == [f"edited-{n}"], (spelled, other)
             client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=spelled)))
             assert await names(client, "alpha") == ["alpha"]
         # A file outside the roots, however spelled, is never read.
@@ -168,3 +173,60 @@ async def test_a_changed_definer_table_is_read_again(tmp_path):
             types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri(table), type=types.FileChangeType.Created)])
         )
         assert await names(client, "button") == ["button"]
+
+
+async def eventually(check, seconds=10):
+    """Polls `check` (an async predicate) until it holds or `seconds` pass."""
+    for _ in range(int(seconds / 0.1)):
+        if await check():
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+async def test_a_file_edited_on_disk_without_a_notice_is_seen(tmp_path):
+    a, b = tmp_path / "a.lisp", tmp_path / "b.lisp"
+    a.write_text("(defun alpha () 1)\n")
+    b.write_text("(defun beta () (alpha))\n")
+    at_alpha = types.DefinitionParams(text_document=doc(b), position=types.Position(line=0, character=17))
+    async with session(tmp_path) as client:
+        assert await names(client, "alpha") == ["alpha"]
+        assert len(await client.text_document_definition_async(at_alpha)) == 1
+        # Another program rewrites a.lisp; the client says nothing.
+        a.write_text("(defun gamma (x) x)\n")
+        # An answer that cites the file checks it first: the old definition is gone at once.
+        assert await names(client, "alpha") == []
+        assert await client.text_document_definition_async(at_alpha) == []
+        # The new one is seen by the background re-check.
+        assert await eventually(lambda: names_are(client, "gamma", ["gamma"]))
+        # A file created and one deleted, likewise.
+        (tmp_path / "c.lisp").write_text("(defun delta () 1)\n")
+        b.unlink()
+        assert await eventually(lambda: names_are(client, "delta", ["delta"]))
+        assert await eventually(lambda: names_are(client, "beta", []))
+
+
+async def names_are(client, query, expected):
+    return await names(client, query) == expected
+
+
+async def test_a_buffer_changed_saved_and_closed_is_seen_at_once(tmp_path):
+    a = tmp_path / "a.lisp"
+    a.write_text("(defun alpha () 1)\n")
+    async with session(tmp_path) as client:
+        assert await names(client, "alpha") == ["alpha"]
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri(a), language_id="lisp", version=1, text=a.read_text())))
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri(a), version=2),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(line=0, character=7), end=types.Position(line=0, character=12)),
+                text="omega")]))
+        assert await names(client, "omega") == ["omega"]
+        assert await names(client, "alpha") == []
+        # Saved (same size: only the time tells), then closed: the file says omega now.
+        a.write_text("(defun omega () 1)\n")
+        client.text_document_did_save(types.DidSaveTextDocumentParams(text_document=doc(a)))
+        client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(a)))
+        assert await names(client, "omega") == ["omega"]
+        assert await names(client, "alpha") == []

@@ -473,6 +473,30 @@ impl<'q> Uses<'q> {
     pub fn read(&self, bytes: &[u8], features: Option<&Features>) -> Vec<Span> {
         uses_found(bytes, self.query, &self.finder, features)
     }
+
+    /// [`Uses::read`] of `bytes` whose top-level forms are `forms` ([`form_spans`]):
+    /// only the forms holding the name are read (the same uses, in the same order).
+    pub fn read_forms(
+        &self,
+        bytes: &[u8],
+        forms: &[Span],
+        features: Option<&Features>,
+    ) -> Vec<Span> {
+        let mut out = Vec::new();
+        let mut last = None;
+        for hit in self.finder.find_iter(bytes) {
+            let h = hit.start();
+            let Some(k) = forms.partition_point(|f| f.start <= h).checked_sub(1) else {
+                continue;
+            };
+            if h >= forms[k].end || last == Some(k) {
+                continue;
+            }
+            last = Some(k);
+            form_uses(bytes, forms[k], self.query, features, &mut out);
+        }
+        out
+    }
 }
 
 fn uses_found(
@@ -498,24 +522,43 @@ fn uses_found(
             }
             Some(_) => {}
         }
-        let mut reads = |plus, expression: &[u8]| {
-            features.is_none_or(|f| crate::features::reads(plus, expression, f) != Some(false))
-        };
-        scan::each_token_read(
-            bytes,
-            item.span.start,
-            item.span.end,
-            &mut reads,
-            &mut |s, e| {
-                if query.matches_token(&bytes[s..e]) && out.len() < MAX_SYMBOLS {
-                    out.push(Span::new(s, e));
-                }
-                std::ops::ControlFlow::Continue(())
-            },
-        );
+        form_uses(bytes, item.span, query, features, &mut out);
         std::ops::ControlFlow::Continue(())
     });
     out
+}
+
+/// The spans of the top-level forms of `bytes` (its scan's form items, in order): what
+/// [`Uses::read_forms`] takes, kept with a file so that its uses are found without
+/// scanning it again.
+pub fn form_spans(bytes: &[u8]) -> Vec<Span> {
+    let mut forms = Vec::new();
+    scan::scan_each(bytes, &mut |item| {
+        if item.kind == ItemKind::Form {
+            forms.push(item.span);
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    forms
+}
+
+/// The uses of `query` in the form at `span`, pushed to `out` (at most [`MAX_SYMBOLS`]).
+fn form_uses(
+    bytes: &[u8],
+    span: Span,
+    query: &SymbolQuery,
+    features: Option<&Features>,
+    out: &mut Vec<Span>,
+) {
+    let mut reads = |plus, expression: &[u8]| {
+        features.is_none_or(|f| crate::features::reads(plus, expression, f) != Some(false))
+    };
+    scan::each_token_read(bytes, span.start, span.end, &mut reads, &mut |s, e| {
+        if query.matches_token(&bytes[s..e]) && out.len() < MAX_SYMBOLS {
+            out.push(Span::new(s, e));
+        }
+        std::ops::ControlFlow::Continue(())
+    });
 }
 
 #[cfg(test)]
@@ -551,6 +594,22 @@ mod tests {
             &text[s[0].children[0].name_span.start..s[0].children[0].name_span.end],
             b"a"
         );
+    }
+
+    #[test]
+    fn uses_read_by_form_spans_equal_uses_read_by_a_scan() {
+        let text = b"(aver x) ; aver\n#| (aver) |#\n\"aver\" (foo #+sbcl aver #-sbcl (aver)) aver (bar\n(aver";
+        let features = crate::features::Features::new(&["sbcl".to_string()]);
+        for name in ["aver", "foo", "bar", "x"] {
+            let query = SymbolQuery::parse(name).unwrap();
+            let uses = Uses::new(&query);
+            let forms = form_spans(text);
+            for f in [None, Some(&features)] {
+                let scanned = uses.read(text, f);
+                assert_eq!(uses.read_forms(text, &forms, f), scanned, "{name}");
+                assert!(!scanned.is_empty(), "{name}");
+            }
+        }
     }
 
     #[test]

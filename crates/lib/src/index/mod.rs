@@ -3,9 +3,16 @@
 //! modification time stay the same, and the pure per-file answers an editor asks for
 //! ([`analysis`]). Files are listed, checked and read through the guard only; the
 //! caller's open buffers (text not saved yet) take the place of the files they name.
+//!
+//! After a first walk, a request does not walk the roots nor look at each file again:
+//! what keeps the cache true is the caller telling it what changed ([`Index::forget`],
+//! [`Index::clear`]), a re-check of every file at a bounded rate ([`recheck`]), and a
+//! check of the files an answer cites ([`Index::unchanged`]).
 
 pub mod analysis;
 pub mod lexical;
+pub mod names;
+pub mod recheck;
 
 use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
@@ -15,11 +22,25 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-/// One file's text and definitions.
+/// One file's text and definitions, and the tables of what it may hold.
 #[derive(Clone, Debug)]
 pub struct FileData {
     pub bytes: Arc<[u8]>,
     pub symbols: Arc<[Symbol]>,
+    /// Made at the first question (an open buffer changes at each key; its tables are
+    /// made only when a request searches it).
+    tables: Arc<std::sync::OnceLock<Tables>>,
+}
+
+/// What lets a request skip a file, or read only part of it.
+#[derive(Debug)]
+struct Tables {
+    /// The folded names its symbols define.
+    defined: names::NameSet,
+    /// The words of its text.
+    words: names::NameSet,
+    /// Its top-level forms ([`analysis::form_spans`]).
+    forms: Box<[crate::scan::Span]>,
 }
 
 impl FileData {
@@ -29,7 +50,43 @@ impl FileData {
         FileData {
             bytes: bytes.into(),
             symbols: symbols.into(),
+            tables: Default::default(),
         }
+    }
+
+    /// [`FileData::new`] with its tables made now (a file of the workspace: every
+    /// search asks them).
+    fn with_tables(bytes: Vec<u8>, grammar: &Grammar) -> FileData {
+        let data = FileData::new(bytes, grammar);
+        data.tables();
+        data
+    }
+
+    fn tables(&self) -> &Tables {
+        self.tables.get_or_init(|| Tables {
+            defined: names::defined(&self.symbols),
+            words: names::words(&self.bytes),
+            forms: analysis::form_spans(&self.bytes).into(),
+        })
+    }
+
+    /// False when no symbol of the file can match `query` by name (a file to skip).
+    pub fn may_define(&self, query: &crate::find::SymbolQuery) -> bool {
+        self.tables().defined.may_hold(query.name.as_bytes())
+    }
+
+    /// False when the text cannot use `query` (a file to skip).
+    pub fn may_use(&self, query: &crate::find::SymbolQuery) -> bool {
+        !names::words_answer_for(&query.name) || self.tables().words.may_hold(query.name.as_bytes())
+    }
+
+    /// The uses of `finder`'s symbol in the file (as [`analysis::uses_read`] finds them).
+    pub fn uses(
+        &self,
+        finder: &analysis::Uses,
+        features: Option<&crate::features::Features>,
+    ) -> Vec<crate::scan::Span> {
+        finder.read_forms(&self.bytes, &self.tables().forms, features)
     }
 }
 
@@ -53,6 +110,12 @@ pub struct Index {
     cached: HashMap<String, Cached>,
     /// The roots whose last walk stopped at [`crate::guard::MAX_WALKED_FILES`].
     cut: Vec<String>,
+    /// The last walk's files (absolute, walk order), trusted with what is cached of
+    /// them; `None`: the next request walks the roots and checks every file.
+    walked: Option<Vec<String>>,
+    /// Counts what made the cache forget something, so that a [`recheck`] made
+    /// meanwhile does not put back what it saw before.
+    generation: u64,
 }
 
 /// Open buffers of Lisp files that do not exist on disk yet (a new file, not saved), in a
@@ -105,41 +168,41 @@ impl Index {
         cancel: &CancelToken,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Vec<WorkspaceFile> {
-        let mut paths: Vec<String> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        self.cut.clear();
-        for root in guard.roots() {
-            let Some(root_text) = root.to_str() else {
-                continue;
-            };
-            let Ok(Some(directory)) = guard.directory(root_text) else {
-                continue;
-            };
-            let walk = guard.walk(&directory, &crate::view::is_lisp_path);
-            if walk.stopped_at_limit {
-                self.cut.push(root_text.to_string());
+        // Trusted: the files of the last walk, each as cached (no look at the disk).
+        let trusted = self.walked.is_some();
+        let paths = match &self.walked {
+            Some(paths) => paths.clone(),
+            None => {
+                let (paths, cut) = walk_roots(guard);
+                self.cut = cut;
+                paths
             }
-            for file in walk.files {
-                // The real path, not the display form (which escapes `\` and controls).
-                let Some(path) = file.path().to_str() else {
-                    continue;
-                };
-                let absolute = absolute(guard, path);
-                if seen.insert(absolute.clone()) {
-                    paths.push(absolute);
-                }
-            }
-        }
+        };
+        let seen: std::collections::HashSet<String> = paths.iter().cloned().collect();
         let aliases = aliases(guard, buffers, &paths, &seen, cancel);
+        let walk_len = paths.len();
+        let mut paths = paths;
         paths.extend(new_buffers(guard, buffers, &seen));
-        let done = std::sync::atomic::AtomicUsize::new(0);
-        let answers = crate::project::par_map(&paths, cancel, |path| {
-            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            progress(n, paths.len());
+        // What is at hand (an open buffer, a trusted cache entry) is taken here; the rest
+        // is checked and read on the worker threads.
+        let at_hand = |path: &String| {
             let buffer = aliases.get(path).unwrap_or(path);
             if let Some(data) = buffers.get(buffer) {
-                return Some((None, data.clone()));
+                return Some(data.clone());
             }
+            let c = self.cached.get(path).filter(|_| trusted)?;
+            Some(c.data.clone())
+        };
+        let mut answers: Vec<_> = paths
+            .iter()
+            .map(|p| at_hand(p).map(|data| Some((None, data))))
+            .collect();
+        let slow: Vec<usize> = (0..paths.len()).filter(|&n| answers[n].is_none()).collect();
+        let done = std::sync::atomic::AtomicUsize::new(0);
+        let read = crate::project::par_map(&slow, cancel, |&n| {
+            let path = &paths[n];
+            let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            progress(count, slow.len());
             let info = guard.open(path).ok()?.info;
             if let Some(c) = self.cached.get(path) {
                 if c.size == info.size && c.mtime_ms == info.mtime_ms {
@@ -148,10 +211,21 @@ impl Index {
             }
             let loaded = guard.read(path).ok()?;
             let (size, mtime) = loaded.info.map_or((0, 0), |i| (i.size, i.mtime_ms));
-            Some((Some((size, mtime)), FileData::new(loaded.bytes, grammar)))
+            Some((
+                Some((size, mtime)),
+                FileData::with_tables(loaded.bytes, grammar),
+            ))
         });
+        for (n, answer) in slow.into_iter().zip(read) {
+            answers[n] = answer;
+        }
         let mut out = Vec::with_capacity(paths.len());
-        for (path, answer) in paths.into_iter().zip(answers) {
+        let mut complete = !cancel.is_cancelled();
+        let mut walked = Vec::with_capacity(walk_len);
+        for (n, (path, answer)) in paths.into_iter().zip(answers).enumerate() {
+            if n < walk_len && !matches!(answer, Some(None)) {
+                walked.push(path.clone());
+            }
             let (fresh, data) = match answer {
                 Some(Some(found)) => found,
                 // Refused by the guard (gone, over the cap): forgotten.
@@ -160,7 +234,10 @@ impl Index {
                     continue;
                 }
                 // Not reached (cancelled): what the cache holds stays.
-                None => continue,
+                None => {
+                    complete = false;
+                    continue;
+                }
             };
             if let Some((size, mtime_ms)) = fresh {
                 self.cached.insert(
@@ -174,13 +251,61 @@ impl Index {
             }
             out.push(WorkspaceFile { path, data });
         }
+        // A walk seen through to the end is trusted from now on.
+        if complete && (!trusted || walked.len() < walk_len) {
+            self.walked = Some(walked);
+        }
         out
     }
 
     /// Forgets what is cached of `path` (a file changed, created or deleted): the next
-    /// request reads it again, whatever its size and time.
+    /// request reads it again, whatever its size and time. A path the last walk did not
+    /// list (created) makes the next request walk the roots again; one gone is left out
+    /// when the next request finds it so.
     pub fn forget(&mut self, path: &str) {
+        self.generation += 1;
         self.cached.remove(path);
+        let listed = self
+            .walked
+            .as_ref()
+            .is_some_and(|w| w.iter().any(|p| p == path));
+        if !listed {
+            self.walked = None;
+        }
+    }
+
+    /// Forgets everything (the grammar changed): the next request reads every file.
+    pub fn clear(&mut self) {
+        self.generation += 1;
+        self.cached.clear();
+        self.walked = None;
+    }
+
+    /// Whether each of `paths` that is cached is unchanged on disk (same size and time
+    /// through the guard); each changed or refused one is forgotten. What an answer
+    /// cites is checked so, before it is sent.
+    pub fn unchanged(&mut self, guard: &Guard, paths: &[&str]) -> bool {
+        let mut all = true;
+        for path in paths {
+            let Some(c) = self.cached.get(*path) else {
+                continue;
+            };
+            let same = guard
+                .open(path)
+                .is_ok_and(|o| o.info.size == c.size && o.info.mtime_ms == c.mtime_ms);
+            if !same {
+                self.forget(path);
+                all = false;
+            }
+        }
+        all
+    }
+
+    /// The cached data of `path` when its size and time are unchanged on disk.
+    pub fn data_if_unchanged(&self, guard: &Guard, path: &str) -> Option<FileData> {
+        let c = self.cached.get(path)?;
+        let info = guard.open(path).ok()?.info;
+        (info.size == c.size && info.mtime_ms == c.mtime_ms).then(|| c.data.clone())
     }
 
     /// The roots whose last walk stopped at [`crate::guard::MAX_WALKED_FILES`] files (the
@@ -197,6 +322,37 @@ impl Index {
     pub fn is_empty(&self) -> bool {
         self.cached.is_empty()
     }
+}
+
+/// Every Lisp file under the roots (absolute, walk order, each once), and the roots
+/// whose walk stopped at [`crate::guard::MAX_WALKED_FILES`].
+fn walk_roots(guard: &Guard) -> (Vec<String>, Vec<String>) {
+    let mut paths: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut cut = Vec::new();
+    for root in guard.roots() {
+        let Some(root_text) = root.to_str() else {
+            continue;
+        };
+        let Ok(Some(directory)) = guard.directory(root_text) else {
+            continue;
+        };
+        let walk = guard.walk(&directory, &crate::view::is_lisp_path);
+        if walk.stopped_at_limit {
+            cut.push(root_text.to_string());
+        }
+        for file in walk.files {
+            // The real path, not the display form (which escapes `\` and controls).
+            let Some(path) = file.path().to_str() else {
+                continue;
+            };
+            let absolute = absolute(guard, path);
+            if seen.insert(absolute.clone()) {
+                paths.push(absolute);
+            }
+        }
+    }
+    (paths, cut)
 }
 
 /// The walked files that open buffers name by another path (a symbolic link, a

@@ -14,6 +14,7 @@ mod indexing;
 mod inflight;
 mod links;
 mod lookup;
+mod macro_made;
 mod requests;
 mod transport;
 

@@ -115,7 +115,7 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
                 return Ok(Value::Null);
             };
-            Ok(server.checked(|server, files| {
+            let found = server.checked(|server, files| {
                 let (mut out, mut cited) = (Vec::new(), Vec::new());
                 each_definition(
                     files,
@@ -129,7 +129,12 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
                     },
                 );
                 (Value::Array(out), cited)
-            }))
+            });
+            // A name no form spells may be one the project's own macro makes.
+            if found.as_array().is_some_and(Vec::is_empty) {
+                return Ok(Value::Array(super::macro_made::definitions(server, &query)));
+            }
+            Ok(found)
         }
         "textDocument/references" => {
             let p: lsp_types::ReferenceParams = params(&method, value)?;

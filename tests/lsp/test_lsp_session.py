@@ -230,3 +230,27 @@ async def test_a_buffer_changed_saved_and_closed_is_seen_at_once(tmp_path):
         client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(a)))
         assert await names(client, "omega") == ["omega"]
         assert await names(client, "alpha") == []
+
+
+async def test_a_name_made_by_a_project_macro_is_found(tmp_path):
+    # No form spells make-circle-shape: the project's own macro makes it. Definition lands
+    # on the macro's call, as find --name does (its template instantiated, not evaluated).
+    made = tmp_path / "macros.lisp"
+    made.write_text(
+        "(defmacro define-shape-kind (name)\n"
+        "  `(defun ,(intern (format nil \"MAKE-~A-SHAPE\" (symbol-name name))) ()\n"
+        "     (list ',name)))\n"
+        "\n"
+        "(define-shape-kind circle)\n"
+    )
+    use = tmp_path / "use.lisp"
+    use.write_text("(defun use-made () (make-circle-shape))\n(defun use-unknown () (make-square-shape))\n")
+    async with session(tmp_path) as client:
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(text_document=doc(use), position=types.Position(line=0, character=22))
+        )
+        assert [(r.uri, r.range.start.line, r.range.start.character) for r in found] == [(uri(made), 4, 0)]
+        # A name nothing makes stays unfound.
+        assert await client.text_document_definition_async(
+            types.DefinitionParams(text_document=doc(use), position=types.Position(line=1, character=25))
+        ) == []

@@ -1,0 +1,101 @@
+//! Definitions that the project's own definer macros make (`(define-shape-kind circle)`
+//! making `make-circle-shape`): the index reads one file at a time and does not know
+//! them, the find library does (it learns the scope's `defmacro`s and instantiates their
+//! templates, nothing evaluated: docs/find.md). Asked only when the index has no
+//! definition of the name, over each root's files on disk, so a name that a macro call
+//! in an unsaved buffer makes is found once it is saved.
+
+use super::convert::uri_of;
+use super::Server;
+use lisp_read_file::find::{find, FindRequest, SymbolQuery};
+use lsp_types::{Position, Range};
+use serde_json::{json, Value};
+
+/// The `Location`s of the definitions of `query` that a project macro makes.
+pub(super) fn definitions(server: &Server, query: &SymbolQuery) -> Vec<Value> {
+    let name = written(query);
+    let mut out = Vec::new();
+    for root in server.guard.roots() {
+        let request = FindRequest {
+            name: Some(name.clone()),
+            features: server.features_given.clone(),
+            ..FindRequest::new(root.to_string_lossy())
+        };
+        let Ok(found) = find(&server.guard, &server.grammar, &request, &server.cancel) else {
+            continue;
+        };
+        let made = found
+            .definitions
+            .iter()
+            .flatten()
+            .filter(|d| d.via.is_some());
+        for d in made {
+            // find shows a file relative to the scope asked, here the root.
+            let path = root.join(&d.file);
+            let Some(uri) = uri_of(&path.to_string_lossy()) else {
+                continue;
+            };
+            let at = Position::new(
+                d.line.saturating_sub(1) as u32,
+                d.column.min(u32::MAX as usize) as u32,
+            );
+            out.push(json!({"uri": uri, "range": Range::new(at, at)}));
+        }
+    }
+    out
+}
+
+/// The query as `find --name` reads it back: `pkg::name`, `(setf name)`, escaped with
+/// `|...|` when the folded name holds a character a symbol token cannot.
+fn written(query: &SymbolQuery) -> String {
+    let plain = |s: &str| {
+        !s.is_empty()
+            && !s
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_uppercase() || "()'\"`,;|\\:#".contains(c))
+    };
+    let escape = |s: &str| {
+        if plain(s) {
+            s.to_string()
+        } else {
+            format!("|{}|", s.replace('\\', "\\\\").replace('|', "\\|"))
+        }
+    };
+    let name = escape(&query.name);
+    let symbol = match query.package.as_deref() {
+        Some("") => format!(":{name}"),
+        Some(package) => format!("{}::{name}", escape(package)),
+        None => name,
+    };
+    if query.setf {
+        format!("(setf {symbol})")
+    } else {
+        symbol
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_is_written_back_as_find_reads_it() {
+        for text in [
+            "make-circle",
+            "pkg::make-circle",
+            "(setf point-x)",
+            ":key",
+            "|a b|",
+            "|Foo|",
+        ] {
+            let query = SymbolQuery::parse(text).unwrap();
+            let again = SymbolQuery::parse(&written(&query)).unwrap();
+            assert_eq!(
+                (&again.name, &again.package, again.setf),
+                (&query.name, &query.package, query.setf),
+                "{text} -> {}",
+                written(&query)
+            );
+        }
+    }
+}

@@ -7,12 +7,17 @@
 
 use super::convert::uri_of;
 use super::Server;
-use lisp_read_file::find::{find, FindRequest, SymbolQuery};
+use lisp_read_file::find::{find, is_common_lisp_symbol, FindRequest, SymbolQuery};
 use lsp_types::{Position, Range};
 use serde_json::{json, Value};
 
 /// The `Location`s of the definitions of `query` that a project macro makes.
 pub(super) fn definitions(server: &Server, query: &SymbolQuery) -> Vec<Value> {
+    // Common Lisp's own names (what a definition asked at `car` is) are no project's.
+    let cl = matches!(query.package.as_deref(), None | Some("cl" | "common-lisp"));
+    if cl && is_common_lisp_symbol(&query.name) {
+        return Vec::new();
+    }
     let name = written(query);
     let mut out = Vec::new();
     for root in server.guard.roots() {
@@ -97,5 +102,12 @@ mod tests {
                 written(&query)
             );
         }
+    }
+
+    #[test]
+    fn common_lisp_names_are_known() {
+        assert!(is_common_lisp_symbol("car"));
+        assert!(is_common_lisp_symbol("with-standard-io-syntax"));
+        assert!(!is_common_lisp_symbol("make-circle-shape"));
     }
 }

@@ -35,6 +35,7 @@ pub mod schema;
 mod symbol;
 mod text;
 
+pub use crate::model::is_common_lisp_symbol;
 pub use callees::{Callee, CalleeDefinition, CalleesEntry, MAX_CALLEE_DEFINITIONS};
 pub use callers::Caller;
 pub use symbol::{split_symbol, SymbolQuery};

@@ -16,3 +16,9 @@ pub(crate) mod expand;
 pub(crate) mod packages;
 pub(crate) mod resolve;
 pub(crate) mod symbols;
+
+/// Whether `name` (folded: lowercase, no package) is an external symbol of COMMON-LISP:
+/// a name no project defines (a surface asks before an expensive search for it).
+pub fn is_common_lisp_symbol(name: &str) -> bool {
+    resolve::common_lisp_symbols().any(|s| s == name)
+}

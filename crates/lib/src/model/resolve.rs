@@ -33,6 +33,11 @@ type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 /// The external symbols of COMMON-LISP, one a line, lowercase (see the module's comment).
 const COMMON_LISP_SYMBOLS: &str = include_str!("common-lisp-symbols.txt");
 
+/// COMMON-LISP's external symbols, folded.
+pub(crate) fn common_lisp_symbols() -> impl Iterator<Item = &'static str> {
+    COMMON_LISP_SYMBOLS.lines()
+}
+
 /// The current package of a form before any `in-package`.
 pub(crate) const DEFAULT_PACKAGE: &str = "common-lisp-user";
 

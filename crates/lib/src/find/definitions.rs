@@ -19,10 +19,13 @@ pub(crate) fn in_file(
     let b = &file.bytes;
     // With a prefilter, only the forms holding one of its matches can be definitions
     // wanted (the name is inside its form): the others are only scanned.
-    let hits: Option<Vec<usize>> = search
-        .prefilter
-        .as_ref()
-        .map(|p| p.find_iter(b).map(|m| m.start()).collect());
+    let hits: Option<Vec<usize>> = match &search.widened {
+        Some(widened) => Some(widened.find_iter(b).map(|m| m.start()).collect()),
+        None => search
+            .prefilter
+            .as_ref()
+            .map(|p| p.find_iter(b).map(|m| m.start()).collect()),
+    };
     if hits.as_ref().is_some_and(Vec::is_empty) {
         return FileAnswer::definitions(Vec::new(), false);
     }
@@ -100,7 +103,8 @@ pub(crate) fn in_file(
                     return ControlFlow::Break(());
                 }
                 if learned {
-                    locals.extend(macros::locals_of(file, item, form, search));
+                    let bound = macros::locals_of(file, item, form, search, &locals);
+                    locals.extend(bound);
                 }
                 let mark = locals.len();
                 stack.extend(form.children.iter().rev().map(|c| (c, mark)));

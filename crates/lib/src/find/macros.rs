@@ -50,11 +50,11 @@ pub(crate) fn learn(
         .filter(|n| macros.get(n).is_some_and(|m| could_make(m, search)))
         .collect();
     if let Some(literals) = &search.literals {
-        search.spelled = search.prefilter.take();
+        search.spelled.clone_from(&search.prefilter);
         let mut literals = literals.clone();
         literals.extend(names);
         literals.push("macrolet".to_string());
-        search.prefilter = Some(super::literals_finder(&literals));
+        search.widened = Some(super::literals_finder(&literals));
     }
     search.macros = macros;
 }
@@ -77,14 +77,28 @@ fn macro_called(
     lookup.get(&symbol_key(operator))
 }
 
-/// The macros a `macrolet` item binds for its body.
+/// The macros a `macrolet` item binds for its body (`locals`: those around it), when
+/// their calls there can make a wanted name.
 pub(crate) fn locals_of(
     file: &LoadedFile,
     item: &OutlineItem,
     form: &Form,
     search: &Search,
+    locals: &Locals,
 ) -> Locals {
     if form.operator.as_deref().map(symbol_key).as_deref() != Some("macrolet") {
+        return Vec::new();
+    }
+    let lookup = Lookup {
+        global: &search.macros,
+        locals,
+    };
+    let text = &file.bytes[item.start..item.end];
+    if !search
+        .gate
+        .as_ref()
+        .is_none_or(|g| g.call_may_make(text, None, &lookup))
+    {
         return Vec::new();
     }
     expand::read_form(&file.bytes, item.start, item.end, &|p, e| {
@@ -129,6 +143,19 @@ pub(crate) fn of_call(
     if m.builds && !could_make(&m, search) {
         return Outcome::NotMade;
     }
+    let lookup = Lookup {
+        global: &search.macros,
+        locals,
+    };
+    let text = &file.bytes[item.start..item.end];
+    if m.builds
+        && !search
+            .gate
+            .as_ref()
+            .is_none_or(|g| g.call_may_make(text, Some(&m), &lookup))
+    {
+        return Outcome::NotMade;
+    }
     // Reading a call makes at least a node per byte of it: a call larger than an
     // expansion's budget is not read.
     if item.end - item.start > budget.part().steps {
@@ -138,10 +165,6 @@ pub(crate) fn of_call(
         search.reads(p, e)
     }) else {
         return Outcome::NotMade;
-    };
-    let lookup = Lookup {
-        global: &search.macros,
-        locals,
     };
     let mut part = budget.part();
     let expansion = expand::expand(&m, &call, &lookup, &mut part);

@@ -342,11 +342,17 @@ pub(crate) struct Search {
     pub package: Option<crate::model::symbols::Written>,
     /// Definitions by name or pattern: the literals the prefilter was built from.
     pub literals: Option<Vec<String>>,
-    /// The prefilter of the literals alone, once `prefilter` is widened by the learned
-    /// macros' names: whether a form spells a name that can match.
+    /// The prefilter of the literals alone (`prefilter` once the learned macros are
+    /// known): whether a form spells a name that can match.
     pub spelled: Option<Regex>,
+    /// Definitions by name or pattern: the literals with the names of the learned macros
+    /// whose calls may make a wanted name; replaces `prefilter` in the files' search.
+    pub widened: Option<Regex>,
     /// The scope's learned definer macros (definitions mode).
     pub macros: crate::model::expand::Macros,
+    /// Definitions by name or pattern: which calls of learned macros can make a wanted
+    /// name at all (`None`: every call may).
+    pub gate: Option<crate::model::expand::pieces::Gate>,
 }
 
 impl Search {
@@ -781,14 +787,17 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
             .map(|_| crate::model::symbols::Written::parse(text));
         (query, package)
     };
+    use crate::model::expand::pieces::{Gate, Wanted};
     let mut package = None;
     let mut literals = None;
+    let mut gate = None;
     let (target, prefilter) = if let Some(name) = &request.name {
         let (query, p) = qualified(name, symbol("name", name)?);
         package = p;
         let words = with_structures(vec![query.name.clone()], grammar);
         let prefilter = Some(literals_finder(&words));
         literals = Some(words);
+        gate = Wanted::exact(&query.name).map(Gate::new);
         (Target::Name(query), prefilter)
     } else if let Some(text) = &request.symbol {
         let (query, p) = qualified(text, symbol("symbol", text)?);
@@ -834,6 +843,9 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
                 ),
             })
         })?;
+        gate = pattern_literals(text)
+            .and_then(|words| Wanted::containing(&words))
+            .map(Gate::new);
         literals = pattern_literals(text).map(|words| with_structures(words, grammar));
         let prefilter = literals.as_deref().map(literals_finder);
         (Target::Pattern(Box::new(pattern)), prefilter)
@@ -848,7 +860,9 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         package,
         literals,
         spelled: None,
+        widened: None,
         macros: crate::model::expand::Macros::default(),
+        gate,
     })
 }
 
@@ -923,7 +937,7 @@ fn with_structures(mut literals: Vec<String>, grammar: &Grammar) -> Vec<String> 
 
 /// Finds any of `literals`, case-insensitively (ASCII folding for ASCII literals, as
 /// [`name_finder`]).
-fn literals_finder(literals: &[String]) -> Regex {
+pub(crate) fn literals_finder(literals: &[String]) -> Regex {
     let alternation: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
     RegexBuilder::new(&alternation.join("|"))
         .case_insensitive(true)

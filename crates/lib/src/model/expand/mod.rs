@@ -18,6 +18,7 @@
 pub(crate) mod builders;
 pub(crate) mod datum;
 pub(crate) mod lambda_list;
+pub(crate) mod pieces;
 pub(crate) mod shape;
 pub(crate) mod template;
 
@@ -120,7 +121,8 @@ pub(crate) struct Macro {
 /// The learned macros of a scope, by folded name.
 #[derive(Default, Debug)]
 pub(crate) struct Macros {
-    map: HashMap<String, Arc<Macro>>,
+    /// foldhash: a search looks up every word of the calls it may expand.
+    map: HashMap<String, Arc<Macro>, foldhash::fast::RandomState>,
 }
 
 impl Macros {
@@ -134,6 +136,11 @@ impl Macros {
 
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<Macro>> {
         self.map.get(name)
+    }
+
+    /// The folded names of the macros.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.map.keys().map(String::as_str)
     }
 
     /// Once every macro is learned: a macro whose body calls a learned macro builds names
@@ -198,17 +205,32 @@ impl Lookup<'_> {
 /// `(NAME LAMBDA-LIST . BODY)` (`parts` after `defmacro`), when its body may make a
 /// template: its name and the macro.
 fn macro_of(parts: &[Val]) -> Option<(String, Macro)> {
+    // Checked before anything is copied: most macros of a large scope are not templates.
+    let name = learnable(parts)?;
+    macro_from(name, parts[1].clone(), parts[2..].to_vec())
+}
+
+/// [`macro_of`] on parts of its own: the body is moved, not copied.
+fn macro_of_owned(mut parts: Vec<Val>) -> Option<(String, Macro)> {
+    let name = learnable(&parts)?;
+    let body = parts.split_off(2);
+    let lambda_list = parts.pop()?;
+    macro_from(name, lambda_list, body)
+}
+
+/// The name of the macro of `parts` (as [`macro_of`]'s) when it may be learned: a
+/// symbol, a lambda list, a body whose value may be a template.
+fn learnable(parts: &[Val]) -> Option<String> {
     let name = parts.first()?.symbol_name()?.to_string();
     let lambda_list = parts.get(1)?;
     if !matches!(lambda_list, Val::List(_) | Val::Dotted(..)) && !lambda_list.is_nil() {
         return None;
     }
-    // Checked before anything is copied: most macros of a large scope are not templates.
-    if !ends_in_template(&parts[2..]) {
-        return None;
-    }
-    let lambda_list = lambda_list.clone();
-    let body = parts[2..].to_vec();
+    ends_in_template(&parts[2..]).then_some(name)
+}
+
+/// The macro `name` of `lambda_list` and `body`.
+fn macro_from(name: String, lambda_list: Val, body: Vec<Val>) -> Option<(String, Macro)> {
     let defines = body.iter().any(writes_definer);
     let builds = body.iter().any(|b| {
         any_node(b, &mut |n| {
@@ -320,7 +342,8 @@ fn any_node(v: &Val, f: &mut dyn FnMut(&Val) -> bool) -> bool {
 
 /// The global macros `b` defines: each `(defmacro ...)` at top level or inside a form
 /// (`eval-when`, `progn` ...). Cheap on files without one: a `memmem` pass for
-/// `defmacro` (either case) first; only the top-level forms holding one are read.
+/// `defmacro` (either case) first; only the top-level forms holding one and a backquote
+/// are read.
 pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(String, Macro)> {
     let mut hits: Vec<usize> = memchr::memmem::find_iter(b, b"defmacro")
         .chain(memchr::memmem::find_iter(b, b"DEFMACRO"))
@@ -339,9 +362,16 @@ pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(Strin
         let Some(&h) = hits.get(next) else {
             return std::ops::ControlFlow::Break(());
         };
-        if h < item.span.end && item.kind == crate::scan::ItemKind::Form && item.core_is_list {
+        let span = &b[item.span.start..item.span.end];
+        // A form without a backquote holds no macro whose body ends in a template.
+        let templates = || memchr::memchr(b'`', span).is_some();
+        if h < item.span.end
+            && item.kind == crate::scan::ItemKind::Form
+            && item.core_is_list
+            && templates()
+        {
             for form in read(b, item.span.start, item.span.end, &mut reads) {
-                collect_defmacros(&form, &mut out);
+                collect_defmacros(form, &mut out);
             }
         }
         std::ops::ControlFlow::Continue(())
@@ -349,16 +379,18 @@ pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(Strin
     out
 }
 
-/// The `defmacro` forms inside `form`, outside quoted data.
-fn collect_defmacros(form: &Val, out: &mut Vec<(String, Macro)>) {
+/// The `defmacro` forms inside `form`, outside quoted data (taken apart, not copied).
+fn collect_defmacros(form: Val, out: &mut Vec<(String, Macro)>) {
     let mut stack = vec![form];
     while let Some(v) = stack.pop() {
-        let Val::List(items) = v else { continue };
         if v.head() == Some("defmacro") {
-            out.extend(macro_of(&items[1..]));
+            let Val::List(mut items) = v else { continue };
+            items.remove(0);
+            out.extend(macro_of_owned(items));
             continue;
         }
-        stack.extend(items.iter().rev());
+        let Val::List(items) = v else { continue };
+        stack.extend(items.into_iter().rev());
     }
 }
 

@@ -1,0 +1,612 @@
+//! Whether a call of a learned macro can make a wanted name, decided from text before
+//! anything is read or instantiated.
+//!
+//! The expander makes a name only by concatenating whole pieces: a symbol's name, a
+//! string's contents (or the text between a format control's directives), an atom as
+//! written; each comes from the call or from the bodies of the macros involved, and the
+//! derived names of a structure add `make-`, `copy-`, `-p` and `-` (and a parameter left
+//! out, or `()`, is `nil`). So a name none of
+//! whose splits into such pieces exists cannot be made, and the call is not expanded.
+//! Pieces are gathered generously (every word of the call's text, comments included): a
+//! piece too many only costs an expansion, a piece missed would lose a definition.
+
+use super::datum::Val;
+use super::{Lookup, Macro};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// The texts the derived names of a structure add to its name (`model::derived`), and
+/// `nil`: the value of a parameter left out, and how `()` prints.
+const DERIVED_AFFIXES: [&str; 5] = ["make-", "copy-", "-p", "-", "nil"];
+
+/// A literal longer than this (bytes) is not used to rule calls out (the covering test
+/// of a literal inside a name is quadratic in its length).
+const MAX_CONTAINED_LITERAL: usize = 64;
+
+/// The names a search wants, as the pieces must cover them (folded).
+#[derive(Clone, Debug)]
+pub(crate) enum Wanted {
+    /// The name itself (a search by name).
+    Exact(String),
+    /// Names holding one of these (a pattern's literals).
+    Containing(Vec<String>),
+}
+
+impl Wanted {
+    /// The wanted names of a search by name; `None` when no piece can rule it out.
+    pub(crate) fn exact(name: &str) -> Option<Wanted> {
+        let name = name.to_lowercase();
+        usable(&name).then_some(Wanted::Exact(name))
+    }
+
+    /// The names holding one of `literals`; `None` when one cannot be used.
+    pub(crate) fn containing(literals: &[String]) -> Option<Wanted> {
+        let literals: Vec<String> = literals.iter().map(|l| l.to_lowercase()).collect();
+        // A literal across a package prefix spans pieces the test does not gather.
+        let fits = |l: &String| usable(l) && !l.contains(':') && l.len() <= MAX_CONTAINED_LITERAL;
+        (!literals.is_empty() && literals.iter().all(fits)).then_some(Wanted::Containing(literals))
+    }
+
+    /// Whether `piece` (folded, or plain ASCII) can be part of a wanted name (or of a
+    /// literal in it).
+    fn relevant(&self, piece: &[u8]) -> bool {
+        if piece.is_empty() {
+            return false;
+        }
+        match self {
+            Wanted::Exact(name) => piece.len() <= name.len() && contains(name.as_bytes(), piece),
+            Wanted::Containing(literals) => literals.iter().any(|l| {
+                let l = l.as_bytes();
+                contains(piece, l)
+                    || contains(l, piece)
+                    || (1..l.len()).any(|k| {
+                        // The piece reaches into the literal, or runs on after it.
+                        ends_with(piece, &l[..k]) || starts_with(piece, &l[k..])
+                    })
+            }),
+        }
+    }
+
+    /// Whether names made of `pieces` (any number of each, in any order) can be wanted.
+    pub(crate) fn covered_by(&self, pieces: &[&str]) -> bool {
+        let with_affixes = || pieces.iter().copied().chain(DERIVED_AFFIXES);
+        match self {
+            Wanted::Exact(name) => splits_into(name, with_affixes()),
+            Wanted::Containing(literals) => literals
+                .iter()
+                .any(|l| inside_concatenation(l, with_affixes())),
+        }
+    }
+}
+
+/// A name with whitespace is printed folded: no piece test for it.
+fn usable(name: &str) -> bool {
+    !name.is_empty() && !name.contains(char::is_whitespace)
+}
+
+/// Whether `name` is a concatenation of occurrences of `pieces`.
+fn splits_into<'a>(name: &str, pieces: impl Iterator<Item = &'a str>) -> bool {
+    let n = name.len();
+    // ends[i]: where a piece starting at byte i of the name ends.
+    let mut ends: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for p in pieces.filter(|p| !p.is_empty() && p.len() <= n) {
+        for at in memchr::memmem::find_iter(name.as_bytes(), p.as_bytes()) {
+            ends[at].push(at + p.len());
+        }
+    }
+    reaches(&ends, &[0], &[])
+}
+
+/// Whether a concatenation of `pieces` can hold `literal`: pieces inside it, the first one
+/// possibly reaching in from before it, the last one possibly running on after it.
+fn inside_concatenation<'a>(literal: &str, pieces: impl Iterator<Item = &'a str>) -> bool {
+    let l = literal.as_bytes();
+    let n = l.len();
+    let mut ends: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut starts = vec![0usize];
+    let mut finishing = vec![false; n + 1];
+    for p in pieces.map(str::as_bytes).filter(|p| !p.is_empty()) {
+        if memchr::memmem::find(p, l).is_some() {
+            return true;
+        }
+        for at in memchr::memmem::find_iter(l, p) {
+            ends[at].push(at + p.len());
+        }
+        for k in 1..n {
+            // The piece ends with the literal's first k bytes, or starts with its last
+            // n - k bytes.
+            if p.ends_with(&l[..k]) {
+                starts.push(k);
+            }
+            if p.starts_with(&l[k..]) {
+                finishing[k] = true;
+            }
+        }
+    }
+    reaches(&ends, &starts, &finishing)
+}
+
+/// Whether the end of `ends` (or a position marked in `finishing`) is reached from
+/// `starts`.
+fn reaches(ends: &[Vec<usize>], starts: &[usize], finishing: &[bool]) -> bool {
+    let n = ends.len();
+    let mut reached = vec![false; n + 1];
+    for &s in starts {
+        reached[s] = true;
+    }
+    for i in 0..n {
+        if !reached[i] {
+            continue;
+        }
+        if finishing.get(i).copied().unwrap_or(false) {
+            return true;
+        }
+        for &e in &ends[i] {
+            reached[e] = true;
+        }
+    }
+    reached[n]
+}
+
+/// The words of source text: the runs between delimiters (comments and strings are
+/// split into words too: a word too many is harmless).
+fn words(b: &[u8]) -> impl Iterator<Item = &[u8]> {
+    b.split(|&c| DELIMITERS[usize::from(c)])
+        .filter(|w| !w.is_empty())
+}
+
+/// The bytes that end a word.
+const DELIMITERS: [bool; 256] = {
+    let mut table = [false; 256];
+    let delimiters = b" \t\n\r\x0c\x0b()'`,\";";
+    let mut k = 0;
+    while k < delimiters.len() {
+        table[delimiters[k] as usize] = true;
+        k += 1;
+    }
+    table
+};
+
+/// A word of nothing but ASCII letters, digits and the constituents a name is folded from
+/// as written (no package marker, `#`, `~`, `|` or `\`): its only piece is itself.
+fn plain(word: &[u8]) -> bool {
+    word.iter()
+        .all(|&c| c.is_ascii() && !matches!(c, b':' | b'#' | b'~' | b'|' | b'\\'))
+}
+
+/// ASCII case-insensitively, whether `needle` occurs in `hay`.
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    needle.len() <= hay.len()
+        && hay
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// ASCII case-insensitively, whether `text` starts with `prefix`.
+fn starts_with(text: &[u8], prefix: &[u8]) -> bool {
+    text.len() >= prefix.len() && text[..prefix.len()].eq_ignore_ascii_case(prefix)
+}
+
+/// ASCII case-insensitively, whether `text` ends with `suffix`.
+fn ends_with(text: &[u8], suffix: &[u8]) -> bool {
+    text.len() >= suffix.len() && text[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+}
+
+/// Adds `text` and what a name may take of it.
+fn push_text(text: String, out: &mut Vec<String>) {
+    let mut texts = Vec::new();
+    if text.contains('~') {
+        texts = between_directives(&text);
+    }
+    texts.push(text);
+    // A format control is often a symbol (`'#:make-~a`): its texts lose the prefix too.
+    for text in texts {
+        if let Some((_, name)) = text.rsplit_once(':') {
+            out.push(name.to_string());
+        }
+        let bare = text.trim_start_matches('#');
+        if bare.len() != text.len() {
+            out.push(bare.to_string());
+        }
+        out.push(text);
+    }
+}
+
+/// The texts between a format control's directives (`make-~a-~(~a~)` gives `make-`,
+/// `-`): after `~`, its parameters and modifiers, then the directive.
+fn between_directives(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '~' {
+            current.push(c);
+            continue;
+        }
+        out.push(std::mem::take(&mut current));
+        while let Some(&d) = chars.peek() {
+            if d == '\'' {
+                chars.next();
+                chars.next();
+            } else if d.is_ascii_digit() || matches!(d, ',' | '#' | 'v' | ':' | '@') {
+                chars.next();
+            } else {
+                break;
+            }
+        }
+        // `~~` prints a tilde.
+        if chars.next() == Some('~') {
+            current.push('~');
+        }
+    }
+    out.push(current);
+    out.retain(|p| !p.is_empty());
+    out
+}
+
+/// Global macros followed from a call at most: past them the call is expanded.
+const MAX_FOLLOWED_MACROS: usize = 256;
+
+/// What a learned macro brings to a call, for one search: its relevant pieces and the
+/// global macros its body names (their expansions may be part of its own).
+struct Brought {
+    pieces: Vec<String>,
+    names: Vec<Arc<Macro>>,
+    /// The relevant pieces of the macro and of every macro it names, transitively;
+    /// `None` past [`MAX_FOLLOWED_MACROS`] of them (then any name).
+    closure: OnceLock<Option<Vec<String>>>,
+}
+
+/// What each macro brings, by its address.
+type Cache = HashMap<usize, (Arc<Macro>, Arc<Brought>)>;
+
+/// The test of a search, with what each macro brings, found once.
+pub(crate) struct Gate {
+    wanted: Wanted,
+    /// The bytes of the wanted texts, in both cases: most words hold one they lack.
+    bytes: [bool; 256],
+    /// The shortest wanted text.
+    shortest: usize,
+    /// The (length, first byte) of the global macros' names, to pass over most words
+    /// without looking them up; set at the first call.
+    heads: OnceLock<Box<[[bool; 256]; HEAD_LENGTHS]>>,
+    brought: Mutex<Cache>,
+}
+
+/// Names as long as this or longer share one row of [`Gate::heads`].
+const HEAD_LENGTHS: usize = 64;
+
+impl Gate {
+    pub(crate) fn new(wanted: Wanted) -> Gate {
+        let texts: Vec<&str> = match &wanted {
+            Wanted::Exact(name) => vec![name.as_str()],
+            Wanted::Containing(literals) => literals.iter().map(String::as_str).collect(),
+        };
+        let mut bytes = [false; 256];
+        for c in texts.iter().flat_map(|t| t.bytes()) {
+            bytes[usize::from(c.to_ascii_lowercase())] = true;
+            bytes[usize::from(c.to_ascii_uppercase())] = true;
+        }
+        let shortest = texts.iter().map(|t| t.len()).min().unwrap_or(0);
+        Gate {
+            wanted,
+            bytes,
+            shortest,
+            heads: OnceLock::new(),
+            brought: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// [`Wanted::relevant`], most words ruled out by their bytes first.
+    fn relevant(&self, piece: &[u8]) -> bool {
+        let (Some(&first), Some(&last)) = (piece.first(), piece.last()) else {
+            return false;
+        };
+        let has = |c: u8| self.bytes[usize::from(c)];
+        let possible = match &self.wanted {
+            // A piece inside the name has only its bytes.
+            Wanted::Exact(name) => piece.len() <= name.len() && piece.iter().all(|&c| has(c)),
+            // A piece holding a literal is as long; one overlapping it shares its first or
+            // last byte with it.
+            Wanted::Containing(_) => piece.len() >= self.shortest || has(first) || has(last),
+        };
+        possible && self.wanted.relevant(piece)
+    }
+
+    /// The global macro a word of source text names (folded as macros are).
+    fn named_global<'a>(&self, word: &[u8], lookup: &Lookup<'a>) -> Option<&'a Arc<Macro>> {
+        let name = word.rsplit(|&c| c == b':').next()?;
+        let heads = self.heads.get_or_init(|| {
+            let mut heads = Box::new([[false; 256]; HEAD_LENGTHS]);
+            for n in lookup.global.names() {
+                if let Some(&c) = n.as_bytes().first() {
+                    let row = n.len().min(HEAD_LENGTHS - 1);
+                    heads[row][usize::from(c.to_ascii_lowercase())] = true;
+                    heads[row][usize::from(c.to_ascii_uppercase())] = true;
+                }
+            }
+            heads
+        });
+        let first = *name.first()?;
+        if !heads[name.len().min(HEAD_LENGTHS - 1)][usize::from(first)] || !plain(name) {
+            return None;
+        }
+        if name.iter().any(u8::is_ascii_uppercase) {
+            let folded = String::from_utf8_lossy(name).to_ascii_lowercase();
+            return lookup.global.get(&folded);
+        }
+        lookup.global.get(std::str::from_utf8(name).ok()?)
+    }
+
+    /// Whether the call `text` of the macro `m` can make a wanted name: from the words
+    /// of the call, the pieces of `m`, of the local macros around it and of every global
+    /// macro named by the call or by one of those, followed transitively.
+    pub(crate) fn call_may_make(
+        &self,
+        text: &[u8],
+        m: Option<&Arc<Macro>>,
+        lookup: &Lookup,
+    ) -> bool {
+        let mut pieces: Vec<String> = Vec::new();
+        let mut sources: Vec<&Arc<Macro>> = Vec::new();
+        for w in words(text) {
+            self.push_word(w, &mut pieces);
+            // A learned macro the call names: its expansion may be part of this one.
+            if let Some(g) = self.named_global(w, lookup) {
+                sources.push(g);
+            }
+        }
+        sources.extend(lookup.locals.iter().map(|(_, l)| l));
+        sources.extend(m);
+        sources.sort_unstable_by_key(|g| Arc::as_ptr(g) as usize);
+        sources.dedup_by(|a, b| Arc::ptr_eq(a, b));
+        let brought: Vec<Arc<Brought>> =
+            sources.iter().map(|g| self.brought_by(g, lookup)).collect();
+        let mut all: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        for b in &brought {
+            match self.closure(b, lookup) {
+                Some(closure) => all.extend(closure.iter().map(String::as_str)),
+                None => return true,
+            }
+        }
+        self.wanted.covered_by(&all)
+    }
+
+    /// The closure of `b`, found once.
+    fn closure<'b>(&self, b: &'b Brought, lookup: &Lookup) -> Option<&'b Vec<String>> {
+        b.closure
+            .get_or_init(|| {
+                let mut pieces = b.pieces.clone();
+                let mut stack: Vec<Arc<Macro>> = b.names.clone();
+                let mut seen = std::collections::HashSet::new();
+                while let Some(g) = stack.pop() {
+                    if !seen.insert(Arc::as_ptr(&g) as usize) {
+                        continue;
+                    }
+                    if seen.len() > MAX_FOLLOWED_MACROS {
+                        return None;
+                    }
+                    let own = self.brought_by(&g, lookup);
+                    pieces.extend(own.pieces.iter().cloned());
+                    stack.extend(own.names.iter().cloned());
+                }
+                pieces.sort_unstable();
+                pieces.dedup();
+                Some(pieces)
+            })
+            .as_ref()
+    }
+
+    /// Adds the pieces of the word `word` that [`Gate::relevant`] keeps: the word folded,
+    /// without `|` and `\`, and also after its last `:` and without leading `#`s
+    /// (`pkg::foo`, `#:foo`, `#\a`), and the texts between its `~` directives.
+    fn push_word(&self, word: &[u8], out: &mut Vec<String>) {
+        if word.is_ascii() && !word.iter().any(|c| matches!(c, b'~' | b'|' | b'\\')) {
+            // Its pieces are slices of it: only the relevant ones are copied.
+            let after = word.rsplit(|&c| c == b':').next().unwrap_or(word);
+            let bare = &word[word.iter().take_while(|&&c| c == b'#').count()..];
+            for (k, piece) in [word, after, bare].into_iter().enumerate() {
+                let repeated =
+                    k > 0 && piece.len() == word.len() || k == 2 && piece.len() == after.len();
+                if !repeated && self.relevant(piece) {
+                    out.push(String::from_utf8_lossy(piece).to_ascii_lowercase());
+                }
+            }
+            return;
+        }
+        let text: String = String::from_utf8_lossy(word)
+            .chars()
+            .filter(|c| !matches!(c, '|' | '\\'))
+            .flat_map(char::to_lowercase)
+            .collect();
+        let mut all = Vec::new();
+        push_text(text, &mut all);
+        all.retain(|p| self.relevant(p.as_bytes()));
+        out.append(&mut all);
+    }
+
+    /// What `g` brings, found once per macro (the entry holds `g`: its address is not
+    /// reused while the search lasts).
+    fn brought_by(&self, g: &Arc<Macro>, lookup: &Lookup) -> Arc<Brought> {
+        let key = Arc::as_ptr(g) as usize;
+        if let Some((_, b)) = self.lock().get(&key) {
+            return b.clone();
+        }
+        let b = Arc::new(self.bring(g, lookup));
+        self.lock().insert(key, (g.clone(), b.clone()));
+        b
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Cache> {
+        self.brought
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The relevant pieces of `m`'s lambda list (its defaults) and body, and the global
+    /// macros it names.
+    fn bring(&self, m: &Macro, lookup: &Lookup) -> Brought {
+        let mut all = Vec::new();
+        let mut names = Vec::new();
+        for v in std::iter::once(&m.lambda_list).chain(&m.body) {
+            of_val(v, &mut all, &mut |name| {
+                if let Some(g) = lookup.global.get(name) {
+                    names.push(g.clone());
+                }
+            });
+        }
+        all.retain(|p| self.relevant(p.as_bytes()));
+        all.sort_unstable();
+        all.dedup();
+        names.sort_unstable_by_key(|g| Arc::as_ptr(g) as usize);
+        names.dedup_by(|a, b| Arc::ptr_eq(a, b));
+        Brought {
+            pieces: all,
+            names,
+            closure: OnceLock::new(),
+        }
+    }
+}
+
+/// Adds the pieces of the datum `v`.
+fn of_val(v: &Val, out: &mut Vec<String>, symbol: &mut dyn FnMut(&str)) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Val::Sym(w) => {
+                symbol(&w.name);
+                // A symbol may be a format control (`'#:~a-p`).
+                push_text(w.name.to_lowercase(), out);
+            }
+            Val::Str(s) | Val::Atom(s) => push_text(s.to_lowercase().replace('\\', ""), out),
+            Val::List(items) => stack.extend(items),
+            Val::Dotted(items, tail) => {
+                stack.extend(items);
+                stack.push(tail);
+            }
+            Val::Quote(x)
+            | Val::Backquote(x)
+            | Val::Comma(x)
+            | Val::Splice(x)
+            | Val::Function(x) => stack.push(x),
+            Val::Unknown => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{expand, learn, made, read_form, Budget, Lookup, Macros};
+    use super::{Gate, Wanted};
+    use crate::grammar::Grammar;
+
+    fn learned(source: &str) -> Macros {
+        let mut m = Macros::default();
+        m.extend(learn(source.as_bytes(), &|_, _| true));
+        m.finish();
+        m
+    }
+
+    /// The gate's answer for the call `call` of a macro of `source` and `wanted`.
+    fn passes(source: &str, call: &str, wanted: Wanted) -> bool {
+        let global = learned(source);
+        let form = read_form(call.as_bytes(), 0, call.len(), &|_, _| true).unwrap();
+        let m = global.get(form.head().unwrap()).unwrap().clone();
+        let lookup = Lookup {
+            global: &global,
+            locals: &[],
+        };
+        Gate::new(wanted).call_may_make(call.as_bytes(), Some(&m), &lookup)
+    }
+
+    /// The names the call makes (without package or `setf`).
+    fn made_names(source: &str, call: &str) -> Vec<String> {
+        let global = learned(source);
+        let form = read_form(call.as_bytes(), 0, call.len(), &|_, _| true).unwrap();
+        let m = global.get(form.head().unwrap()).unwrap().clone();
+        let lookup = Lookup {
+            global: &global,
+            locals: &[],
+        };
+        let v = expand(&m, &form, &lookup, &mut Budget::new(100_000)).unwrap();
+        made(&v, &Grammar::builtin())
+            .into_iter()
+            .map(|d| {
+                let name = d.name.trim_start_matches("(setf ").trim_end_matches(')');
+                name.rsplit(':').next().unwrap_or(name).to_string()
+            })
+            .collect()
+    }
+
+    const SOURCES: [(&str, &str); 6] = [
+        (
+            "(defmacro defthing (name)
+               (let* ((maker (symbolicate 'make- name))
+                      (pred (intern (format nil \"~A-P\" name)))
+                      (fs (format-symbol t \"~:@(~A~)-count\" name)))
+                 `(progn (defun ,maker ()) (defun ,pred (x) x) (defun ,fs ()))))",
+            "(defthing point)",
+        ),
+        (
+            "(defmacro defrecord (name &rest slots)
+               `(defstruct (,name (:constructor ,(symbolicate '%make- name))) ,@slots))",
+            "(defrecord cell a)",
+        ),
+        (
+            "(defmacro def-one (n) `(defun ,(symbolicate n '-one) ()))
+             (defmacro def-two (a b) `(progn (def-one ,a) (def-one ,b)))",
+            "(def-two x y)",
+        ),
+        (
+            "(defmacro defk (n &key (prefix \"MAKE-\")) `(defun ,(symbolicate prefix n) ()))",
+            "(defk pt)",
+        ),
+        // A format control written as a symbol (alexandria's types.lisp).
+        (
+            "(defmacro defneg (type)
+               (let ((name (format-symbol :alexandria '#:non-positive-~a type)))
+                 `(defun ,(format-symbol :alexandria '#:~a-p name) ())))",
+            "(defneg float)",
+        ),
+        // A key parameter left out is `nil`, and so is the name (fiveam's
+        // `def-special-environment`).
+        (
+            "(defmacro defenv (name &key accessor) `(defmacro ,accessor () ',name))",
+            "(defenv run-state)",
+        ),
+    ];
+
+    #[test]
+    fn every_name_an_expansion_makes_passes() {
+        for (source, call) in SOURCES {
+            let names = made_names(source, call);
+            assert!(!names.is_empty(), "{call}");
+            for name in names {
+                assert!(
+                    passes(source, call, Wanted::exact(&name).unwrap()),
+                    "{call} makes {name}"
+                );
+                // A literal of a pattern anywhere in the name, across pieces.
+                let inner = &name[1..name.len() - 1];
+                let literal = Wanted::containing(&[inner.to_string()]).unwrap();
+                assert!(passes(source, call, literal), "{call} makes {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_name_no_piece_makes_is_ruled_out() {
+        let (source, call) = SOURCES[0];
+        assert!(!passes(source, call, Wanted::exact("make-lvar").unwrap()));
+        // `x` is a symbol of the macro's body: `point-x` could be made, `point-y` not.
+        assert!(passes(source, call, Wanted::exact("point-x").unwrap()));
+        assert!(!passes(source, call, Wanted::exact("point-y").unwrap()));
+        let literal = Wanted::containing(&["lvar".to_string()]).unwrap();
+        assert!(!passes(source, call, literal));
+        // The pieces of a macro another one calls: `-one` is def-one's.
+        let (source, call) = SOURCES[2];
+        assert!(passes(source, call, Wanted::exact("y-one").unwrap()));
+        assert!(!passes(source, call, Wanted::exact("z-one").unwrap()));
+        assert!(!passes(source, call, Wanted::exact("x-two").unwrap()));
+    }
+}

@@ -17,7 +17,9 @@
 
 pub(crate) mod builders;
 pub(crate) mod datum;
+pub(crate) mod functions;
 pub(crate) mod lambda_list;
+pub(crate) mod pure;
 pub(crate) mod shape;
 pub(crate) mod template;
 
@@ -79,13 +81,18 @@ pub(crate) struct Env {
     vars: HashMap<String, Val>,
     /// The `flet`/`labels` functions of the macro's body.
     functions: HashMap<String, Arc<Function>>,
+    /// The project's functions its macros call (`functions.rs`).
+    globals: Arc<functions::Functions>,
 }
 
 /// A local function of a macro's body: called as the macro's body is evaluated (its
 /// value is known when its last form's is).
+#[derive(Debug)]
 pub(crate) struct Function {
     lambda_list: Val,
     body: Vec<Val>,
+    /// A project's `defun`: called with none of its caller's variables.
+    global: bool,
 }
 
 impl Env {
@@ -94,7 +101,10 @@ impl Env {
     }
 
     pub(crate) fn function(&self, name: &str) -> Option<Arc<Function>> {
-        self.functions.get(name).cloned()
+        self.functions
+            .get(name)
+            .or_else(|| self.globals.get(name))
+            .cloned()
     }
 
     pub(crate) fn bind(&mut self, name: &str, value: Val) {
@@ -121,6 +131,8 @@ pub(crate) struct Macro {
 #[derive(Default, Debug)]
 pub(crate) struct Macros {
     map: HashMap<String, Arc<Macro>>,
+    /// The project functions the macros call (`functions.rs`).
+    functions: Arc<functions::Functions>,
 }
 
 impl Macros {
@@ -136,11 +148,59 @@ impl Macros {
         self.map.get(name)
     }
 
-    /// Once every macro is learned: a macro whose body calls a learned macro builds names
-    /// too (that one may). One pass over the bodies.
+    /// The names of project functions the macros (and the functions learned) call that
+    /// are not learned yet: what [`functions::learn`] should look for.
+    pub(crate) fn wanted_functions(&self) -> std::collections::HashSet<String> {
+        let bodies = self
+            .map
+            .values()
+            .map(|m| &m.body)
+            .chain(self.functions.values().map(|f| &f.body));
+        let mut wanted = std::collections::HashSet::new();
+        for body in bodies {
+            wanted.extend(functions::called(body));
+        }
+        wanted.retain(|n| {
+            !builders::is_builder(n)
+                && !pure::is_pure(n)
+                && !self.map.contains_key(n)
+                && !self.functions.contains_key(n)
+        });
+        wanted
+    }
+
+    /// Adds the project functions `found` (a later definition replaces an earlier one).
+    pub(crate) fn add_functions(&mut self, found: Vec<(String, Function)>) {
+        let map = Arc::make_mut(&mut self.functions);
+        for (name, f) in found {
+            map.insert(name, Arc::new(f));
+        }
+    }
+
+    /// Once every macro and function is learned: a macro whose body calls a learned macro
+    /// or function builds names too (that one may); it defines something if the function
+    /// writes a definer. One pass over the bodies.
     pub(crate) fn finish(&mut self) {
         let names: std::collections::HashSet<String> = self.map.keys().cloned().collect();
+        let functions = self.functions.clone();
         for (name, m) in self.map.iter_mut() {
+            let helpers: Vec<&Arc<Function>> = if functions.is_empty() {
+                Vec::new()
+            } else {
+                functions::called(&m.body)
+                    .iter()
+                    .filter_map(|n| functions.get(n))
+                    .collect()
+            };
+            if !helpers.is_empty() {
+                let defines = helpers.iter().any(|f| functions::writes_definer(f));
+                if let Some(m) = Arc::get_mut(m) {
+                    m.builds = true;
+                    m.defines |= defines;
+                    m.shape = shape::Shape::default();
+                }
+                continue;
+            }
             if m.builds {
                 continue;
             }
@@ -384,16 +444,24 @@ pub(crate) fn local_macros(form: &Val) -> Locals {
 /// template, the budget ran out). Calls of learned macros where the result defines
 /// things (`progn`, `eval-when`, `let` bodies ...) are expanded in turn.
 pub(crate) fn expand(m: &Macro, form: &Val, lookup: &Lookup, budget: &mut Budget) -> Option<Val> {
-    let expansion = instantiate(m, form, budget)?;
+    let expansion = instantiate(m, form, &lookup.global.functions, budget)?;
     let mut locals: Locals = lookup.locals.to_vec();
     let result = expand_inside(expansion, lookup.global, &mut locals, budget, 1)?;
     (result.size() <= MAX_RESULT_NODES).then_some(result)
 }
 
 /// The value of the macro's body for the call `form`.
-fn instantiate(m: &Macro, form: &Val, budget: &mut Budget) -> Option<Val> {
+fn instantiate(
+    m: &Macro,
+    form: &Val,
+    globals: &Arc<functions::Functions>,
+    budget: &mut Budget,
+) -> Option<Val> {
     let items = form.items()?;
-    let mut env = Env::default();
+    let mut env = Env {
+        globals: globals.clone(),
+        ..Env::default()
+    };
     // `&whole` takes the form; the rest the arguments.
     let ll = &m.lambda_list;
     let args = Val::List(items.get(1..)?.to_vec());
@@ -452,9 +520,9 @@ fn body_value(body: &[Val], env: &mut Env, budget: &mut Budget, depth: usize) ->
 fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> Option<Val> {
     budget.spend(1)?;
     let items = match form {
-        Val::Backquote(t) => return template::fill(t, env, budget, 0),
+        Val::Backquote(t) => return template::fill(t, env, budget, depth),
         Val::List(items) => items,
-        _ => return template::eval(form, env, budget, 0),
+        _ => return template::eval(form, env, budget, depth),
     };
     let rest = items.get(1..).unwrap_or_default();
     match form.head() {
@@ -469,8 +537,9 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
                         (pair.first()?, pair.get(1))
                     }
                 };
-                let value =
-                    init.map_or(Some(Val::sym("nil")), |i| template::eval(i, env, budget, 0))?;
+                let value = init.map_or(Some(Val::sym("nil")), |i| {
+                    template::eval(i, env, budget, depth)
+                })?;
                 if op == "let*" {
                     env.bind(var.symbol_name()?, value);
                 } else {
@@ -512,6 +581,7 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
                 let function = Function {
                     lambda_list: parts.get(1)?.clone(),
                     body: parts.get(2..).unwrap_or_default().to_vec(),
+                    global: false,
                 };
                 env.functions.insert(
                     parts.first()?.symbol_name()?.to_string(),
@@ -521,7 +591,7 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
             body_value(&rest[1..], env, budget, depth + 1)
         }
         Some("progn" | "locally") => body_value(rest, env, budget, depth + 1),
-        _ => template::eval(form, env, budget, 0),
+        _ => template::eval(form, env, budget, depth),
     }
 }
 
@@ -539,7 +609,16 @@ pub(crate) fn call_function(
         return Some(Val::Unknown);
     }
     budget.spend(env.vars.len() + env.functions.len())?;
-    let mut inner = env.clone();
+    // A project function sees none of its caller's variables; a local one (`flet`, a
+    // `lambda`) all of them.
+    let mut inner = if f.global {
+        Env {
+            globals: env.globals.clone(),
+            ..Env::default()
+        }
+    } else {
+        env.clone()
+    };
     if lambda_list::bind(&f.lambda_list, &Val::List(args), &mut inner, budget, depth).is_none() {
         return Some(Val::Unknown);
     }
@@ -591,7 +670,7 @@ fn expand_inside(
     if depth >= MAX_MACRO_DEPTH {
         return Some(v);
     }
-    match instantiate(&m, &v, budget) {
+    match instantiate(&m, &v, &global.functions, budget) {
         Some(expansion) => expand_inside(expansion, global, locals, budget, depth + 1),
         None => Some(v),
     }

@@ -91,12 +91,15 @@ fn learn_functions(
         .map(String::as_str)
         .collect();
     let reads = |plus, e: &[u8]| search.reads(plus, e);
+    // Names looked for already (a function not learned is not looked for again).
+    let mut tried = std::collections::HashSet::new();
+    let mut wanted = macros.wanted_functions();
     for _ in 0..expand::functions::MAX_ROUNDS {
-        let mut wanted = macros.wanted_functions();
-        wanted.retain(|n| defined.contains(n.as_str()));
+        wanted.retain(|n| defined.contains(n.as_str()) && !tried.contains(n));
         if wanted.is_empty() {
             return;
         }
+        tried.extend(wanted.iter().cloned());
         let defines = |names: &Vec<String>| names.iter().any(|n| wanted.contains(n));
         let work = |file: &LoadedFile| expand::functions::learn(&file.bytes, &wanted, &reads);
         let mut found = Vec::new();
@@ -117,10 +120,7 @@ fn learn_functions(
                 }
             }
         }
-        if found.is_empty() {
-            return;
-        }
-        macros.add_functions(found);
+        wanted = macros.add_functions(found);
     }
 }
 

@@ -11,11 +11,41 @@
 use super::datum::{read, Val};
 use super::{any_node, Function};
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Rounds of helpers named by learned helpers (`byte-ref-fun-name` calling
 /// `byte-fun-name`): each is a pass over the files that define one.
 pub(crate) const MAX_ROUNDS: usize = 3;
+
+/// Whether `name` is a symbol of Common Lisp: a project does not define one (only an
+/// implementation's own sources do), so a macro calling `car` is not looked for.
+pub(crate) fn is_common_lisp(name: &str) -> bool {
+    static SYMBOLS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SYMBOLS
+        .get_or_init(|| include_str!("../common-lisp-symbols.txt").lines().collect())
+        .contains(name)
+}
+
+/// Whether a name a macro calls may be a project function's: not a builder, a pure form
+/// or a symbol of Common Lisp.
+pub(crate) fn may_be_project(name: &str) -> bool {
+    !super::builders::is_builder(name) && !super::pure::is_pure(name) && !is_common_lisp(name)
+}
+
+/// Whether a macro's body may define something through the functions it calls: its
+/// templates write a `def...` form, or a `progn`/`eval-when` made of computed forms
+/// (`(progn ,@(mapcar ...))`).
+pub(crate) fn may_define(defines: bool, body: &[Val]) -> bool {
+    defines
+        || body.iter().any(|b| {
+            any_node(b, &mut |n| {
+                matches!(n, Val::Backquote(t) if matches!(t.head(), Some("progn" | "eval-when"))
+                && t.items().is_some_and(|items| {
+                    items.iter().any(|i| matches!(i, Val::Comma(_) | Val::Splice(_)))
+                }))
+            })
+        })
+}
 
 /// The project functions learned, by folded name.
 pub(crate) type Functions = HashMap<String, Arc<Function>>;
@@ -97,7 +127,7 @@ fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, F
             let name = items.get(1).and_then(Val::symbol_name);
             let lambda_list = items.get(2);
             if let (Some(name), Some(lambda_list)) = (name, lambda_list) {
-                if wanted.contains(name) {
+                if wanted.contains(name) && computes(&items[3..]) {
                     let function = Function {
                         lambda_list: lambda_list.clone(),
                         body: items[3..].to_vec(),
@@ -110,6 +140,28 @@ fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, F
         }
         stack.extend(items.iter().rev());
     }
+}
+
+/// Whether a function's body may have a value the expander computes: it ends (inside
+/// `let`, `progn`, `flet` ... ) in a template or a call of a builder or of a pure form. A
+/// function that ends otherwise (`gethash`, a variable) is not learned, nor what it calls.
+fn computes(body: &[Val]) -> bool {
+    let mut body = body;
+    for _ in 0..super::MAX_DEPTH {
+        let Some(last) = body.last() else {
+            return false;
+        };
+        let Some(head) = last.head() else {
+            return matches!(last, Val::Backquote(_));
+        };
+        let skip = match head {
+            "progn" | "locally" | "with-standard-io-syntax" => 1,
+            "let" | "let*" | "flet" | "labels" => 2,
+            _ => return super::builders::is_builder(head) || super::pure::is_pure(head),
+        };
+        body = last.items().and_then(|i| i.get(skip..)).unwrap_or_default();
+    }
+    false
 }
 
 /// The names `body` calls for a value, outside the literal parts of its templates: the

@@ -148,33 +148,35 @@ impl Macros {
         self.map.get(name)
     }
 
-    /// The names of project functions the macros (and the functions learned) call that
-    /// are not learned yet: what [`functions::learn`] should look for.
+    /// The names of project functions the macros that may define something call: what
+    /// [`functions::learn`] should look for.
     pub(crate) fn wanted_functions(&self) -> std::collections::HashSet<String> {
-        let bodies = self
-            .map
-            .values()
-            .map(|m| &m.body)
-            .chain(self.functions.values().map(|f| &f.body));
         let mut wanted = std::collections::HashSet::new();
-        for body in bodies {
-            wanted.extend(functions::called(body));
+        for m in self.map.values() {
+            if functions::may_define(m.defines, &m.body) {
+                wanted.extend(functions::called(&m.body));
+            }
         }
-        wanted.retain(|n| {
-            !builders::is_builder(n)
-                && !pure::is_pure(n)
-                && !self.map.contains_key(n)
-                && !self.functions.contains_key(n)
-        });
+        wanted.retain(|n| functions::may_be_project(n) && !self.map.contains_key(n));
         wanted
     }
 
-    /// Adds the project functions `found` (a later definition replaces an earlier one).
-    pub(crate) fn add_functions(&mut self, found: Vec<(String, Function)>) {
+    /// Adds the project functions `found` (a later definition replaces an earlier one);
+    /// the names of the project functions they call in turn.
+    pub(crate) fn add_functions(
+        &mut self,
+        found: Vec<(String, Function)>,
+    ) -> std::collections::HashSet<String> {
+        let mut wanted = std::collections::HashSet::new();
+        for (_, f) in &found {
+            wanted.extend(functions::called(&f.body));
+        }
         let map = Arc::make_mut(&mut self.functions);
         for (name, f) in found {
             map.insert(name, Arc::new(f));
         }
+        wanted.retain(|n| functions::may_be_project(n) && !self.map.contains_key(n));
+        wanted
     }
 
     /// Once every macro and function is learned: a macro whose body calls a learned macro
@@ -184,14 +186,15 @@ impl Macros {
         let names: std::collections::HashSet<String> = self.map.keys().cloned().collect();
         let functions = self.functions.clone();
         for (name, m) in self.map.iter_mut() {
-            let helpers: Vec<&Arc<Function>> = if functions.is_empty() {
-                Vec::new()
-            } else {
-                functions::called(&m.body)
-                    .iter()
-                    .filter_map(|n| functions.get(n))
-                    .collect()
-            };
+            let helpers: Vec<&Arc<Function>> =
+                if functions.is_empty() || !functions::may_define(m.defines, &m.body) {
+                    Vec::new()
+                } else {
+                    functions::called(&m.body)
+                        .iter()
+                        .filter_map(|n| functions.get(n))
+                        .collect()
+                };
             if !helpers.is_empty() {
                 let defines = helpers.iter().any(|f| functions::writes_definer(f));
                 if let Some(m) = Arc::get_mut(m) {

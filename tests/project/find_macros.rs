@@ -260,6 +260,92 @@ fn many_macrolets(size: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// A helper function in one file, the macros that call it in another, their calls in a
+/// third: the names are computed by the project's functions.
+const HELPERS: &str = "(in-package :shapes)
+(eval-when (:compile-toplevel :load-toplevel :execute)
+  (defun reader-name (bytes signed)
+    (intern (with-standard-io-syntax
+              (format nil \"~a~a~a~a\" '#:read- (if signed \"\" '#:u) '#:int bytes))))
+  (defun define-one-class (class &rest parents)
+    `(progn (define-condition ,class ,parents ())
+            (export ',class))))
+";
+
+const HELPED_MACROS: &str = "(in-package :shapes)
+(defmacro integer-reader (bytes)
+  (labels ((generate (signed)
+             `(defun ,(reader-name bytes signed) (socket) (read-byte socket))))
+    `(progn ,(generate nil) ,(generate t))))
+(defmacro define-classes (class-list parents)
+  `(progn ,@(mapcar #'(lambda (x) (apply #'define-one-class x parents)) class-list)))
+";
+
+const HELPED_USES: &str = "(in-package :shapes)
+(integer-reader 2)
+(define-classes (timeout-error shutdown-error)
+  (socket-error))
+";
+
+#[test]
+fn names_computed_by_the_projects_functions_are_found() {
+    let dir = project();
+    std::fs::write(dir.join("helpers.lisp"), HELPERS).unwrap();
+    std::fs::write(dir.join("helped-macros.lisp"), HELPED_MACROS).unwrap();
+    std::fs::write(dir.join("helped-uses.lisp"), HELPED_USES).unwrap();
+    let defs = |name: &str| {
+        shown(
+            &search(&dir, |r| r.name = Some(name.into()))
+                .definitions
+                .unwrap(),
+        )
+    };
+    // Spelled nowhere: `reader-name` computes it.
+    assert_eq!(
+        defs("read-uint2"),
+        ["defun read-uint2 helped-uses.lisp:2 via integer-reader (2)"]
+    );
+    assert_eq!(
+        defs("read-int2"),
+        ["defun read-int2 helped-uses.lisp:2 via integer-reader (2)"]
+    );
+    // `mapcar` of a `lambda` applying `define-one-class`: each class, not the macro's
+    // first argument.
+    assert_eq!(
+        defs("shutdown-error"),
+        ["define-condition shutdown-error helped-uses.lisp:3 via define-classes (3)"]
+    );
+    // Through the binary.
+    let out = Command::new(BIN)
+        .args(["find", "--name", "read-uint2", "--root"])
+        .arg(&dir)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(" 2: defun read-uint2, via integer-reader at 2: (integer-reader 2)"),
+        "{text}"
+    );
+}
+
+/// Macros naming their definitions with a project function that calls itself twice
+/// (its work doubles at each call until the depth bound or the budget stops it).
+fn recursive_helpers(size: usize) -> Vec<u8> {
+    let mut out = String::from(
+        "(defun twice (x) (if x (symbolicate (twice x) (twice x)) x))
+(defun names-of (xs) (mapcar #'twice xs))
+(defmacro def-twice (name &rest more)
+  `(progn (defun ,(twice name) ()) ,@(mapcar (lambda (n) `(defvar ,n)) (names-of more))))\n",
+    );
+    let mut k = 0;
+    while out.len() < size {
+        out.push_str(&format!("(def-twice n{k} a b c d e f g h)\n"));
+        k += 1;
+    }
+    out.into_bytes()
+}
+
 #[test]
 fn find_is_linear_on_adversarial_macros() {
     let families: Vec<(&'static str, Family)> = vec![
@@ -267,6 +353,7 @@ fn find_is_linear_on_adversarial_macros() {
         ("huge lambda list", huge_lambda_list),
         ("deep argument", deep_argument),
         ("many macrolets", many_macrolets),
+        ("recursive project functions", recursive_helpers),
     ];
     assert_find_linear(
         "find-macros",

@@ -23,23 +23,34 @@ pub(crate) fn learn(
     cancel: &CancelToken,
 ) {
     let mut macros = Macros::default();
+    // Per part, per file: the names its `(defun NAME` forms spell.
+    let mut defuns: Vec<Vec<Vec<String>>> = Vec::with_capacity(parts.len());
     {
         let reads = |plus, e: &[u8]| search.reads(plus, e);
-        let work = |file: &LoadedFile| expand::learn(&file.bytes, &reads);
+        let work = |file: &LoadedFile| {
+            let names = expand::functions::defun_names(&file.bytes);
+            (expand::learn(&file.bytes, &reads), names)
+        };
         for part in parts {
             match part {
-                ScopePart::Single(file) => macros.extend(work(file)),
+                ScopePart::Single(file) => {
+                    let (found, names) = work(file);
+                    macros.extend(found);
+                    defuns.push(vec![names]);
+                }
                 ScopePart::Walked(files) => {
-                    for found in crate::project::map_files(guard, files, cancel, work)
-                        .into_iter()
-                        .flatten()
-                    {
+                    let mut names_of = Vec::with_capacity(files.len());
+                    for answer in crate::project::map_files(guard, files, cancel, work) {
+                        let (found, names) = answer.unwrap_or_default();
                         macros.extend(found);
+                        names_of.push(names);
                     }
+                    defuns.push(names_of);
                 }
             }
         }
     }
+    learn_functions(guard, parts, &defuns, search, &mut macros, cancel);
     macros.finish();
     // The definer table's entries stay what they are.
     let names: Vec<String> = macros
@@ -57,6 +68,60 @@ pub(crate) fn learn(
         search.widened = Some(super::literals_finder(&literals));
     }
     search.macros = macros;
+}
+
+/// Learns the project functions the macros call (docs/find.md#definitions-made-by-the-projects-own-macros):
+/// the files whose `(defun NAME` spells a wanted name are read again, for at most
+/// [`expand::functions::MAX_ROUNDS`] rounds of helpers calling helpers.
+fn learn_functions(
+    guard: &Guard,
+    parts: &[ScopePart],
+    defuns: &[Vec<Vec<String>>],
+    search: &Search,
+    macros: &mut Macros,
+    cancel: &CancelToken,
+) {
+    if macros.is_empty() {
+        return;
+    }
+    let defined: std::collections::HashSet<&str> = defuns
+        .iter()
+        .flatten()
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    let reads = |plus, e: &[u8]| search.reads(plus, e);
+    // Names looked for already (a function not learned is not looked for again).
+    let mut tried = std::collections::HashSet::new();
+    let mut wanted = macros.wanted_functions();
+    for _ in 0..expand::functions::MAX_ROUNDS {
+        wanted.retain(|n| defined.contains(n.as_str()) && !tried.contains(n));
+        if wanted.is_empty() {
+            return;
+        }
+        tried.extend(wanted.iter().cloned());
+        let defines = |names: &Vec<String>| names.iter().any(|n| wanted.contains(n));
+        let work = |file: &LoadedFile| expand::functions::learn(&file.bytes, &wanted, &reads);
+        let mut found = Vec::new();
+        for (part, names_of) in parts.iter().zip(defuns) {
+            match part {
+                ScopePart::Single(file) if names_of.iter().any(defines) => found.extend(work(file)),
+                ScopePart::Single(_) => {}
+                ScopePart::Walked(files) => {
+                    let those: Vec<_> = files
+                        .iter()
+                        .zip(names_of)
+                        .filter(|(_, names)| defines(names))
+                        .map(|(f, _)| f.clone())
+                        .collect();
+                    for answer in crate::project::map_files(guard, &those, cancel, work) {
+                        found.extend(answer.unwrap_or_default());
+                    }
+                }
+            }
+        }
+        wanted = macros.add_functions(found);
+    }
 }
 
 /// The learned macro `form` calls, if any (a local one first).

@@ -17,8 +17,10 @@
 
 pub(crate) mod builders;
 pub(crate) mod datum;
+pub(crate) mod functions;
 pub(crate) mod lambda_list;
 pub(crate) mod pieces;
+pub(crate) mod pure;
 pub(crate) mod shape;
 pub(crate) mod template;
 
@@ -80,13 +82,18 @@ pub(crate) struct Env {
     vars: HashMap<String, Val>,
     /// The `flet`/`labels` functions of the macro's body.
     functions: HashMap<String, Arc<Function>>,
+    /// The project's functions its macros call (`functions.rs`).
+    globals: Arc<functions::Functions>,
 }
 
 /// A local function of a macro's body: called as the macro's body is evaluated (its
 /// value is known when its last form's is).
+#[derive(Debug)]
 pub(crate) struct Function {
     lambda_list: Val,
     body: Vec<Val>,
+    /// A project's `defun`: called with none of its caller's variables.
+    global: bool,
 }
 
 impl Env {
@@ -95,7 +102,10 @@ impl Env {
     }
 
     pub(crate) fn function(&self, name: &str) -> Option<Arc<Function>> {
-        self.functions.get(name).cloned()
+        self.functions
+            .get(name)
+            .or_else(|| self.globals.get(name))
+            .cloned()
     }
 
     pub(crate) fn bind(&mut self, name: &str, value: Val) {
@@ -123,6 +133,8 @@ pub(crate) struct Macro {
 pub(crate) struct Macros {
     /// foldhash: a search looks up every word of the calls it may expand.
     map: HashMap<String, Arc<Macro>, foldhash::fast::RandomState>,
+    /// The project functions the macros call (`functions.rs`).
+    functions: Arc<functions::Functions>,
 }
 
 impl Macros {
@@ -143,11 +155,62 @@ impl Macros {
         self.map.keys().map(String::as_str)
     }
 
-    /// Once every macro is learned: a macro whose body calls a learned macro builds names
-    /// too (that one may). One pass over the bodies.
+    /// The names of project functions the macros that may define something call: what
+    /// [`functions::learn`] should look for.
+    pub(crate) fn wanted_functions(&self) -> std::collections::HashSet<String> {
+        let mut wanted = std::collections::HashSet::new();
+        for m in self.map.values() {
+            if functions::may_define(m.defines, &m.body) {
+                wanted.extend(functions::called(&m.body));
+            }
+        }
+        wanted.retain(|n| functions::may_be_project(n) && !self.map.contains_key(n));
+        wanted
+    }
+
+    /// Adds the project functions `found` (a later definition replaces an earlier one);
+    /// the names of the project functions they call in turn.
+    pub(crate) fn add_functions(
+        &mut self,
+        found: Vec<(String, Function)>,
+    ) -> std::collections::HashSet<String> {
+        let mut wanted = std::collections::HashSet::new();
+        for (_, f) in &found {
+            wanted.extend(functions::called(&f.body));
+        }
+        let map = Arc::make_mut(&mut self.functions);
+        for (name, f) in found {
+            map.insert(name, Arc::new(f));
+        }
+        wanted.retain(|n| functions::may_be_project(n) && !self.map.contains_key(n));
+        wanted
+    }
+
+    /// Once every macro and function is learned: a macro whose body calls a learned macro
+    /// or function builds names too (that one may); it defines something if the function
+    /// writes a definer. One pass over the bodies.
     pub(crate) fn finish(&mut self) {
         let names: std::collections::HashSet<String> = self.map.keys().cloned().collect();
+        let functions = self.functions.clone();
         for (name, m) in self.map.iter_mut() {
+            let helpers: Vec<&Arc<Function>> =
+                if functions.is_empty() || !functions::may_define(m.defines, &m.body) {
+                    Vec::new()
+                } else {
+                    functions::called(&m.body)
+                        .iter()
+                        .filter_map(|n| functions.get(n))
+                        .collect()
+                };
+            if !helpers.is_empty() {
+                let defines = helpers.iter().any(|f| functions::writes_definer(f));
+                if let Some(m) = Arc::get_mut(m) {
+                    m.builds = true;
+                    m.defines |= defines;
+                    m.shape = shape::Shape::default();
+                }
+                continue;
+            }
             if m.builds {
                 continue;
             }
@@ -416,16 +479,24 @@ pub(crate) fn local_macros(form: &Val) -> Locals {
 /// template, the budget ran out). Calls of learned macros where the result defines
 /// things (`progn`, `eval-when`, `let` bodies ...) are expanded in turn.
 pub(crate) fn expand(m: &Macro, form: &Val, lookup: &Lookup, budget: &mut Budget) -> Option<Val> {
-    let expansion = instantiate(m, form, budget)?;
+    let expansion = instantiate(m, form, &lookup.global.functions, budget)?;
     let mut locals: Locals = lookup.locals.to_vec();
     let result = expand_inside(expansion, lookup.global, &mut locals, budget, 1)?;
     (result.size() <= MAX_RESULT_NODES).then_some(result)
 }
 
 /// The value of the macro's body for the call `form`.
-fn instantiate(m: &Macro, form: &Val, budget: &mut Budget) -> Option<Val> {
+fn instantiate(
+    m: &Macro,
+    form: &Val,
+    globals: &Arc<functions::Functions>,
+    budget: &mut Budget,
+) -> Option<Val> {
     let items = form.items()?;
-    let mut env = Env::default();
+    let mut env = Env {
+        globals: globals.clone(),
+        ..Env::default()
+    };
     // `&whole` takes the form; the rest the arguments.
     let ll = &m.lambda_list;
     let args = Val::List(items.get(1..)?.to_vec());
@@ -484,9 +555,9 @@ fn body_value(body: &[Val], env: &mut Env, budget: &mut Budget, depth: usize) ->
 fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> Option<Val> {
     budget.spend(1)?;
     let items = match form {
-        Val::Backquote(t) => return template::fill(t, env, budget, 0),
+        Val::Backquote(t) => return template::fill(t, env, budget, depth),
         Val::List(items) => items,
-        _ => return template::eval(form, env, budget, 0),
+        _ => return template::eval(form, env, budget, depth),
     };
     let rest = items.get(1..).unwrap_or_default();
     match form.head() {
@@ -501,8 +572,9 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
                         (pair.first()?, pair.get(1))
                     }
                 };
-                let value =
-                    init.map_or(Some(Val::sym("nil")), |i| template::eval(i, env, budget, 0))?;
+                let value = init.map_or(Some(Val::sym("nil")), |i| {
+                    template::eval(i, env, budget, depth)
+                })?;
                 if op == "let*" {
                     env.bind(var.symbol_name()?, value);
                 } else {
@@ -544,6 +616,7 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
                 let function = Function {
                     lambda_list: parts.get(1)?.clone(),
                     body: parts.get(2..).unwrap_or_default().to_vec(),
+                    global: false,
                 };
                 env.functions.insert(
                     parts.first()?.symbol_name()?.to_string(),
@@ -553,7 +626,7 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
             body_value(&rest[1..], env, budget, depth + 1)
         }
         Some("progn" | "locally") => body_value(rest, env, budget, depth + 1),
-        _ => template::eval(form, env, budget, 0),
+        _ => template::eval(form, env, budget, depth),
     }
 }
 
@@ -571,7 +644,16 @@ pub(crate) fn call_function(
         return Some(Val::Unknown);
     }
     budget.spend(env.vars.len() + env.functions.len())?;
-    let mut inner = env.clone();
+    // A project function sees none of its caller's variables; a local one (`flet`, a
+    // `lambda`) all of them.
+    let mut inner = if f.global {
+        Env {
+            globals: env.globals.clone(),
+            ..Env::default()
+        }
+    } else {
+        env.clone()
+    };
     if lambda_list::bind(&f.lambda_list, &Val::List(args), &mut inner, budget, depth).is_none() {
         return Some(Val::Unknown);
     }
@@ -623,7 +705,7 @@ fn expand_inside(
     if depth >= MAX_MACRO_DEPTH {
         return Some(v);
     }
-    match instantiate(&m, &v, budget) {
+    match instantiate(&m, &v, &global.functions, budget) {
         Some(expansion) => expand_inside(expansion, global, locals, budget, depth + 1),
         None => Some(v),
     }

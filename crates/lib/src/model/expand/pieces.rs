@@ -11,7 +11,7 @@
 //! piece too many only costs an expansion, a piece missed would lose a definition.
 
 use super::datum::Val;
-use super::{Lookup, Macro};
+use super::{Function, Lookup, Macro};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -448,12 +448,30 @@ impl Gate {
     fn bring(&self, m: &Macro, lookup: &Lookup) -> Brought {
         let mut all = Vec::new();
         let mut names = Vec::new();
-        for v in std::iter::once(&m.lambda_list).chain(&m.body) {
+        // The project functions the body calls build names too (`functions.rs`): their
+        // pieces are the macro's, followed transitively, each once.
+        let functions = &lookup.global.functions;
+        let mut called: Vec<&Arc<Function>> = Vec::new();
+        let mut seen_functions = std::collections::HashSet::new();
+        let mut pending: Vec<&Val> = std::iter::once(&m.lambda_list).chain(&m.body).collect();
+        while let Some(v) = pending.pop() {
             of_val(v, &mut all, &mut |name| {
                 if let Some(g) = lookup.global.get(name) {
                     names.push(g.clone());
                 }
+                if let Some(f) = functions.get(name) {
+                    if seen_functions.len() < MAX_FOLLOWED_MACROS
+                        && seen_functions.insert(name.to_string())
+                    {
+                        called.push(f);
+                    }
+                }
             });
+            if pending.is_empty() {
+                for f in called.drain(..) {
+                    pending.extend(std::iter::once(&f.lambda_list).chain(&f.body));
+                }
+            }
         }
         all.retain(|p| self.relevant(p.as_bytes()));
         all.sort_unstable();

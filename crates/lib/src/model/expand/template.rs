@@ -5,8 +5,8 @@
 //! of the macro's body (`flet`, `labels`) whose value is one of these. Anything else is
 //! [`Val::Unknown`], never evaluated.
 
-use super::builders;
 use super::datum::{Val, MAX_DEPTH};
+use super::{builders, pure};
 use super::{Budget, Env};
 
 /// How deep a result may nest: a template's depth plus its values' (each at most
@@ -40,6 +40,7 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                     }
                     builders::call(op, &values)
                 }
+                Some(op) if pure::is_pure(op) => pure::value(op, args, env, budget, depth)?,
                 Some(op) => match env.function(op) {
                     Some(f) => {
                         let mut values = Vec::with_capacity(args.len());

@@ -293,3 +293,144 @@ fn shapes_say_which_names_a_macro_can_build() {
     // A structure's derived names: any.
     assert!(may("e", "make-point") && learned.get("e").unwrap().builds);
 }
+
+/// The macros of `source` and the project functions they call, learned as a search
+/// learns them (rounds of helpers calling helpers).
+fn macros_and_functions(source: &str) -> Macros {
+    let mut m = macros(source);
+    let mut wanted = m.wanted_functions();
+    for _ in 0..functions::MAX_ROUNDS {
+        let found = functions::learn(source.as_bytes(), &wanted, &|_, _| true);
+        wanted = m.add_functions(found);
+    }
+    m.finish();
+    m
+}
+
+/// The definitions the expansion of `call` makes, with the functions of `source`.
+fn names_with_functions(source: &str, call: &str) -> Vec<String> {
+    let global = macros_and_functions(source);
+    let form = val(call);
+    let m = global.get(form.head().unwrap()).unwrap().clone();
+    let lookup = Lookup {
+        global: &global,
+        locals: &[],
+    };
+    match expand(&m, &form, &lookup, &mut Budget::new(MAX_EXPANSION_STEPS)) {
+        Some(v) => made(&v, &Grammar::builtin())
+            .into_iter()
+            .map(|m| format!("{} {}", m.kind, m.name))
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// cl-postgres' `integer-reader`: a name computed by a project function (`if` on a known
+/// value, `with-standard-io-syntax`, uninterned symbols' names).
+const NAME_HELPER: &str = "(eval-when (:compile-toplevel :load-toplevel :execute)
+  (defun reader-name (bytes signed)
+    (intern (with-standard-io-syntax
+              (format nil \"~a~a~a~a\" '#:read- (if signed \"\" '#:u) '#:int bytes)))))
+(defmacro integer-reader (bytes)
+  (let ((bits (* bytes 8)))
+    (labels ((generate (signed)
+               `(defun ,(reader-name bytes signed) (socket) (read-bits socket ,bits))))
+      `(progn ,(generate nil) ,(generate t)))))";
+
+#[test]
+fn project_functions_compute_names() {
+    assert_eq!(
+        names_with_functions(NAME_HELPER, "(integer-reader 4)"),
+        ["defun read-uint4", "defun read-int4"]
+    );
+    // Without the function learned, the name is unknown (as before functions were).
+    assert_eq!(
+        names(NAME_HELPER, "(integer-reader 4)"),
+        Vec::<String>::new()
+    );
+    // Its calls may build names their text does not spell.
+    let m = macros_and_functions(NAME_HELPER);
+    assert!(m.get("integer-reader").unwrap().builds);
+    assert_eq!(m.definer_names(), ["integer-reader"]);
+}
+
+/// usocket's `define-usocket-condition-classes`: `mapcar` of a `lambda` over an argument,
+/// `apply` of a project function whose body is a template.
+const MAPPED: &str = "(eval-when (:compile-toplevel :load-toplevel :execute)
+  (defun define-one-class (class &rest parents)
+    `(progn (define-condition ,class ,parents ())
+            (export ',class))))
+(defmacro define-classes (class-list parents)
+  `(progn ,@(mapcar #'(lambda (x) (apply #'define-one-class x parents)) class-list)))
+(defmacro define-named (names)
+  `(progn ,@(mapcar 'define-one-class names)
+          ,@(when nil `((defun never ())))
+          ,@(unless nil (list `(defvar ,(funcall #'symbolicate (first names) '-count))))))";
+
+#[test]
+fn mapcar_and_apply_of_project_functions_and_lambdas() {
+    assert_eq!(
+        names_with_functions(MAPPED, "(define-classes (a-error b-error) (socket-error))"),
+        ["define-condition a-error", "define-condition b-error"]
+    );
+    // `first` is no pure form here: its `defvar`'s name is unknown; `when nil` splices
+    // nothing.
+    assert_eq!(
+        names_with_functions(MAPPED, "(define-named (x y))"),
+        ["define-condition x", "define-condition y"]
+    );
+}
+
+#[test]
+fn project_functions_see_no_variable_of_their_caller_and_compute_nothing_else() {
+    let source = "(defun leaky (x) (symbolicate x parents))
+(defun effectful (x) (gethash x *names*))
+(defmacro def-leaky (name parents) `(defun ,(leaky name) () ',parents))
+(defmacro def-effect (name) `(defun ,(effectful name) ()))";
+    // `parents` is the macro's variable, free in the function: unknown there.
+    assert_eq!(
+        names_with_functions(source, "(def-leaky a (b))"),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        names_with_functions(source, "(def-effect a)"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn recursive_project_functions_stop_at_the_budget() {
+    let source = "(defun twice (x) (list (twice x) (twice x)))
+(defmacro def-twice (name) `(progn (defun ,name ()) (defvar *v* ',(twice name))))";
+    let global = macros_and_functions(source);
+    let form = val("(def-twice a)");
+    let m = global.get("def-twice").unwrap().clone();
+    let lookup = Lookup {
+        global: &global,
+        locals: &[],
+    };
+    let mut budget = Budget::new(MAX_EXPANSION_STEPS);
+    // The recursion ends: at the depth limit or with the budget spent.
+    let _ = expand(&m, &form, &lookup, &mut budget);
+    assert!(budget.steps < MAX_EXPANSION_STEPS);
+}
+
+#[test]
+fn called_names_are_those_computed_not_those_a_template_writes() {
+    let body = [val(
+        "(let ((n (helper x))) `(progn (defun ,n () (runtime-call)) ,@(mapcar 'other xs) #',(third y)))",
+    )];
+    let mut called: Vec<String> = functions::called(&body).into_iter().collect();
+    called.sort();
+    // A `let` binding `(n ...)` reads as a call of `n`: more names looked for, none missed.
+    assert_eq!(called, ["helper", "let", "mapcar", "n", "other", "third"]);
+}
+
+#[test]
+fn recursive_local_functions_stop_at_the_depth_limit() {
+    // Each call of `f` is a call deeper: the depth, not the stack, ends it.
+    let source = "(defmacro def-self (name)
+  (labels ((f (x) (symbolicate (f x) x)))
+    `(progn (defun ,name ()) (defvar ,(f name)))))";
+    assert_eq!(names(source, "(def-self a)"), ["defun a"]);
+}

@@ -1,0 +1,215 @@
+//! The project's own functions a definer macro calls to compute its expansion
+//! (cl-postgres' `(integer-reader-name bytes signed)`, usocket's
+//! `(apply #'define-usocket-condition-class x parents)`): a `defun` of the scope named by
+//! a learned macro's computing code is learned too, and a call of it is the value of its
+//! body with its parameters bound, computed as a macro's body is (templates, the builders,
+//! the pure forms of `pure.rs`; anything else unknown). Nothing else of it runs.
+//!
+//! Only the functions the macros name are read: a first pass lists the names each file's
+//! `(defun NAME` spells (a `memmem` pass), a second reads the forms of those wanted only.
+
+use super::datum::{read, Val};
+use super::{any_node, Function};
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
+
+/// Rounds of helpers named by learned helpers (`byte-ref-fun-name` calling
+/// `byte-fun-name`): each is a pass over the files that define one.
+pub(crate) const MAX_ROUNDS: usize = 3;
+
+/// Whether `name` is a symbol of Common Lisp: a project does not define one (only an
+/// implementation's own sources do), so a macro calling `car` is not looked for.
+pub(crate) fn is_common_lisp(name: &str) -> bool {
+    static SYMBOLS: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    SYMBOLS
+        .get_or_init(|| include_str!("../common-lisp-symbols.txt").lines().collect())
+        .contains(name)
+}
+
+/// Whether a name a macro calls may be a project function's: not a builder, a pure form
+/// or a symbol of Common Lisp.
+pub(crate) fn may_be_project(name: &str) -> bool {
+    !super::builders::is_builder(name) && !super::pure::is_pure(name) && !is_common_lisp(name)
+}
+
+/// Whether a macro's body may define something through the functions it calls: its
+/// templates write a `def...` form, or a `progn`/`eval-when` made of computed forms
+/// (`(progn ,@(mapcar ...))`).
+pub(crate) fn may_define(defines: bool, body: &[Val]) -> bool {
+    defines
+        || body.iter().any(|b| {
+            any_node(b, &mut |n| {
+                matches!(n, Val::Backquote(t) if matches!(t.head(), Some("progn" | "eval-when"))
+                && t.items().is_some_and(|items| {
+                    items.iter().any(|i| matches!(i, Val::Comma(_) | Val::Splice(_)))
+                }))
+            })
+        })
+}
+
+/// The project functions learned, by folded name.
+pub(crate) type Functions = HashMap<String, Arc<Function>>;
+
+/// The names that `(defun NAME` spells in `b` (either case), folded; cheap: no form is
+/// read, so a name in a comment or a string may be listed (its form is not learned).
+pub(crate) fn defun_names(b: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    for hit in defun_hits(b) {
+        if let Some(name) = name_after(b, hit) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+fn defun_hits(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memmem::find_iter(b, b"defun")
+        .chain(memchr::memmem::find_iter(b, b"DEFUN"))
+        .filter(move |&h| h > 0 && b[h - 1] == b'(')
+}
+
+/// The folded token after `defun` at `hit`.
+fn name_after(b: &[u8], hit: usize) -> Option<String> {
+    let rest = b.get(hit + 5..)?;
+    let start = rest.iter().position(|c| !c.is_ascii_whitespace())?;
+    if start == 0 {
+        return None;
+    }
+    let token = &rest[start..];
+    let end = token
+        .iter()
+        .position(|c| c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b'"' | b';'))
+        .unwrap_or(token.len());
+    let name = std::str::from_utf8(&token[..end]).ok()?;
+    (!name.is_empty() && end <= 200).then(|| name.to_lowercase())
+}
+
+/// The `defun`s of `b` named in `wanted` (at top level or inside a form, as
+/// `eval-when`): only the top-level forms that hold such a `(defun NAME` are read.
+pub(crate) fn learn(
+    b: &[u8],
+    wanted: &HashSet<String>,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> Vec<(String, Function)> {
+    let mut hits: Vec<usize> = defun_hits(b)
+        .filter(|&h| name_after(b, h).is_some_and(|n| wanted.contains(&n)))
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    hits.sort_unstable();
+    let mut out = Vec::new();
+    let mut next = 0usize;
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    crate::scan::scan_each(b, &mut |item| {
+        while next < hits.len() && hits[next] < item.span.start {
+            next += 1;
+        }
+        let Some(&h) = hits.get(next) else {
+            return std::ops::ControlFlow::Break(());
+        };
+        if h < item.span.end && item.kind == crate::scan::ItemKind::Form && item.core_is_list {
+            for form in read(b, item.span.start, item.span.end, &mut reads) {
+                collect_defuns(&form, wanted, &mut out);
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    out
+}
+
+/// The wanted `defun` forms inside `form`, outside quoted data.
+fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, Function)>) {
+    let mut stack = vec![form];
+    while let Some(v) = stack.pop() {
+        let Val::List(items) = v else { continue };
+        if v.head() == Some("defun") {
+            let name = items.get(1).and_then(Val::symbol_name);
+            let lambda_list = items.get(2);
+            if let (Some(name), Some(lambda_list)) = (name, lambda_list) {
+                if wanted.contains(name) && computes(&items[3..]) {
+                    let function = Function {
+                        lambda_list: lambda_list.clone(),
+                        body: items[3..].to_vec(),
+                        global: true,
+                    };
+                    out.push((name.to_string(), function));
+                }
+            }
+            continue;
+        }
+        stack.extend(items.iter().rev());
+    }
+}
+
+/// Whether a function's body may have a value the expander computes: it ends (inside
+/// `let`, `progn`, `flet` ... ) in a template or a call of a builder or of a pure form. A
+/// function that ends otherwise (`gethash`, a variable) is not learned, nor what it calls.
+fn computes(body: &[Val]) -> bool {
+    let mut body = body;
+    for _ in 0..super::MAX_DEPTH {
+        let Some(last) = body.last() else {
+            return false;
+        };
+        let Some(head) = last.head() else {
+            return matches!(last, Val::Backquote(_));
+        };
+        let skip = match head {
+            "progn" | "locally" | "with-standard-io-syntax" => 1,
+            "let" | "let*" | "flet" | "labels" => 2,
+            _ => return super::builders::is_builder(head) || super::pure::is_pure(head),
+        };
+        body = last.items().and_then(|i| i.get(skip..)).unwrap_or_default();
+    }
+    false
+}
+
+/// The names `body` calls for a value, outside the literal parts of its templates: the
+/// operators of its forms and of the expressions of its commas, `#'name`, and the quoted
+/// function of `mapcar`/`apply`/`funcall`. What only a template writes (the expansion's
+/// own code) is not called.
+pub(crate) fn called(body: &[Val]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    // (value, inside a template's literal part)
+    let mut stack: Vec<(&Val, bool)> = body.iter().map(|v| (v, false)).collect();
+    while let Some((v, literal)) = stack.pop() {
+        match v {
+            Val::Backquote(t) => stack.push((t, true)),
+            Val::Comma(x) | Val::Splice(x) => stack.push((x, false)),
+            Val::Function(x) if !literal => {
+                if let Some(name) = x.symbol_name() {
+                    out.insert(name.to_string());
+                }
+                stack.push((x, false));
+            }
+            Val::List(items) => {
+                if !literal {
+                    if let Some(head) = v.head() {
+                        out.insert(head.to_string());
+                        if matches!(head, "mapcar" | "apply" | "funcall") {
+                            if let Some(Val::Quote(q)) = items.get(1) {
+                                out.extend(q.symbol_name().map(str::to_string));
+                            }
+                        }
+                    }
+                }
+                stack.extend(items.iter().map(|i| (i, literal)));
+            }
+            Val::Dotted(items, tail) => {
+                stack.extend(items.iter().map(|i| (i, literal)));
+                stack.push((tail, literal));
+            }
+            Val::Function(x) => stack.push((x, true)),
+            Val::Quote(x) if literal => stack.push((x, true)),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Whether `f`'s body writes a `def...` form (its caller's expansion may define it).
+pub(crate) fn writes_definer(f: &Function) -> bool {
+    f.body
+        .iter()
+        .any(|b| any_node(b, &mut |n| n.head().is_some_and(|h| h.starts_with("def"))))
+}

@@ -25,6 +25,7 @@ use crate::grammar::Grammar;
 use crate::outline::outline_bytes;
 use datum::{print, read, Val, MAX_DEPTH, UNKNOWN};
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Steps one expansion may take at most (a step: a node visited, made or copied).
@@ -76,7 +77,9 @@ impl Budget {
 /// body's `let` is the last form it evaluates, so no scope is ever left.
 #[derive(Default, Clone)]
 pub(crate) struct Env {
-    vars: HashMap<String, Val>,
+    /// Shared, so that copying the environment for a local function's call costs its
+    /// number of variables (what is charged), not the size of their values.
+    vars: HashMap<String, Rc<Val>>,
     /// The `flet`/`labels` functions of the macro's body.
     functions: HashMap<String, Arc<Function>>,
 }
@@ -90,7 +93,7 @@ pub(crate) struct Function {
 
 impl Env {
     pub(crate) fn get(&self, name: &str) -> Option<&Val> {
-        self.vars.get(name)
+        self.vars.get(name).map(|v| &**v)
     }
 
     pub(crate) fn function(&self, name: &str) -> Option<Arc<Function>> {
@@ -98,7 +101,7 @@ impl Env {
     }
 
     pub(crate) fn bind(&mut self, name: &str, value: Val) {
-        self.vars.insert(name.to_string(), value);
+        self.vars.insert(name.to_string(), Rc::new(value));
     }
 }
 

@@ -293,3 +293,43 @@ fn shapes_say_which_names_a_macro_can_build() {
     // A structure's derived names: any.
     assert!(may("e", "make-point") && learned.get("e").unwrap().builds);
 }
+
+/// The bytes an expansion's text may hold: what its steps can make, with slack.
+const MAX_EXPANSION_TEXT: usize = 2 * datum::TEXT_BYTES_PER_NODE * MAX_EXPANSION_STEPS;
+
+#[test]
+fn names_built_of_names_cost_their_bytes() {
+    // Each level makes a name of 50 copies of its argument's: 50^4 times the call's
+    // 10 bytes at level 4 (62 MB, and 3 GB at level 5) if bytes were free.
+    let args = vec!["n"; 50].join(" ");
+    let mut source = String::from("(defmacro a0 (n) `(defun ,n ()))\n");
+    for k in 1..=4 {
+        source.push_str(&format!(
+            "(defmacro a{k} (n) `(a{} ,(symbolicate {args})))\n",
+            k - 1
+        ));
+    }
+    for k in 1..=4 {
+        let text = expansion(&source, &format!("(a{k} \"xxxxxxxxxx\")"));
+        let bytes = text.map_or(0, |t| t.len());
+        assert!(bytes <= MAX_EXPANSION_TEXT, "a{k}: {bytes} bytes");
+    }
+    // A name of ordinary length is still built.
+    assert_eq!(
+        expansion(&source, "(a1 x)").unwrap().len(),
+        "(defun  ())".len() + 50
+    );
+}
+
+#[test]
+fn copies_of_a_long_argument_cost_their_bytes() {
+    // 2,000 copies of a 50 KB string: 100 MB if a copy cost one step whatever its length.
+    let copies = vec![",n"; 2000].join(" ");
+    let source = format!("(defmacro a (n) `(progn (defun ,(symbolicate n) ()) {copies}))");
+    let call = format!("(a \"{}\")", "x".repeat(50_000));
+    let bytes = expansion(&source, &call).map_or(0, |t| t.len());
+    assert!(bytes <= MAX_EXPANSION_TEXT, "{bytes} bytes");
+    // A few copies are made.
+    let few = "(defmacro a (n) `(progn (defun ,(symbolicate n) ()) ,n ,n))";
+    assert!(expansion(few, &call).is_some());
+}

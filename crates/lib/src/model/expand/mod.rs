@@ -621,10 +621,18 @@ pub(crate) fn made(expansion: &Val, grammar: &Grammar) -> Vec<Made> {
     let mut stack: Vec<_> = outline.items.iter().rev().collect();
     // A string in a name's place names nothing.
     let known = |name: &str| !name.contains(UNKNOWN) && !name.starts_with('"');
+    // One call's copies of a definition are one answer (a template that doubles per
+    // level of macros would list it thousands of times, all at the call's line).
+    let mut seen = std::collections::HashSet::new();
+    let mut push = |made: Made| {
+        if seen.insert((made.kind.clone(), made.name.clone(), made.key.clone())) {
+            out.push(made);
+        }
+    };
     while let Some(item) = stack.pop() {
         let Some(form) = &item.form else { continue };
         if let Some(name) = form.name.as_deref().filter(|n| known(n)) {
-            out.push(Made {
+            push(Made {
                 kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
                 name: name.to_string(),
                 key: form.is_method().then(|| form.method_key()).flatten(),
@@ -632,7 +640,7 @@ pub(crate) fn made(expansion: &Val, grammar: &Grammar) -> Vec<Made> {
         }
         for d in crate::model::derived::derive(form).derived {
             if known(&d.name) {
-                out.push(Made {
+                push(Made {
                     kind: d.kind.to_string(),
                     name: d.name,
                     key: d.key,

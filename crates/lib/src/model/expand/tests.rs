@@ -172,10 +172,15 @@ fn macros_calling_macros_and_macrolet() {
 
 #[test]
 fn recursion_stops_at_the_depth_limit() {
-    // A macro expanding to a call of itself: followed MAX_MACRO_DEPTH deep, no further.
-    let source = "(defmacro loop-me (n) `(progn (defvar ,n) (loop-me ,n)))";
+    // A macro expanding to a call of itself: followed MAX_MACRO_DEPTH deep, no further
+    // (each level names its variable apart: one call's copies of a name are one).
+    let source = "(defmacro loop-me (n) `(progn (defvar ,n) (loop-me ,(symbolicate n '-))))";
     let made = names(source, "(loop-me v)");
     assert_eq!(made.len(), MAX_MACRO_DEPTH);
+    assert_eq!(
+        made[MAX_MACRO_DEPTH - 1],
+        format!("defvar v{}", "-".repeat(MAX_MACRO_DEPTH - 1))
+    );
 }
 
 #[test]
@@ -332,4 +337,19 @@ fn copies_of_a_long_argument_cost_their_bytes() {
     // A few copies are made.
     let few = "(defmacro a (n) `(progn (defun ,(symbolicate n) ()) ,n ,n))";
     assert!(expansion(few, &call).is_some());
+}
+
+#[test]
+fn a_definition_one_call_makes_twice_is_made_once() {
+    // 2^3 copies of `(defun x ())` from one call, and a structure defined twice.
+    let source = "(defmacro m0 (x) `(progn (defun ,x ()) (defstruct ,x)))
+                  (defmacro m1 (x) `(progn (m0 ,x) (m0 ,x)))
+                  (defmacro m2 (x) `(progn (m1 ,x) (m1 ,x)))
+                  (defmacro m3 (x) `(progn (m2 ,x) (m2 ,x) (defun other ())))";
+    let mut made = names(source, "(m3 x)");
+    let all = made.len();
+    made.sort();
+    made.dedup();
+    assert_eq!(all, made.len(), "{made:?}");
+    assert!(made.contains(&"defun x".to_string()) && made.contains(&"defun other".to_string()));
 }

@@ -88,3 +88,38 @@ fn utf16_and_ebcdic_text_are_refused_as_such() {
     }
     fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_line_longer_than_the_size_cap_is_said_to_be_searched_in_part() {
+    // The needle is past the first 1,000 bytes of the one line: not seen, and the answer
+    // must say so rather than only "no line matched".
+    let dir = scratch("long-line");
+    fs::write(
+        dir.join("one-line.txt"),
+        format!("{}NEEDLE\nshort\n", "a".repeat(5_000)),
+    )
+    .unwrap();
+    let out = run(
+        &dir,
+        &["--max-file-bytes", "1000", "-c", "NEEDLE", "one-line.txt"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "[No line matched content_pattern \"NEEDLE\".]\n[1 line(s) longer than the size cap searched in their first 1000 bytes only, the first at line 1; to search them whole, raise the cap with --max-file-bytes.]\n"
+    );
+    let json = run(
+        &dir,
+        &[
+            "--max-file-bytes",
+            "1000",
+            "-c",
+            "NEEDLE",
+            "--json",
+            "one-line.txt",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["meta"]["truncated"], true, "{v}");
+    fs::remove_dir_all(dir).unwrap();
+}

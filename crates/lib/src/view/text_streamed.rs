@@ -41,6 +41,10 @@ pub struct StreamedGrep<'o> {
     matches: usize,
     /// A line searched was not valid UTF-8 (decoded with U+FFFD).
     replaced: bool,
+    /// Lines that did not match in their kept prefix but go on past it (a match in the
+    /// rest is not seen), and the first's index and bytes searched.
+    partly_searched: u64,
+    first_partly_searched: Option<(u64, usize)>,
     view: View,
 }
 
@@ -64,6 +68,8 @@ impl<'o> StreamedGrep<'o> {
             last_printed: None,
             matches: 0,
             replaced: false,
+            partly_searched: 0,
+            first_partly_searched: None,
             view: View {
                 mode: Mode::TextFiltered,
                 content: String::new(),
@@ -108,6 +114,11 @@ impl<'o> StreamedGrep<'o> {
             return self.push(
                 line.index, line.start, line.len, line.chars, line.bytes, ':',
             );
+        }
+        if line.len > line.bytes.len() as u64 {
+            self.partly_searched += 1;
+            self.first_partly_searched
+                .get_or_insert((line.index, line.bytes.len()));
         }
         if self.after > 0 {
             self.after -= 1;
@@ -211,6 +222,11 @@ impl<'o> StreamedGrep<'o> {
         self.replaced
     }
 
+    /// Whether a line that did not match was searched in its kept prefix only.
+    pub fn partly_searched(&self) -> bool {
+        self.partly_searched > 0
+    }
+
     /// The view, once the file's `total_lines` are known.
     pub fn finish(mut self, total_lines: u64) -> View {
         let total = usize::try_from(total_lines).unwrap_or(usize::MAX);
@@ -221,6 +237,15 @@ impl<'o> StreamedGrep<'o> {
             total,
             self.options,
         );
+        // Without it, "no line matched" would hide that a match may lie past the prefix.
+        if let Some((first, searched)) = self.first_partly_searched {
+            self.lines.push(Line::Note(format!(
+                "[{} line(s) longer than the size cap searched in their first {searched} bytes only, the first at line {}; to search them whole, {}.]",
+                self.partly_searched,
+                first + 1,
+                self.options.hints.render(&crate::hint::Hint::SizeCap)
+            )));
+        }
         let mut view = self.view;
         view.expanded_forms = self.matches;
         view.content = join(&self.lines, number_width(total));
@@ -333,5 +358,40 @@ mod tests {
         assert!(v.content.ends_with(
             "  4: hit 0004\n[Showing matches before line 5 of 100. Use offset=4 to continue.]\n"
         ), "{}", v.content);
+    }
+
+    #[test]
+    fn a_line_searched_in_its_prefix_only_is_said() {
+        // A line that goes on past what was kept may match after it: "no line matched"
+        // alone would be a false answer.
+        let d = ViewOptions::default();
+        let options = grep_options(d.context_lines, d.offset, d.limit);
+        let mut grep = StreamedGrep::new(&options, 16);
+        let text = b"0123456789abcdef";
+        for index in 0..3 {
+            grep.line(StreamedLine {
+                index,
+                start: index * 1000,
+                len: if index == 0 { 16 } else { 1000 },
+                chars: 16,
+                bytes: text,
+            });
+        }
+        assert!(grep.partly_searched());
+        let v = grep.finish(3);
+        assert_eq!(
+            v.content,
+            "[No line matched content_pattern \"hit\".]\n[2 line(s) longer than the size cap searched in their first 16 bytes only, the first at line 2; to search them whole, ask the user to restart the server with a larger --max-file-bytes.]\n"
+        );
+        // A line kept whole is searched whole: nothing to say.
+        let mut grep = StreamedGrep::new(&options, 16);
+        grep.line(StreamedLine {
+            index: 0,
+            start: 0,
+            len: 16,
+            chars: 16,
+            bytes: text,
+        });
+        assert!(!grep.partly_searched());
     }
 }

@@ -10,6 +10,9 @@ use std::ops::ControlFlow;
 /// deeper than this is not made.
 pub(crate) const MAX_DEPTH: usize = 48;
 
+/// Bytes of an atom's text that weigh as much as a node in [`Val::size`].
+pub(crate) const TEXT_BYTES_PER_NODE: usize = 64;
+
 /// A datum.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Val {
@@ -85,7 +88,9 @@ impl Val {
         }
     }
 
-    /// Nodes in the tree (each node once).
+    /// Nodes in the tree (each node once), an atom's text counted as one more node per
+    /// [`TEXT_BYTES_PER_NODE`] bytes: copying or making a long name or string costs its
+    /// length, so a budget of steps bounds the bytes made as well as the nodes.
     pub(crate) fn size(&self) -> usize {
         match self {
             Val::List(items) => 1 + items.iter().map(Val::size).sum::<usize>(),
@@ -97,7 +102,9 @@ impl Val {
             | Val::Comma(v)
             | Val::Splice(v)
             | Val::Function(v) => 1 + v.size(),
-            _ => 1,
+            Val::Sym(w) => 1 + w.name.len() / TEXT_BYTES_PER_NODE,
+            Val::Str(text) | Val::Atom(text) => 1 + text.len() / TEXT_BYTES_PER_NODE,
+            Val::Unknown => 1,
         }
     }
 }

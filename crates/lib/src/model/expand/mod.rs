@@ -28,6 +28,7 @@ use crate::grammar::Grammar;
 use crate::outline::outline_bytes;
 use datum::{print, read, Val, MAX_DEPTH, UNKNOWN};
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Steps one expansion may take at most (a step: a node visited, made or copied).
@@ -79,7 +80,9 @@ impl Budget {
 /// body's `let` is the last form it evaluates, so no scope is ever left.
 #[derive(Default, Clone)]
 pub(crate) struct Env {
-    vars: HashMap<String, Val>,
+    /// Shared, so that copying the environment for a local function's call costs its
+    /// number of variables (what is charged), not the size of their values.
+    vars: HashMap<String, Rc<Val>>,
     /// The `flet`/`labels` functions of the macro's body.
     functions: HashMap<String, Arc<Function>>,
     /// The project's functions its macros call (`functions.rs`).
@@ -98,7 +101,7 @@ pub(crate) struct Function {
 
 impl Env {
     pub(crate) fn get(&self, name: &str) -> Option<&Val> {
-        self.vars.get(name)
+        self.vars.get(name).map(|v| &**v)
     }
 
     pub(crate) fn function(&self, name: &str) -> Option<Arc<Function>> {
@@ -109,7 +112,7 @@ impl Env {
     }
 
     pub(crate) fn bind(&mut self, name: &str, value: Val) {
-        self.vars.insert(name.to_string(), value);
+        self.vars.insert(name.to_string(), Rc::new(value));
     }
 }
 
@@ -732,10 +735,18 @@ pub(crate) fn made(expansion: &Val, grammar: &Grammar) -> Vec<Made> {
     let mut stack: Vec<_> = outline.items.iter().rev().collect();
     // A string in a name's place names nothing.
     let known = |name: &str| !name.contains(UNKNOWN) && !name.starts_with('"');
+    // One call's copies of a definition are one answer (a template that doubles per
+    // level of macros would list it thousands of times, all at the call's line).
+    let mut seen = std::collections::HashSet::new();
+    let mut push = |made: Made| {
+        if seen.insert((made.kind.clone(), made.name.clone(), made.key.clone())) {
+            out.push(made);
+        }
+    };
     while let Some(item) = stack.pop() {
         let Some(form) = &item.form else { continue };
         if let Some(name) = form.name.as_deref().filter(|n| known(n)) {
-            out.push(Made {
+            push(Made {
                 kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
                 name: name.to_string(),
                 key: form.is_method().then(|| form.method_key()).flatten(),
@@ -743,7 +754,7 @@ pub(crate) fn made(expansion: &Val, grammar: &Grammar) -> Vec<Made> {
         }
         for d in crate::model::derived::derive(form).derived {
             if known(&d.name) {
-                out.push(Made {
+                push(Made {
                     kind: d.kind.to_string(),
                     name: d.name,
                     key: d.key,

@@ -38,6 +38,8 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                     for a in args {
                         values.push(eval(a, env, budget, depth + 1)?);
                     }
+                    // A builder's text is at most its arguments' (each printed once).
+                    budget.spend(values.iter().map(Val::size).sum())?;
                     builders::call(op, &values)
                 }
                 Some(op) if pure::is_pure(op) => pure::value(op, args, env, budget, depth)?,

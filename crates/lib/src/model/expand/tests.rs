@@ -172,10 +172,15 @@ fn macros_calling_macros_and_macrolet() {
 
 #[test]
 fn recursion_stops_at_the_depth_limit() {
-    // A macro expanding to a call of itself: followed MAX_MACRO_DEPTH deep, no further.
-    let source = "(defmacro loop-me (n) `(progn (defvar ,n) (loop-me ,n)))";
+    // A macro expanding to a call of itself: followed MAX_MACRO_DEPTH deep, no further
+    // (each level names its variable apart: one call's copies of a name are one).
+    let source = "(defmacro loop-me (n) `(progn (defvar ,n) (loop-me ,(symbolicate n '-))))";
     let made = names(source, "(loop-me v)");
     assert_eq!(made.len(), MAX_MACRO_DEPTH);
+    assert_eq!(
+        made[MAX_MACRO_DEPTH - 1],
+        format!("defvar v{}", "-".repeat(MAX_MACRO_DEPTH - 1))
+    );
 }
 
 #[test]
@@ -433,4 +438,59 @@ fn recursive_local_functions_stop_at_the_depth_limit() {
   (labels ((f (x) (symbolicate (f x) x)))
     `(progn (defun ,name ()) (defvar ,(f name)))))";
     assert_eq!(names(source, "(def-self a)"), ["defun a"]);
+}
+
+/// The bytes an expansion's text may hold: what its steps can make, with slack.
+const MAX_EXPANSION_TEXT: usize = 2 * datum::TEXT_BYTES_PER_NODE * MAX_EXPANSION_STEPS;
+
+#[test]
+fn names_built_of_names_cost_their_bytes() {
+    // Each level makes a name of 50 copies of its argument's: 50^4 times the call's
+    // 10 bytes at level 4 (62 MB, and 3 GB at level 5) if bytes were free.
+    let args = vec!["n"; 50].join(" ");
+    let mut source = String::from("(defmacro a0 (n) `(defun ,n ()))\n");
+    for k in 1..=4 {
+        source.push_str(&format!(
+            "(defmacro a{k} (n) `(a{} ,(symbolicate {args})))\n",
+            k - 1
+        ));
+    }
+    for k in 1..=4 {
+        let text = expansion(&source, &format!("(a{k} \"xxxxxxxxxx\")"));
+        let bytes = text.map_or(0, |t| t.len());
+        assert!(bytes <= MAX_EXPANSION_TEXT, "a{k}: {bytes} bytes");
+    }
+    // A name of ordinary length is still built.
+    assert_eq!(
+        expansion(&source, "(a1 x)").unwrap().len(),
+        "(defun  ())".len() + 50
+    );
+}
+
+#[test]
+fn copies_of_a_long_argument_cost_their_bytes() {
+    // 2,000 copies of a 50 KB string: 100 MB if a copy cost one step whatever its length.
+    let copies = vec![",n"; 2000].join(" ");
+    let source = format!("(defmacro a (n) `(progn (defun ,(symbolicate n) ()) {copies}))");
+    let call = format!("(a \"{}\")", "x".repeat(50_000));
+    let bytes = expansion(&source, &call).map_or(0, |t| t.len());
+    assert!(bytes <= MAX_EXPANSION_TEXT, "{bytes} bytes");
+    // A few copies are made.
+    let few = "(defmacro a (n) `(progn (defun ,(symbolicate n) ()) ,n ,n))";
+    assert!(expansion(few, &call).is_some());
+}
+
+#[test]
+fn a_definition_one_call_makes_twice_is_made_once() {
+    // 2^3 copies of `(defun x ())` from one call, and a structure defined twice.
+    let source = "(defmacro m0 (x) `(progn (defun ,x ()) (defstruct ,x)))
+                  (defmacro m1 (x) `(progn (m0 ,x) (m0 ,x)))
+                  (defmacro m2 (x) `(progn (m1 ,x) (m1 ,x)))
+                  (defmacro m3 (x) `(progn (m2 ,x) (m2 ,x) (defun other ())))";
+    let mut made = names(source, "(m3 x)");
+    let all = made.len();
+    made.sort();
+    made.dedup();
+    assert_eq!(all, made.len(), "{made:?}");
+    assert!(made.contains(&"defun x".to_string()) && made.contains(&"defun other".to_string()));
 }

@@ -1,7 +1,7 @@
 //! The default strategy's grep of a text file over the size cap (docs/views.md#text-filtered-view):
 //! the file is streamed once, line by line, through the text-filtered view; memory is
 //! the page and its context, never the file. A line longer than the size cap is searched
-//! in its first size-cap bytes.
+//! in its first size-cap bytes, and the view says so.
 
 use super::{empty_meta, too_costly, FileMetadata, ReadResult, Strategy};
 use crate::error::{ErrorCode, ToolError};
@@ -28,10 +28,11 @@ pub(super) fn grep(
         ));
     }
     let replaced = grep.replaced_invalid_utf8();
+    let partly_searched = grep.partly_searched();
     let view = grep.finish(file.total_lines);
     let mut meta = empty_meta(Strategy::Default);
     meta.expanded_forms = view.expanded_forms;
-    meta.truncated = view.truncated || !view.cut_lines.is_empty();
+    meta.truncated = view.truncated || !view.cut_lines.is_empty() || partly_searched;
     meta.next_offset = view.next_offset;
     meta.total_lines = usize::try_from(file.total_lines).ok();
     meta.byte_length = usize::try_from(file.info.size).unwrap_or(usize::MAX);

@@ -157,7 +157,7 @@ fn the_text_heads_each_caller_with_its_name_not_its_lambda_list() {
     // As a reference's heading: `find --name` gives the lambda list.
     assert!(
         text.contains(
-            " 9: (defun total-area ...)\n    12:   (loop for s in shapes sum (area s)))\n"
+            "9: (defun total-area ...)\n  12: (loop for s in shapes sum (area s)))\n"
         ),
         "{text}"
     );

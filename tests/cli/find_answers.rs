@@ -54,7 +54,7 @@ fn text_lists_the_forms_and_lines_that_hold_it() {
     let (out, status) = run(&dir, &["find", "--text", "Content-Length"]);
     assert_eq!(
         out,
-        "==> api.lisp <==\n 4: (defun send ...)\n    5:   \"Writes BODY; the Content-Length header says how long it is.\"\n    6:   (format stream \"Content-Length: ~D~%\" length)\n"
+        "==> api.lisp <==\n4: (defun send ...)\n  5: \"Writes BODY; the Content-Length header says how long it is.\"\n  6: (format stream \"Content-Length: ~D~%\" length)\n"
     );
     assert_eq!(status, Some(0));
     // Literal, with parentheses: the most natural search in Lisp; under a container,
@@ -62,7 +62,7 @@ fn text_lists_the_forms_and_lines_that_hold_it() {
     let (out, _) = run(&dir, &["find", "--text", "(handler-case"]);
     assert_eq!(
         out,
-        "==> api.lisp <==\n 12: (defun helper-b ...)\n    13:     (send y \"(handler-case\")))\n"
+        "==> api.lisp <==\n12: (defun helper-b ...)\n  13: (send y \"(handler-case\")))\n"
     );
     // Case-sensitive.
     let (out, status) = run(&dir, &["find", "--text", "content-length"]);
@@ -80,7 +80,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "[package demo, defined outside the scope]\n==> api.lisp <==\n 4: (defun send ...)  [definition]\n    4: (defun send (stream body &key (length (length body)) (headers nil))\n 12: (defun helper-b ...)\n    13:     (send y \"(handler-case\")))\n 15: (defoptimizer (send derive-type) ...)  [definition]\n    15: (defoptimizer (send derive-type) ((stream body))\n    16:   (send stream body))\n"
+        "==> api.lisp <== package demo\n4: (defun send (stream body &key (length (length body)) (headers nil))  [definition]\n12: (defun helper-b ...)\n  13: (send y \"(handler-case\")))\n15: (defoptimizer (send derive-type) ...)  [definition]\n  15: (defoptimizer (send derive-type) ((stream body))\n  16: (send stream body))\n"
     );
     // A use in the container itself, outside its child forms: the container is the one
     // entry (entries never overlap); a child form holding a use is one.
@@ -92,7 +92,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "[package common-lisp-user]\n==> api.lisp <==\n 1: (progn ...)\n    1: (progn send\n    2:   (defun a () (send 2)))\n"
+        "==> api.lisp <== package common-lisp-user\n1: (progn ...)\n  1: (progn send\n  2: (defun a () (send 2)))\n"
     );
     fs::write(
         dir.join("api.lisp"),
@@ -102,7 +102,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "[package common-lisp-user]\n==> api.lisp <==\n 1: (send 1)\n    1: (progn (send 1)\n 2: (defun a ...)\n    2:   (defun a () (send 2)))\n"
+        "==> api.lisp <== package common-lisp-user\n1: (progn (send 1)\n2: (defun a () (send 2)))\n"
     );
 }
 

@@ -28,6 +28,7 @@ mod cursor;
 mod definitions;
 mod derived;
 mod macros;
+mod method_line;
 mod packages;
 mod references;
 mod render;

@@ -123,3 +123,33 @@ fn text_in_json_and_one_mode_at_a_time() {
     let (_, status) = run(&dir, &["find", "--text", "a", "--symbol", "send"]);
     assert_eq!(status, Some(2));
 }
+
+/// SBCL's srctran.lisp writes its `floor` and `ceiling` optimizers with a `macrolet`
+/// whose template holds the uses: they belong to `(defoptimizer (,name derive-type) ...)`,
+/// the definition the template writes, not to the `macrolet`; a use in its body stays
+/// with the `macrolet`.
+#[test]
+fn a_use_in_a_macrolet_template_is_under_the_definition_it_writes() {
+    let dir = scratch("macrolet");
+    fs::write(
+        dir.join("srctran.lisp"),
+        "(macrolet ((def (name q-aux)\n             `(progn\n                (defun ,q-aux (x) x)\n                (defoptimizer (,name derive-type) ((number divisor))\n                  (make-values-type :required (list number divisor))))))\n  (def floor floor-quotient-bound)\n  (make-values-type))\n",
+    )
+    .unwrap();
+    let (out, _) = run(&dir, &["find", "--symbol", "make-values-type"]);
+    assert_eq!(
+        out,
+        "==> srctran.lisp <== package common-lisp-user\n1: (macrolet (...) ...)\n  7: (make-values-type))\n4: (defoptimizer (,name derive-type) ...)\n  5: (make-values-type :required (list number divisor))))))\n"
+    );
+    let (out, _) = run(&dir, &["find", "--symbol", "make-values-type", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let refs = v["references"].as_array().unwrap();
+    assert_eq!(refs.len(), 2, "{out}");
+    assert_eq!(refs[0]["kind"], "macrolet");
+    assert_eq!(refs[1]["kind"], "defoptimizer");
+    assert_eq!(refs[1]["name"], "(,name derive-type)");
+    assert_eq!(
+        (refs[1]["line"].as_u64(), refs[1]["end_line"].as_u64()),
+        (Some(4), Some(5))
+    );
+}

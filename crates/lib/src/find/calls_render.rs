@@ -38,11 +38,7 @@ pub(crate) fn callees_text(e: &CalleesEntry) -> String {
         );
     }
     if !e.outside.is_empty() {
-        let _ = writeln!(
-            text,
-            "  not defined in the scope: {}",
-            e.outside.join(", ")
-        );
+        let _ = writeln!(text, "  not defined in the scope: {}", e.outside.join(", "));
     }
     text
 }

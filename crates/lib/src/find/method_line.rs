@@ -10,9 +10,7 @@
 /// The signature with the method's lambda list cut after its first lambda-list keyword.
 /// `operator`: the form's operator as the definition's kind has it (lowercased).
 pub(crate) fn shortened(signature: &str, operator: &str) -> String {
-    let open = signature
-        .to_ascii_lowercase()
-        .find(&format!("({operator}"));
+    let open = signature.to_ascii_lowercase().find(&format!("({operator}"));
     match open.and_then(|open| cut(signature, open)) {
         Some((keep, resume)) => format!("{} ...{}", &signature[..keep], &signature[resume..]),
         None => signature.to_string(),
@@ -99,16 +97,25 @@ mod tests {
     #[test]
     fn cuts_after_the_first_lambda_list_keyword() {
         assert_eq!(
-            shortened("(defmethod scan ((s string) target &key (start 0) end) ...)", "defmethod"),
+            shortened(
+                "(defmethod scan ((s string) target &key (start 0) end) ...)",
+                "defmethod"
+            ),
             "(defmethod scan ((s string) target &key ...) ...)"
         );
         assert_eq!(
-            shortened("#+(or a b) (defmethod scan :around ((s string) &optional (x \")\")) ...)", "defmethod"),
+            shortened(
+                "#+(or a b) (defmethod scan :around ((s string) &optional (x \")\")) ...)",
+                "defmethod"
+            ),
             "#+(or a b) (defmethod scan :around ((s string) &optional ...) ...)"
         );
         // A (setf name) is the name, not the lambda list.
         assert_eq!(
-            shortened("(DEFMETHOD (setf foo) (new (o bar) &key k) ...)", "defmethod"),
+            shortened(
+                "(DEFMETHOD (setf foo) (new (o bar) &key k) ...)",
+                "defmethod"
+            ),
             "(DEFMETHOD (setf foo) (new (o bar) &key ...) ...)"
         );
     }

@@ -34,6 +34,7 @@ mod references;
 mod render;
 pub mod schema;
 mod symbol;
+mod template;
 mod text;
 
 pub use callees::{Callee, CalleeDefinition, CalleesEntry, MAX_CALLEE_DEFINITIONS};
@@ -1002,6 +1003,7 @@ pub(crate) fn entries_of(
     item: &crate::outline::OutlineItem,
     spans: &[(usize, usize)],
     defines: &dyn Fn(&crate::outline::OutlineItem) -> bool,
+    grammar: &Grammar,
 ) -> Vec<Reference> {
     let positions: Vec<usize> = spans.iter().map(|&(at, _)| at).collect();
     let mut groups = Vec::new();
@@ -1035,7 +1037,7 @@ pub(crate) fn entries_of(
         let Some(form) = g.form.as_ref() else {
             continue;
         };
-        entries.push(Reference {
+        let entry = Reference {
             file: file.clone(),
             line: g.start_line,
             end_line: g.end_line,
@@ -1050,7 +1052,13 @@ pub(crate) fn entries_of(
             uses,
             package: None,
             package_unresolved: false,
-        });
+        };
+        // A `macrolet`'s uses in its bindings go to the definitions its templates write.
+        if form.operator.as_deref().map(symbol_key).as_deref() == Some("macrolet") {
+            entries.extend(template::split(entry, g, bytes, grammar));
+        } else {
+            entries.push(entry);
+        }
     }
     entries
 }

@@ -70,12 +70,7 @@ pub(crate) fn page(
             callers = Some(page.take(
                 std::mem::take(&mut gathered.callers),
                 offset,
-                |c| {
-                    (
-                        &c.file,
-                        Some(package_line(&c.package)),
-                    )
-                },
+                |c| (&c.file, Some(package_line(&c.package))),
                 calls_render::caller_text,
             ));
             (None, None)
@@ -93,12 +88,7 @@ pub(crate) fn page(
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
                 offset,
-                |d| {
-                    (
-                        &d.file,
-                        Some(package_line(&d.package)),
-                    )
-                },
+                |d| (&d.file, Some(package_line(&d.package))),
                 definition_text,
             );
             (Some(entries), None)
@@ -107,12 +97,7 @@ pub(crate) fn page(
             let entries = page.take(
                 std::mem::take(&mut gathered.references),
                 offset,
-                |r| {
-                    (
-                        &r.file,
-                        has_packages.then(|| package_line(&r.package)),
-                    )
-                },
+                |r| (&r.file, has_packages.then(|| package_line(&r.package))),
                 reference_text,
             );
             (None, Some(entries))
@@ -407,7 +392,11 @@ fn definition_text(d: &Definition) -> String {
         }
         (None, Some(head)) => format!("{head} {first}: {}\n", d.signature),
         (None, None) if d.form.is_none() && d.kind.ends_with("defmethod") => {
-            format!("{}: {}\n", d.line, super::method_line::shortened(&d.signature, &d.kind))
+            format!(
+                "{}: {}\n",
+                d.line,
+                super::method_line::shortened(&d.signature, &d.kind)
+            )
         }
         (None, None) => format!("{}: {}\n", d.line, d.signature),
     }

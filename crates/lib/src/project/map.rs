@@ -174,10 +174,7 @@ fn each_line<'s>(sections: &'s [Section], step: Step, f: &mut dyn FnMut(usize, L
                 "definitions"
             };
             // One line per file, in load order: the path and what it holds.
-            let header = format!(
-                "{}: {} {what}",
-                section.display_path, section.definitions
-            );
+            let header = format!("{}: {} {what}", section.display_path, section.definitions);
             f(file, Line::Header(header));
             continue;
         }

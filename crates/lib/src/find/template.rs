@@ -20,11 +20,10 @@ pub(crate) struct TemplateForm {
     pub end_line: usize,
 }
 
-/// An open list: where it starts, its line, its depth in the form, whether it defines.
+/// An open list: where it starts, its line.
 struct Open {
     start: usize,
     line: usize,
-    defines: bool,
     /// Its index in `found` when a use was given to it.
     found: Option<usize>,
 }
@@ -47,10 +46,13 @@ pub(crate) fn definitions_of_uses(
     let (mut k, mut line, mut next) = (start, line, 0usize);
     // Past the last use, until the lists given uses close.
     let mut open_found = 0usize;
+    // The outermost defining list open, by its index in the stack: kept as lists open
+    // and close, so that a use costs the same at any depth.
+    let mut outer: Option<usize> = None;
     while k < end && (next < positions.len() || open_found > 0) {
         while next < positions.len() && positions[next] <= k {
-            if positions[next] == k {
-                open_found += give(&mut stack, &mut found, next, bindings_done);
+            if positions[next] == k && !bindings_done {
+                open_found += give(&mut stack, outer, &mut found, next);
             }
             next += 1;
         }
@@ -66,14 +68,20 @@ pub(crate) fn definitions_of_uses(
             b'\\' => k += 1,
             b'(' => {
                 let depth = stack.len();
+                // Below a binding (the form, its bindings, a binding: depths 0 to 2).
+                if outer.is_none() && depth >= 3 && operator_defines(&b[k + 1..end]) {
+                    outer = Some(depth);
+                }
                 stack.push(Open {
                     start: k,
                     line,
-                    defines: depth >= 3 && operator_defines(&b[k + 1..end]),
                     found: None,
                 });
             }
             b')' => {
+                if outer == Some(stack.len().wrapping_sub(1)) {
+                    outer = None;
+                }
                 if let Some(open) = stack.pop() {
                     if let Some(f) = open.found {
                         found[f].0.end = k + 1;
@@ -99,18 +107,15 @@ pub(crate) fn definitions_of_uses(
     answer
 }
 
-/// Gives use `index` to the outermost defining list open under a binding; 1 when that
-/// list had no use before (one more to see closed).
+/// Gives use `index` to the outermost defining list open under a binding (`outer`, its
+/// index in the stack); 1 when that list had no use before (one more to see closed).
 fn give(
     stack: &mut [Open],
+    outer: Option<usize>,
     found: &mut Vec<(TemplateForm, Vec<usize>)>,
     index: usize,
-    bindings_done: bool,
 ) -> usize {
-    if bindings_done || stack.len() < 4 {
-        return 0;
-    }
-    let Some(open) = stack.iter_mut().skip(3).find(|o| o.defines) else {
+    let Some(open) = outer.and_then(|k| stack.get_mut(k)) else {
         return 0;
     };
     let new = usize::from(open.found.is_none());

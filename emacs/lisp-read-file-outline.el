@@ -142,8 +142,11 @@ Point goes to the first non-blank character of the line."
     (ignore-errors (font-lock-ensure))
     (buffer-string)))
 
-(defconst lisp-read-file--file-header-regexp "==> \\(.+?\\) <==\\(.*\\)$"
-  "Regexp matching the header line of a file in a project map.")
+(defconst lisp-read-file--file-header-regexp
+  "\\(?:==> \\(.+?\\) <==\\(.*\\)$\\|\\([^[ ].*?\\): [0-9]+ definitions?$\\)"
+  "Regexp matching the header line of a file in a project map.
+The second form is the map's counts step, one line \"PATH: N definitions\"
+per file.")
 
 (defun lisp-read-file--insert-view (text file mode &optional root)
   "Insert the view TEXT of FILE, in view MODE, with a button per numbered line.
@@ -174,7 +177,9 @@ after it visit lines of that file."
                               'lisp-read-file-line
                               (string-to-number (match-string 1))))
            ((and root (looking-at lisp-read-file--file-header-regexp))
-            (setq file (expand-file-name (match-string-no-properties 1) root))
+            (setq file (expand-file-name (or (match-string-no-properties 1)
+                                             (match-string-no-properties 3))
+                                         root))
             (put-text-property bol eol 'face 'lisp-read-file-file-header)
             (make-text-button bol eol
                               :type 'lisp-read-file-line
@@ -605,7 +610,8 @@ at its numbered line here; in a project outline a submenu per file."
     (save-excursion
       (goto-char (point-min))
       (while (re-search-forward header nil t)
-        (let* ((file (match-string-no-properties 1))
+        (let* ((file (or (match-string-no-properties 1)
+                         (match-string-no-properties 3)))
                (start (line-beginning-position 2))
                (end (save-excursion
                       (if (re-search-forward header nil t) (line-beginning-position)

@@ -462,10 +462,13 @@ def parts(text: str) -> dict[str, str]:
         out["line numbers"].append(m.group(0))
         rest = line[m.end():]
         number = int(m.group(2))
-        if len(m.group(1)) >= 4 and number == group_line:  # find --symbol: a use on the form's first line
+        # find --symbol: use lines are indented two spaces under their form's line
+        # (which starts with its number); views right-align their numbers.
+        use = len(m.group(1)) >= 2 and group_line is not None
+        if use and number == group_line:  # a use on the form's first line
             out["repeated first lines"].append(rest)
             continue
-        if len(m.group(1)) >= 4:
+        if use:
             out["use lines"].append(rest)
             continue
         group_line = number

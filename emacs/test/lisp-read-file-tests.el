@@ -1625,14 +1625,17 @@ with the line's first token.  Return the (FILE LINE) places visited."
                        (save-excursion
                          (goto-char position)
                          (end-of-line)
-                         (and (re-search-backward "^==> \\(.+?\\) <==" nil t)
-                              (match-string-no-properties 1))))))
+                         (and (re-search-backward
+                               (concat "^" lisp-read-file--file-header-regexp) nil t)
+                              (or (match-string-no-properties 1)
+                                  (match-string-no-properties 3)))))))
         (pop-to-buffer outline)
         (goto-char position)
         (call-interactively (key-binding (kbd "RET")))
         (should (equal (file-relative-name buffer-file-name lrf-test-project) header))
         (should (= (line-number-at-pos) line))
-        (if (string-prefix-p "==> " text)
+        (if (with-current-buffer outline
+              (get-text-property position 'lisp-read-file-header))
             (should (= line 1))
           (should (string-match " *[0-9]+: \\(.*\\)" text))
           (let ((shown (match-string 1 text)))
@@ -1684,7 +1687,7 @@ with the line's first token.  Return the (FILE LINE) places visited."
       (with-current-buffer (lisp-read-file-project-outline)
         (lisp-read-file--render-project `((root . ,lrf-test-project) (path . ".")
                                           (arguments (limit . 5))))
-        (should (string-match-p "^==> src/circle.lisp <== [0-9]+ definitions"
+        (should (string-match-p "^src/circle.lisp: [0-9]+ definitions"
                                 (buffer-string)))
         ;; The tool's note names its arguments; the buffer says how to narrow from Emacs.
         (should (string-match-p

@@ -54,7 +54,7 @@ fn text_lists_the_forms_and_lines_that_hold_it() {
     let (out, status) = run(&dir, &["find", "--text", "Content-Length"]);
     assert_eq!(
         out,
-        "==> api.lisp <==\n 4: (defun send ...)\n    5:   \"Writes BODY; the Content-Length header says how long it is.\"\n    6:   (format stream \"Content-Length: ~D~%\" length)\n"
+        "==> api.lisp <==\n4: (defun send ...)\n  5: \"Writes BODY; the Content-Length header says how long it is.\"\n  6: (format stream \"Content-Length: ~D~%\" length)\n"
     );
     assert_eq!(status, Some(0));
     // Literal, with parentheses: the most natural search in Lisp; under a container,
@@ -62,7 +62,7 @@ fn text_lists_the_forms_and_lines_that_hold_it() {
     let (out, _) = run(&dir, &["find", "--text", "(handler-case"]);
     assert_eq!(
         out,
-        "==> api.lisp <==\n 12: (defun helper-b ...)\n    13:     (send y \"(handler-case\")))\n"
+        "==> api.lisp <==\n12: (defun helper-b ...)\n  13: (send y \"(handler-case\")))\n"
     );
     // Case-sensitive.
     let (out, status) = run(&dir, &["find", "--text", "content-length"]);
@@ -80,7 +80,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "[package demo, defined outside the scope]\n==> api.lisp <==\n 4: (defun send ...)  [definition]\n    4: (defun send (stream body &key (length (length body)) (headers nil))\n 12: (defun helper-b ...)\n    13:     (send y \"(handler-case\")))\n 15: (defoptimizer (send derive-type) ...)  [definition]\n    15: (defoptimizer (send derive-type) ((stream body))\n    16:   (send stream body))\n"
+        "==> api.lisp <== package demo\n4: (defun send (stream body &key (length (length body)) (headers nil))  [definition]\n12: (defun helper-b ...)\n  13: (send y \"(handler-case\")))\n15: (defoptimizer (send derive-type) ...)  [definition]\n  15: (defoptimizer (send derive-type) ((stream body))\n  16: (send stream body))\n"
     );
     // A use in the container itself, outside its child forms: the container is the one
     // entry (entries never overlap); a child form holding a use is one.
@@ -92,7 +92,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "[package common-lisp-user]\n==> api.lisp <==\n 1: (progn ...)\n    1: (progn send\n    2:   (defun a () (send 2)))\n"
+        "==> api.lisp <== package common-lisp-user\n1: (progn ...)\n  1: (progn send\n  2: (defun a () (send 2)))\n"
     );
     fs::write(
         dir.join("api.lisp"),
@@ -102,7 +102,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "[package common-lisp-user]\n==> api.lisp <==\n 1: (send 1)\n    1: (progn (send 1)\n 2: (defun a ...)\n    2:   (defun a () (send 2)))\n"
+        "==> api.lisp <== package common-lisp-user\n1: (progn (send 1)\n2: (defun a () (send 2)))\n"
     );
 }
 
@@ -122,4 +122,34 @@ fn text_in_json_and_one_mode_at_a_time() {
     // One mode at a time.
     let (_, status) = run(&dir, &["find", "--text", "a", "--symbol", "send"]);
     assert_eq!(status, Some(2));
+}
+
+/// SBCL's srctran.lisp writes its `floor` and `ceiling` optimizers with a `macrolet`
+/// whose template holds the uses: they belong to `(defoptimizer (,name derive-type) ...)`,
+/// the definition the template writes, not to the `macrolet`; a use in its body stays
+/// with the `macrolet`.
+#[test]
+fn a_use_in_a_macrolet_template_is_under_the_definition_it_writes() {
+    let dir = scratch("macrolet");
+    fs::write(
+        dir.join("srctran.lisp"),
+        "(macrolet ((def (name q-aux)\n             `(progn\n                (defun ,q-aux (x) x)\n                (defoptimizer (,name derive-type) ((number divisor))\n                  (make-values-type :required (list number divisor))))))\n  (def floor floor-quotient-bound)\n  (make-values-type))\n",
+    )
+    .unwrap();
+    let (out, _) = run(&dir, &["find", "--symbol", "make-values-type"]);
+    assert_eq!(
+        out,
+        "==> srctran.lisp <== package common-lisp-user\n1: (macrolet (...) ...)\n  7: (make-values-type))\n4: (defoptimizer (,name derive-type) ...)\n  5: (make-values-type :required (list number divisor))))))\n"
+    );
+    let (out, _) = run(&dir, &["find", "--symbol", "make-values-type", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let refs = v["references"].as_array().unwrap();
+    assert_eq!(refs.len(), 2, "{out}");
+    assert_eq!(refs[0]["kind"], "macrolet");
+    assert_eq!(refs[1]["kind"], "defoptimizer");
+    assert_eq!(refs[1]["name"], "(,name derive-type)");
+    assert_eq!(
+        (refs[1]["line"].as_u64(), refs[1]["end_line"].as_u64()),
+        (Some(4), Some(5))
+    );
 }

@@ -92,6 +92,25 @@ fn families() -> Vec<(&'static str, Family)> {
                 n,
             )
         }),
+        // One macrolet: template definitions nested ever deeper, a use in each.
+        ("a macrolet template nested deep", |n| {
+            let mut v = b"(macrolet ((def (x) `(progn ".to_vec();
+            let unit = "(defun foo () foo ";
+            v.extend(unit.repeat(n / (unit.len() + 1)).bytes());
+            v.extend(")".repeat(n / (unit.len() + 1)).bytes());
+            v.extend(b"))) (def 1))\n");
+            v
+        }),
+        // One macrolet: many template definitions side by side, each with uses.
+        ("a macrolet template of many definitions", |n| {
+            let mut v = b"(macrolet ((def (x) `(progn ".to_vec();
+            v.extend(repeat(
+                "(defoptimizer (,x foo) () (foo \"(\" #\\( foo)) ",
+                n,
+            ));
+            v.extend(b"))) (def 1))\n");
+            v
+        }),
     ]
 }
 

@@ -174,7 +174,7 @@ fn the_binary_says_which_macro_made_a_definition() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains(" 3: defun point-p, via defthing at 3: (defthing point)"),
+        text.contains("\n3: defun point-p, via defthing at 3: (defthing point)"),
         "{text}"
     );
     let out = Command::new(BIN)

@@ -3,29 +3,23 @@
 use super::{CalleesEntry, Caller};
 use std::fmt::Write;
 
-/// The caller's line (its heading, as a reference's), then each line with calls once:
-/// `    33:   (foo x))`.
+/// The caller's line (its heading, as a reference's), then each line with calls once,
+/// without its indentation: `  33: (foo x))`.
 pub(crate) fn caller_text(c: &Caller) -> String {
     let heading = if c.heading.is_empty() {
         &c.signature
     } else {
         &c.heading
     };
-    let mut text = format!(" {}: {heading}\n", c.line);
-    let mut last = 0;
-    for u in &c.calls {
-        if u.line != last {
-            let _ = writeln!(text, "    {}: {}", u.line, u.text);
-            last = u.line;
-        }
-    }
+    let mut text = format!("{}: {heading}\n", c.line);
+    super::render::use_lines(&mut text, c.calls.iter().map(|u| (u.line, u.text.as_str())));
     text
 }
 
 /// The definition's line, one line per callee of the scope with its definitions, then
 /// the names outside the scope on one line.
 pub(crate) fn callees_text(e: &CalleesEntry) -> String {
-    let mut text = format!(" {}: {}\n", e.line, e.signature);
+    let mut text = format!("{}: {}\n", e.line, e.signature);
     for callee in &e.callees {
         let mut lines: Vec<String> = callee.calls.iter().map(|u| u.line.to_string()).collect();
         lines.dedup();
@@ -36,7 +30,7 @@ pub(crate) fn callees_text(e: &CalleesEntry) -> String {
             .collect();
         let _ = writeln!(
             text,
-            "    calls {} (line{} {}) -> {}",
+            "  calls {} (line{} {}) -> {}",
             callee.name,
             if lines.len() == 1 { "" } else { "s" },
             lines.join(", "),
@@ -44,11 +38,7 @@ pub(crate) fn callees_text(e: &CalleesEntry) -> String {
         );
     }
     if !e.outside.is_empty() {
-        let _ = writeln!(
-            text,
-            "    not defined in the scope: {}",
-            e.outside.join(", ")
-        );
+        let _ = writeln!(text, "  not defined in the scope: {}", e.outside.join(", "));
     }
     text
 }

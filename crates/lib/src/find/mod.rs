@@ -28,11 +28,13 @@ mod cursor;
 mod definitions;
 mod derived;
 mod macros;
+mod method_line;
 mod packages;
 mod references;
 mod render;
 pub mod schema;
 mod symbol;
+mod template;
 mod text;
 
 pub use crate::model::is_common_lisp_symbol;
@@ -1016,6 +1018,7 @@ pub(crate) fn entries_of(
     item: &crate::outline::OutlineItem,
     spans: &[(usize, usize)],
     defines: &dyn Fn(&crate::outline::OutlineItem) -> bool,
+    grammar: &Grammar,
 ) -> Vec<Reference> {
     let positions: Vec<usize> = spans.iter().map(|&(at, _)| at).collect();
     let mut groups = Vec::new();
@@ -1049,7 +1052,7 @@ pub(crate) fn entries_of(
         let Some(form) = g.form.as_ref() else {
             continue;
         };
-        entries.push(Reference {
+        let entry = Reference {
             file: file.clone(),
             line: g.start_line,
             end_line: g.end_line,
@@ -1064,7 +1067,13 @@ pub(crate) fn entries_of(
             uses,
             package: None,
             package_unresolved: false,
-        });
+        };
+        // A `macrolet`'s uses in its bindings go to the definitions its templates write.
+        if form.operator.as_deref().map(symbol_key).as_deref() == Some("macrolet") {
+            entries.extend(template::split(entry, g, bytes, grammar));
+        } else {
+            entries.push(entry);
+        }
     }
     entries
 }

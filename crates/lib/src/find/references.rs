@@ -98,7 +98,14 @@ pub(crate) fn in_file(
                 return ControlFlow::Break(());
             }
             let defines = |item: &OutlineItem| defines(item, query);
-            found.extend(super::entries_of(file, &mut cursor, item, &uses, &defines));
+            found.extend(super::entries_of(
+                file,
+                &mut cursor,
+                item,
+                &uses,
+                &defines,
+                grammar,
+            ));
             ControlFlow::Continue(())
         },
     );

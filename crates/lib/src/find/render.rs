@@ -70,12 +70,7 @@ pub(crate) fn page(
             callers = Some(page.take(
                 std::mem::take(&mut gathered.callers),
                 offset,
-                |c| {
-                    (
-                        &c.file,
-                        Some(package_line(&c.package, c.package_unresolved)),
-                    )
-                },
+                |c| (&c.file, Some(package_line(&c.package))),
                 calls_render::caller_text,
             ));
             (None, None)
@@ -93,12 +88,7 @@ pub(crate) fn page(
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
                 offset,
-                |d| {
-                    (
-                        &d.file,
-                        Some(package_line(&d.package, d.package_unresolved)),
-                    )
-                },
+                |d| (&d.file, Some(package_line(&d.package))),
                 definition_text,
             );
             (Some(entries), None)
@@ -107,12 +97,7 @@ pub(crate) fn page(
             let entries = page.take(
                 std::mem::take(&mut gathered.references),
                 offset,
-                |r| {
-                    (
-                        &r.file,
-                        has_packages.then(|| package_line(&r.package, r.package_unresolved)),
-                    )
-                },
+                |r| (&r.file, has_packages.then(|| package_line(&r.package))),
                 reference_text,
             );
             (None, Some(entries))
@@ -183,14 +168,14 @@ impl Page {
             if !self.fits(file, package.as_deref(), &text) {
                 break;
             }
-            // A package's entries start with its line, and their file's header again.
-            if let Some(package) = package.filter(|p| self.current_package.as_ref() != Some(p)) {
-                let _ = writeln!(self.content, "{package}");
-                self.current_package = Some(package);
-                self.current_file = None;
-            }
-            if self.current_file.as_deref() != Some(file.as_str()) {
-                let _ = writeln!(self.content, "==> {file} <==");
+            // A file's header names its entries' package; a new package repeats it.
+            let new_package = package.filter(|p| self.current_package.as_ref() != Some(p));
+            if new_package.is_some() || self.current_file.as_deref() != Some(file.as_str()) {
+                if let Some(package) = new_package {
+                    self.current_package = Some(package);
+                }
+                let package = self.current_package.as_deref().unwrap_or_default();
+                let _ = writeln!(self.content, "==> {file} <=={package}");
                 self.current_file = Some(file.clone());
             }
             self.content.push_str(&text);
@@ -205,7 +190,7 @@ impl Page {
     fn fits(&mut self, file: &str, package: Option<&str>, text: &str) -> bool {
         let new_package = package.is_some_and(|p| self.current_package.as_deref() != Some(p));
         let header = usize::from(new_package || self.current_file.as_deref() != Some(file));
-        let cost = usize::from(new_package) + header + text.lines().count();
+        let cost = header + text.lines().count();
         if self.shown > 0 && self.lines + cost > self.limit {
             return false;
         }
@@ -366,27 +351,29 @@ fn target_text(request: &FindRequest) -> String {
     }
 }
 
-/// The line that starts the entries of a package: `[package cl-ppcre]`, `[package ppcre,
-/// defined outside the scope]`, `[no package]` (an uninterned symbol, a package's name).
-fn package_line(package: &Option<String>, unresolved: bool) -> String {
+/// What a file header says of its entries' package: ` package cl-ppcre`, nothing for
+/// no package (an uninterned symbol, a package's name). Whether the package is defined
+/// in the scope is left to the structured result (`package_unresolved`).
+fn package_line(package: &Option<String>) -> String {
     match package {
-        Some(p) if unresolved => format!("[package {p}, defined outside the scope]"),
-        Some(p) => format!("[package {p}]"),
-        None => "[no package]".to_string(),
+        Some(p) => format!(" package {p}"),
+        None => String::new(),
     }
 }
 
-/// ` 12: (defun foo (x) ...)`, or with the body, each of its lines numbered. A derived
-/// definition: ` 14: accessor point-x, made by 12: (defstruct point x y)`, or its kind and
-/// name, then the body of the form that makes it. A definition a project's macro makes:
-/// ` 12: defun make-point, via defthing at 12: (defthing point)`.
+/// `12: (defun foo (x) ...)`, or with the body, its first line numbered and the others
+/// as they are (their numbers follow). A method shows its qualifiers and required
+/// parameters only (its generic function, or `--body`, has the rest). A derived
+/// definition: `14: accessor point-x, made by 12: (defstruct point x y)`, or its kind
+/// and name, then the body of the form that makes it. A definition a project's macro
+/// makes: `12: defun make-point, via defthing at 12: (defthing point)`.
 fn definition_text(d: &Definition) -> String {
     let (first, head) = match &d.form {
         Some(form) => (
             form.line,
             Some(match &d.via {
-                Some(via) => format!(" {}: {} {}, via {via} at", d.line, d.kind, d.name),
-                None => format!(" {}: {} {}, made by", d.line, d.kind, d.name),
+                Some(via) => format!("{}: {} {}, via {via} at", d.line, d.kind, d.name),
+                None => format!("{}: {} {}, made by", d.line, d.kind, d.name),
             }),
         ),
         None => (d.line, None),
@@ -395,35 +382,71 @@ fn definition_text(d: &Definition) -> String {
         (Some(body), head) => {
             let mut text = head.map(|h| format!("{h}:\n")).unwrap_or_default();
             for (k, line) in body.lines().enumerate() {
-                let _ = writeln!(text, " {}: {}", first + k, line.trim_end_matches('\r'));
+                let line = line.trim_end_matches('\r');
+                let _ = match k {
+                    0 => writeln!(text, "{first}: {line}"),
+                    _ => writeln!(text, "{line}"),
+                };
             }
             text
         }
         (None, Some(head)) => format!("{head} {first}: {}\n", d.signature),
-        (None, None) => format!(" {}: {}\n", d.line, d.signature),
+        (None, None) if d.form.is_none() && d.kind.ends_with("defmethod") => {
+            format!(
+                "{}: {}\n",
+                d.line,
+                super::method_line::shortened(&d.signature, &d.kind)
+            )
+        }
+        (None, None) => format!("{}: {}\n", d.line, d.signature),
     }
 }
 
 /// The form's line (`(defun bar ...)`, not its lambda list), then each line with uses
-/// once: `    33:   (foo x))`.
+/// once, without its indentation: `  33: (foo x))`. A form whose uses are all on its
+/// first line, when that line shows its operator and name, is that line alone.
 fn reference_text(r: &Reference) -> String {
     let heading = if r.heading.is_empty() {
         &r.signature
     } else {
         &r.heading
     };
-    let mut text = format!(
-        " {}: {}{}\n",
-        r.line,
-        heading,
-        if r.definition { "  [definition]" } else { "" }
-    );
-    let mut last = 0;
-    for u in &r.uses {
-        if u.line != last {
-            let _ = writeln!(text, "    {}: {}", u.line, u.text);
-            last = u.line;
+    let marker = if r.definition { "  [definition]" } else { "" };
+    let said = |text: &str| said_by(text, heading, &r.kind);
+    if let Some(only) = r.uses.first() {
+        if r.uses.iter().all(|u| u.line == r.line) && said(&only.text) {
+            return format!("{}: {}{marker}\n", r.line, only.text.trim());
         }
     }
+    let mut text = format!("{}: {heading}{marker}\n", r.line);
+    use_lines(&mut text, r.uses.iter().map(|u| (u.line, u.text.as_str())));
     text
+}
+
+/// Whether a line says a form's heading: it starts with the operator and the first
+/// token of the name (`(defmethod area` of `(defmethod area :around (shape) ...)`),
+/// its `#+`/`#-` prefixes aside.
+fn said_by(line: &str, heading: &str, operator: &str) -> bool {
+    let lower = heading.to_ascii_lowercase();
+    let Some(start) = lower.find(&format!("({operator} ")) else {
+        return false;
+    };
+    let name = start + operator.len() + 2;
+    let end = heading[name..]
+        .find([' ', ')'])
+        .map_or(heading.len(), |k| name + k);
+    let line = line.trim_start().to_ascii_lowercase();
+    let line = line.get(line.find(&format!("({operator} ")).unwrap_or(usize::MAX)..);
+    line.is_some_and(|l| l.starts_with(&lower[start..end]))
+}
+
+/// Each line with uses once, without its indentation: `  33: (foo x))`.
+pub(crate) fn use_lines<'u>(text: &mut String, uses: impl Iterator<Item = (usize, &'u str)>) {
+    let mut last = 0;
+    for (line, use_text) in uses {
+        if line != last {
+            let _ = writeln!(text, "  {line}: {}", use_text.trim());
+            last = line;
+        }
+    }
 }

@@ -116,10 +116,16 @@ fn references_group_by_top_level_form_and_mark_definitions() {
     assert_eq!(result.total, 4);
     assert!(
         result.content.starts_with(
-            "[package common-lisp-user]\n==> a.lisp <==\n 2: (defmacro foo ...)  [definition]\n    2: (progn (defmacro foo ()))\n"
+            "==> a.lisp <== package common-lisp-user\n2: (progn (defmacro foo ()))  [definition]\n"
         ),
         "{}",
         result.content
+    );
+    // Use lines lose their indentation; a form whose uses are all on one line that
+    // shows its operator and name is that line alone.
+    assert_eq!(
+        result.content,
+        "==> a.lisp <== package common-lisp-user\n2: (progn (defmacro foo ()))  [definition]\n3: (defvar *x* 'foo)\n==> b.lisp <== package common-lisp-user\n1: (defun foo ...)  [definition]\n  1: (defun foo (x)\n  2: (foo (1- x)))\n4: (defun bar ...)\n  5: (foo 1)\n  6: (foo 2))\n"
     );
     // A whole answer's entries say what they are: no count line.
     assert!(!result.content.contains("searched]"), "{}", result.content);
@@ -189,7 +195,7 @@ fn definitions_by_name_pattern_kinds_and_body() {
     assert_eq!(d.file, "src/a.lisp");
     assert_eq!(
         result.content,
-        "[package common-lisp-user]\n==> src/a.lisp <==\n 1: (defun make-foo (x) x)\n"
+        "==> src/a.lisp <== package common-lisp-user\n1: (defun make-foo (x) x)\n"
     );
 }
 

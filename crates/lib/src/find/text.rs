@@ -73,7 +73,14 @@ pub(crate) fn in_file(
                 over = true;
                 return ControlFlow::Break(());
             }
-            found.extend(super::entries_of(file, &mut cursor, item, &at, &|_| false));
+            found.extend(super::entries_of(
+                file,
+                &mut cursor,
+                item,
+                &at,
+                &|_| false,
+                grammar,
+            ));
             ControlFlow::Continue(())
         },
     );

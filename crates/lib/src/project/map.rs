@@ -3,7 +3,7 @@
 //!
 //! Each file is a header line `==> PATH <==` followed by the lines of its collapsed view as
 //! the single-file view prints them, a blank line between files. At the last step
-//! ([`Step::Counts`]) a file is one line, `==> PATH <== N definitions`. The map is paged by
+//! ([`Step::Counts`]) a file is one line, `PATH: N definitions`. The map is paged by
 //! map lines: `offset` is the 0-based index of a line of the whole map, `limit` the most
 //! lines shown; a page that starts inside a file repeats its header, marked
 //! `(continued)`, and that line is not counted. Notes in `[brackets]` follow the page.
@@ -173,10 +173,8 @@ fn each_line<'s>(sections: &'s [Section], step: Step, f: &mut dyn FnMut(usize, L
             } else {
                 "definitions"
             };
-            let header = format!(
-                "==> {} <== {} {what}",
-                section.display_path, section.definitions
-            );
+            // One line per file, in load order: the path and what it holds.
+            let header = format!("{}: {} {what}", section.display_path, section.definitions);
             f(file, Line::Header(header));
             continue;
         }
@@ -291,7 +289,7 @@ mod tests {
         let counts = render(&sections, Step::Counts, (0, 10), Default::default(), &[]);
         assert_eq!(
             counts.content,
-            "==> a.lisp <== 2 definitions\n==> b.lisp <== 1 definition\n"
+            "a.lisp: 2 definitions\nb.lisp: 1 definition\n"
         );
         assert!(fits(&sections, Step::Full, 6));
         assert!(!fits(&sections, Step::Full, 5));

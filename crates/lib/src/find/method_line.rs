@@ -1,0 +1,134 @@
+//! A method's line in a list of definitions: its qualifiers and required parameters
+//! (what tells one method from another), the rest of its lambda list elided
+//! (docs/find.md#text-format).
+//!
+//! `(defmethod scan ((s string) target &key (start 0) end) ...)` becomes
+//! `(defmethod scan ((s string) target &key ...) ...)`. One pass over the one-line
+//! signature; anything it cannot follow (an unclosed string or list) leaves the
+//! signature as it is.
+
+/// The signature with the method's lambda list cut after its first lambda-list keyword.
+/// `operator`: the form's operator as the definition's kind has it (lowercased).
+pub(crate) fn shortened(signature: &str, operator: &str) -> String {
+    let open = signature.to_ascii_lowercase().find(&format!("({operator}"));
+    match open.and_then(|open| cut(signature, open)) {
+        Some((keep, resume)) => format!("{} ...{}", &signature[..keep], &signature[resume..]),
+        None => signature.to_string(),
+    }
+}
+
+/// Where to cut: the end of the first `&...` element of the lambda list, and the
+/// lambda list's closing parenthesis (from which the signature goes on).
+fn cut(signature: &str, open: usize) -> Option<(usize, usize)> {
+    let b = signature.as_bytes();
+    let mut depth = 0usize;
+    // The data at depth 1 after the operator: the name, then qualifiers, then the
+    // lambda list (the first list after the name).
+    let mut datum = 0usize;
+    let mut lambda_list: Option<usize> = None;
+    let mut cut_at: Option<usize> = None;
+    let mut k = open;
+    while k < b.len() {
+        match b[k] {
+            b'"' | b'|' => k = closing(b, k)?,
+            b'#' if b.get(k + 1) == Some(&b'\\') => k += 2,
+            b'\\' => k += 1,
+            b'(' => {
+                if depth == 1 {
+                    datum += 1;
+                    if datum > 2 && lambda_list.is_none() {
+                        lambda_list = Some(depth + 1);
+                    }
+                }
+                depth += 1;
+            }
+            b')' => {
+                if lambda_list == Some(depth) {
+                    return cut_at.map(|c| (c, k));
+                }
+                depth = depth.checked_sub(1)?;
+            }
+            c if c.is_ascii_whitespace() => {}
+            _ => {
+                let end = token_end(b, k);
+                if depth == 1 {
+                    datum += 1;
+                } else if lambda_list == Some(depth) && b[k] == b'&' && cut_at.is_none() {
+                    cut_at = Some(end);
+                }
+                k = end - 1;
+            }
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The index of the `"` or `|` that closes the one at `start`.
+fn closing(b: &[u8], start: usize) -> Option<usize> {
+    let mut k = start + 1;
+    while k < b.len() {
+        match b[k] {
+            b'\\' => k += 1,
+            c if c == b[start] => return Some(k),
+            _ => {}
+        }
+        k += 1;
+    }
+    None
+}
+
+/// The end of the atom starting at `start`.
+fn token_end(b: &[u8], start: usize) -> usize {
+    let mut k = start;
+    while k < b.len() && !b[k].is_ascii_whitespace() && !matches!(b[k], b'(' | b')' | b'"') {
+        if b[k] == b'\\' {
+            k += 1;
+        }
+        k += 1;
+    }
+    k.min(b.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shortened;
+
+    #[test]
+    fn cuts_after_the_first_lambda_list_keyword() {
+        assert_eq!(
+            shortened(
+                "(defmethod scan ((s string) target &key (start 0) end) ...)",
+                "defmethod"
+            ),
+            "(defmethod scan ((s string) target &key ...) ...)"
+        );
+        assert_eq!(
+            shortened(
+                "#+(or a b) (defmethod scan :around ((s string) &optional (x \")\")) ...)",
+                "defmethod"
+            ),
+            "#+(or a b) (defmethod scan :around ((s string) &optional ...) ...)"
+        );
+        // A (setf name) is the name, not the lambda list.
+        assert_eq!(
+            shortened(
+                "(DEFMETHOD (setf foo) (new (o bar) &key k) ...)",
+                "defmethod"
+            ),
+            "(DEFMETHOD (setf foo) (new (o bar) &key ...) ...)"
+        );
+    }
+
+    #[test]
+    fn leaves_what_has_nothing_to_cut_or_cannot_be_followed() {
+        for s in [
+            "(defmethod area ((s shape)) ...)",
+            "(defmethod area :around ((s shape) (x #\\()) ...)",
+            "(defmethod area ((s \"unclosed",
+            "(defmethod area",
+        ] {
+            assert_eq!(shortened(s, "defmethod"), s);
+        }
+    }
+}

@@ -34,6 +34,7 @@ mod render;
 pub mod schema;
 mod symbol;
 mod text;
+mod through;
 
 pub use callees::{Callee, CalleeDefinition, CalleesEntry, MAX_CALLEE_DEFINITIONS};
 pub use callers::Caller;
@@ -280,6 +281,10 @@ pub struct Use {
     pub column: usize,
     /// The line, cut at [`USE_TEXT_CHARS`] characters.
     pub text: String,
+    /// Callers: the project's macro whose call this is and whose expansion calls the
+    /// symbol (docs/find.md#calls-through-the-projects-macros), lowercased.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub through: Option<String>,
     #[serde(skip)]
     pub(crate) site: Site,
 }
@@ -346,6 +351,8 @@ pub(crate) struct Search {
     pub spelled: Option<Regex>,
     /// The scope's learned definer macros (definitions mode).
     pub macros: crate::model::expand::Macros,
+    /// Callers: the scope's macros that may write a call of the symbol.
+    pub through: through::Writers,
 }
 
 impl Search {
@@ -488,6 +495,9 @@ pub fn find_in(
     let scope = collect_scope(guard, paths, cancel)?;
     if macros::wanted(&search) {
         macros::learn(guard, &scope.parts, grammar, &mut search, cancel);
+    }
+    if through::wanted(&search) {
+        through::learn(guard, &scope.parts, &mut search, cancel);
     }
     let search = search;
     let mut answers: Vec<(String, Result<FileAnswer, ToolError>)> = Vec::new();
@@ -848,6 +858,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         literals,
         spelled: None,
         macros: crate::model::expand::Macros::default(),
+        through: through::Writers::default(),
     })
 }
 
@@ -1028,6 +1039,7 @@ pub(crate) fn entries_of(
                 line,
                 column,
                 text,
+                through: None,
                 site,
             });
         }
@@ -1107,7 +1119,8 @@ pub fn calls_in_memory(
     request: &FindRequest,
     cancel: &CancelToken,
 ) -> Result<(Vec<Caller>, Vec<CalleesEntry>), ToolError> {
-    let search = check(request, ".", grammar)?;
+    let mut search = check(request, ".", grammar)?;
+    through::learn_in_memory(files, &mut search);
     if !matches!(search.mode(), FindMode::Callers | FindMode::Callees) {
         return Err(ToolError::new(
             ErrorCode::InvalidArgument,

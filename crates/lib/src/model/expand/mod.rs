@@ -197,7 +197,7 @@ impl Lookup<'_> {
 /// The macro `(defmacro NAME LAMBDA-LIST . BODY)` or a `macrolet` binding
 /// `(NAME LAMBDA-LIST . BODY)` (`parts` after `defmacro`), when its body may make a
 /// template: its name and the macro.
-fn macro_of(parts: &[Val]) -> Option<(String, Macro)> {
+pub(crate) fn macro_of(parts: &[Val]) -> Option<(String, Macro)> {
     let name = parts.first()?.symbol_name()?.to_string();
     let lambda_list = parts.get(1)?;
     if !matches!(lambda_list, Val::List(_) | Val::Dotted(..)) && !lambda_list.is_nil() {

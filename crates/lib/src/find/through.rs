@@ -8,18 +8,19 @@
 //! [`MAX_MACRO_DEPTH`] deep) and whose templates write a call of it ([`writers_of`]) can
 //! write one; only the forms that call such a macro are instantiated.
 //!
-//! Precise where the call can be instantiated ([`crate::model::expand`]): the expansion
-//! is read as code by the rules of [`super::calls`], and the calls of macros it writes are
-//! expanded in turn. A macro that cannot be instantiated (its body does not end in a
-//! template, the call does not fit its lambda list) is taken at its templates' word: every
-//! call of it calls what they call. Bounded: a file's instantiations share one step
+//! Precise where the call can be instantiated in full ([`crate::model::expand`]): the
+//! expansion is read as code by the rules of [`super::calls`], and the calls of macros it
+//! writes are expanded in turn. A macro that cannot be instantiated (its body does not end
+//! in a template, the call does not fit its lambda list), or whose expansion holds what
+//! only evaluation would compute, is taken at its templates' word: every call of it calls
+//! what they call. Bounded: a file's instantiations share one step
 //! budget ([`Budget::for_file`]), linear in the file.
 
 use super::calls::{calls_in, token_name, Call};
 use super::{ScopePart, Search, SymbolQuery, Target};
 use crate::cancel::CancelToken;
 use crate::guard::{Guard, LoadedFile};
-use crate::model::expand::datum::{print, read, Val};
+use crate::model::expand::datum::{print, read, Val, UNKNOWN};
 use crate::model::expand::{self, Budget, Lookup, Macros, MAX_MACRO_DEPTH};
 use crate::scan::{each_event_read, Event};
 use std::collections::{HashMap, HashSet};
@@ -322,8 +323,18 @@ pub(crate) fn calls_through(
     let mut reads = |p, e: &[u8]| search.reads(p, e);
     let is_writer = |t: &[u8]| writers.names.contains(&token_name(t));
     let sites = calls_in(b, start, end, &mut reads, &is_writer);
+    if sites.is_empty() {
+        return Vec::new();
+    }
+    let templates = template_spans(b, start, end, &mut reads);
+    let mut in_template = templates.iter().peekable();
     let mut out = Vec::new();
     for site in sites {
+        // A macro call a template writes is the written code's, not this form's.
+        while in_template.next_if(|t| t.1 <= site.start).is_some() {}
+        if in_template.peek().is_some_and(|t| t.0 < site.start) {
+            continue;
+        }
         let Some(open) = open_paren(b, start, site.start).filter(|_| !site.setf) else {
             continue;
         };
@@ -342,6 +353,46 @@ pub(crate) fn calls_through(
         }
     }
     out
+}
+
+/// The outermost backquoted lists of `b[start..end]`, `[open, close)`, in order.
+fn template_spans(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut depth = 0usize;
+    // The depth of the open template's list, and where it opened.
+    let mut open: Option<(usize, usize)> = None;
+    let mut backquote = false;
+    each_event_read(b, start, end, reads, &mut |event| {
+        match event {
+            Event::Prefix(crate::scan::Prefix::Backquote, _) => {
+                backquote = true;
+                return ControlFlow::Continue(());
+            }
+            Event::Prefix(..) => return ControlFlow::Continue(()),
+            Event::Open(at) => {
+                depth += 1;
+                if backquote && open.is_none() {
+                    open = Some((depth, at));
+                }
+            }
+            Event::Close(at) => {
+                if let Some((_, from)) = open.filter(|(d, _)| *d == depth) {
+                    spans.push((from, at + 1));
+                    open = None;
+                }
+                depth = depth.saturating_sub(1);
+            }
+            _ => {}
+        }
+        backquote = false;
+        ControlFlow::Continue(())
+    });
+    spans
 }
 
 /// The `(` that opens the list whose operator starts at `operator` (whitespace between).
@@ -418,7 +469,11 @@ fn writes(
     }
 }
 
-/// `call` with the operators of the writer macros' calls in its arguments unknown: those
+/// The name that stands for a writer macro's name in a call's arguments: no source text
+/// spells it, and it is not unknown (an unknown in an expansion may hide a call).
+const ELSEWHERE: &str = "\u{2}";
+
+/// `call` with the operators of the writer macros' calls in its arguments replaced: those
 /// calls are found where they are written, not again in this one's expansion.
 fn blank_writer_calls(call: &Val, writers: &Writers) -> Val {
     let Val::List(items) = call else {
@@ -430,7 +485,7 @@ fn blank_writer_calls(call: &Val, writers: &Writers) -> Val {
     Val::List(out)
 }
 
-/// `v` with every list headed by a writer macro's name headed by an unknown instead.
+/// `v` with every list headed by a writer macro's name headed by [`ELSEWHERE`] instead.
 /// Recursion as deep as the datum.
 fn blank_heads(v: &Val, writers: &Writers) -> Val {
     match v {
@@ -439,7 +494,7 @@ fn blank_heads(v: &Val, writers: &Writers) -> Val {
                 .iter()
                 .enumerate()
                 .map(|(k, i)| match i.symbol_name() {
-                    Some(n) if k == 0 && writers.names.contains(n) => Val::Unknown,
+                    Some(n) if k == 0 && writers.names.contains(n) => Val::sym(ELSEWHERE),
                     _ => blank_heads(i, writers),
                 })
                 .collect(),
@@ -456,7 +511,8 @@ fn blank_heads(v: &Val, writers: &Writers) -> Val {
 }
 
 /// Whether `expansion`, read as code, calls the symbol, or calls a writer macro whose
-/// call does (`depth`: macros expanded to get here).
+/// call does, or holds what the instantiation could not compute (`depth`: macros
+/// expanded to get here).
 fn expansion_calls(
     expansion: &Val,
     writers: &Writers,
@@ -497,7 +553,9 @@ fn expansion_calls(
             return true;
         }
     }
-    false
+    // What the macro computes beyond the pure builders is unknown, and may be the call its
+    // templates write (`(let ,bindings ,@writers)`): the templates' word is taken.
+    text.contains(UNKNOWN)
 }
 
 #[cfg(test)]

@@ -65,18 +65,21 @@ fn a_macro_calling_a_macro_that_writes_the_call_writes_it_too() {
     let src = "(defmacro inner (x) `(foo ,x))
 (defmacro outer (x) `(let ((y ,x)) (inner y)))
 (defun a () (outer 1))";
-    assert_eq!(
-        through(src, "foo"),
-        [
-            ("inner".into(), "inner".into()),
-            ("outer".into(), "outer".into())
-        ]
-    );
+    // `(inner y)` in outer's template is the code outer writes, not outer's own call.
+    assert_eq!(through(src, "foo"), [("outer".into(), "outer".into())]);
 }
 
 #[test]
 fn the_instantiated_expansion_decides_not_the_template_alone() {
-    // The call of `foo` is in the template's data, and the one in code is computed.
+    // The template writes `(foo 1)` where the call's operator puts it: `quote` makes it
+    // data, `list` code.
+    let src = "(defmacro m (op) `(,op (foo 1)))
+(defun a () (m quote))";
+    assert!(through(src, "foo").is_empty());
+    let src = "(defmacro m (op) `(,op (foo 1)))
+(defun b () (m list))";
+    assert_eq!(through(src, "foo"), [("m".into(), "m".into())]);
+    // In the template's data only: never a call.
     let src = "(defmacro m (f) `(progn '(foo) (,f 1)))
 (defun a () (m bar))";
     assert!(through(src, "foo").is_empty());
@@ -116,4 +119,26 @@ fn hostile_macros_stay_bounded() {
     );
     let found = through(&deep, "foo");
     assert!(!found.is_empty() && found.len() <= 20_000);
+}
+
+#[test]
+fn what_the_instantiation_cannot_compute_may_be_the_call() {
+    // cl-postgres's define-message: the templates are pushed onto a list the final one
+    // splices, which only evaluation would know.
+    let src = "(defmacro m (x) (let ((w ())) (push `(foo ,x) w) `(defun g () ,@w)))
+(m 1)";
+    assert_eq!(through(src, "foo"), [("m".into(), "m".into())]);
+}
+
+#[test]
+fn a_macro_call_a_template_writes_is_not_the_forms_own() {
+    // cl-ppcre's do-matches writes a call of do-scans, which calls create-scanner: the
+    // code do-matches writes calls it, do-matches itself does not.
+    let src = "(defmacro do-scans (r &body body) `(let ((s (create-scanner ,r))) ,@body))
+(defmacro do-matches (r &body body) `(do-scans ,r ,@body))
+(defun count-matches (r) (do-matches r 1))";
+    assert_eq!(
+        through(src, "create-scanner"),
+        [("do-matches".into(), "do-matches".into())]
+    );
 }

@@ -72,7 +72,8 @@ pub(crate) fn in_file(
     let mut next = 0usize;
     let mut cursor = Cursor::new(b);
     let mut budget = Budget::for_file(b.len());
-    let wanted = |token: &[u8]| query.matches_token(token);
+    // The symbol's calls, and those of the macros that may write one.
+    let wanted = |token: &[u8]| query.matches_token(token) || search.through.is_writer(token);
     each_form(
         b,
         grammar,
@@ -90,12 +91,24 @@ pub(crate) fn in_file(
         },
         &mut |_, item| {
             let mut reads = |plus, expression: &[u8]| search.reads(plus, expression);
-            let direct: Vec<Call> = calls_in(b, item.start, item.end, &mut reads, &wanted)
+            let (direct, sites): (Vec<Call>, Vec<Call>) =
+                calls_in(b, item.start, item.end, &mut reads, &wanted)
+                    .into_iter()
+                    .partition(|c| query.matches_token(&b[c.start..c.end]));
+            let direct: Vec<Call> = direct
                 .into_iter()
                 .filter(|c| c.setf == query.setf)
                 .collect();
-            let through =
-                calls_through(b, item.start, item.end, search, query, &direct, &mut budget);
+            let through = calls_through(
+                b,
+                item.start,
+                item.end,
+                search,
+                query,
+                &direct,
+                sites,
+                &mut budget,
+            );
             let (calls, macros) = merged(direct, through);
             if calls.is_empty() {
                 return ControlFlow::Continue(());

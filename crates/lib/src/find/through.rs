@@ -4,9 +4,10 @@
 //! scope's `defmacro`s first ([`learn`]); a call of one whose expansion calls the symbol
 //! is a call of it *through* that macro, at the macro call.
 //!
-//! Prefilter: only a macro whose definition mentions the symbol (or a macro that does,
-//! [`MAX_MACRO_DEPTH`] deep) and whose templates write a call of it ([`writers_of`]) can
-//! write one; only the forms that call such a macro are instantiated.
+//! Prefilter: only a macro whose templates write a call of the symbol, or of a macro that
+//! does ([`MAX_MACRO_DEPTH`] deep), can write one ([`writers_of`]: only the macros whose
+//! text holds such a name are read); only the forms that call such a macro are
+//! instantiated.
 //!
 //! Precise where the call can be instantiated in full ([`crate::model::expand`]): the
 //! expansion is read as code by the rules of [`super::calls`], and the calls of macros it
@@ -26,13 +27,11 @@ use crate::scan::{each_event_read, Event};
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 
-/// A `defmacro` of the scope as first read.
+/// A `defmacro` of the scope as first found: its name and its text, read into data only
+/// when it may write the call.
 struct Learned {
     name: String,
-    /// The folded names of the symbols its definition mentions, each once.
-    mentions: Vec<String>,
-    /// What follows `defmacro`: name, lambda list, body.
-    parts: Vec<Val>,
+    text: Vec<u8>,
 }
 
 /// The macros of the scope whose expansions may call the searched symbol.
@@ -42,6 +41,28 @@ pub(crate) struct Writers {
     names: HashSet<String>,
     /// Those that can be instantiated.
     macros: Macros,
+}
+
+impl Writers {
+    /// Whether the symbol token `token` names one of the macros (without allocating for
+    /// a plain token: every operator of every form searched is asked).
+    pub(crate) fn is_writer(&self, token: &[u8]) -> bool {
+        if self.names.is_empty() {
+            return false;
+        }
+        let mut buffer = [0u8; 64];
+        let plain = token.len() <= buffer.len()
+            && token
+                .iter()
+                .all(|&c| c.is_ascii() && !matches!(c, b'|' | b'\\' | b':'));
+        if !plain {
+            return self.names.contains(&token_name(token));
+        }
+        for (to, from) in buffer.iter_mut().zip(token) {
+            *to = from.to_ascii_lowercase();
+        }
+        std::str::from_utf8(&buffer[..token.len()]).is_ok_and(|n| self.names.contains(n))
+    }
 }
 
 /// Whether the search is one that calls through macros serve.
@@ -96,7 +117,8 @@ fn adopt(learned: Vec<Learned>, search: &mut Search) {
     let Target::Callers(query) = &search.target else {
         return;
     };
-    let writers = writers_of(learned, query);
+    let reads = |plus, e: &[u8]| search.reads(plus, e);
+    let writers = writers_of(&learned, query, &reads);
     if writers.names.is_empty() {
         return;
     }
@@ -116,6 +138,9 @@ fn defmacros(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<Learned> {
         return Vec::new();
     }
     hits.sort_unstable();
+    if let Some(found) = at_line_starts(b, &hits, reads) {
+        return found;
+    }
     let mut out = Vec::new();
     let mut next = 0usize;
     let mut reads = |plus, e: &[u8]| reads(plus, e);
@@ -127,8 +152,17 @@ fn defmacros(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<Learned> {
             return ControlFlow::Break(());
         };
         if h < item.span.end && item.kind == crate::scan::ItemKind::Form && item.core_is_list {
-            for form in read(b, item.span.start, item.span.end, &mut reads) {
-                collect(form, &mut out);
+            let (start, end) = (item.span.start, item.span.end);
+            match top_level_defmacro(b, start, end) {
+                Some(name) => out.push(Learned {
+                    name,
+                    text: b[start..end].to_vec(),
+                }),
+                None => {
+                    for form in read(b, start, end, &mut reads) {
+                        collect(form, &mut out);
+                    }
+                }
             }
         }
         ControlFlow::Continue(())
@@ -136,128 +170,155 @@ fn defmacros(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<Learned> {
     out
 }
 
-/// The `defmacro` forms inside `form`, outside quoted data.
+/// The fast path of [`defmacros`], for a file whose every `(defmacro` (`hits`: where
+/// `defmacro` is) opens a line (after a reader conditional or not), as is the custom: each form read from its `(` up to the
+/// next one, without scanning the rest of the file. `None` when one is indented (inside
+/// another form): the file is scanned form by form.
+fn at_line_starts(
+    b: &[u8],
+    hits: &[usize],
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> Option<Vec<Learned>> {
+    let mut opens = Vec::with_capacity(hits.len());
+    let (mut line, mut scanned) = (0usize, 0usize);
+    for &h in hits {
+        let Some(open) = h.checked_sub(1).filter(|&o| b[o] == b'(') else {
+            continue;
+        };
+        // Nothing before it on its line, or a reader conditional (`#+sbcl (defmacro`).
+        // The hits are in order: only the bytes since the last are looked at.
+        if let Some(n) = memchr::memrchr(b'\n', &b[scanned.min(open)..open]) {
+            line = scanned + n + 1;
+        }
+        scanned = open;
+        if line < open && !matches!(&b[line..open.min(line + 2)], b"#+" | b"#-") {
+            return None;
+        }
+        opens.push(open);
+    }
+    let mut out = Vec::with_capacity(opens.len());
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    let mut budget = Budget::new(usize::MAX);
+    for (k, &open) in opens.iter().enumerate() {
+        let limit = opens.get(k + 1).copied().unwrap_or(b.len());
+        let Some(end) = form_end(b, open, limit, &mut reads, &mut budget) else {
+            continue;
+        };
+        if let Some(name) = top_level_defmacro(b, open, end) {
+            out.push(Learned {
+                name,
+                text: b[open..end].to_vec(),
+            });
+        }
+    }
+    Some(out)
+}
+
+/// The name of the macro `b[start..end]` defines when it is a `(defmacro NAME ...)` (the
+/// common case, told from its first two tokens without reading it).
+fn top_level_defmacro(b: &[u8], start: usize, end: usize) -> Option<String> {
+    let mut tokens = Vec::with_capacity(2);
+    crate::scan::each_token(b, start, end, &mut |s, e| {
+        tokens.push((s, e));
+        if tokens.len() == 2 {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    let [(s0, e0), (s1, e1)] = tokens[..] else {
+        return None;
+    };
+    // `(defmacro` at the form's start: nothing but `(` and whitespace before it.
+    let head = b[start..s0].iter().filter(|c| !c.is_ascii_whitespace());
+    if head.ne(b"(".iter()) || token_name(&b[s0..e0]) != "defmacro" {
+        return None;
+    }
+    Some(token_name(&b[s1..e1]))
+}
+
+/// The `defmacro` forms inside `form`, outside quoted data, printed back.
 fn collect(form: Val, out: &mut Vec<Learned>) {
     let mut stack = vec![form];
     while let Some(v) = stack.pop() {
-        let Val::List(mut items) = v else { continue };
-        if items.first().is_some_and(|h| h.is_symbol("defmacro")) {
-            let Some(name) = items.get(1).and_then(Val::symbol_name).map(str::to_string) else {
-                continue;
-            };
-            let parts = items.split_off(1);
-            let mut mentions = Vec::new();
-            for p in &parts {
-                symbols(p, &mut mentions);
+        if v.head() == Some("defmacro") {
+            if let Some(name) = v.items().and_then(|i| i.get(1)?.symbol_name()) {
+                let name = name.to_string();
+                let mut text = String::new();
+                print(&v, &mut text);
+                out.push(Learned {
+                    name,
+                    text: text.into_bytes(),
+                });
             }
-            mentions.sort_unstable();
-            mentions.dedup();
-            out.push(Learned {
-                name,
-                mentions,
-                parts,
-            });
             continue;
         }
-        stack.extend(items.into_iter().rev());
+        if let Val::List(items) = v {
+            stack.extend(items.into_iter().rev());
+        }
     }
 }
 
-/// Adds the names of the symbols of `v` to `out`.
-fn symbols(v: &Val, out: &mut Vec<String>) {
-    let mut stack = vec![v];
-    while let Some(n) = stack.pop() {
-        match n {
-            Val::Sym(w) => out.push(w.name.clone()),
-            Val::List(items) => stack.extend(items),
-            Val::Dotted(items, tail) => {
-                stack.extend(items);
-                stack.push(tail);
-            }
-            Val::Quote(x)
-            | Val::Backquote(x)
-            | Val::Comma(x)
-            | Val::Splice(x)
-            | Val::Function(x) => stack.push(x),
-            _ => {}
-        }
+/// What follows `defmacro` in the learned macro's text: name, lambda list, body.
+fn parts(l: &Learned, reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<Val> {
+    let mut reads = |p, e: &[u8]| reads(p, e);
+    match read(&l.text, 0, l.text.len(), &mut reads)
+        .into_iter()
+        .next()
+    {
+        Some(Val::List(mut items)) if items.len() > 1 => items.split_off(1),
+        _ => Vec::new(),
     }
 }
 
 /// The macros among `learned` whose templates write a call of `query`'s symbol, or a
-/// call of a macro that does ([`MAX_MACRO_DEPTH`] deep).
-fn writers_of(learned: Vec<Learned>, query: &SymbolQuery) -> Writers {
-    let relevant = mentioning(&learned, &query.name);
-    let names: HashSet<&str> = relevant.iter().map(|&k| learned[k].name.as_str()).collect();
-    // What each relevant macro's templates call, among the symbol and those macros.
-    let calls: Vec<Vec<(String, bool)>> = relevant
-        .iter()
-        .map(|&k| {
-            template_calls(learned[k].parts.get(2..).unwrap_or_default(), &|n| {
-                n == query.name || names.contains(n)
-            })
-        })
-        .collect();
-    let mut writes: HashSet<&str> = HashSet::new();
+/// call of a macro that does ([`MAX_MACRO_DEPTH`] deep). Level by level: only the macros
+/// whose text holds a name of the level before are read, each once.
+fn writers_of(
+    learned: &[Learned],
+    query: &SymbolQuery,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> Writers {
+    let mut writes: HashSet<String> = HashSet::new();
+    let mut calls: HashMap<usize, Vec<(String, bool)>> = HashMap::new();
+    let mut level = vec![query.name.clone()];
     for _ in 0..MAX_MACRO_DEPTH {
-        let before = writes.len();
-        for (j, &k) in relevant.iter().enumerate() {
+        let finder = super::literals_finder(&level);
+        let mut added = Vec::new();
+        for (k, l) in learned.iter().enumerate() {
+            if writes.contains(&l.name) || !finder.is_match(&l.text) {
+                continue;
+            }
+            let made = calls
+                .entry(k)
+                .or_insert_with(|| template_calls(parts(l, reads).get(2..).unwrap_or_default()));
             let direct = |(n, setf): &(String, bool)| *n == query.name && *setf == query.setf;
-            let through = |(n, setf): &(String, bool)| !*setf && writes.contains(n.as_str());
-            if calls[j].iter().any(|c| direct(c) || through(c)) {
-                writes.insert(learned[k].name.as_str());
+            let through = |(n, setf): &(String, bool)| !*setf && writes.contains(n);
+            if made.iter().any(|c| direct(c) || through(c)) {
+                added.push(l.name.clone());
             }
         }
-        if writes.len() == before {
+        if added.is_empty() {
             break;
         }
+        writes.extend(added.iter().cloned());
+        level = added;
     }
     let mut macros = Vec::new();
-    for &k in &relevant {
-        if writes.contains(learned[k].name.as_str()) {
-            macros.extend(expand::macro_of(&learned[k].parts));
-        }
+    for l in learned.iter().filter(|l| writes.contains(&l.name)) {
+        macros.extend(expand::macro_of(&parts(l, reads)));
     }
     let mut writers = Writers {
-        names: writes.into_iter().map(str::to_string).collect(),
+        names: writes,
         macros: Macros::default(),
     };
     writers.macros.extend(macros);
     writers
 }
 
-/// The indices of the macros that mention `name`, or mention a macro that does,
-/// [`MAX_MACRO_DEPTH`] steps at most.
-fn mentioning(learned: &[Learned], name: &str) -> Vec<usize> {
-    let mut mentioned_by: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (k, l) in learned.iter().enumerate() {
-        for n in &l.mentions {
-            mentioned_by.entry(n.as_str()).or_default().push(k);
-        }
-    }
-    let mut relevant = vec![false; learned.len()];
-    let mut frontier = vec![name];
-    for _ in 0..MAX_MACRO_DEPTH {
-        let mut next = Vec::new();
-        for n in frontier {
-            for &k in mentioned_by.get(n).map(Vec::as_slice).unwrap_or_default() {
-                if !relevant[k] {
-                    relevant[k] = true;
-                    next.push(learned[k].name.as_str());
-                }
-            }
-        }
-        if next.is_empty() {
-            break;
-        }
-        frontier = next;
-    }
-    (0..learned.len()).filter(|&k| relevant[k]).collect()
-}
-
 /// The calls (folded name, `setf`) that the backquote templates of `body` write, what
-/// their commas compute left out (unknown), for the names `wanted` accepts.
-fn template_calls(body: &[Val], wanted: &dyn Fn(&str) -> bool) -> Vec<(String, bool)> {
+/// their commas compute left out (unknown).
+fn template_calls(body: &[Val]) -> Vec<(String, bool)> {
     let mut text = String::new();
     let mut stack: Vec<&Val> = body.iter().collect();
     while let Some(v) = stack.pop() {
@@ -276,8 +337,7 @@ fn template_calls(body: &[Val], wanted: &dyn Fn(&str) -> bool) -> Vec<(String, b
         }
     }
     let b = text.as_bytes();
-    let wanted_token = |t: &[u8]| wanted(&token_name(t));
-    calls_in(b, 0, b.len(), &mut |_, _| true, &wanted_token)
+    calls_in(b, 0, b.len(), &mut |_, _| true, &|_| true)
         .into_iter()
         .map(|c| (token_name(&b[c.start..c.end]), c.setf))
         .collect()
@@ -305,8 +365,10 @@ fn blank_commas<'v>(t: &'v Val, nested: &mut Vec<&'v Val>) -> Val {
 
 /// The calls of the searched symbol that the macros of `search.through` write in
 /// `b[start..end]`: each at the macro call's operator, with the macro's folded name.
-/// `direct`: the calls the form spells; a macro call holding one is the ordinary case,
-/// not a call through the macro.
+/// `sites`: the calls of those macros ([`Writers::is_writer`]) found by the same walk as
+/// `direct`, the calls the form spells; a macro call holding one of these is the
+/// ordinary case, not a call through the macro.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn calls_through(
     b: &[u8],
     start: usize,
@@ -314,15 +376,11 @@ pub(crate) fn calls_through(
     search: &Search,
     query: &SymbolQuery,
     direct: &[Call],
+    sites: Vec<Call>,
     budget: &mut Budget,
 ) -> Vec<(Call, String)> {
     let writers = &search.through;
-    if writers.names.is_empty() {
-        return Vec::new();
-    }
     let mut reads = |p, e: &[u8]| search.reads(p, e);
-    let is_writer = |t: &[u8]| writers.names.contains(&token_name(t));
-    let sites = calls_in(b, start, end, &mut reads, &is_writer);
     if sites.is_empty() {
         return Vec::new();
     }

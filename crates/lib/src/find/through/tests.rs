@@ -13,10 +13,13 @@ fn through(src: &str, name: &str) -> Vec<(String, String)> {
         unreachable!("a callers search")
     };
     let b = src.as_bytes();
-    let wanted = |t: &[u8]| query.matches_token(t);
-    let direct = calls_in(b, 0, b.len(), &mut |_, _| true, &wanted);
+    let wanted = |t: &[u8]| query.matches_token(t) || search.through.is_writer(t);
+    let (direct, sites): (Vec<Call>, Vec<Call>) =
+        calls_in(b, 0, b.len(), &mut |_, _| true, &wanted)
+            .into_iter()
+            .partition(|c| query.matches_token(&b[c.start..c.end]));
     let mut budget = Budget::for_file(b.len());
-    calls_through(b, 0, b.len(), &search, query, &direct, &mut budget)
+    calls_through(b, 0, b.len(), &search, query, &direct, sites, &mut budget)
         .into_iter()
         .map(|(c, m)| (src[c.start..c.end].to_string(), m))
         .collect()
@@ -141,4 +144,13 @@ fn a_macro_call_a_template_writes_is_not_the_forms_own() {
         through(src, "create-scanner"),
         [("do-matches".into(), "do-matches".into())]
     );
+}
+
+#[test]
+fn macros_inside_forms_and_at_line_starts_are_both_learned() {
+    let nested = "(eval-when (:compile-toplevel)\n  (defmacro m () `(foo)))\n(defun a () (m))";
+    assert_eq!(through(nested, "foo"), [("m".into(), "m".into())]);
+    // At line starts, each read up to the next: an unclosed one does not hide the next.
+    let unclosed = "(defmacro broken (\n(defmacro m () `(foo))\n(defun a () (m))";
+    assert_eq!(through(unclosed, "foo"), [("m".into(), "m".into())]);
 }

@@ -15,9 +15,11 @@
 //!    system's directory (the library call).
 //! 3. **Recall**: of the distinct (callee, file, top-level form) SBCL records, those where
 //!    `find` reports a caller inside that top-level form. A miss is `through-macro` when
-//!    the callee's name is not a token of that form (the call is written by a macro of the
-//!    project: instantiating those is not done, docs/find.md#callers), else `walk` (the
-//!    name is there but `find` does not read it as a call).
+//!    the callee's name is not a token of that form (a call a macro writes that `find`
+//!    does not find through it, docs/find.md#calls-through-the-projects-macros), else
+//!    `walk` (the name is there but `find` does not read it as a call). Printed too: of
+//!    the top-level forms holding a caller listed only through a macro, those SBCL
+//!    records (the precision of the calls through macros).
 //! 4. Floors: the figures reached when this test was written, never to be lowered.
 //!
 //! Missing `sbcl` or the Debian sources is a failure under `CI=true`, a skip elsewhere.
@@ -41,8 +43,8 @@ const SOURCES: &str = "/usr/share/common-lisp/source";
 
 /// Least recall in percent: overall, and of the pairs whose callee is a token of the
 /// caller's form (what `find --callers` reads). What was reached; never lower.
-const RECALL_FLOOR: f64 = 86.2;
-const TOKEN_RECALL_FLOOR: f64 = 99.3;
+const RECALL_FLOOR: f64 = 96.1;
+const TOKEN_RECALL_FLOOR: f64 = 99.4;
 /// At least this many systems must load.
 const MIN_SYSTEMS: usize = 20;
 

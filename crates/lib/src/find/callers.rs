@@ -61,10 +61,16 @@ pub(crate) fn in_file(
     cancel: &CancelToken,
 ) -> FileAnswer {
     let b = &file.bytes;
-    let hits: Vec<usize> = match &search.prefilter {
+    let mut hits: Vec<usize> = match &search.prefilter {
         Some(prefilter) => prefilter.find_iter(b).map(|m| m.start()).collect(),
         None => Vec::new(),
     };
+    // A form calling a macro that may write the call is read too.
+    let more = search.through.hits(b);
+    if !more.is_empty() {
+        hits.extend(more);
+        hits.sort_unstable();
+    }
     let mut answer = FileAnswer::definitions(Vec::new(), false);
     if hits.is_empty() {
         return answer;

@@ -1133,6 +1133,7 @@ pub fn calls_in_memory(
             .prefilter
             .as_ref()
             .is_some_and(|p| !p.is_match(bytes))
+            && !search.through.is_match(bytes)
         {
             return FileAnswer::default();
         }

@@ -41,9 +41,33 @@ pub(crate) struct Writers {
     names: HashSet<String>,
     /// Those that can be instantiated.
     macros: Macros,
+    /// Where their names may be written: one search per name for a few (each as fast as
+    /// the symbol's own), one for all past [`SEPARATE_FINDERS`].
+    finders: Vec<regex::bytes::Regex>,
 }
 
+/// Writers searched for one by one at most.
+const SEPARATE_FINDERS: usize = 8;
+
 impl Writers {
+    /// Where the writers' names may be in `b` (case-insensitive text), in order.
+    pub(crate) fn hits(&self, b: &[u8]) -> Vec<usize> {
+        let mut hits: Vec<usize> = self
+            .finders
+            .iter()
+            .flat_map(|f| f.find_iter(b).map(|m| m.start()))
+            .collect();
+        if self.finders.len() > 1 {
+            hits.sort_unstable();
+        }
+        hits
+    }
+
+    /// Whether a writer's name may be in `b`.
+    pub(crate) fn is_match(&self, b: &[u8]) -> bool {
+        self.finders.iter().any(|f| f.is_match(b))
+    }
+
     /// Whether the symbol token `token` names one of the macros (without allocating for
     /// a plain token: every operator of every form searched is asked).
     pub(crate) fn is_writer(&self, token: &[u8]) -> bool {
@@ -71,7 +95,7 @@ pub(crate) fn wanted(search: &Search) -> bool {
 }
 
 /// Learns the macros of `parts` that may write a call of the searched symbol into
-/// `search.through`, and widens the prefilter with their names.
+/// `search.through`, with the searches for their names.
 pub(crate) fn learn(guard: &Guard, parts: &[ScopePart], search: &mut Search, cancel: &CancelToken) {
     if !wanted(search) {
         return;
@@ -112,7 +136,7 @@ pub(crate) fn learn_in_memory(files: &[(&str, &[u8])], search: &mut Search) {
     adopt(learned, search);
 }
 
-/// Keeps the writers among `learned` in `search`, its prefilter widened with their names.
+/// Keeps the writers among `learned` in `search`, with the searches for their names.
 fn adopt(learned: Vec<Learned>, search: &mut Search) {
     let Target::Callers(query) = &search.target else {
         return;
@@ -122,9 +146,14 @@ fn adopt(learned: Vec<Learned>, search: &mut Search) {
     if writers.names.is_empty() {
         return;
     }
-    let mut literals = vec![query.name.clone()];
-    literals.extend(writers.names.iter().cloned());
-    search.prefilter = Some(super::literals_finder(&literals));
+    let mut writers = writers;
+    let mut names: Vec<String> = writers.names.iter().cloned().collect();
+    names.sort();
+    writers.finders = if names.len() <= SEPARATE_FINDERS {
+        names.iter().map(|n| super::name_finder(n)).collect()
+    } else {
+        vec![super::literals_finder(&names)]
+    };
     search.through = writers;
 }
 
@@ -311,6 +340,7 @@ fn writers_of(
     let mut writers = Writers {
         names: writes,
         macros: Macros::default(),
+        finders: Vec::new(),
     };
     writers.macros.extend(macros);
     writers

@@ -10,6 +10,7 @@ mod common;
 
 mod callers_complexity;
 mod callers_oracle;
+mod callers_through;
 mod find_complexity;
 mod find_corpus;
 mod find_derived;

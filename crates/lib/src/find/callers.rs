@@ -7,10 +7,12 @@
 //! own); a call outside any is the top-level form's.
 
 use super::calls::{calls_in, Call};
+use super::through::calls_through;
 use super::{cursor::Cursor, signature, FileAnswer, Search, SymbolQuery, Use};
 use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
+use crate::model::expand::Budget;
 use crate::outline::{each_form, OutlineItem};
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
@@ -59,17 +61,25 @@ pub(crate) fn in_file(
     cancel: &CancelToken,
 ) -> FileAnswer {
     let b = &file.bytes;
-    let hits: Vec<usize> = match &search.prefilter {
+    let mut hits: Vec<usize> = match &search.prefilter {
         Some(prefilter) => prefilter.find_iter(b).map(|m| m.start()).collect(),
         None => Vec::new(),
     };
+    // A form calling a macro that may write the call is read too.
+    let more = search.through.hits(b);
+    if !more.is_empty() {
+        hits.extend(more);
+        hits.sort_unstable();
+    }
     let mut answer = FileAnswer::definitions(Vec::new(), false);
     if hits.is_empty() {
         return answer;
     }
     let mut next = 0usize;
     let mut cursor = Cursor::new(b);
-    let wanted = |token: &[u8]| query.matches_token(token);
+    let mut budget = Budget::for_file(b.len());
+    // The symbol's calls, and those of the macros that may write one.
+    let wanted = |token: &[u8]| query.matches_token(token) || search.through.is_writer(token);
     each_form(
         b,
         grammar,
@@ -87,10 +97,25 @@ pub(crate) fn in_file(
         },
         &mut |_, item| {
             let mut reads = |plus, expression: &[u8]| search.reads(plus, expression);
-            let calls: Vec<Call> = calls_in(b, item.start, item.end, &mut reads, &wanted)
+            let (direct, sites): (Vec<Call>, Vec<Call>) =
+                calls_in(b, item.start, item.end, &mut reads, &wanted)
+                    .into_iter()
+                    .partition(|c| query.matches_token(&b[c.start..c.end]));
+            let direct: Vec<Call> = direct
                 .into_iter()
                 .filter(|c| c.setf == query.setf)
                 .collect();
+            let through = calls_through(
+                b,
+                item.start,
+                item.end,
+                search,
+                query,
+                &direct,
+                sites,
+                &mut budget,
+            );
+            let (calls, macros) = merged(direct, through);
             if calls.is_empty() {
                 return ControlFlow::Continue(());
             }
@@ -100,9 +125,14 @@ pub(crate) fn in_file(
             }
             let mut uses = uses_of(&mut cursor, &calls);
             // Where each call is and how it is written, for its package (`packages.rs`).
-            for (u, c) in uses.iter_mut().zip(&calls) {
+            for ((u, c), through) in uses.iter_mut().zip(&calls).zip(macros) {
                 u.site.at = c.start;
-                u.site.token = Some(String::from_utf8_lossy(&b[c.start..c.end]).into_owned());
+                // A call through a macro: the symbol its template writes, unqualified.
+                u.site.token = Some(match &through {
+                    Some(_) => query.name.clone(),
+                    None => String::from_utf8_lossy(&b[c.start..c.end]).into_owned(),
+                });
+                u.through = through;
             }
             for (unit, calls) in attribute(item, &calls) {
                 let Some(form) = &unit.form else { continue };
@@ -115,6 +145,15 @@ pub(crate) fn in_file(
         },
     );
     answer
+}
+
+/// The calls a form spells and those its macro calls write (at the macro call), in
+/// source order, with the macro of each of the latter.
+fn merged(direct: Vec<Call>, through: Vec<(Call, String)>) -> (Vec<Call>, Vec<Option<String>>) {
+    let mut all: Vec<(Call, Option<String>)> = direct.into_iter().map(|c| (c, None)).collect();
+    all.extend(through.into_iter().map(|(c, m)| (c, Some(m))));
+    all.sort_by_key(|(c, _)| c.start);
+    all.into_iter().unzip()
 }
 
 /// The calls grouped by the innermost definition holding each (`item` itself for those
@@ -178,6 +217,7 @@ pub(crate) fn uses_of(cursor: &mut Cursor, calls: &[Call]) -> Vec<Use> {
             line,
             column,
             text,
+            through: None,
             site: super::Site::default(),
         });
     }

@@ -4,7 +4,8 @@ use super::{CalleesEntry, Caller};
 use std::fmt::Write;
 
 /// The caller's line (its heading, as a reference's), then each line with calls once,
-/// without its indentation: `  33: (foo x))`.
+/// without its indentation: `  33: (foo x))`, `  [through M]` after a line whose call is
+/// one a macro writes.
 pub(crate) fn caller_text(c: &Caller) -> String {
     let heading = if c.heading.is_empty() {
         &c.signature
@@ -12,7 +13,18 @@ pub(crate) fn caller_text(c: &Caller) -> String {
         &c.heading
     };
     let mut text = format!("{}: {heading}\n", c.line);
-    super::render::use_lines(&mut text, c.calls.iter().map(|u| (u.line, u.text.as_str())));
+    // The calls come in line order: each line's run once.
+    for (k, u) in c.calls.iter().enumerate() {
+        if k > 0 && c.calls[k - 1].line == u.line {
+            continue;
+        }
+        let _ = write!(text, "  {}: {}", u.line, u.text.trim());
+        let run = c.calls[k..].iter().take_while(|v| v.line == u.line);
+        if let Some(m) = run.filter_map(|v| v.through.as_deref()).next() {
+            let _ = write!(text, "  [through {m}]");
+        }
+        text.push('\n');
+    }
     text
 }
 

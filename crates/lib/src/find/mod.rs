@@ -36,6 +36,7 @@ pub mod schema;
 mod symbol;
 mod template;
 mod text;
+mod through;
 
 pub use crate::model::is_common_lisp_symbol;
 pub use callees::{Callee, CalleeDefinition, CalleesEntry, MAX_CALLEE_DEFINITIONS};
@@ -283,6 +284,10 @@ pub struct Use {
     pub column: usize,
     /// The line, cut at [`USE_TEXT_CHARS`] characters.
     pub text: String,
+    /// Callers: the project's macro whose call this is and whose expansion calls the
+    /// symbol (docs/find.md#calls-through-the-projects-macros), lowercased.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub through: Option<String>,
     #[serde(skip)]
     pub(crate) site: Site,
 }
@@ -355,6 +360,8 @@ pub(crate) struct Search {
     /// Definitions by name or pattern: which calls of learned macros can make a wanted
     /// name at all (`None`: every call may).
     pub gate: Option<crate::model::expand::pieces::Gate>,
+    /// Callers: the scope's macros that may write a call of the symbol.
+    pub through: through::Writers,
 }
 
 impl Search {
@@ -497,6 +504,9 @@ pub fn find_in(
     let scope = collect_scope(guard, paths, cancel)?;
     if macros::wanted(&search) {
         macros::learn(guard, &scope.parts, grammar, &mut search, cancel);
+    }
+    if through::wanted(&search) {
+        through::learn(guard, &scope.parts, &mut search, cancel);
     }
     let search = search;
     let mut answers: Vec<(String, Result<FileAnswer, ToolError>)> = Vec::new();
@@ -865,6 +875,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         widened: None,
         macros: crate::model::expand::Macros::default(),
         gate,
+        through: through::Writers::default(),
     })
 }
 
@@ -1046,6 +1057,7 @@ pub(crate) fn entries_of(
                 line,
                 column,
                 text,
+                through: None,
                 site,
             });
         }
@@ -1131,7 +1143,8 @@ pub fn calls_in_memory(
     request: &FindRequest,
     cancel: &CancelToken,
 ) -> Result<(Vec<Caller>, Vec<CalleesEntry>), ToolError> {
-    let search = check(request, ".", grammar)?;
+    let mut search = check(request, ".", grammar)?;
+    through::learn_in_memory(files, &mut search);
     if !matches!(search.mode(), FindMode::Callers | FindMode::Callees) {
         return Err(ToolError::new(
             ErrorCode::InvalidArgument,
@@ -1144,6 +1157,7 @@ pub fn calls_in_memory(
             .prefilter
             .as_ref()
             .is_some_and(|p| !p.is_match(bytes))
+            && !search.through.is_match(bytes)
         {
             return FileAnswer::default();
         }

@@ -116,7 +116,8 @@ pub const OUTPUT_SCHEMA: &str = r#"{
               "properties": {
                 "line": {"type": "integer", "minimum": 1},
                 "column": {"type": "integer", "minimum": 0},
-                "text": {"type": "string", "description": "The line, cut at 200 characters."}
+                "text": {"type": "string", "description": "The line, cut at 200 characters."},
+                "through": {"type": "string", "description": "Only for a call a project's own macro writes: the macro, lowercased; the call is the macro call, whose expansion (its template instantiated without evaluating anything) calls the symbol."}
               },
               "required": ["line", "column", "text"],
               "additionalProperties": false

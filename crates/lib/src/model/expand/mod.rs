@@ -270,7 +270,7 @@ impl Lookup<'_> {
 /// The macro `(defmacro NAME LAMBDA-LIST . BODY)` or a `macrolet` binding
 /// `(NAME LAMBDA-LIST . BODY)` (`parts` after `defmacro`), when its body may make a
 /// template: its name and the macro.
-fn macro_of(parts: &[Val]) -> Option<(String, Macro)> {
+pub(crate) fn macro_of(parts: &[Val]) -> Option<(String, Macro)> {
     // Checked before anything is copied: most macros of a large scope are not templates.
     let name = learnable(parts)?;
     macro_from(name, parts[1].clone(), parts[2..].to_vec())

@@ -1,0 +1,156 @@
+use super::*;
+use crate::find::{check, FindRequest};
+use crate::grammar::Grammar;
+
+/// The calls through macros `find --callers name` finds in `src` (its own macros
+/// learned): each as (the macro call's operator as written, the macro).
+fn through(src: &str, name: &str) -> Vec<(String, String)> {
+    let mut request = FindRequest::new(".");
+    request.callers = Some(name.to_string());
+    let mut search = check(&request, ".", &Grammar::builtin()).expect("a valid request");
+    learn_in_memory(&[("a.lisp", src.as_bytes())], &mut search);
+    let Target::Callers(query) = &search.target else {
+        unreachable!("a callers search")
+    };
+    let b = src.as_bytes();
+    let wanted = |t: &[u8]| query.matches_token(t) || search.through.is_writer(t);
+    let (direct, sites): (Vec<Call>, Vec<Call>) =
+        calls_in(b, 0, b.len(), &mut |_, _| true, &wanted)
+            .into_iter()
+            .partition(|c| query.matches_token(&b[c.start..c.end]));
+    let mut budget = Budget::for_file(b.len());
+    calls_through(b, 0, b.len(), &search, query, &direct, sites, &mut budget)
+        .into_iter()
+        .map(|(c, m)| (src[c.start..c.end].to_string(), m))
+        .collect()
+}
+
+const YASON: &str = "(defmacro with-aggregate/object ((stream open close) &body body)
+  (alexandria:with-gensyms (printed)
+    `(progn (write-delimiter ,open ,stream)
+            (let (,printed) ,@body)
+            (write-delimiter ,close ,stream))))
+(defmethod encode ((object hash-table) &optional (stream *standard-output*))
+  (with-aggregate/object (stream #\\{ #\\})
+    (maphash (lambda (k v) (encode k stream) (encode v stream)) object)))
+";
+
+#[test]
+fn a_call_of_a_macro_whose_template_calls_the_symbol_calls_it_through_the_macro() {
+    assert_eq!(
+        through(YASON, "write-delimiter"),
+        [(
+            "with-aggregate/object".into(),
+            "with-aggregate/object".into()
+        )]
+    );
+    // What only the call's arguments hold is no call through the macro.
+    assert!(through(YASON, "maphash").is_empty());
+    // What the macro computes while expanding is not in its expansion.
+    assert!(through(YASON, "with-gensyms").is_empty());
+}
+
+#[test]
+fn a_call_the_macro_call_spells_is_the_ordinary_case() {
+    let src = "(defmacro twice (&body body) `(progn (foo) ,@body))
+(defun a () (twice (foo)))
+(defun b () (twice (bar)))";
+    // `a` calls foo itself: no second report through the macro; `b` only through it.
+    let found = through(src, "foo");
+    assert_eq!(found, [("twice".into(), "twice".into())]);
+    let only_a = "(defmacro twice (&body body) `(progn (foo) ,@body))
+(defun a () (twice (foo)))";
+    assert!(through(only_a, "foo").is_empty());
+}
+
+#[test]
+fn a_macro_calling_a_macro_that_writes_the_call_writes_it_too() {
+    let src = "(defmacro inner (x) `(foo ,x))
+(defmacro outer (x) `(let ((y ,x)) (inner y)))
+(defun a () (outer 1))";
+    // `(inner y)` in outer's template is the code outer writes, not outer's own call.
+    assert_eq!(through(src, "foo"), [("outer".into(), "outer".into())]);
+}
+
+#[test]
+fn the_instantiated_expansion_decides_not_the_template_alone() {
+    // The template writes `(foo 1)` where the call's operator puts it: `quote` makes it
+    // data, `list` code.
+    let src = "(defmacro m (op) `(,op (foo 1)))
+(defun a () (m quote))";
+    assert!(through(src, "foo").is_empty());
+    let src = "(defmacro m (op) `(,op (foo 1)))
+(defun b () (m list))";
+    assert_eq!(through(src, "foo"), [("m".into(), "m".into())]);
+    // In the template's data only: never a call.
+    let src = "(defmacro m (f) `(progn '(foo) (,f 1)))
+(defun a () (m bar))";
+    assert!(through(src, "foo").is_empty());
+    // A template that writes `(funcall 'foo)` and `#'foo` calls it.
+    let src = "(defmacro m (x) `(mapcar #'foo ,x))
+(defun a () (m y))";
+    assert_eq!(through(src, "foo"), [("m".into(), "m".into())]);
+}
+
+#[test]
+fn a_macro_that_cannot_be_instantiated_is_taken_at_its_templates_word() {
+    // The body ends in `if`: never instantiated; each of its templates calls foo.
+    let src = "(defmacro m (x) (if (consp x) `(foo ,@x) `(foo ,x)))
+(defun a () (m 1))";
+    assert_eq!(through(src, "foo"), [("m".into(), "m".into())]);
+}
+
+#[test]
+fn a_local_function_of_the_macros_name_is_not_the_macro() {
+    let src = "(defmacro m () `(foo))
+(defun a () (flet ((m () 1)) (m)))";
+    assert!(through(src, "foo").is_empty());
+}
+
+#[test]
+fn hostile_macros_stay_bounded() {
+    // A macro writing a call of itself: followed MAX_MACRO_DEPTH deep only.
+    let src = "(defmacro m (x) `(m (m ,x)))
+(defmacro w (x) `(progn (foo) (m ,x)))
+(defun a () (m (m (m 1))) (w 2))";
+    assert_eq!(through(src, "foo"), [("w".into(), "w".into())]);
+    // Deeply nested calls of a writer: each read once within the file's budget.
+    let deep = format!(
+        "(defmacro w (&rest x) `(foo ,@x))\n(defun a () {}1{})",
+        "(w ".repeat(20_000),
+        ")".repeat(20_000)
+    );
+    let found = through(&deep, "foo");
+    assert!(!found.is_empty() && found.len() <= 20_000);
+}
+
+#[test]
+fn what_the_instantiation_cannot_compute_may_be_the_call() {
+    // cl-postgres's define-message: the templates are pushed onto a list the final one
+    // splices, which only evaluation would know.
+    let src = "(defmacro m (x) (let ((w ())) (push `(foo ,x) w) `(defun g () ,@w)))
+(m 1)";
+    assert_eq!(through(src, "foo"), [("m".into(), "m".into())]);
+}
+
+#[test]
+fn a_macro_call_a_template_writes_is_not_the_forms_own() {
+    // cl-ppcre's do-matches writes a call of do-scans, which calls create-scanner: the
+    // code do-matches writes calls it, do-matches itself does not.
+    let src = "(defmacro do-scans (r &body body) `(let ((s (create-scanner ,r))) ,@body))
+(defmacro do-matches (r &body body) `(do-scans ,r ,@body))
+(defun count-matches (r) (do-matches r 1))";
+    assert_eq!(
+        through(src, "create-scanner"),
+        [("do-matches".into(), "do-matches".into())]
+    );
+}
+
+#[test]
+fn macros_inside_forms_and_at_line_starts_are_both_learned() {
+    let nested = "(eval-when (:compile-toplevel)\n  (defmacro m () `(foo)))\n(defun a () (m))";
+    assert_eq!(through(nested, "foo"), [("m".into(), "m".into())]);
+    // At line starts, each read up to the next: an unclosed one does not hide the next.
+    let unclosed = "(defmacro broken (\n(defmacro m () `(foo))\n(defun a () (m))";
+    assert_eq!(through(unclosed, "foo"), [("m".into(), "m".into())]);
+}

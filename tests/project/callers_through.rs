@@ -1,0 +1,172 @@
+//! `find --callers` and the calls a project's own macros write
+//! (docs/find.md#calls-through-the-projects-macros): through the real binary on a fixture
+//! of two files, and linear on adversarial macros calling macros.
+
+use crate::find_linearity::{assert_find_linear, Family};
+use std::path::PathBuf;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
+
+const MACROS: &str = "(in-package :json)
+
+(defmacro with-aggregate/object ((stream open close) &body body)
+  (alexandria:with-gensyms (printed)
+    `(progn
+       (write-delimiter ,open ,stream)
+       (let (,printed) ,@body)
+       (write-delimiter ,close ,stream))))
+
+(defmacro with-object ((&optional (stream '*json-output*)) &body body)
+  `(with-aggregate/object (,stream #\\{ #\\}) ,@body))
+";
+
+const USES: &str = "(in-package :json)
+
+(defmethod encode ((object hash-table) &optional (stream *standard-output*))
+  (with-aggregate/object (stream #\\{ #\\})
+    (maphash (lambda (k v) (encode k stream) (encode v stream)) object)))
+
+(defun encode-plist (plist)
+  (with-object ()
+    (loop for (k v) on plist by #'cddr do (encode k) (encode v))))
+
+(defun spelled (stream)
+  (write-delimiter #\\[ stream))
+";
+
+fn fixture() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lrf-through-fixture-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("macros.lisp"), MACROS).unwrap();
+    std::fs::write(dir.join("uses.lisp"), USES).unwrap();
+    dir
+}
+
+fn find(dir: &PathBuf, args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .arg("find")
+        .args(args)
+        .arg("--root")
+        .arg(dir)
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_binary_lists_the_callers_a_macro_writes_the_call_into() {
+    let dir = fixture();
+    let text = find(&dir, &["--callers", "write-delimiter"]);
+    // The method calls it through the macro, encode-plist through a macro calling it;
+    // `spelled` calls it itself; the macro's own template is its code as before.
+    assert!(
+        text.contains("(with-aggregate/object (stream #\\{ #\\})  [through with-aggregate/object]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(with-object ()  [through with-object]"),
+        "{text}"
+    );
+    assert!(text.contains("(write-delimiter #\\[ stream))\n"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&find(&dir, &["--callers", "write-delimiter", "--json"])).unwrap();
+    let callers = json["callers"].as_array().unwrap();
+    let through = |name: &str| {
+        callers
+            .iter()
+            .find(|c| c["name"].as_str().is_some_and(|n| n.starts_with(name)))
+            .map(|c| c["calls"][0]["through"].clone())
+    };
+    assert_eq!(
+        through("encode"),
+        Some(serde_json::json!("with-aggregate/object"))
+    );
+    assert_eq!(
+        through("encode-plist"),
+        Some(serde_json::json!("with-object"))
+    );
+    assert_eq!(through("spelled"), Some(serde_json::Value::Null));
+    // What the call spells is no call through the macro.
+    let text = find(&dir, &["--callers", "maphash"]);
+    assert!(!text.contains("through"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A chain of macros, each writing a call of the next, the last of `foo`; then calls of
+/// the first.
+fn chain(n: usize) -> Vec<u8> {
+    let mut v = String::new();
+    // Six deep: within the depth macros are followed to.
+    for i in 0..5 {
+        v.push_str(&format!(
+            "(defmacro m{i} (x) `(progn (m{} ,x) ,x))\n",
+            i + 1
+        ));
+    }
+    v.push_str("(defmacro m5 (x) `(foo ,x))\n");
+    while v.len() < n {
+        v.push_str("(defun f () (m0 (m0 1)))\n");
+    }
+    v.into_bytes()
+}
+
+/// One writer called nested, each call holding the next.
+fn nested(n: usize) -> Vec<u8> {
+    let k = n / 4;
+    format!(
+        "(defmacro w (&rest x) `(foo ,@x))\n(defun f () {}1{})",
+        "(w ".repeat(k),
+        ")".repeat(k)
+    )
+    .into_bytes()
+}
+
+/// A template that copies its argument four times, called nested: the expansion doubles
+/// with each level but for the budget.
+fn multiplying(n: usize) -> Vec<u8> {
+    let mut v = "(defmacro w (x) `(list (foo) ,x ,x ,x ,x))\n".to_string();
+    while v.len() < n {
+        v.push_str("(defun f () (w (w (w (w (w (w (w (w 1))))))))))\n");
+    }
+    v.into_bytes()
+}
+
+/// Many macros, each writing `foo`, each called once.
+fn many_writers(n: usize) -> Vec<u8> {
+    let mut v = String::new();
+    let mut i = 0;
+    while v.len() < n {
+        v.push_str(&format!(
+            "(defmacro w{i} (x) `(foo ,x))\n(defun f{i} () (w{i} 1))\n"
+        ));
+        i += 1;
+    }
+    v.into_bytes()
+}
+
+#[test]
+fn callers_through_macros_are_linear_on_adversarial_macros() {
+    let families: Vec<(&'static str, Family)> = vec![
+        ("macros calling macros", chain),
+        ("nested writer calls", nested),
+        ("multiplying templates", multiplying),
+        ("many writers", many_writers),
+    ];
+    assert_find_linear(
+        "callers-through",
+        families,
+        vec![
+            ("callers", |r| r.callers = Some("foo".into())),
+            ("callers of (setf foo)", |r| {
+                r.callers = Some("(setf foo)".into())
+            }),
+        ],
+    );
+}

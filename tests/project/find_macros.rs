@@ -324,7 +324,7 @@ fn names_computed_by_the_projects_functions_are_found() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains(" 2: defun read-uint2, via integer-reader at 2: (integer-reader 2)"),
+        text.contains("\n2: defun read-uint2, via integer-reader at 2: (integer-reader 2)\n"),
         "{text}"
     );
 }

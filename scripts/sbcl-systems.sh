@@ -5,14 +5,18 @@
 # its output made beforehand through LRF_SBCL_SYSTEMS=OUT, as .ci/run does to run it
 # while the tests build). Every file is compiled, in a fasl cache of the run's own (what
 # SBCL records differs between compiling a file and loading its fasl). About 90 s of CPU.
+# OUT appears whole (written as OUT.partial, then renamed), or OUT.failed does: a test
+# started meanwhile waits for one of them (tests/project/sbcl_systems.rs).
 # Usage: bash scripts/sbcl-systems.sh OUT
 set -euo pipefail
 out=${1:?usage: sbcl-systems.sh OUT}
+trap 'rc=$?; if [ "$rc" != 0 ]; then touch "$out.failed"; fi' EXIT
 here=$(cd "$(dirname "$0")/.." && pwd)
 systems=$(grep -v '^\s*#' "$here/tests/oracle/systems.txt" | grep -v '^\s*$' | sed 's/.*/"&"/' | tr '\n' ' ')
 fasls=$(mktemp -d)
-trap 'rm -rf "$fasls"' EXIT
+trap 'rc=$?; rm -rf "$fasls"; if [ "$rc" != 0 ]; then touch "$out.failed"; fi' EXIT
 XDG_CACHE_HOME=$fasls sbcl --non-interactive --no-userinit \
   --load "$here/tests/oracle/sbcl-systems.lisp" \
-  --eval "(oracle:run \"$out\" (list $systems))" >/dev/null
-test -s "$out"
+  --eval "(oracle:run \"$out.partial\" (list $systems))" >/dev/null
+test -s "$out.partial"
+mv "$out.partial" "$out"

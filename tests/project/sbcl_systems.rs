@@ -7,7 +7,8 @@
 //! so the output is cached under `target/tmp/sbcl-systems/`, keyed by the versions of SBCL
 //! and the Debian packages, the script and the systems; within one test binary the run
 //! is shared, so two oracles running at once wait for the same SBCL.
-//! `LRF_SBCL_SYSTEMS=FILE` gives the script's output made elsewhere instead.
+//! `LRF_SBCL_SYSTEMS=FILE` gives the script's output made elsewhere instead (waited for
+//! while a run started beforehand writes it).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -118,6 +119,7 @@ fn output() -> String {
     std::fs::create_dir_all(&dir).unwrap();
     let cached = dir.join(format!("sbcl-systems-{}.txt", cache_key()));
     if let Ok(given) = std::env::var("LRF_SBCL_SYSTEMS") {
+        wait_for(Path::new(&given));
         std::fs::copy(&given, &cached).unwrap();
     }
     if let Ok(text) = std::fs::read_to_string(&cached) {
@@ -133,6 +135,27 @@ fn output() -> String {
     run_sbcl(&dir, &partial);
     std::fs::rename(&partial, &cached).unwrap();
     std::fs::read_to_string(&cached).unwrap()
+}
+
+/// Waits for `given`, the output of `scripts/sbcl-systems.sh` started beforehand (as
+/// `.ci/run` starts it beside the first test binaries): it appears whole, or
+/// `given.failed` does.
+fn wait_for(given: &Path) {
+    let failed = PathBuf::from(format!("{}.failed", given.display()));
+    let started = std::time::Instant::now();
+    while !given.exists() {
+        assert!(
+            !failed.exists(),
+            "the SBCL run that writes {} failed (its log is beside it, or in target/ci/)",
+            given.display()
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(1800),
+            "{} did not appear in 30 minutes: is scripts/sbcl-systems.sh running?",
+            given.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
 }
 
 /// Runs the script into `partial` through `scripts/sbcl-systems.sh` (the one place that

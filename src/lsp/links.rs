@@ -39,7 +39,12 @@ pub(super) fn document_links(server: &Server, uri: &Uri, bytes: &[u8]) -> Value 
         let Some(file) = files.get(&full_name) else {
             continue;
         };
-        let target = format!("{directory}/{file}");
+        // An absolute :pathname is taken as written (the guard still decides).
+        let target = if file.starts_with('/') {
+            file.clone()
+        } else {
+            format!("{directory}/{file}")
+        };
         if server
             .guard
             .identity(&server.guard.named_file(&target))

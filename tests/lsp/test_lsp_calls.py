@@ -92,6 +92,24 @@ async def test_document_links_of_asd_components(client):
     assert all(l.target == uri(PROJECT / "src" / short(l.target)) for l in links)
 
 
+async def test_an_absolute_pathname_links_to_the_file_it_spells(tmp_path):
+    # As ASDF merges it: an absolute :pathname is that file (inside the root: linked),
+    # not one under the .asd's directory; outside the root nothing is linked.
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "real.lisp").write_text("(defun real ())\n")
+    (tmp_path / "lib").mkdir()
+    outside = tmp_path.parent / (tmp_path.name + "-outside.lisp")
+    outside.write_text("(defun secret ())\n")
+    asd = tmp_path / "sys.asd"
+    asd.write_text(
+        f'(defsystem "sys" :pathname "lib/" :components ((:file "a" :pathname "{tmp_path / "src" / "real"}")\n'
+        f'  (:file "b" :pathname "{outside.with_suffix("")}")))\n'
+    )
+    async with session(tmp_path) as client:
+        links = await client.text_document_document_link_async(types.DocumentLinkParams(text_document=doc(asd)))
+        assert [l.target for l in links] == [uri(tmp_path / "src" / "real.lisp")]
+
+
 @pytest.mark.skipif(not ALEXANDRIA.is_dir(), reason="Debian's cl-alexandria is not installed")
 async def test_debian_system_call_hierarchy_and_links(tmp_path):
     """alexandria as Debian ships it: `ensure-function`'s callers across files, and the

@@ -482,6 +482,36 @@ fn every_guard_refusal_inside_a_walk_is_a_skipped_file() {
     assert!(note.contains("fifo.lisp (NOT_FILE)"), "{note}");
 }
 
+#[test]
+fn an_absolute_pathname_names_the_file_it_spells() {
+    // As ASDF merges it: an absolute :pathname is that file, not one under the .asd's
+    // directory; outside the root it is refused like any path.
+    let s = Scratch::new("absolute");
+    s.write("src/real.lisp", "(defun real ())\n");
+    let inside = s.root().join("src/real");
+    let outside = s.dir.join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("secret.lisp"), "(defun secret ())\n").unwrap();
+    s.write(
+        "sys.asd",
+        format!(
+            "(defsystem \"sys\" :pathname \"lib/\" :components ((:file \"a\" :pathname \"{}\") (:file \"b\" :pathname \"{}\")))\n",
+            inside.display(),
+            outside.join("secret").display()
+        ),
+    );
+    let map = s.read("sys.asd", |_| {});
+    // Inside the root it is shown as any file of the root is.
+    assert_eq!(paths(&map), ["sys.asd", "src/real.lisp"], "{}", map.content);
+    assert!(map.content.contains("(defun real ())"), "{}", map.content);
+    assert!(!map.content.contains("secret ()"));
+    let outside_shown = format!("{}.lisp", outside.join("secret").display());
+    assert_eq!(
+        skipped(&map),
+        [(outside_shown, "ACCESS_DENIED".to_string())]
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Real systems: the Debian corpus
 

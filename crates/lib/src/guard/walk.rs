@@ -238,8 +238,16 @@ impl Guard {
     }
 
     /// The file `relative` (forward slashes, no `..` needed) names from the directory of
-    /// `base` (a component of an `.asd` file): not checked; reading it is.
+    /// `base` (a component of an `.asd` file), or the absolute path it is: not checked;
+    /// reading it is (outside the roots it is refused as any path is).
     pub fn sibling(&self, base: &WalkedFile, relative: &str) -> WalkedFile {
+        if relative.starts_with('/') {
+            return WalkedFile {
+                display_path: shown_path(relative),
+                relative_path: relative.to_string(),
+                path: PathBuf::from(relative),
+            };
+        }
         let parent = |p: &str| {
             p.rsplit_once('/')
                 .map_or(String::new(), |(d, _)| format!("{d}/"))

@@ -184,8 +184,8 @@ fn collect(
                     Some(p) => directory_of(p).unwrap_or_default(),
                     None => format!("{name}/"),
                 };
-                let sub_dir = normalize(&format!("{dir}{sub}"));
-                let sub_dir = if sub_dir.is_empty() {
+                let sub_dir = joined(dir, &sub);
+                let sub_dir = if sub_dir.is_empty() || sub_dir.ends_with('/') {
                     sub_dir
                 } else {
                     format!("{sub_dir}/")
@@ -204,7 +204,7 @@ fn collect(
                 out.push(Component {
                     name,
                     full_name,
-                    file: normalize(&format!("{dir}{file}")),
+                    file: joined(dir, &file),
                 });
             }
             _ => {}
@@ -342,7 +342,11 @@ fn directory_of(datum: &Datum) -> Option<String> {
         return None;
     };
     let p = normalize(p);
-    Some(if p.is_empty() { p } else { format!("{p}/") })
+    Some(if p.is_empty() || p.ends_with('/') {
+        p
+    } else {
+        format!("{p}/")
+    })
 }
 
 fn has_type(path: &str) -> bool {
@@ -350,9 +354,11 @@ fn has_type(path: &str) -> bool {
     last.rfind('.').is_some_and(|i| i > 0)
 }
 
-/// `a/./b/../c` as `a/c`; no leading `./`, no trailing `/`. A `..` past the start is kept
-/// (the guard decides whether that file may be read).
+/// `a/./b/../c` as `a/c`; no leading `./`, no trailing `/`. A `..` past the start of a
+/// relative path is kept (the guard decides whether that file may be read); an absolute
+/// path stays absolute (`/a/../b` as `/b`, a `..` past `/` dropped, as the system's own).
 pub fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
@@ -360,10 +366,26 @@ pub fn normalize(path: &str) -> String {
             ".." if parts.last().is_some_and(|p| *p != "..") => {
                 parts.pop();
             }
+            ".." if absolute => {}
             _ => parts.push(part),
         }
     }
-    parts.join("/")
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// `path` (a `:pathname` or a component's file) from the directory `dir`, as ASDF takes
+/// it: relative to `dir`, or as written when absolute.
+fn joined(dir: &str, path: &str) -> String {
+    if path.starts_with('/') {
+        normalize(path)
+    } else {
+        normalize(&format!("{dir}{path}"))
+    }
 }
 
 /// What is waiting for the next datum.
@@ -649,6 +671,32 @@ mod tests {
         assert!(systems[0].depends_on.is_empty());
         assert_eq!(systems[1].depends_on, ["foo", "bar", "sb"]);
         assert_eq!(systems[0].components[1].full_name, "util/a");
+    }
+
+    #[test]
+    fn absolute_pathnames_are_taken_as_written() {
+        // As ASDF merges them: an absolute :pathname replaces the directory it is in.
+        let text = r#"(defsystem "s" :pathname "src/"
+  :components ((:file "a" :pathname "/opt/x/y")
+               (:module "m" :pathname "/opt/mod/" :components ((:file "b") (:file "c" :pathname "/c")))
+               (:module "n" :pathname "/" :components ((:file "d")))
+               (:file "e" :pathname "/opt/../../e.lisp")))
+(defsystem "t" :pathname "/srv/t" :components ((:file "f")))"#;
+        assert_eq!(
+            files(text, None),
+            [
+                vec![
+                    "/opt/x/y.lisp",
+                    "/opt/mod/b.lisp",
+                    "/c.lisp",
+                    "/d.lisp",
+                    "/e.lisp"
+                ],
+                vec!["/srv/t/f.lisp"]
+            ]
+        );
+        assert_eq!(normalize("/a/./b/../c/"), "/a/c");
+        assert_eq!(normalize("a/../../b"), "../b");
     }
 
     #[test]

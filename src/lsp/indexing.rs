@@ -67,6 +67,9 @@ pub(super) fn initialized(server: &mut Server) {
         server.grammar.clone(),
         server.out.clone(),
     );
+    // The grammar given to the fill is the index's until a definer table changes (which
+    // clears the index): a fill that starts after that must not cache files read with it.
+    let clears = index.lock().map_or(0, |i| i.clears());
     std::thread::spawn(move || {
         let accepted = progress && wait_accepted(&created);
         let reporter = Reporter {
@@ -75,15 +78,23 @@ pub(super) fn initialized(server: &mut Server) {
             on: accepted,
         };
         {
-            let Ok(mut index) = index.lock() else { return };
-            let files = index.files_reporting(
-                &guard,
-                &grammar,
-                &HashMap::new(),
-                &CancelToken::new(),
-                &|done, total| reporter.report(done, total),
-            );
-            reporter.end(files.len());
+            let Ok(mut cache) = index.lock() else { return };
+            // A definer table changed since the fill was asked (the index was cleared):
+            // the next request reads every file with the new grammar instead.
+            let files = if cache.clears() == clears {
+                cache
+                    .files_reporting(
+                        &guard,
+                        &grammar,
+                        &HashMap::new(),
+                        &CancelToken::new(),
+                        &|done, total| reporter.report(done, total),
+                    )
+                    .len()
+            } else {
+                0
+            };
+            reporter.end(files);
         }
         lisp_read_file::index::recheck::recheck_forever(&index, &guard);
     });

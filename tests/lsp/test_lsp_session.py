@@ -254,3 +254,44 @@ async def test_a_name_made_by_a_project_macro_is_found(tmp_path):
         assert await client.text_document_definition_async(
             types.DefinitionParams(text_document=doc(use), position=types.Position(line=1, character=25))
         ) == []
+
+
+async def test_a_fill_held_back_does_not_bring_back_the_old_grammar(tmp_path):
+    # The background fill waits for the client to accept its progress token; meanwhile a
+    # request reads the files itself and a definer table changes (the index is cleared).
+    # When the fill then runs, it must not cache the files read with the old grammar.
+    (tmp_path / "w.lisp").write_text('(register-widget button "Press")\n')
+    client = make_test_lsp_client()
+    release = asyncio.Event()
+
+    builtin = client.protocol.fm.features[types.WINDOW_WORK_DONE_PROGRESS_CREATE]
+
+    async def create(params):
+        await release.wait()
+        return builtin(params)
+
+    # The test client's own handler (it records the token), answered once released.
+    client.protocol.fm.features[types.WINDOW_WORK_DONE_PROGRESS_CREATE] = create
+
+    await client.start_io(BIN, "lsp")
+    caps = types.ClientCapabilities(window=types.WindowClientCapabilities(work_done_progress=True))
+    await client.initialize_session(
+        types.InitializeParams(capabilities=caps, workspace_folders=[types.WorkspaceFolder(uri=uri(tmp_path), name="t")])
+    )
+    assert await names(client, "button") == []
+    table = tmp_path / ".lisp-read-file.lisp"
+    table.write_text("(register-widget :name 1)\n")
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri(table), type=types.FileChangeType.Created)])
+    )
+    # The fill runs now, after the index was cleared and before any request reads again.
+    release.set()
+    for _ in range(100):
+        reports = client.progress_reports.get("lisp-read-file/index-progress", [])
+        if reports and reports[-1].kind == "end":
+            break
+        await asyncio.sleep(0.05)
+    assert reports and reports[-1].kind == "end"
+    assert await names(client, "button") == ["button"]
+    await client.shutdown_session()
+    await client.stop()

@@ -116,6 +116,9 @@ pub struct Index {
     /// Counts what made the cache forget something, so that a [`recheck`] made
     /// meanwhile does not put back what it saw before.
     generation: u64,
+    /// Counts [`Index::clear`]s (the grammar changed): a fill started before one must not
+    /// put back files read with the grammar it had.
+    clears: u64,
 }
 
 /// Open buffers of Lisp files that do not exist on disk yet (a new file, not saved), in a
@@ -274,9 +277,16 @@ impl Index {
         }
     }
 
+    /// How many times [`Index::clear`] was called: what a fill with a grammar of its own
+    /// compares, to know whether that grammar is still the index's.
+    pub fn clears(&self) -> u64 {
+        self.clears
+    }
+
     /// Forgets everything (the grammar changed): the next request reads every file.
     pub fn clear(&mut self) {
         self.generation += 1;
+        self.clears += 1;
         self.cached.clear();
         self.walked = None;
     }

@@ -17,7 +17,6 @@ use crate::outline::{each_form, OutlineItem};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
-use std::sync::OnceLock;
 
 /// A definition named NAME and what its code calls.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -275,20 +274,10 @@ fn entry(file: &str, unit: &OutlineItem) -> CalleesEntry {
     }
 }
 
-/// Common Lisp's external symbols (folded): calls of them are not listed as outside the
-/// scope.
-fn common_lisp() -> &'static HashSet<&'static str> {
-    static SYMBOLS: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    SYMBOLS.get_or_init(|| {
-        include_str!("../model/common-lisp-symbols.txt")
-            .lines()
-            .collect()
-    })
-}
-
 /// Whether a call written `written` (folded name `name`) is of Common Lisp's own symbol.
 fn is_common_lisp(written: &str, name: &str) -> bool {
-    if !common_lisp().contains(name) {
+    // Calls of Common Lisp's own symbols are not listed as outside the scope.
+    if !crate::model::is_common_lisp_symbol(name) {
         return false;
     }
     let symbol = written.strip_prefix("(setf ").unwrap_or(written);

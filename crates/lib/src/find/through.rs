@@ -160,42 +160,30 @@ fn adopt(learned: Vec<Learned>, search: &mut Search) {
 /// The `defmacro` forms of `b` (at top level or inside a form). Cheap on files without
 /// one: a `memmem` pass first; only the top-level forms holding one are read.
 fn defmacros(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<Learned> {
-    let mut hits: Vec<usize> = memchr::memmem::find_iter(b, b"defmacro")
-        .chain(memchr::memmem::find_iter(b, b"DEFMACRO"))
-        .collect();
+    let hits = expand::defmacro_hits(b);
     if hits.is_empty() {
         return Vec::new();
     }
-    hits.sort_unstable();
     if let Some(found) = at_line_starts(b, &hits, reads) {
         return found;
     }
     let mut out = Vec::new();
-    let mut next = 0usize;
     let mut reads = |plus, e: &[u8]| reads(plus, e);
-    crate::scan::scan_each(b, &mut |item| {
-        while next < hits.len() && hits[next] < item.span.start {
-            next += 1;
-        }
-        let Some(&h) = hits.get(next) else {
-            return ControlFlow::Break(());
-        };
-        if h < item.span.end && item.kind == crate::scan::ItemKind::Form && item.core_is_list {
-            let (start, end) = (item.span.start, item.span.end);
-            match top_level_defmacro(b, start, end) {
-                Some(name) => out.push(Learned {
-                    name,
-                    text: b[start..end].to_vec(),
-                }),
-                None => {
-                    for form in read(b, start, end, &mut reads) {
-                        collect(form, &mut out);
-                    }
+    expand::each_form_holding(
+        b,
+        &hits,
+        &mut |start, end| match top_level_defmacro(b, start, end) {
+            Some(name) => out.push(Learned {
+                name,
+                text: b[start..end].to_vec(),
+            }),
+            None => {
+                for form in read(b, start, end, &mut reads) {
+                    collect(form, &mut out);
                 }
             }
-        }
-        ControlFlow::Continue(())
-    });
+        },
+    );
     out
 }
 

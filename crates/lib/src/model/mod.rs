@@ -18,7 +18,7 @@ pub(crate) mod resolve;
 pub(crate) mod symbols;
 
 /// Whether `name` (folded: lowercase, no package) is an external symbol of COMMON-LISP:
-/// a name no project defines (a surface asks before an expensive search for it).
+/// a name no project defines (a search need not look for its definition).
 pub fn is_common_lisp_symbol(name: &str) -> bool {
-    resolve::common_lisp_symbols().any(|s| s == name)
+    resolve::common_lisp_symbols().contains(name)
 }

@@ -33,9 +33,11 @@ type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 /// The external symbols of COMMON-LISP, one a line, lowercase (see the module's comment).
 const COMMON_LISP_SYMBOLS: &str = include_str!("common-lisp-symbols.txt");
 
-/// COMMON-LISP's external symbols, folded.
-pub(crate) fn common_lisp_symbols() -> impl Iterator<Item = &'static str> {
-    COMMON_LISP_SYMBOLS.lines()
+/// COMMON-LISP's external symbols, folded, as a set (made once).
+pub(crate) fn common_lisp_symbols() -> &'static std::collections::HashSet<&'static str> {
+    static SYMBOLS: std::sync::OnceLock<std::collections::HashSet<&'static str>> =
+        std::sync::OnceLock::new();
+    SYMBOLS.get_or_init(|| COMMON_LISP_SYMBOLS.lines().collect())
 }
 
 /// The current package of a form before any `in-package`.

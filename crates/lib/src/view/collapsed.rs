@@ -60,13 +60,8 @@ pub(crate) fn render_items<'a>(
             start: std::cell::Cell::new(options.offset),
         },
         view: View {
-            mode: Mode::LispCollapsed,
-            content: String::new(),
             total_forms,
-            expanded_forms: 0,
-            truncated: false,
-            next_offset: None,
-            cut_lines: Vec::new(),
+            ..View::empty(Mode::LispCollapsed)
         },
         pager: Pager {
             start: options.offset,

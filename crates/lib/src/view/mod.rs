@@ -158,6 +158,21 @@ pub struct View {
     pub cut_lines: Vec<CutLine>,
 }
 
+impl View {
+    /// A view of `mode` with nothing in it yet.
+    pub(crate) fn empty(mode: Mode) -> View {
+        View {
+            mode,
+            content: String::new(),
+            total_forms: 0,
+            expanded_forms: 0,
+            truncated: false,
+            next_offset: None,
+            cut_lines: Vec::new(),
+        }
+    }
+}
+
 /// A line a view cut (docs/views.md#long-lines): its 1-based number and the bytes
 /// `start..end` of the file that hold what is not shown (strategy `byteRange` reads them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use crate::source::Source;
 
 pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
     let total = source.line_count();
-    let mut view = empty_view();
+    let mut view = View::empty(Mode::Raw);
     if total == 0 {
         return view;
     }
@@ -62,7 +62,7 @@ pub enum Paging {
 /// The raw view of a [`LineWindow`] the guard read from a file of any size.
 pub fn render_window(window: &LineWindow, options: &ViewOptions, paging: Paging) -> View {
     let total = window.total_lines;
-    let mut view = empty_view();
+    let mut view = View::empty(Mode::Raw);
     if total == 0 {
         return view;
     }
@@ -129,18 +129,6 @@ pub fn render_window(window: &LineWindow, options: &ViewOptions, paging: Paging)
     }
     view.content = join(&lines, width);
     view
-}
-
-fn empty_view() -> View {
-    View {
-        mode: Mode::Raw,
-        content: String::new(),
-        total_forms: 0,
-        expanded_forms: 0,
-        truncated: false,
-        next_offset: None,
-        cut_lines: Vec::new(),
-    }
 }
 
 /// Adds a source line (numbered when asked), noting its cut.

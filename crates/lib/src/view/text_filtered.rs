@@ -13,15 +13,7 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
             .into_iter()
             .flatten()
             .collect(),
-        view: View {
-            mode: Mode::TextFiltered,
-            content: String::new(),
-            total_forms: 0,
-            expanded_forms: 0,
-            truncated: false,
-            next_offset: None,
-            cut_lines: Vec::new(),
-        },
+        view: View::empty(Mode::TextFiltered),
         lines: Vec::new(),
         shown: 0,
         last_printed: None,

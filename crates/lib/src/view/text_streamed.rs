@@ -70,15 +70,7 @@ impl<'o> StreamedGrep<'o> {
             replaced: false,
             partly_searched: 0,
             first_partly_searched: None,
-            view: View {
-                mode: Mode::TextFiltered,
-                content: String::new(),
-                total_forms: 0,
-                expanded_forms: 0,
-                truncated: false,
-                next_offset: None,
-                cut_lines: Vec::new(),
-            },
+            view: View::empty(Mode::TextFiltered),
         }
     }
 

@@ -80,6 +80,22 @@ impl Val {
         }
     }
 
+    /// The data directly inside: a list's elements (a dotted list's tail last), what a
+    /// quote, backquote, comma or `#'` holds; nothing for an atom.
+    pub(crate) fn children(&self) -> impl Iterator<Item = &Val> {
+        let (items, last): (&[Val], Option<&Val>) = match self {
+            Val::List(items) => (items, None),
+            Val::Dotted(items, tail) => (items, Some(&**tail)),
+            Val::Quote(x)
+            | Val::Backquote(x)
+            | Val::Comma(x)
+            | Val::Splice(x)
+            | Val::Function(x) => (&[], Some(&**x)),
+            _ => (&[], None),
+        };
+        items.iter().chain(last)
+    }
+
     /// The operator's folded name of a list headed by a symbol.
     pub(crate) fn head(&self) -> Option<&str> {
         match self {

@@ -11,25 +11,19 @@
 use super::datum::{read, Val};
 use super::{any_node, Function};
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// Rounds of helpers named by learned helpers (`byte-ref-fun-name` calling
 /// `byte-fun-name`): each is a pass over the files that define one.
 pub(crate) const MAX_ROUNDS: usize = 3;
 
-/// Whether `name` is a symbol of Common Lisp: a project does not define one (only an
-/// implementation's own sources do), so a macro calling `car` is not looked for.
-pub(crate) fn is_common_lisp(name: &str) -> bool {
-    static SYMBOLS: OnceLock<HashSet<&'static str>> = OnceLock::new();
-    SYMBOLS
-        .get_or_init(|| include_str!("../common-lisp-symbols.txt").lines().collect())
-        .contains(name)
-}
-
 /// Whether a name a macro calls may be a project function's: not a builder, a pure form
-/// or a symbol of Common Lisp.
+/// or a symbol of Common Lisp (a project does not define one, so a macro calling `car`
+/// is not looked for).
 pub(crate) fn may_be_project(name: &str) -> bool {
-    !super::builders::is_builder(name) && !super::pure::is_pure(name) && !is_common_lisp(name)
+    !super::builders::is_builder(name)
+        && !super::pure::is_pure(name)
+        && !crate::model::is_common_lisp_symbol(name)
 }
 
 /// Whether a macro's body may define something through the functions it calls: its
@@ -94,26 +88,13 @@ pub(crate) fn learn(
     let mut hits: Vec<usize> = defun_hits(b)
         .filter(|&h| name_after(b, h).is_some_and(|n| wanted.contains(&n)))
         .collect();
-    if hits.is_empty() {
-        return Vec::new();
-    }
     hits.sort_unstable();
     let mut out = Vec::new();
-    let mut next = 0usize;
     let mut reads = |plus, e: &[u8]| reads(plus, e);
-    crate::scan::scan_each(b, &mut |item| {
-        while next < hits.len() && hits[next] < item.span.start {
-            next += 1;
+    super::each_form_holding(b, &hits, &mut |start, end| {
+        for form in read(b, start, end, &mut reads) {
+            collect_defuns(&form, wanted, &mut out);
         }
-        let Some(&h) = hits.get(next) else {
-            return std::ops::ControlFlow::Break(());
-        };
-        if h < item.span.end && item.kind == crate::scan::ItemKind::Form && item.core_is_list {
-            for form in read(b, item.span.start, item.span.end, &mut reads) {
-                collect_defuns(&form, wanted, &mut out);
-            }
-        }
-        std::ops::ControlFlow::Continue(())
     });
     out
 }

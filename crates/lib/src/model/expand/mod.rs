@@ -389,38 +389,27 @@ fn any_node(v: &Val, f: &mut dyn FnMut(&Val) -> bool) -> bool {
         if f(n) {
             return true;
         }
-        match n {
-            Val::List(items) => stack.extend(items),
-            Val::Dotted(items, tail) => {
-                stack.extend(items);
-                stack.push(tail);
-            }
-            Val::Quote(x)
-            | Val::Backquote(x)
-            | Val::Comma(x)
-            | Val::Splice(x)
-            | Val::Function(x) => stack.push(x),
-            _ => {}
-        }
+        stack.extend(n.children());
     }
     false
 }
 
-/// The global macros `b` defines: each `(defmacro ...)` at top level or inside a form
-/// (`eval-when`, `progn` ...). Cheap on files without one: a `memmem` pass for
-/// `defmacro` (either case) first; only the top-level forms holding one and a backquote
-/// are read.
-pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(String, Macro)> {
+/// Where `defmacro` is written in `b`, in either case, in order.
+pub(crate) fn defmacro_hits(b: &[u8]) -> Vec<usize> {
     let mut hits: Vec<usize> = memchr::memmem::find_iter(b, b"defmacro")
         .chain(memchr::memmem::find_iter(b, b"DEFMACRO"))
         .collect();
-    if hits.is_empty() {
-        return Vec::new();
-    }
     hits.sort_unstable();
-    let mut out = Vec::new();
+    hits
+}
+
+/// Calls `f(start, end)` for each top-level list form of `b` that holds one of `hits`
+/// (byte offsets, in order); the scan stops after the last one.
+pub(crate) fn each_form_holding(b: &[u8], hits: &[usize], f: &mut dyn FnMut(usize, usize)) {
+    if hits.is_empty() {
+        return;
+    }
     let mut next = 0usize;
-    let mut reads = |plus, e: &[u8]| reads(plus, e);
     crate::scan::scan_each(b, &mut |item| {
         while next < hits.len() && hits[next] < item.span.start {
             next += 1;
@@ -428,19 +417,27 @@ pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(Strin
         let Some(&h) = hits.get(next) else {
             return std::ops::ControlFlow::Break(());
         };
-        let span = &b[item.span.start..item.span.end];
+        if h < item.span.end && item.kind == crate::scan::ItemKind::Form && item.core_is_list {
+            f(item.span.start, item.span.end);
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+}
+
+/// The global macros `b` defines: each `(defmacro ...)` at top level or inside a form
+/// (`eval-when`, `progn` ...). Cheap on files without one: a `memmem` pass for
+/// `defmacro` (either case) first; only the top-level forms holding one and a backquote
+/// are read.
+pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(String, Macro)> {
+    let mut out = Vec::new();
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    each_form_holding(b, &defmacro_hits(b), &mut |start, end| {
         // A form without a backquote holds no macro whose body ends in a template.
-        let templates = || memchr::memchr(b'`', span).is_some();
-        if h < item.span.end
-            && item.kind == crate::scan::ItemKind::Form
-            && item.core_is_list
-            && templates()
-        {
-            for form in read(b, item.span.start, item.span.end, &mut reads) {
+        if memchr::memchr(b'`', &b[start..end]).is_some() {
+            for form in read(b, start, end, &mut reads) {
                 collect_defmacros(form, &mut out);
             }
         }
-        std::ops::ControlFlow::Continue(())
     });
     out
 }

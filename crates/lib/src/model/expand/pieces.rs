@@ -497,17 +497,7 @@ fn of_val(v: &Val, out: &mut Vec<String>, symbol: &mut dyn FnMut(&str)) {
                 push_text(w.name.to_lowercase(), out);
             }
             Val::Str(s) | Val::Atom(s) => push_text(s.to_lowercase().replace('\\', ""), out),
-            Val::List(items) => stack.extend(items),
-            Val::Dotted(items, tail) => {
-                stack.extend(items);
-                stack.push(tail);
-            }
-            Val::Quote(x)
-            | Val::Backquote(x)
-            | Val::Comma(x)
-            | Val::Splice(x)
-            | Val::Function(x) => stack.push(x),
-            Val::Unknown => {}
+            _ => stack.extend(v.children()),
         }
     }
 }

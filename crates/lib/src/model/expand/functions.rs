@@ -3,7 +3,7 @@
 //! `(apply #'define-usocket-condition-class x parents)`): a `defun` of the scope named by
 //! a learned macro's computing code is learned too, and a call of it is the value of its
 //! body with its parameters bound, computed as a macro's body is (templates, the builders,
-//! the pure forms of `pure.rs`; anything else unknown). Nothing else of it runs.
+//! the pure forms of `template.rs`; anything else unknown). Nothing else of it runs.
 //!
 //! Only the functions the macros name are read: a first pass lists the names each file's
 //! `(defun NAME` spells (a `memmem` pass), a second reads the forms of those wanted only.
@@ -22,7 +22,7 @@ pub(crate) const MAX_ROUNDS: usize = 3;
 /// is not looked for).
 pub(crate) fn may_be_project(name: &str) -> bool {
     !super::builders::is_builder(name)
-        && !super::pure::is_pure(name)
+        && !super::template::is_pure(name)
         && !crate::model::is_common_lisp_symbol(name)
 }
 
@@ -138,7 +138,7 @@ fn computes(body: &[Val]) -> bool {
         let skip = match head {
             "progn" | "locally" | "with-standard-io-syntax" => 1,
             "let" | "let*" | "flet" | "labels" => 2,
-            _ => return super::builders::is_builder(head) || super::pure::is_pure(head),
+            _ => return super::builders::is_builder(head) || super::template::is_pure(head),
         };
         body = last.items().and_then(|i| i.get(skip..)).unwrap_or_default();
     }

@@ -20,7 +20,6 @@ pub(crate) mod datum;
 pub(crate) mod functions;
 pub(crate) mod lambda_list;
 pub(crate) mod pieces;
-pub(crate) mod pure;
 pub(crate) mod shape;
 pub(crate) mod template;
 

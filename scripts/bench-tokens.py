@@ -280,7 +280,8 @@ def ours_args(task) -> tuple[str, list[str]]:
     if k == "mentions":
         return task["root"], ["find", "--text", task["text"]]
     if k == "exports":
-        return task["root"], ["find", "--name", task["package"], "--kinds", "defpackage", "--body"]
+        # A defpackage's entry lists its exports (docs/find.md#packages): not the whole form.
+        return task["root"], ["find", "--name", task["package"], "--kinds", "defpackage"]
     if k == "outline":
         return task["root"], ["--detail", "names", task["file"]]
     # The first match and the 5 lines before it: the first 6 lines of the grep's page.

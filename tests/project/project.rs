@@ -219,7 +219,7 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     let counts = at(10);
     assert_eq!(counts.step, Some(Step::Counts));
     assert!(counts.content.starts_with(
-        "a.lisp: 10 definitions\nb.lisp: 10 definitions\nc.lisp: 10 definitions\n[Map shown at step counts"
+        "10 a.lisp\n10 b.lisp\n10 c.lisp\n[Map shown at step counts"
     ));
     assert!(counts.content.contains(
         "[Map shown at step counts: the names of the definitions alone take 35 lines, over the budget of 10 lines (limit)."
@@ -229,7 +229,7 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     assert_eq!(paged.step, Some(Step::Counts));
     assert_eq!(paged.meta.next_offset, Some(2));
     assert!(paged.content.contains(
-        "b.lisp: 10 definitions\n[Showing map lines 1 to 2 of 3. Use offset=2 to continue.]\n"
+        "10 b.lisp\n[Showing map lines 1 to 2 of 3. Use offset=2 to continue.]\n"
     ));
     let rest = s.read(".", |r| {
         r.limit = 2;
@@ -237,7 +237,7 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     });
     assert!(rest
         .content
-        .starts_with("c.lisp: 10 definitions\n[Map shown"));
+        .starts_with("10 c.lisp\n[Map shown"));
     assert_eq!(rest.meta.next_offset, None);
 }
 
@@ -263,7 +263,7 @@ fn detail_asks_for_a_step_and_needs_no_note() {
     assert_eq!(counts.step, Some(Step::Counts));
     assert_eq!(
         counts.content,
-        "a.lisp: 3 definitions\nb.lisp: 3 definitions\n"
+        "3 a.lisp\n3 b.lisp\n"
     );
     // A step after the one asked for, forced by the budget, is announced.
     let forced = s.read(".", |r| {

@@ -398,13 +398,21 @@ fn definition_text(d: &Definition) -> String {
                 super::method_line::shortened(&d.signature, &d.kind)
             )
         }
-        (None, None) => format!("{}: {}\n", d.line, d.signature),
+        (None, None) => {
+            let mut text = format!("{}: {}\n", d.line, d.signature);
+            if let Some(exports) = &d.exports {
+                // A package's exports, as a list: its `defpackage` is `include_body`.
+                let _ = writeln!(text, " exports: {}", exports.join(" "));
+            }
+            text
+        }
     }
 }
 
 /// The form's line (`(defun bar ...)`, not its lambda list), then each line with uses
-/// once, without its indentation: `  33: (foo x))`. A form whose uses are all on its
-/// first line, when that line shows its operator and name, is that line alone.
+/// once, without its indentation: ` 33: (foo x))` (one space: each space is a token). A
+/// form whose uses are all on its first line, when that line shows its operator and name,
+/// is that line alone; a definition's line that only names it is not repeated.
 fn reference_text(r: &Reference) -> String {
     let heading = if r.heading.is_empty() {
         &r.signature
@@ -418,8 +426,19 @@ fn reference_text(r: &Reference) -> String {
             return format!("{}: {}{marker}\n", r.line, only.text.trim());
         }
     }
+    // A definition's own first line, whose one use is its name, says what its heading
+    // does (a `#+`/`#-` prefix puts that line after the heading's).
+    let own_line = |line: usize, text: &str| {
+        r.definition && said(text) && r.uses.iter().filter(|u| u.line == line).count() == 1
+    };
     let mut text = format!("{}: {heading}{marker}\n", r.line);
-    use_lines(&mut text, r.uses.iter().map(|u| (u.line, u.text.as_str())));
+    use_lines(
+        &mut text,
+        r.uses
+            .iter()
+            .filter(|u| !own_line(u.line, &u.text))
+            .map(|u| (u.line, u.text.as_str())),
+    );
     text
 }
 
@@ -440,12 +459,12 @@ fn said_by(line: &str, heading: &str, operator: &str) -> bool {
     line.is_some_and(|l| l.starts_with(&lower[start..end]))
 }
 
-/// Each line with uses once, without its indentation: `  33: (foo x))`.
+/// Each line with uses once, without its indentation: ` 33: (foo x))`.
 pub(crate) fn use_lines<'u>(text: &mut String, uses: impl Iterator<Item = (usize, &'u str)>) {
     let mut last = 0;
     for (line, use_text) in uses {
         if line != last {
-            let _ = writeln!(text, "  {line}: {}", use_text.trim());
+            let _ = writeln!(text, " {line}: {}", use_text.trim());
             last = line;
         }
     }

@@ -45,6 +45,7 @@ pub const OUTPUT_SCHEMA: &str = r#"{
           "signature": {"type": "string", "description": "The collapsed signature of the form (for a derived definition, of the form that makes it)."},
           "package": {"type": ["string", "null"], "description": "The home package of the symbol, lowercase (cl-ppcre, common-lisp, keyword), as the reader would intern it from the scope's defpackage forms and the in-package before the form (common-lisp-user without one); null for #:foo and a package's own name."},
           "package_unresolved": {"type": "boolean", "description": "Only when true: a package on the way is defined outside the scope; matched by name."},
+          "exports": {"type": "array", "items": {"type": "string"}, "description": "Only for a defpackage (or define-package): its exported names, lowercase, in order."},
           "body": {"type": "string", "description": "Only with include_body: the verbatim source (of the form that makes a derived definition)."},
           "via": {"type": "string", "description": "Only for a definition a project's own definer macro makes (its call instantiated): the macro, lowercased; form is the call."},
           "form": {

@@ -121,11 +121,12 @@ fn references_group_by_top_level_form_and_mark_definitions() {
         "{}",
         result.content
     );
-    // Use lines lose their indentation; a form whose uses are all on one line that
-    // shows its operator and name is that line alone.
+    // Use lines lose their indentation (one space marks them); a form whose uses are all
+    // on one line that shows its operator and name is that line alone; a definition's own
+    // first line, which only names it, is not repeated under its heading.
     assert_eq!(
         result.content,
-        "==> a.lisp <== package common-lisp-user\n2: (progn (defmacro foo ()))  [definition]\n3: (defvar *x* 'foo)\n==> b.lisp <== package common-lisp-user\n1: (defun foo ...)  [definition]\n  1: (defun foo (x)\n  2: (foo (1- x)))\n4: (defun bar ...)\n  5: (foo 1)\n  6: (foo 2))\n"
+        "==> a.lisp <== package common-lisp-user\n2: (progn (defmacro foo ()))  [definition]\n3: (defvar *x* 'foo)\n==> b.lisp <== package common-lisp-user\n1: (defun foo ...)  [definition]\n 2: (foo (1- x)))\n4: (defun bar ...)\n 5: (foo 1)\n 6: (foo 2))\n"
     );
     // A whole answer's entries say what they are: no count line.
     assert!(!result.content.contains("searched]"), "{}", result.content);

@@ -11,6 +11,7 @@ use super::{
     Search, SkippedFile, MAX_COLLECTED,
 };
 use crate::hint::{Hint, HintStyle};
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt::Write;
 
@@ -85,11 +86,19 @@ pub(crate) fn page(
             (None, None)
         }
         FindMode::Definitions => {
+            // The generic function of the last entry, when a method of this file.
+            let last_method: RefCell<Option<(String, String)>> = RefCell::new(None);
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
                 offset,
                 |d| (&d.file, Some(package_line(&d.package))),
-                definition_text,
+                |d| {
+                    let group = method_group(d).map(|g| (d.file.clone(), g));
+                    let same = group.is_some() && *last_method.borrow() == group;
+                    let text = same.then(|| continued_method_text(d)).flatten();
+                    *last_method.borrow_mut() = group;
+                    text.unwrap_or_else(|| definition_text(d))
+                },
             );
             (Some(entries), None)
         }
@@ -407,6 +416,28 @@ fn definition_text(d: &Definition) -> String {
             text
         }
     }
+}
+
+/// A method listed without its body: its generic function's name, lowercased (`area`,
+/// `(setf area)`), which a following method of the same file need not repeat.
+fn method_group(d: &Definition) -> Option<String> {
+    if d.form.is_some() || d.body.is_some() || !d.kind.ends_with("defmethod") {
+        return None;
+    }
+    let end = if d.name.starts_with('(') {
+        d.name.find(')').map(|k| k + 1)
+    } else {
+        d.name.find(' ')
+    };
+    Some(d.name[..end.unwrap_or(d.name.len())].to_ascii_lowercase())
+}
+
+/// A method after another of the same generic function in the same file: its line
+/// without the operator and name (`74: ((alternation alternation) next-fn)`).
+fn continued_method_text(d: &Definition) -> Option<String> {
+    let line = super::method_line::shortened(&d.signature, &d.kind);
+    let rest = super::method_line::continued(&line, &d.kind, &method_group(d)?)?;
+    Some(format!("{}: {rest}\n", d.line))
 }
 
 /// The form's line (`(defun bar ...)`, not its lambda list), then each line with uses

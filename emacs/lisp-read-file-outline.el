@@ -145,8 +145,8 @@ Point goes to the first non-blank character of the line."
 (defconst lisp-read-file--file-header-regexp
   "\\(?:==> \\(.+?\\) <==\\(.*\\)$\\|[0-9]+ \\([^[ ].*\\)$\\)"
   "Regexp matching the header line of a file in a project map.
-The second form is the map's counts step, one line \"N PATH\" per file
-(N definitions).")
+The second form is the map's counts step, one line \"N PATH\" per file,
+N its number of definitions.")
 
 (defun lisp-read-file--insert-view (text file mode &optional root)
   "Insert the view TEXT of FILE, in view MODE, with a button per numbered line.

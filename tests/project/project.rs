@@ -207,7 +207,7 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     assert_eq!(names.step, Some(Step::Names));
     assert!(names
         .content
-        .starts_with("==> a.lisp <==\n 1: defun a-function-00\n 4: defun a-function-01\n"));
+        .starts_with("==> a.lisp <==\n1: defun a-function-00\n4: defun a-function-01\n"));
     assert!(!names.content.contains("print"));
     assert!(names
         .content
@@ -254,7 +254,7 @@ fn detail_asks_for_a_step_and_needs_no_note() {
     assert!(
         names
             .content
-            .starts_with("==> a.lisp <==\n 1: defun a-function-00\n"),
+            .starts_with("==> a.lisp <==\n1: defun a-function-00\n"),
         "{}",
         names.content
     );

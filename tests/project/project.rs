@@ -218,9 +218,9 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     // One line per file.
     let counts = at(10);
     assert_eq!(counts.step, Some(Step::Counts));
-    assert!(counts.content.starts_with(
-        "10 a.lisp\n10 b.lisp\n10 c.lisp\n[Map shown at step counts"
-    ));
+    assert!(counts
+        .content
+        .starts_with("10 a.lisp\n10 b.lisp\n10 c.lisp\n[Map shown at step counts"));
     assert!(counts.content.contains(
         "[Map shown at step counts: the names of the definitions alone take 35 lines, over the budget of 10 lines (limit)."
     ));
@@ -228,16 +228,14 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     let paged = at(2);
     assert_eq!(paged.step, Some(Step::Counts));
     assert_eq!(paged.meta.next_offset, Some(2));
-    assert!(paged.content.contains(
-        "10 b.lisp\n[Showing map lines 1 to 2 of 3. Use offset=2 to continue.]\n"
-    ));
+    assert!(paged
+        .content
+        .contains("10 b.lisp\n[Showing map lines 1 to 2 of 3. Use offset=2 to continue.]\n"));
     let rest = s.read(".", |r| {
         r.limit = 2;
         r.offset = 2;
     });
-    assert!(rest
-        .content
-        .starts_with("10 c.lisp\n[Map shown"));
+    assert!(rest.content.starts_with("10 c.lisp\n[Map shown"));
     assert_eq!(rest.meta.next_offset, None);
 }
 
@@ -261,10 +259,7 @@ fn detail_asks_for_a_step_and_needs_no_note() {
     assert!(!names.content.contains("[Map shown"), "{}", names.content);
     let counts = s.read(".", |r| r.detail = Some(Detail::Counts));
     assert_eq!(counts.step, Some(Step::Counts));
-    assert_eq!(
-        counts.content,
-        "3 a.lisp\n3 b.lisp\n"
-    );
+    assert_eq!(counts.content, "3 a.lisp\n3 b.lisp\n");
     // A step after the one asked for, forced by the budget, is announced.
     let forced = s.read(".", |r| {
         r.detail = Some(Detail::Names);

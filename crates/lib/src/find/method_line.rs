@@ -27,7 +27,9 @@ pub(crate) fn continued(line: &str, operator: &str, generic: &str) -> Option<Str
     let lower = line.to_ascii_lowercase();
     let open = lower.find(&format!("({operator} "))?;
     let name = open + operator.len() + 2;
-    let after = lower.get(name..)?.strip_prefix(&generic.to_ascii_lowercase())?;
+    let after = lower
+        .get(name..)?
+        .strip_prefix(&generic.to_ascii_lowercase())?;
     if !after.starts_with(char::is_whitespace) {
         return None;
     }
@@ -116,13 +118,21 @@ mod tests {
     #[test]
     fn a_continued_method_drops_the_operator_and_name() {
         let cases = [
-            ("(defmethod area :around ((s shape)) ...)", "area", Some(":around ((s shape))")),
+            (
+                "(defmethod area :around ((s shape)) ...)",
+                "area",
+                Some(":around ((s shape))"),
+            ),
             (
                 "#-x (DEFMETHOD scan ((s string) target &key ...) ...)",
                 "scan",
                 Some("#-x ((s string) target &key ...)"),
             ),
-            ("(defmethod (setf foo) (new (o bar)) ...)", "(setf foo)", Some("(new (o bar))")),
+            (
+                "(defmethod (setf foo) (new (o bar)) ...)",
+                "(setf foo)",
+                Some("(new (o bar))"),
+            ),
             // Another generic function whose name starts alike is not the same one.
             ("(defmethod area-of ((s shape)) ...)", "area", None),
             ("(defun area (s) ...)", "area", None),

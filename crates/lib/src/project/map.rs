@@ -283,10 +283,7 @@ mod tests {
             "==> a.lisp <== (continued)\n2: (defun b ())\n\n[Showing map lines 3 to 4 of 6. Use offset=4 to continue.]\n[a note.]\n"
         );
         let counts = render(&sections, Step::Counts, (0, 10), Default::default(), &[]);
-        assert_eq!(
-            counts.content,
-            "2 a.lisp\n1 b.lisp\n"
-        );
+        assert_eq!(counts.content, "2 a.lisp\n1 b.lisp\n");
         assert!(fits(&sections, Step::Full, 6));
         assert!(!fits(&sections, Step::Full, 5));
         let past = render(&sections, Step::Full, (9, 2), Default::default(), &[]);

@@ -274,7 +274,7 @@ fn detail_asks_for_a_step_and_needs_no_note() {
     // One file: names is its outline, one line per definition; counts is refused.
     let one = s.read("a.lisp", |r| r.detail = Some(Detail::Names));
     assert!(
-        one.content.starts_with(" 1: defun a-function-00\n"),
+        one.content.starts_with("1: defun a-function-00\n"),
         "{}",
         one.content
     );

@@ -143,10 +143,10 @@ Point goes to the first non-blank character of the line."
     (buffer-string)))
 
 (defconst lisp-read-file--file-header-regexp
-  "\\(?:==> \\(.+?\\) <==\\(.*\\)$\\|\\([^[ ].*?\\): [0-9]+ definitions?$\\)"
+  "\\(?:==> \\(.+?\\) <==\\(.*\\)$\\|[0-9]+ \\([^[ ].*\\)$\\)"
   "Regexp matching the header line of a file in a project map.
-The second form is the map's counts step, one line \"PATH: N definitions\"
-per file.")
+The second form is the map's counts step, one line \"N PATH\" per file,
+N its number of definitions.")
 
 (defun lisp-read-file--insert-view (text file mode &optional root)
   "Insert the view TEXT of FILE, in view MODE, with a button per numbered line.

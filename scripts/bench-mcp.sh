@@ -6,7 +6,10 @@
 # a line end), and prints the median and p90 of
 #   * the time inside the server: the handler's own `micros=` log line per call (the view
 #     is computed from the file on disk each time: open, read, scan, outline, render);
-#   * the round trip seen by the client over the pipe (JSON encoding, pipe, tokio).
+#   * the round trip seen by the client over the pipe (JSON encoding, pipe, tokio), in a
+#     second server at the default log level: at debug, rmcp logs every answer whole on
+#     stderr (a 50 KB answer formatted and written again), which a server as clients run
+#     it does not do.
 # Usage: scripts/bench-mcp.sh [CALLS] [FILE]   (defaults: 1000, the srctran.lisp slice)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,9 +29,10 @@ echo "file: $(wc -c < "$work/file.lisp") bytes, $(wc -l < "$work/file.lisp") lin
 python3 - "$bin" "$work" "$calls" <<'PY'
 import json, re, statistics, subprocess, sys, time
 bin, work, calls = sys.argv[1], sys.argv[2], int(sys.argv[3])
-server = subprocess.Popen([bin, "mcp", "--root", work, "--log-level", "debug"],
-                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                          stderr=open(f"{work}/stderr.log", "w"))
+def start(level):
+    return subprocess.Popen([bin, "mcp", "--root", work, "--log-level", level],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=open(f"{work}/stderr-{level}.log", "w"))
 def send(message):
     server.stdin.write((json.dumps(message) + "\n").encode())
     server.stdin.flush()
@@ -37,23 +41,30 @@ def receive(id):
         message = json.loads(server.stdout.readline())
         if message.get("id") == id:
             return message
-send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "bench", "version": "1"}}})
-receive(0)
-send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-round_trips = []
-for i in range(1, calls + 1):
-    started = time.perf_counter()
-    send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
-          "params": {"name": "lisp-read-file", "arguments": {"path": "file.lisp"}}})
-    response = receive(i)
-    round_trips.append((time.perf_counter() - started) * 1e6)
-    assert response["result"]["isError"] is False, response
-server.stdin.close()
-server.wait()
+def run(level):
+    """The round trips of CALLS sequential calls to a server logging at LEVEL, and the last answer."""
+    global server
+    server = start(level)
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "1"}}})
+    receive(0)
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    round_trips = []
+    for i in range(1, calls + 1):
+        started = time.perf_counter()
+        send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+              "params": {"name": "lisp-read-file", "arguments": {"path": "file.lisp"}}})
+        response = receive(i)
+        round_trips.append((time.perf_counter() - started) * 1e6)
+        assert response["result"]["isError"] is False, response
+    server.stdin.close()
+    server.wait()
+    return round_trips, response
+round_trips_debug, _ = run("debug")
+round_trips, response = run("warn")
 inside = [int(m) for m in re.findall(r'tools/call.*?micros=(\d+)|micros=(\d+).*?tools/call',
-                                      open(f"{work}/stderr.log").read()) for m in m if m]
+                                      open(f"{work}/stderr-debug.log").read()) for m in m if m]
 assert len(inside) == calls, f"{len(inside)} server timings for {calls} calls"
 def summary(name, values):
     values = sorted(values)
@@ -62,4 +73,5 @@ forms = response["result"]["structuredContent"]["meta"]["total_forms"]
 print(f"view: lisp-collapsed, {forms} forms, {len(response['result']['content'][0]['text'])} chars")
 summary("inside the server (handler)", inside)
 summary("round trip (client over the pipe)", round_trips)
+summary("round trip, server logging at debug", round_trips_debug)
 PY

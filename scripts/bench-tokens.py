@@ -280,7 +280,8 @@ def ours_args(task) -> tuple[str, list[str]]:
     if k == "mentions":
         return task["root"], ["find", "--text", task["text"]]
     if k == "exports":
-        return task["root"], ["find", "--name", task["package"], "--kinds", "defpackage", "--body"]
+        # A defpackage's entry lists its exports (docs/find.md#packages): not the whole form.
+        return task["root"], ["find", "--name", task["package"], "--kinds", "defpackage"]
     if k == "outline":
         return task["root"], ["--detail", "names", task["file"]]
     # The first match and the 5 lines before it: the first 6 lines of the grep's page.
@@ -444,6 +445,7 @@ def parts(text: str) -> dict[str, str]:
     """OUR output cut into what it is made of (BENCHMARKS.md#where-the-tokens-go)."""
     out = {k: [] for k in PART_NAMES}
     group_line = None
+    seen_header = False
     for line in text.splitlines(keepends=True):
         body = line.rstrip("\n")
         if re.fullmatch(r"\[.*\]", body):
@@ -454,6 +456,7 @@ def parts(text: str) -> dict[str, str]:
             continue
         if body.startswith("==> "):
             out["headers"].append(line)
+            seen_header = True
             continue
         m = re.match(r"^( *)(\d+): ", body)
         if not m:
@@ -462,9 +465,10 @@ def parts(text: str) -> dict[str, str]:
         out["line numbers"].append(m.group(0))
         rest = line[m.end():]
         number = int(m.group(2))
-        # find --symbol: use lines are indented two spaces under their form's line
-        # (which starts with its number); views right-align their numbers.
-        use = len(m.group(1)) >= 2 and group_line is not None
+        # find --symbol: use lines are marked by one space under their form's line
+        # (which starts with its number), after a file header; a single file's view
+        # right-aligns its numbers.
+        use = len(m.group(1)) >= 1 and group_line is not None and seen_header
         if use and number == group_line:  # a use on the form's first line
             out["repeated first lines"].append(rest)
             continue

@@ -1687,7 +1687,7 @@ with the line's first token.  Return the (FILE LINE) places visited."
       (with-current-buffer (lisp-read-file-project-outline)
         (lisp-read-file--render-project `((root . ,lrf-test-project) (path . ".")
                                           (arguments (limit . 5))))
-        (should (string-match-p "^src/circle.lisp: [0-9]+ definitions"
+        (should (string-match-p "^[0-9]+ src/circle.lisp$"
                                 (buffer-string)))
         ;; The tool's note names its arguments; the buffer says how to narrow from Emacs.
         (should (string-match-p

@@ -156,7 +156,7 @@ fn the_text_heads_each_caller_with_its_name_not_its_lambda_list() {
     let text = String::from_utf8(out.stdout).unwrap();
     // As a reference's heading: `find --name` gives the lambda list.
     assert!(
-        text.contains("9: (defun total-area ...)\n  12: (loop for s in shapes sum (area s)))\n"),
+        text.contains("9: (defun total-area ...)\n 12: (loop for s in shapes sum (area s)))\n"),
         "{text}"
     );
     assert!(!text.contains("(defun total-area (shapes)"), "{text}");

@@ -54,7 +54,7 @@ fn text_lists_the_forms_and_lines_that_hold_it() {
     let (out, status) = run(&dir, &["find", "--text", "Content-Length"]);
     assert_eq!(
         out,
-        "==> api.lisp <==\n4: (defun send ...)\n  5: \"Writes BODY; the Content-Length header says how long it is.\"\n  6: (format stream \"Content-Length: ~D~%\" length)\n"
+        "==> api.lisp <==\n4: (defun send ...)\n 5: \"Writes BODY; the Content-Length header says how long it is.\"\n 6: (format stream \"Content-Length: ~D~%\" length)\n"
     );
     assert_eq!(status, Some(0));
     // Literal, with parentheses: the most natural search in Lisp; under a container,
@@ -62,7 +62,7 @@ fn text_lists_the_forms_and_lines_that_hold_it() {
     let (out, _) = run(&dir, &["find", "--text", "(handler-case"]);
     assert_eq!(
         out,
-        "==> api.lisp <==\n12: (defun helper-b ...)\n  13: (send y \"(handler-case\")))\n"
+        "==> api.lisp <==\n12: (defun helper-b ...)\n 13: (send y \"(handler-case\")))\n"
     );
     // Case-sensitive.
     let (out, status) = run(&dir, &["find", "--text", "content-length"]);
@@ -80,7 +80,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "==> api.lisp <== package demo\n4: (defun send (stream body &key (length (length body)) (headers nil))  [definition]\n12: (defun helper-b ...)\n  13: (send y \"(handler-case\")))\n15: (defoptimizer (send derive-type) ...)  [definition]\n  15: (defoptimizer (send derive-type) ((stream body))\n  16: (send stream body))\n"
+        "==> api.lisp <== package demo\n4: (defun send (stream body &key (length (length body)) (headers nil))  [definition]\n12: (defun helper-b ...)\n 13: (send y \"(handler-case\")))\n15: (defoptimizer (send derive-type) ...)  [definition]\n 16: (send stream body))\n"
     );
     // A use in the container itself, outside its child forms: the container is the one
     // entry (entries never overlap); a child form holding a use is one.
@@ -92,7 +92,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "==> api.lisp <== package common-lisp-user\n1: (progn ...)\n  1: (progn send\n  2: (defun a () (send 2)))\n"
+        "==> api.lisp <== package common-lisp-user\n1: (progn ...)\n 1: (progn send\n 2: (defun a () (send 2)))\n"
     );
     fs::write(
         dir.join("api.lisp"),
@@ -139,7 +139,7 @@ fn a_use_in_a_macrolet_template_is_under_the_definition_it_writes() {
     let (out, _) = run(&dir, &["find", "--symbol", "make-values-type"]);
     assert_eq!(
         out,
-        "==> srctran.lisp <== package common-lisp-user\n1: (macrolet (...) ...)\n  7: (make-values-type))\n4: (defoptimizer (,name derive-type) ...)\n  5: (make-values-type :required (list number divisor))))))\n"
+        "==> srctran.lisp <== package common-lisp-user\n1: (macrolet (...) ...)\n 7: (make-values-type))\n4: (defoptimizer (,name derive-type) ...)\n 5: (make-values-type :required (list number divisor))))))\n"
     );
     let (out, _) = run(&dir, &["find", "--symbol", "make-values-type", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

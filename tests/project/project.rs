@@ -207,7 +207,7 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     assert_eq!(names.step, Some(Step::Names));
     assert!(names
         .content
-        .starts_with("==> a.lisp <==\n 1: defun a-function-00\n 4: defun a-function-01\n"));
+        .starts_with("==> a.lisp <==\n1: defun a-function-00\n4: defun a-function-01\n"));
     assert!(!names.content.contains("print"));
     assert!(names
         .content
@@ -218,9 +218,9 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     // One line per file.
     let counts = at(10);
     assert_eq!(counts.step, Some(Step::Counts));
-    assert!(counts.content.starts_with(
-        "a.lisp: 10 definitions\nb.lisp: 10 definitions\nc.lisp: 10 definitions\n[Map shown at step counts"
-    ));
+    assert!(counts
+        .content
+        .starts_with("10 a.lisp\n10 b.lisp\n10 c.lisp\n[Map shown at step counts"));
     assert!(counts.content.contains(
         "[Map shown at step counts: the names of the definitions alone take 35 lines, over the budget of 10 lines (limit)."
     ));
@@ -228,16 +228,14 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     let paged = at(2);
     assert_eq!(paged.step, Some(Step::Counts));
     assert_eq!(paged.meta.next_offset, Some(2));
-    assert!(paged.content.contains(
-        "b.lisp: 10 definitions\n[Showing map lines 1 to 2 of 3. Use offset=2 to continue.]\n"
-    ));
+    assert!(paged
+        .content
+        .contains("10 b.lisp\n[Showing map lines 1 to 2 of 3. Use offset=2 to continue.]\n"));
     let rest = s.read(".", |r| {
         r.limit = 2;
         r.offset = 2;
     });
-    assert!(rest
-        .content
-        .starts_with("c.lisp: 10 definitions\n[Map shown"));
+    assert!(rest.content.starts_with("10 c.lisp\n[Map shown"));
     assert_eq!(rest.meta.next_offset, None);
 }
 
@@ -254,17 +252,14 @@ fn detail_asks_for_a_step_and_needs_no_note() {
     assert!(
         names
             .content
-            .starts_with("==> a.lisp <==\n 1: defun a-function-00\n"),
+            .starts_with("==> a.lisp <==\n1: defun a-function-00\n"),
         "{}",
         names.content
     );
     assert!(!names.content.contains("[Map shown"), "{}", names.content);
     let counts = s.read(".", |r| r.detail = Some(Detail::Counts));
     assert_eq!(counts.step, Some(Step::Counts));
-    assert_eq!(
-        counts.content,
-        "a.lisp: 3 definitions\nb.lisp: 3 definitions\n"
-    );
+    assert_eq!(counts.content, "3 a.lisp\n3 b.lisp\n");
     // A step after the one asked for, forced by the budget, is announced.
     let forced = s.read(".", |r| {
         r.detail = Some(Detail::Names);
@@ -279,7 +274,7 @@ fn detail_asks_for_a_step_and_needs_no_note() {
     // One file: names is its outline, one line per definition; counts is refused.
     let one = s.read("a.lisp", |r| r.detail = Some(Detail::Names));
     assert!(
-        one.content.starts_with(" 1: defun a-function-00\n"),
+        one.content.starts_with("1: defun a-function-00\n"),
         "{}",
         one.content
     );

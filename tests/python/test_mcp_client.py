@@ -259,7 +259,7 @@ async def test_lisp_find_definitions_references_and_refusals(project: Project) -
             ("src/b.lisp", 1, False, [(1, 18)]),
         ]
         # A form whose uses are all on its first line is that line; a whole answer has no count line.
-        assert refs["content"].startswith("==> src/a.lisp <== package common-lisp-user\n1: (defun make-point (x y)  [definition]\n3: (defun norm ...)\n  5: (make-point p")
+        assert refs["content"].startswith("==> src/a.lisp <== package common-lisp-user\n1: (defun make-point (x y)  [definition]\n3: (defun norm ...)\n 5: (make-point p")
         assert "searched]" not in refs["content"]
         mentions = await server.ok("lisp-find", {"text": "make-point", "path": "src"})
         assert mentions["mode"] == "references" and mentions["total"] == 3
@@ -267,7 +267,7 @@ async def test_lisp_find_definitions_references_and_refusals(project: Project) -
         assert [(r["file"], r["line"], sorted({u["line"] for u in r["uses"]})) for r in mentions["references"]] == [
             ("src/a.lisp", 1, [1]), ("src/a.lisp", 3, [4, 5]), ("src/b.lisp", 1, [1])]
         assert not any(r["definition"] for r in mentions["references"])
-        assert mentions["content"].startswith("==> src/a.lisp <==\n1: (defun make-point (x y)\n3: (defun norm ...)\n  4: ;; make-point\n")
+        assert mentions["content"].startswith("==> src/a.lisp <==\n1: (defun make-point (x y)\n3: (defun norm ...)\n 4: ;; make-point\n")
         page = await server.ok("lisp-find", {"symbol": "make-point", "path": "src", "limit": 1})
         assert page["truncated"] is True and page["next_offset"] == 1 and len(page["references"]) == 1
         await server.err("lisp-find", {"path": "src"}, "INVALID_ARGUMENT")

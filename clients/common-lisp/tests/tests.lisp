@@ -204,8 +204,8 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
       (let* ((map (lisp-read-file:read-file "fixtures/project" :limit 6))
              (content (getf map :content)))
         (check-equal "project" (getf map :mode))
-        (check-equal 0 (search "fixtures/project/shapes.asd: 1 definition" content))
-        (check (search "fixtures/project/src/square.lisp: 4 definitions" content)))
+        (check-equal 0 (search "1 fixtures/project/shapes.asd" content))
+        (check (search "4 fixtures/project/src/square.lisp" content)))
       (let ((matches (getf (lisp-read-file:read-file "fixtures/project"
                                                      :name-pattern "^total-area$")
                            :content)))

@@ -4,7 +4,7 @@ use super::{CalleesEntry, Caller};
 use std::fmt::Write;
 
 /// The caller's line (its heading, as a reference's), then each line with calls once,
-/// without its indentation: `  33: (foo x))`, `  [through M]` after a line whose call is
+/// without its indentation: ` 33: (foo x))`, `  [through M]` after a line whose call is
 /// one a macro writes.
 pub(crate) fn caller_text(c: &Caller) -> String {
     let heading = if c.heading.is_empty() {
@@ -18,7 +18,7 @@ pub(crate) fn caller_text(c: &Caller) -> String {
         if k > 0 && c.calls[k - 1].line == u.line {
             continue;
         }
-        let _ = write!(text, "  {}: {}", u.line, u.text.trim());
+        let _ = write!(text, " {}: {}", u.line, u.text.trim());
         let run = c.calls[k..].iter().take_while(|v| v.line == u.line);
         if let Some(m) = run.filter_map(|v| v.through.as_deref()).next() {
             let _ = write!(text, "  [through {m}]");

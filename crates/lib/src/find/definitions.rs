@@ -163,6 +163,7 @@ fn definition(
         via: None,
         package: None,
         package_unresolved: false,
+        exports: None,
         site: super::Site {
             at: item.start,
             ..super::Site::default()

@@ -154,6 +154,7 @@ fn entry(
         via: None,
         package: None,
         package_unresolved: false,
+        exports: None,
         site: super::Site {
             at,
             ..super::Site::default()

@@ -275,6 +275,7 @@ pub(crate) fn of_call(
             via: Some(operator.clone()),
             package: None,
             package_unresolved: false,
+            exports: None,
             site: super::Site {
                 at: item.start,
                 ..super::Site::default()

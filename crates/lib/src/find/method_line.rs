@@ -17,6 +17,27 @@ pub(crate) fn shortened(signature: &str, operator: &str) -> String {
     }
 }
 
+/// A method's line after another method of the same generic function in the same file:
+/// its `#+`/`#-` prefixes, qualifiers and lambda list, without the operator and name the
+/// line above says (`:around ((s shape))` for `(defmethod area :around ((s shape)) ...)`).
+/// `line`: the method's line as [`shortened`] gives it; `generic`: the generic function's
+/// name as the definition's name starts (`area`, `(setf area)`). `None` when the line does
+/// not start so.
+pub(crate) fn continued(line: &str, operator: &str, generic: &str) -> Option<String> {
+    let lower = line.to_ascii_lowercase();
+    let open = lower.find(&format!("({operator} "))?;
+    let name = open + operator.len() + 2;
+    let after = lower
+        .get(name..)?
+        .strip_prefix(&generic.to_ascii_lowercase())?;
+    if !after.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let rest = line[line.len() - after.len()..].trim_start();
+    let rest = rest.strip_suffix(" ...)").unwrap_or(rest);
+    Some(format!("{}{rest}", &line[..open]))
+}
+
 /// Where to cut: the end of the first `&...` element of the lambda list, and the
 /// lambda list's closing parenthesis (from which the signature goes on).
 fn cut(signature: &str, open: usize) -> Option<(usize, usize)> {
@@ -92,7 +113,35 @@ fn token_end(b: &[u8], start: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::shortened;
+    use super::{continued, shortened};
+
+    #[test]
+    fn a_continued_method_drops_the_operator_and_name() {
+        let cases = [
+            (
+                "(defmethod area :around ((s shape)) ...)",
+                "area",
+                Some(":around ((s shape))"),
+            ),
+            (
+                "#-x (DEFMETHOD scan ((s string) target &key ...) ...)",
+                "scan",
+                Some("#-x ((s string) target &key ...)"),
+            ),
+            (
+                "(defmethod (setf foo) (new (o bar)) ...)",
+                "(setf foo)",
+                Some("(new (o bar))"),
+            ),
+            // Another generic function whose name starts alike is not the same one.
+            ("(defmethod area-of ((s shape)) ...)", "area", None),
+            ("(defun area (s) ...)", "area", None),
+        ];
+        for (line, generic, expected) in cases {
+            let expected = expected.map(str::to_string);
+            assert_eq!(continued(line, "defmethod", generic), expected, "{line}");
+        }
+    }
 
     #[test]
     fn cuts_after_the_first_lambda_list_keyword() {

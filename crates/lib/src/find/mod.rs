@@ -220,6 +220,10 @@ pub struct Definition {
     /// The package is defined outside the scope (or may be one that is).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub package_unresolved: bool,
+    /// A `defpackage`'s exported names, folded, in order (docs/find.md#packages): what an
+    /// agent asks of a package, without its whole form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exports: Option<Vec<String>>,
     #[serde(skip)]
     pub(crate) site: Site,
 }

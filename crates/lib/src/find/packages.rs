@@ -57,7 +57,21 @@ pub(crate) fn of_file(file: &LoadedFile, search: &Search, answer: &mut FileAnswe
             u.site.current = current(u.site.at);
         }
     }
+    exports_of_packages(&packages.definitions, answer);
     answer.packages = packages.definitions;
+}
+
+/// Each `defpackage` entry of the file gets the exports of the package it defines.
+fn exports_of_packages(packages: &[PackageDef], answer: &mut FileAnswer) {
+    for d in answer.definitions.iter_mut().filter(|d| {
+        d.form.is_none() && matches!(&*symbol_key(&d.kind), "defpackage" | "define-package")
+    }) {
+        // `#:babel`, `:babel`, `"BABEL"`: the package's folded name.
+        let name = symbol_key(&d.name).trim_matches('"').to_lowercase();
+        if let Some(p) = packages.iter().find(|p| p.name == name) {
+            d.exports = Some(p.exports.clone());
+        }
+    }
 }
 
 /// Resolves every entry of `gathered` with the packages `definitions` of the scope, keeps

@@ -11,6 +11,7 @@ use super::{
     Search, SkippedFile, MAX_COLLECTED,
 };
 use crate::hint::{Hint, HintStyle};
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt::Write;
 
@@ -85,11 +86,19 @@ pub(crate) fn page(
             (None, None)
         }
         FindMode::Definitions => {
+            // The generic function of the last entry, when a method of this file.
+            let last_method: RefCell<Option<(String, String)>> = RefCell::new(None);
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
                 offset,
                 |d| (&d.file, Some(package_line(&d.package))),
-                definition_text,
+                |d| {
+                    let group = method_group(d).map(|g| (d.file.clone(), g));
+                    let same = group.is_some() && *last_method.borrow() == group;
+                    let text = same.then(|| continued_method_text(d)).flatten();
+                    *last_method.borrow_mut() = group;
+                    text.unwrap_or_else(|| definition_text(d))
+                },
             );
             (Some(entries), None)
         }
@@ -398,13 +407,43 @@ fn definition_text(d: &Definition) -> String {
                 super::method_line::shortened(&d.signature, &d.kind)
             )
         }
-        (None, None) => format!("{}: {}\n", d.line, d.signature),
+        (None, None) => {
+            let mut text = format!("{}: {}\n", d.line, d.signature);
+            if let Some(exports) = &d.exports {
+                // A package's exports, as a list: its `defpackage` is `include_body`.
+                let _ = writeln!(text, " exports: {}", exports.join(" "));
+            }
+            text
+        }
     }
 }
 
+/// A method listed without its body: its generic function's name, lowercased (`area`,
+/// `(setf area)`), which a following method of the same file need not repeat.
+fn method_group(d: &Definition) -> Option<String> {
+    if d.form.is_some() || d.body.is_some() || !d.kind.ends_with("defmethod") {
+        return None;
+    }
+    let end = if d.name.starts_with('(') {
+        d.name.find(')').map(|k| k + 1)
+    } else {
+        d.name.find(' ')
+    };
+    Some(d.name[..end.unwrap_or(d.name.len())].to_ascii_lowercase())
+}
+
+/// A method after another of the same generic function in the same file: its line
+/// without the operator and name (`74: ((alternation alternation) next-fn)`).
+fn continued_method_text(d: &Definition) -> Option<String> {
+    let line = super::method_line::shortened(&d.signature, &d.kind);
+    let rest = super::method_line::continued(&line, &d.kind, &method_group(d)?)?;
+    Some(format!("{}: {rest}\n", d.line))
+}
+
 /// The form's line (`(defun bar ...)`, not its lambda list), then each line with uses
-/// once, without its indentation: `  33: (foo x))`. A form whose uses are all on its
-/// first line, when that line shows its operator and name, is that line alone.
+/// once, without its indentation: ` 33: (foo x))` (one space: each space is a token). A
+/// form whose uses are all on its first line, when that line shows its operator and name,
+/// is that line alone; a definition's line that only names it is not repeated.
 fn reference_text(r: &Reference) -> String {
     let heading = if r.heading.is_empty() {
         &r.signature
@@ -418,8 +457,19 @@ fn reference_text(r: &Reference) -> String {
             return format!("{}: {}{marker}\n", r.line, only.text.trim());
         }
     }
+    // A definition's own first line, whose one use is its name, says what its heading
+    // does (a `#+`/`#-` prefix puts that line after the heading's).
+    let own_line = |line: usize, text: &str| {
+        r.definition && said(text) && r.uses.iter().filter(|u| u.line == line).count() == 1
+    };
     let mut text = format!("{}: {heading}{marker}\n", r.line);
-    use_lines(&mut text, r.uses.iter().map(|u| (u.line, u.text.as_str())));
+    use_lines(
+        &mut text,
+        r.uses
+            .iter()
+            .filter(|u| !own_line(u.line, &u.text))
+            .map(|u| (u.line, u.text.as_str())),
+    );
     text
 }
 
@@ -440,12 +490,12 @@ fn said_by(line: &str, heading: &str, operator: &str) -> bool {
     line.is_some_and(|l| l.starts_with(&lower[start..end]))
 }
 
-/// Each line with uses once, without its indentation: `  33: (foo x))`.
+/// Each line with uses once, without its indentation: ` 33: (foo x))`.
 pub(crate) fn use_lines<'u>(text: &mut String, uses: impl Iterator<Item = (usize, &'u str)>) {
     let mut last = 0;
     for (line, use_text) in uses {
         if line != last {
-            let _ = writeln!(text, "  {line}: {}", use_text.trim());
+            let _ = writeln!(text, " {line}: {}", use_text.trim());
             last = line;
         }
     }

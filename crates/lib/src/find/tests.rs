@@ -121,11 +121,12 @@ fn references_group_by_top_level_form_and_mark_definitions() {
         "{}",
         result.content
     );
-    // Use lines lose their indentation; a form whose uses are all on one line that
-    // shows its operator and name is that line alone.
+    // Use lines lose their indentation (one space marks them); a form whose uses are all
+    // on one line that shows its operator and name is that line alone; a definition's own
+    // first line, which only names it, is not repeated under its heading.
     assert_eq!(
         result.content,
-        "==> a.lisp <== package common-lisp-user\n2: (progn (defmacro foo ()))  [definition]\n3: (defvar *x* 'foo)\n==> b.lisp <== package common-lisp-user\n1: (defun foo ...)  [definition]\n  1: (defun foo (x)\n  2: (foo (1- x)))\n4: (defun bar ...)\n  5: (foo 1)\n  6: (foo 2))\n"
+        "==> a.lisp <== package common-lisp-user\n2: (progn (defmacro foo ()))  [definition]\n3: (defvar *x* 'foo)\n==> b.lisp <== package common-lisp-user\n1: (defun foo ...)  [definition]\n 2: (foo (1- x)))\n4: (defun bar ...)\n 5: (foo 1)\n 6: (foo 2))\n"
     );
     // A whole answer's entries say what they are: no count line.
     assert!(!result.content.contains("searched]"), "{}", result.content);
@@ -349,4 +350,53 @@ fn collection_stops_at_its_budget_and_says_so() {
         "{}",
         &result.content[result.content.len().saturating_sub(500)..]
     );
+}
+
+#[test]
+fn a_defpackage_entry_lists_its_exports() {
+    let dir = scratch(
+        "exports",
+        &[(
+            "p.lisp",
+            "(defpackage #:shapes\n  (:use #:cl)\n  (:export #:area \"PERIMETER\" :scale))\n(in-package :shapes)\n(defun area (s) s)\n",
+        )],
+    );
+    let result = run(&dir, |r| {
+        r.name = Some("shapes".into());
+        r.kinds = Some(vec!["defpackage".into()]);
+    })
+    .unwrap();
+    let definitions = result.definitions.unwrap();
+    assert_eq!(
+        definitions[0].exports,
+        Some(vec!["area".into(), "perimeter".into(), "scale".into()])
+    );
+    assert_eq!(
+        result.content,
+        "==> p.lisp <==\n1: (defpackage #:shapes ...)\n exports: area perimeter scale\n"
+    );
+    // Other definitions carry none (and the JSON leaves the field out).
+    let result = run(&dir, |r| r.name = Some("area".into())).unwrap();
+    assert_eq!(result.definitions.unwrap()[0].exports, None);
+}
+
+#[test]
+fn a_method_after_one_of_its_generic_function_is_not_named_again() {
+    let dir = scratch(
+        "methods-once",
+        &[(
+            "m.lisp",
+            "(defmethod area ((s square)) 1)\n(defmethod area :around ((s square)) 2)\n(defun other ())\n(defmethod area ((c circle)) 3)\n",
+        )],
+    );
+    let result = run(&dir, |r| r.name_pattern = Some(".".into())).unwrap();
+    assert_eq!(
+        result.content,
+        "==> m.lisp <== package common-lisp-user\n1: (defmethod area ((s square)) ...)\n2: :around ((s square))\n3: (defun other ())\n4: (defmethod area ((c circle)) ...)\n"
+    );
+    // The JSON keeps every signature whole.
+    let definitions = result.definitions.unwrap();
+    assert!(definitions[1]
+        .signature
+        .starts_with("(defmethod area :around"));
 }

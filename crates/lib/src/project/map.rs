@@ -3,7 +3,7 @@
 //!
 //! Each file is a header line `==> PATH <==` followed by the lines of its collapsed view as
 //! the single-file view prints them, a blank line between files. At the last step
-//! ([`Step::Counts`]) a file is one line, `PATH: N definitions`. The map is paged by
+//! ([`Step::Counts`]) a file is one line, `N PATH` (N definitions). The map is paged by
 //! map lines: `offset` is the 0-based index of a line of the whole map, `limit` the most
 //! lines shown; a page that starts inside a file repeats its header, marked
 //! `(continued)`, and that line is not counted. Notes in `[brackets]` follow the page.
@@ -168,13 +168,9 @@ fn continued(content: &mut String, sections: &[Section], file: usize, line: &Lin
 fn each_line<'s>(sections: &'s [Section], step: Step, f: &mut dyn FnMut(usize, Line<'s>)) {
     for (file, section) in sections.iter().enumerate() {
         if step == Step::Counts {
-            let what = if section.definitions == 1 {
-                "definition"
-            } else {
-                "definitions"
-            };
-            // One line per file, in load order: the path and what it holds.
-            let header = format!("{}: {} {what}", section.display_path, section.definitions);
+            // One line per file, in load order: how many definitions it holds, then its
+            // path, as `wc -l` prints counts (the cheapest line an agent can read).
+            let header = format!("{} {}", section.definitions, section.display_path);
             f(file, Line::Header(header));
             continue;
         }
@@ -287,10 +283,7 @@ mod tests {
             "==> a.lisp <== (continued)\n2: (defun b ())\n\n[Showing map lines 3 to 4 of 6. Use offset=4 to continue.]\n[a note.]\n"
         );
         let counts = render(&sections, Step::Counts, (0, 10), Default::default(), &[]);
-        assert_eq!(
-            counts.content,
-            "a.lisp: 2 definitions\nb.lisp: 1 definition\n"
-        );
+        assert_eq!(counts.content, "2 a.lisp\n1 b.lisp\n");
         assert!(fits(&sections, Step::Full, 6));
         assert!(!fits(&sections, Step::Full, 5));
         let past = render(&sections, Step::Full, (9, 2), Default::default(), &[]);

@@ -106,7 +106,13 @@ pub(crate) fn render_items<'a>(
         options, unmatched, &outside, hidden, omitted,
     ));
     lines.append(&mut pager.lines);
-    view.content = join(&lines, number_width(source.line_count()));
+    // Names are a list to read, not a column beside code: unpadded numbers (a padding
+    // space is a token of its own).
+    let width = match options.detail {
+        Detail::Names => 0,
+        _ => number_width(source.line_count()),
+    };
+    view.content = join(&lines, width);
     view
 }
 

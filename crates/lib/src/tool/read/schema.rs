@@ -32,7 +32,7 @@ pub const INPUT_SCHEMA: &str = r#"{
       ]
     },
     "include_metadata": {"type": "boolean", "description": "Add the file's size, modification time, owner and permissions (metadata)."},
-    "detail": {"type": "string", "enum": ["full", "no-docstrings", "names", "counts"], "description": "Collapsed outline without patterns: how much each definition shows. names: one line per definition (LINE: OPERATOR NAME), the cheapest outline of a file; counts (maps only): each file's number of definitions. A map starts its budget at this step."}
+    "detail": {"type": "string", "enum": ["full", "no-docstrings", "names", "counts"], "description": "Collapsed outline without patterns: how much each definition shows. names: one line per definition (LINE: OPERATOR NAME), the cheapest outline of a file; counts (maps only): each file's number of definitions, one N PATH line per file. A map starts its budget at this step."}
   },
   "required": ["path"],
   "additionalProperties": false

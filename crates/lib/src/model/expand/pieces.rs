@@ -893,7 +893,7 @@ mod tests {
             let all: Vec<&str> = pieces.iter().map(String::as_str).collect();
             for wanted in [
                 Wanted::exact(&target).unwrap(),
-                Wanted::containing(&[target.clone()]).unwrap(),
+                Wanted::containing(std::slice::from_ref(&target)).unwrap(),
             ] {
                 let first = wanted.covers(all[..split].iter().copied());
                 let rest = wanted.covers(all[split..].iter().copied());

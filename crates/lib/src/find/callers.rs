@@ -61,12 +61,14 @@ pub(crate) fn in_file(
     cancel: &CancelToken,
 ) -> FileAnswer {
     let b = &file.bytes;
+    // One folded copy of the file for the symbol's search and the writers'.
+    let hay = super::literal::Haystack::new(b);
     let mut hits: Vec<usize> = match &search.prefilter {
-        Some(prefilter) => prefilter.find_iter(b).map(|m| m.start()).collect(),
+        Some(prefilter) => prefilter.starts(&hay),
         None => Vec::new(),
     };
     // A form calling a macro that may write the call is read too.
-    let more = search.through.hits(b);
+    let more = search.through.hits(&hay);
     if !more.is_empty() {
         hits.extend(more);
         hits.sort_unstable();

@@ -19,13 +19,12 @@ pub(crate) fn in_file(
     let b = &file.bytes;
     // With a prefilter, only the forms holding one of its matches can be definitions
     // wanted (the name is inside its form): the others are only scanned.
-    let hits: Option<Vec<usize>> = match &search.widened {
-        Some(widened) => Some(widened.find_iter(b).map(|m| m.start()).collect()),
-        None => search
-            .prefilter
-            .as_ref()
-            .map(|p| p.find_iter(b).map(|m| m.start()).collect()),
-    };
+    let hay = super::literal::Haystack::new(b);
+    let hits: Option<Vec<usize>> = search
+        .widened
+        .as_ref()
+        .or(search.prefilter.as_ref())
+        .map(|f| f.starts(&hay));
     if hits.as_ref().is_some_and(Vec::is_empty) {
         return FileAnswer::definitions(Vec::new(), false);
     }

@@ -61,11 +61,11 @@ pub(crate) fn learn(
         .filter(|n| macros.get(n).is_some_and(|m| could_make(m, search)))
         .collect();
     if let Some(literals) = &search.literals {
-        search.spelled.clone_from(&search.prefilter);
+        search.spelled = Some(super::literal::Finder::any(literals));
         let mut literals = literals.clone();
         literals.extend(names);
         literals.push("macrolet".to_string());
-        search.widened = Some(super::literals_finder(&literals));
+        search.widened = Some(super::literal::Finder::any(&literals));
     }
     search.macros = macros;
 }
@@ -201,7 +201,7 @@ pub(crate) fn of_call(
     };
     // A macro that builds no name defines only names its call spells: a call without
     // the searched name cannot make it (and keeps the generic rule, which cannot match).
-    let spelled = |re: &regex::bytes::Regex| re.is_match(&file.bytes[item.start..item.end]);
+    let spelled = |f: &super::literal::Finder| f.is_match(&file.bytes[item.start..item.end]);
     if !m.builds && !search.spelled.as_ref().is_none_or(spelled) {
         return Outcome::NotMade;
     }

@@ -27,6 +27,7 @@ mod calls_render;
 mod cursor;
 mod definitions;
 mod derived;
+mod literal;
 mod macros;
 mod method_line;
 mod packages;
@@ -340,7 +341,7 @@ pub(crate) struct Search {
     pub target: Target,
     /// Matches the name's text case-insensitively: a file without a match cannot hold the
     /// definition or use (`None`: every file is searched).
-    pub prefilter: Option<Regex>,
+    pub prefilter: Option<literal::Finder>,
     /// Folded operator names (`kinds`).
     pub kinds: Option<HashSet<String>>,
     /// `features`: what the reader reads.
@@ -355,10 +356,10 @@ pub(crate) struct Search {
     pub literals: Option<Vec<String>>,
     /// The prefilter of the literals alone (`prefilter` once the learned macros are
     /// known): whether a form spells a name that can match.
-    pub spelled: Option<Regex>,
+    pub spelled: Option<literal::Finder>,
     /// Definitions by name or pattern: the literals with the names of the learned macros
     /// whose calls may make a wanted name; replaces `prefilter` in the files' search.
-    pub widened: Option<Regex>,
+    pub widened: Option<literal::Finder>,
     /// The scope's learned definer macros (definitions mode).
     pub macros: crate::model::expand::Macros,
     /// Definitions by name or pattern: which calls of learned macros can make a wanted
@@ -811,14 +812,14 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         let (query, p) = qualified(name, symbol("name", name)?);
         package = p;
         let words = with_structures(vec![query.name.clone()], grammar);
-        let prefilter = Some(literals_finder(&words));
+        let prefilter = Some(literal::Finder::any(&words));
         literals = Some(words);
         gate = Wanted::exact(&query.name).map(Gate::new);
         (Target::Name(query), prefilter)
     } else if let Some(text) = &request.symbol {
         let (query, p) = qualified(text, symbol("symbol", text)?);
         package = p;
-        let prefilter = Some(name_finder(&query.name));
+        let prefilter = Some(literal::Finder::any(std::slice::from_ref(&query.name)));
         (Target::Symbol(query), prefilter)
     } else if let Some(text) = &request.text {
         if text.is_empty() || text.len() > MAX_PATTERN_BYTES {
@@ -827,7 +828,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
                 text.len()
             )));
         }
-        let prefilter = Some(
+        let prefilter = Some(literal::Finder::plain(
             RegexBuilder::new(&regex::escape(text))
                 .unicode(!text.is_ascii())
                 .build()
@@ -836,12 +837,12 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
                         "text cannot be searched ({e}); give a shorter text"
                     ))
                 })?,
-        );
+        ));
         (Target::Text, prefilter)
     } else if let Some(text) = &request.callers {
         let (query, p) = qualified(text, symbol("callers", text)?);
         package = p;
-        let prefilter = Some(name_finder(&query.name));
+        let prefilter = Some(literal::Finder::any(std::slice::from_ref(&query.name)));
         (Target::Callers(query), prefilter)
     } else if let Some(text) = &request.callees {
         // Every file: the names the callees are defined by are not known beforehand.
@@ -863,7 +864,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
             .and_then(|words| Wanted::containing(&words))
             .map(Gate::new);
         literals = pattern_literals(text).map(|words| with_structures(words, grammar));
-        let prefilter = literals.as_deref().map(literals_finder);
+        let prefilter = literals.as_deref().map(literal::Finder::any);
         (Target::Pattern(Box::new(pattern)), prefilter)
     };
     Ok(Search {
@@ -1157,11 +1158,8 @@ pub fn calls_in_memory(
         ));
     }
     let answers = crate::project::par_map(files, cancel, |&(path, bytes)| {
-        if search
-            .prefilter
-            .as_ref()
-            .is_some_and(|p| !p.is_match(bytes))
-            && !search.through.is_match(bytes)
+        let hay = literal::Haystack::new(bytes);
+        if search.prefilter.as_ref().is_some_and(|p| !p.is_in(&hay)) && !search.through.is_in(&hay)
         {
             return FileAnswer::default();
         }

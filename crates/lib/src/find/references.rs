@@ -31,7 +31,7 @@ pub(crate) fn in_file(
 ) -> FileAnswer {
     let b = &file.bytes;
     let hits: Vec<usize> = match &search.prefilter {
-        Some(prefilter) => prefilter.find_iter(b).map(|m| m.start()).collect(),
+        Some(prefilter) => prefilter.starts(&super::literal::Haystack::new(b)),
         None => Vec::new(),
     };
     if hits.is_empty() {

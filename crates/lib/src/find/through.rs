@@ -41,31 +41,21 @@ pub(crate) struct Writers {
     names: HashSet<String>,
     /// Those that can be instantiated.
     macros: Macros,
-    /// Where their names may be written: one search per name for a few (each as fast as
-    /// the symbol's own), one for all past [`SEPARATE_FINDERS`].
-    finders: Vec<regex::bytes::Regex>,
+    /// Where their names may be written.
+    finder: Option<super::literal::Finder>,
 }
 
-/// Writers searched for one by one at most.
-const SEPARATE_FINDERS: usize = 8;
-
 impl Writers {
-    /// Where the writers' names may be in `b` (case-insensitive text), in order.
-    pub(crate) fn hits(&self, b: &[u8]) -> Vec<usize> {
-        let mut hits: Vec<usize> = self
-            .finders
-            .iter()
-            .flat_map(|f| f.find_iter(b).map(|m| m.start()))
-            .collect();
-        if self.finders.len() > 1 {
-            hits.sort_unstable();
-        }
-        hits
+    /// Where the writers' names may be in the haystack (case-insensitive text), in order.
+    pub(crate) fn hits(&self, hay: &super::literal::Haystack) -> Vec<usize> {
+        self.finder
+            .as_ref()
+            .map_or_else(Vec::new, |f| f.starts(hay))
     }
 
-    /// Whether a writer's name may be in `b`.
-    pub(crate) fn is_match(&self, b: &[u8]) -> bool {
-        self.finders.iter().any(|f| f.is_match(b))
+    /// Whether a writer's name may be in the haystack.
+    pub(crate) fn is_in(&self, hay: &super::literal::Haystack) -> bool {
+        self.finder.as_ref().is_some_and(|f| f.is_in(hay))
     }
 
     /// Whether the symbol token `token` names one of the macros (without allocating for
@@ -149,11 +139,7 @@ fn adopt(learned: Vec<Learned>, search: &mut Search) {
     let mut writers = writers;
     let mut names: Vec<String> = writers.names.iter().cloned().collect();
     names.sort();
-    writers.finders = if names.len() <= SEPARATE_FINDERS {
-        names.iter().map(|n| super::name_finder(n)).collect()
-    } else {
-        vec![super::literals_finder(&names)]
-    };
+    writers.finder = Some(super::literal::Finder::any(&names));
     search.through = writers;
 }
 
@@ -328,7 +314,7 @@ fn writers_of(
     let mut writers = Writers {
         names: writes,
         macros: Macros::default(),
-        finders: Vec::new(),
+        finder: None,
     };
     writers.macros.extend(macros);
     writers

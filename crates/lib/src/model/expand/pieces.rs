@@ -67,7 +67,34 @@ impl Wanted {
         }
     }
 
+    /// The texts the pieces must make (one of them), and whether each is a whole name.
+    fn texts(&self) -> (&[String], bool) {
+        match self {
+            Wanted::Exact(name) => (std::slice::from_ref(name), true),
+            Wanted::Containing(literals) => (literals, false),
+        }
+    }
+
+    /// The contributions of `pieces` to each wanted text.
+    fn covers<'a>(&self, pieces: impl Iterator<Item = &'a str> + Clone) -> Vec<Cover> {
+        let (texts, exact) = self.texts();
+        texts
+            .iter()
+            .map(|t| Cover::of(t, exact, pieces.clone()))
+            .collect()
+    }
+
+    /// Whether the pieces of `covers` (each one [`Wanted::covers`]) make a wanted text.
+    fn made_by(&self, covers: &[&[Cover]]) -> bool {
+        let (texts, exact) = self.texts();
+        texts.iter().enumerate().any(|(k, t)| {
+            let of_text: Vec<&Cover> = covers.iter().map(|c| &c[k]).collect();
+            Cover::made(&of_text, t.len(), exact)
+        })
+    }
+
     /// Whether names made of `pieces` (any number of each, in any order) can be wanted.
+    #[cfg(test)]
     pub(crate) fn covered_by(&self, pieces: &[&str]) -> bool {
         let with_affixes = || pieces.iter().copied().chain(DERIVED_AFFIXES);
         match self {
@@ -84,7 +111,9 @@ fn usable(name: &str) -> bool {
     !name.is_empty() && !name.contains(char::is_whitespace)
 }
 
-/// Whether `name` is a concatenation of occurrences of `pieces`.
+/// Whether `name` is a concatenation of occurrences of `pieces` (the one-pass test the
+/// [`Cover`]s are checked against).
+#[cfg(test)]
 fn splits_into<'a>(name: &str, pieces: impl Iterator<Item = &'a str>) -> bool {
     let n = name.len();
     // ends[i]: where a piece starting at byte i of the name ends.
@@ -98,7 +127,8 @@ fn splits_into<'a>(name: &str, pieces: impl Iterator<Item = &'a str>) -> bool {
 }
 
 /// Whether a concatenation of `pieces` can hold `literal`: pieces inside it, the first one
-/// possibly reaching in from before it, the last one possibly running on after it.
+/// possibly reaching in from before it, the last one possibly running on after it (the one-pass test the [`Cover`]s are checked against).
+#[cfg(test)]
 fn inside_concatenation<'a>(literal: &str, pieces: impl Iterator<Item = &'a str>) -> bool {
     let l = literal.as_bytes();
     let n = l.len();
@@ -148,8 +178,85 @@ fn reaches(ends: &[Vec<usize>], starts: &[usize], finishing: &[bool]) -> bool {
     reached[n]
 }
 
+/// What some pieces contribute to making one wanted text (a name, or a literal of a
+/// pattern), piece by piece, so that the contributions of pieces gathered once (a macro's,
+/// the structure affixes) are joined with a call's without looking at them again: the
+/// tests of [`splits_into`] and [`inside_concatenation`] are unions over the pieces.
+#[derive(Clone, Debug, Default)]
+struct Cover {
+    /// A piece holds the whole text (a literal of a pattern).
+    whole: bool,
+    /// Occurrences of pieces in the text: (start, end).
+    spans: Vec<(usize, usize)>,
+    /// A piece ends with the text's first k bytes: the rest may start at k.
+    starts: Vec<usize>,
+    /// A piece starts with the text's bytes from k on: reaching k is enough.
+    finishing: Vec<usize>,
+}
+
+impl Cover {
+    /// The contributions of `pieces` to `text`; `exact`: the text is a whole name (pieces
+    /// only inside it), else a literal that a concatenation may hold.
+    fn of<'a>(text: &str, exact: bool, pieces: impl Iterator<Item = &'a str>) -> Cover {
+        let t = text.as_bytes();
+        let n = t.len();
+        let mut cover = Cover::default();
+        for p in pieces.map(str::as_bytes).filter(|p| !p.is_empty()) {
+            if exact && p.len() > n {
+                continue;
+            }
+            if !exact && memchr::memmem::find(p, t).is_some() {
+                // Made whatever the other pieces: nothing else to keep.
+                return Cover {
+                    whole: true,
+                    ..Cover::default()
+                };
+            }
+            cover
+                .spans
+                .extend(memchr::memmem::find_iter(t, p).map(|at| (at, at + p.len())));
+            if exact {
+                continue;
+            }
+            for k in 1..n {
+                if p.ends_with(&t[..k]) {
+                    cover.starts.push(k);
+                }
+                if p.starts_with(&t[k..]) {
+                    cover.finishing.push(k);
+                }
+            }
+        }
+        cover.spans.sort_unstable();
+        cover.spans.dedup();
+        cover
+    }
+
+    /// Whether the pieces of `covers` together make the text (of `n` bytes).
+    fn made(covers: &[&Cover], n: usize, exact: bool) -> bool {
+        if covers.iter().any(|c| c.whole) {
+            return true;
+        }
+        let mut ends: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut starts = vec![0usize];
+        let mut finishing = vec![false; if exact { 0 } else { n + 1 }];
+        for c in covers {
+            for &(s, e) in &c.spans {
+                ends[s].push(e);
+            }
+            starts.extend(&c.starts);
+            for &k in &c.finishing {
+                finishing[k] = true;
+            }
+        }
+        reaches(&ends, &starts, &finishing)
+    }
+}
+
 /// The words of source text: the runs between delimiters (comments and strings are
-/// split into words too: a word too many is harmless).
+/// split into words too: a word too many is harmless). [`Gate::words`] is the same
+/// split, with each word classified; this one is what it is checked against.
+#[cfg(test)]
 fn words(b: &[u8]) -> impl Iterator<Item = &[u8]> {
     b.split(|&c| DELIMITERS[usize::from(c)])
         .filter(|w| !w.is_empty())
@@ -255,6 +362,8 @@ struct Brought {
     /// The relevant pieces of the macro and of every macro it names, transitively;
     /// `None` past [`MAX_FOLLOWED_MACROS`] of them (then any name).
     closure: OnceLock<Option<Vec<String>>>,
+    /// What the closure's pieces contribute to the wanted texts ([`Wanted::covers`]).
+    cover: OnceLock<Option<Vec<Cover>>>,
 }
 
 /// What each macro brings, by its address.
@@ -263,14 +372,43 @@ type Cache = HashMap<usize, (Arc<Macro>, Arc<Brought>)>;
 /// The test of a search, with what each macro brings, found once.
 pub(crate) struct Gate {
     wanted: Wanted,
+    /// What the structure affixes (and `nil`) contribute to the wanted texts.
+    affixes: Vec<Cover>,
     /// The bytes of the wanted texts, in both cases: most words hold one they lack.
     bytes: [bool; 256],
     /// The shortest wanted text.
     shortest: usize,
+    /// What each byte is to a word ([`DELIMITER`], [`UNWANTED`], ...).
+    classes: [u8; 256],
     /// The (length, first byte) of the global macros' names, to pass over most words
     /// without looking them up; set at the first call.
     heads: OnceLock<Box<[[bool; 256]; HEAD_LENGTHS]>>,
     brought: Mutex<Cache>,
+}
+
+/// A byte that ends a word.
+const DELIMITER: u8 = 1;
+/// A byte no wanted text holds.
+const UNWANTED: u8 = 2;
+/// A package marker.
+const COLON: u8 = 4;
+const HASH: u8 = 8;
+/// A byte whose word's pieces are not all slices of it (`~`, `|`, `\`, non-ASCII).
+const SPECIAL: u8 = 16;
+
+/// A word of source text, classified in one pass over its bytes.
+struct Word<'t> {
+    bytes: &'t [u8],
+    /// ASCII, without `~`, `|`, `\`: its pieces are slices of it.
+    simple: bool,
+    /// Where its part after its last `:` starts.
+    after: usize,
+    /// Where its part after its leading `#`s starts.
+    bare: usize,
+    /// One past its last byte that no wanted text holds (0: none).
+    bad_end: usize,
+    /// One past its last `#` (0: none).
+    hash_end: usize,
 }
 
 /// Names as long as this or longer share one row of [`Gate::heads`].
@@ -288,7 +426,24 @@ impl Gate {
             bytes[usize::from(c.to_ascii_uppercase())] = true;
         }
         let shortest = texts.iter().map(|t| t.len()).min().unwrap_or(0);
+        let mut classes = [0u8; 256];
+        for (c, class) in classes.iter_mut().enumerate() {
+            let byte = c as u8;
+            *class = match byte {
+                _ if DELIMITERS[c] => DELIMITER,
+                b':' => COLON,
+                b'#' => HASH,
+                b'~' | b'|' | b'\\' => SPECIAL,
+                _ if !byte.is_ascii() => SPECIAL,
+                _ => 0,
+            };
+            if !bytes[c] {
+                *class |= UNWANTED;
+            }
+        }
         Gate {
+            classes,
+            affixes: wanted.covers(DERIVED_AFFIXES.into_iter()),
             wanted,
             bytes,
             shortest,
@@ -316,17 +471,7 @@ impl Gate {
     /// The global macro a word of source text names (folded as macros are).
     fn named_global<'a>(&self, word: &[u8], lookup: &Lookup<'a>) -> Option<&'a Arc<Macro>> {
         let name = word.rsplit(|&c| c == b':').next()?;
-        let heads = self.heads.get_or_init(|| {
-            let mut heads = Box::new([[false; 256]; HEAD_LENGTHS]);
-            for n in lookup.global.names() {
-                if let Some(&c) = n.as_bytes().first() {
-                    let row = n.len().min(HEAD_LENGTHS - 1);
-                    heads[row][usize::from(c.to_ascii_lowercase())] = true;
-                    heads[row][usize::from(c.to_ascii_uppercase())] = true;
-                }
-            }
-            heads
-        });
+        let heads = self.heads(lookup);
         let first = *name.first()?;
         if !heads[name.len().min(HEAD_LENGTHS - 1)][usize::from(first)] || !plain(name) {
             return None;
@@ -336,6 +481,21 @@ impl Gate {
             return lookup.global.get(&folded);
         }
         lookup.global.get(std::str::from_utf8(name).ok()?)
+    }
+
+    /// The (length, first byte) of the global macros' names, found at the first call.
+    fn heads(&self, lookup: &Lookup) -> &[[bool; 256]; HEAD_LENGTHS] {
+        self.heads.get_or_init(|| {
+            let mut heads = Box::new([[false; 256]; HEAD_LENGTHS]);
+            for n in lookup.global.names() {
+                if let Some(&c) = n.as_bytes().first() {
+                    let row = n.len().min(HEAD_LENGTHS - 1);
+                    heads[row][usize::from(c.to_ascii_lowercase())] = true;
+                    heads[row][usize::from(c.to_ascii_uppercase())] = true;
+                }
+            }
+            heads
+        })
     }
 
     /// Whether the call `text` of the macro `m` can make a wanted name: from the words
@@ -349,10 +509,17 @@ impl Gate {
     ) -> bool {
         let mut pieces: Vec<String> = Vec::new();
         let mut sources: Vec<&Arc<Macro>> = Vec::new();
-        for w in words(text) {
-            self.push_word(w, &mut pieces);
+        for w in self.words(text) {
+            if !w.simple {
+                self.push_word(w.bytes, &mut pieces);
+                if let Some(g) = self.named_global(w.bytes, lookup) {
+                    sources.push(g);
+                }
+                continue;
+            }
+            self.push_simple_word(&w, &mut pieces);
             // A learned macro the call names: its expansion may be part of this one.
-            if let Some(g) = self.named_global(w, lookup) {
+            if let Some(g) = self.named_global_simple(&w, lookup) {
                 sources.push(g);
             }
         }
@@ -362,14 +529,27 @@ impl Gate {
         sources.dedup_by(|a, b| Arc::ptr_eq(a, b));
         let brought: Vec<Arc<Brought>> =
             sources.iter().map(|g| self.brought_by(g, lookup)).collect();
-        let mut all: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        // The macros' contributions are found once per macro and search, the call's here.
+        let own = self.wanted.covers(pieces.iter().map(String::as_str));
+        let mut covers: Vec<&[Cover]> = vec![&self.affixes, &own];
         for b in &brought {
-            match self.closure(b, lookup) {
-                Some(closure) => all.extend(closure.iter().map(String::as_str)),
+            match self.cover(b, lookup) {
+                Some(cover) => covers.push(cover),
                 None => return true,
             }
         }
-        self.wanted.covered_by(&all)
+        self.wanted.made_by(&covers)
+    }
+
+    /// What the closure of `b` contributes to the wanted texts, found once; `None` as
+    /// for [`Gate::closure`].
+    fn cover<'b>(&self, b: &'b Brought, lookup: &Lookup) -> Option<&'b [Cover]> {
+        b.cover
+            .get_or_init(|| {
+                let closure = self.closure(b, lookup)?;
+                Some(self.wanted.covers(closure.iter().map(String::as_str)))
+            })
+            .as_deref()
     }
 
     /// The closure of `b`, found once.
@@ -395,6 +575,91 @@ impl Gate {
                 Some(pieces)
             })
             .as_ref()
+    }
+
+    /// The words of `text` ([`words`]), each classified in the same pass over its bytes.
+    fn words<'t>(&self, text: &'t [u8]) -> impl Iterator<Item = Word<'t>> + 't {
+        let classes = self.classes;
+        let n = text.len();
+        let mut i = 0;
+        std::iter::from_fn(move || {
+            while i < n && classes[usize::from(text[i])] & DELIMITER != 0 {
+                i += 1;
+            }
+            if i == n {
+                return None;
+            }
+            let start = i;
+            let (mut flags, mut after, mut bad_end, mut hash_end) = (0u8, 0, 0, 0);
+            while i < n {
+                let class = classes[usize::from(text[i])];
+                if class & DELIMITER != 0 {
+                    break;
+                }
+                flags |= class;
+                i += 1;
+                if class & (UNWANTED | COLON | HASH) != 0 {
+                    if class & UNWANTED != 0 {
+                        bad_end = i - start;
+                    }
+                    if class & COLON != 0 {
+                        after = i - start;
+                    }
+                    if class & HASH != 0 {
+                        hash_end = i - start;
+                    }
+                }
+            }
+            let bytes = &text[start..i];
+            let bare = bytes.iter().take_while(|&&c| c == b'#').count();
+            Some(Word {
+                bytes,
+                simple: flags & SPECIAL == 0,
+                after,
+                bare,
+                bad_end,
+                hash_end,
+            })
+        })
+    }
+
+    /// [`Gate::push_word`] of a simple word: its pieces are slices of it (the word, after
+    /// its last `:`, after its leading `#`s), each looked at once.
+    fn push_simple_word(&self, w: &Word, out: &mut Vec<String>) {
+        let whole = w.bytes.len();
+        for (k, from) in [0, w.after, w.bare].into_iter().enumerate() {
+            let repeated = k > 0 && from == 0 || k == 2 && from == w.after;
+            let piece = &w.bytes[from..];
+            let relevant = match &self.wanted {
+                // Only the wanted bytes after `from` (known from the one pass).
+                Wanted::Exact(name) => {
+                    !piece.is_empty()
+                        && piece.len() <= name.len()
+                        && w.bad_end <= from
+                        && self.wanted.relevant(piece)
+                }
+                Wanted::Containing(_) => self.relevant(piece),
+            };
+            if !repeated && relevant && from <= whole {
+                out.push(String::from_utf8_lossy(piece).to_ascii_lowercase());
+            }
+        }
+    }
+
+    /// [`Gate::named_global`] of a simple word.
+    fn named_global_simple<'a>(&self, w: &Word, lookup: &Lookup<'a>) -> Option<&'a Arc<Macro>> {
+        let name = &w.bytes[w.after..];
+        let first = *name.first()?;
+        let heads = self.heads(lookup);
+        // Plain: no `#` after the package marker (the word has no `~`, `|`, `\`).
+        if !heads[name.len().min(HEAD_LENGTHS - 1)][usize::from(first)] || w.hash_end > w.after {
+            return None;
+        }
+        if name.iter().any(u8::is_ascii_uppercase) {
+            let folded = String::from_utf8_lossy(name).to_ascii_lowercase();
+            return lookup.global.get(&folded);
+        }
+        lookup.global.get(std::str::from_utf8(name).ok()?)
     }
 
     /// Adds the pieces of the word `word` that [`Gate::relevant`] keeps: the word folded,
@@ -482,6 +747,7 @@ impl Gate {
             pieces: all,
             names,
             closure: OnceLock::new(),
+            cover: OnceLock::new(),
         }
     }
 }
@@ -599,6 +865,89 @@ mod tests {
                 let literal = Wanted::containing(&[inner.to_string()]).unwrap();
                 assert!(passes(source, call, literal), "{call} makes {name}");
             }
+        }
+    }
+
+    /// The covers joined from groups of pieces (affixes, a call's, macros') answer as the
+    /// one-pass test over all the pieces, on generated names, literals and pieces.
+    #[test]
+    fn joined_covers_answer_as_the_pieces_together() {
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let text = |next: &mut dyn FnMut(u64) -> u64, max: u64| -> String {
+            let len = 1 + next(max);
+            (0..len)
+                .map(|_| ['a', 'b', '-', 'p'][next(4) as usize])
+                .collect()
+        };
+        let (mut agreed, mut made) = (0, 0);
+        for _ in 0..3000 {
+            let target = text(&mut next, 8);
+            let pieces: Vec<String> = (0..next(6)).map(|_| text(&mut next, 4)).collect();
+            let split = next(pieces.len() as u64 + 1) as usize;
+            let all: Vec<&str> = pieces.iter().map(String::as_str).collect();
+            for wanted in [
+                Wanted::exact(&target).unwrap(),
+                Wanted::containing(std::slice::from_ref(&target)).unwrap(),
+            ] {
+                let first = wanted.covers(all[..split].iter().copied());
+                let rest = wanted.covers(all[split..].iter().copied());
+                let affixes = wanted.covers(super::DERIVED_AFFIXES.into_iter());
+                let joined = wanted.made_by(&[&affixes, &first, &rest]);
+                assert_eq!(joined, wanted.covered_by(&all), "{wanted:?} of {all:?}");
+                agreed += 1;
+                made += usize::from(joined);
+            }
+        }
+        // Both answers occur.
+        assert!(made > 100 && made < agreed - 100, "{made} of {agreed}");
+    }
+
+    /// The one-pass classification of words gives the words, pieces and macro names of
+    /// the word-by-word functions.
+    #[test]
+    fn classified_words_give_the_same_pieces_and_macros() {
+        let global = learned(&SOURCES.map(|(source, _)| source).join("\n"));
+        let lookup = Lookup {
+            global: &global,
+            locals: &[],
+        };
+        let text = "(DefThing pkg::Make-Point #:make-x ##point |a b| x\\y ~a-p é:def-one \
+                    cl-user:def-two #'defk :point-x point: #\\a (def-one) 'defneg foo#:defenv";
+        for wanted in [
+            Wanted::exact("make-point").unwrap(),
+            Wanted::exact("def-one").unwrap(),
+            Wanted::containing(&["point".to_string(), "x".to_string()]).unwrap(),
+        ] {
+            let gate = Gate::new(wanted);
+            let classified: Vec<_> = gate.words(text.as_bytes()).collect();
+            let plain: Vec<&[u8]> = super::words(text.as_bytes()).collect();
+            assert_eq!(
+                classified.iter().map(|w| w.bytes).collect::<Vec<_>>(),
+                plain
+            );
+            let mut simple = 0;
+            for w in classified.iter().filter(|w| w.simple) {
+                simple += 1;
+                let (mut one, mut other) = (Vec::new(), Vec::new());
+                gate.push_simple_word(w, &mut one);
+                gate.push_word(w.bytes, &mut other);
+                assert_eq!(one, other, "{:?}", String::from_utf8_lossy(w.bytes));
+                let named =
+                    |m: Option<&std::sync::Arc<super::Macro>>| m.map(|m| m.as_ref() as *const _);
+                assert_eq!(
+                    named(gate.named_global_simple(w, &lookup)),
+                    named(gate.named_global(w.bytes, &lookup)),
+                    "{:?}",
+                    String::from_utf8_lossy(w.bytes)
+                );
+            }
+            assert!(simple > 10 && simple < classified.len());
         }
     }
 

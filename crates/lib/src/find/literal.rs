@@ -1,0 +1,198 @@
+//! The searches of a file's bytes for names, case-insensitively: where a symbol's name or
+//! one of a few literals may be written.
+//!
+//! An ASCII name is searched case-sensitively, folded to lower case, in the file's bytes
+//! folded to ASCII lower case (one pass per file, shared by the searches of that file,
+//! [`Haystack`]): the same matches as an ASCII case-insensitive search, at the positions
+//! of the bytes (folding keeps every byte where it is), found with the fast literal
+//! searches (`memmem`, Teddy) that case-insensitive patterns turn off. A name with
+//! non-ASCII characters keeps a Unicode case-insensitive regex over the bytes as they are.
+
+use regex::bytes::{Regex, RegexBuilder};
+use std::cell::OnceCell;
+use std::sync::OnceLock;
+
+/// A file's bytes, and (once asked for) the same bytes folded to ASCII lower case.
+pub(crate) struct Haystack<'a> {
+    bytes: &'a [u8],
+    folded: OnceCell<Vec<u8>>,
+}
+
+impl<'a> Haystack<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Haystack<'a> {
+        Haystack {
+            bytes,
+            folded: OnceCell::new(),
+        }
+    }
+
+    fn folded(&self) -> &[u8] {
+        // Mapped into a new vector (one pass, vectorized), not copied then folded.
+        self.folded
+            .get_or_init(|| self.bytes.iter().map(u8::to_ascii_lowercase).collect())
+    }
+}
+
+/// Where any of some literals is written, case-insensitively (or, for a text search,
+/// exactly).
+pub(crate) enum Finder {
+    /// ASCII literals: the folded literals, case-sensitively, over folded bytes; the
+    /// case-insensitive regex for a slice (made when first asked).
+    Folded {
+        folded: Folded,
+        literals: Vec<String>,
+        insensitive: OnceLock<Regex>,
+    },
+    /// Over the bytes as they are: a Unicode case-insensitive search, or a text's exact one.
+    Plain(Regex),
+}
+
+impl Finder {
+    /// Any of `literals`, case-insensitively: ASCII folding for ASCII literals (a name
+    /// spelled with the Kelvin sign or the long s for `k` or `s` is not found), Unicode
+    /// simple case folding when one is not ASCII.
+    pub(crate) fn any(literals: &[String]) -> Finder {
+        if literals.iter().all(|l| l.is_ascii()) {
+            let folded: Vec<String> = literals.iter().map(|l| l.to_ascii_lowercase()).collect();
+            let folded = if folded.len() <= SEPARATE_SEARCHES {
+                Folded::Each(
+                    folded
+                        .iter()
+                        .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
+                        .collect(),
+                )
+            } else {
+                Folded::All(alternation(&folded, false, false))
+            };
+            return Finder::Folded {
+                folded,
+                literals: literals.to_vec(),
+                insensitive: OnceLock::new(),
+            };
+        }
+        Finder::Plain(alternation(literals, true, true))
+    }
+
+    /// A search over the bytes as they are.
+    pub(crate) fn plain(regex: Regex) -> Finder {
+        Finder::Plain(regex)
+    }
+
+    /// Where matches start in the haystack, in order ([`Folded::starts`]; a single
+    /// literal's: leftmost-first, not overlapping).
+    pub(crate) fn starts(&self, hay: &Haystack) -> Vec<usize> {
+        match self {
+            Finder::Folded { folded, .. } => folded.starts(hay.folded()),
+            Finder::Plain(regex) => regex.find_iter(hay.bytes).map(|m| m.start()).collect(),
+        }
+    }
+
+    /// Whether the haystack holds a match.
+    pub(crate) fn is_in(&self, hay: &Haystack) -> bool {
+        match self {
+            Finder::Folded {
+                folded: Folded::Each(finders),
+                ..
+            } => finders.iter().any(|f| f.find(hay.folded()).is_some()),
+            Finder::Folded {
+                folded: Folded::All(regex),
+                ..
+            } => regex.is_match(hay.folded()),
+            Finder::Plain(regex) => regex.is_match(hay.bytes),
+        }
+    }
+
+    /// Whether `bytes` (a slice: a form, a macro's text) hold a match, without folding a
+    /// copy of them.
+    pub(crate) fn is_match(&self, bytes: &[u8]) -> bool {
+        match self {
+            Finder::Folded {
+                literals,
+                insensitive,
+                ..
+            } => insensitive
+                .get_or_init(|| alternation(literals, true, false))
+                .is_match(bytes),
+            Finder::Plain(regex) => regex.is_match(bytes),
+        }
+    }
+}
+
+/// Literals searched for one by one at most: `memmem` picks each one's rarest bytes,
+/// where one search for all (Teddy) goes by their first bytes, as common as `def`.
+const SEPARATE_SEARCHES: usize = 8;
+
+/// The searches of folded literals over folded bytes.
+pub(crate) enum Folded {
+    /// One per literal (a few).
+    Each(Vec<memchr::memmem::Finder<'static>>),
+    /// One for all.
+    All(Regex),
+}
+
+impl Folded {
+    /// Where matches start, in order. One search: leftmost-first, not overlapping. One per
+    /// literal: every literal's own matches, merged (a match of one inside another's is
+    /// kept): the callers only ask which forms hold one.
+    fn starts(&self, folded: &[u8]) -> Vec<usize> {
+        match self {
+            Folded::All(regex) => regex.find_iter(folded).map(|m| m.start()).collect(),
+            Folded::Each(finders) => {
+                let mut starts: Vec<usize> =
+                    finders.iter().flat_map(|f| f.find_iter(folded)).collect();
+                if finders.len() > 1 {
+                    starts.sort_unstable();
+                    starts.dedup();
+                }
+                starts
+            }
+        }
+    }
+}
+
+/// The alternation of `literals`, escaped.
+fn alternation(literals: &[String], case_insensitive: bool, unicode: bool) -> Regex {
+    let alternatives: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
+    RegexBuilder::new(&alternatives.join("|"))
+        .case_insensitive(case_insensitive)
+        .unicode(unicode)
+        .build()
+        .unwrap_or_else(|_| Regex::new("").expect("a valid regex"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Finder, Haystack};
+
+    fn starts(literals: &[&str], text: &str) -> Vec<usize> {
+        let literals: Vec<String> = literals.iter().map(|l| l.to_string()).collect();
+        Finder::any(&literals).starts(&Haystack::new(text.as_bytes()))
+    }
+
+    #[test]
+    fn ascii_names_are_found_in_any_case_where_they_are() {
+        let text = "(defun Make-LVAR ()) ; MAKE-lvar é make-lvar";
+        assert_eq!(starts(&["make-lvar"], text), vec![7, 23, 36]);
+        assert_eq!(starts(&["MAKE-Lvar"], text), vec![7, 23, 36]);
+        // Leftmost-first, not overlapping, as the case-insensitive regex.
+        assert_eq!(starts(&["aa"], "AaAa a"), vec![0, 2]);
+        assert_eq!(starts(&["defun", "make"], text), vec![1, 7, 23, 36]);
+        // Past eight literals, one search for all.
+        let many = ["a1", "a2", "a3", "a4", "a5", "a6", "a7", "lvar", "defun"];
+        assert_eq!(starts(&many, text), vec![1, 12, 28, 41]);
+        let finder = Finder::any(&["lvar".to_string()]);
+        assert!(finder.is_match(b"(MAKE-LVAR)"));
+        assert!(!finder.is_match(b"(make-lva r)"));
+        assert!(finder.is_in(&Haystack::new(b"x LVar")));
+    }
+
+    #[test]
+    fn a_non_ascii_name_is_folded_as_unicode() {
+        assert_eq!(
+            starts(&["straße"], "(STRASSE) (Straße) (STRAẞE)"),
+            vec![11, 21]
+        );
+        // The non-ASCII byte is not folded to ASCII: `é` is not `e`.
+        assert_eq!(starts(&["e"], "é E"), vec![3]);
+    }
+}

@@ -417,7 +417,10 @@ pub(crate) fn calls_through(
         let Some(close) = form_end(b, open, end, &mut reads, budget) else {
             break;
         };
-        if direct.iter().any(|c| open < c.start && c.start < close) {
+        // `direct` is in text order: the first call after `open` tells (a scan of all
+        // of them per site was quadratic in a form of many writer calls).
+        let after = direct.partition_point(|c| c.start <= open);
+        if direct.get(after).is_some_and(|c| c.start < close) {
             continue;
         }
         let Some(call) = read(b, open, close, &mut reads).into_iter().next() else {

@@ -350,3 +350,47 @@ fn collection_stops_at_its_budget_and_says_so() {
         &result.content[result.content.len().saturating_sub(500)..]
     );
 }
+
+/// A name made by a macro that the called macro's expansion calls (`m1` writing `(m0 ,x)`)
+/// is found by name as by pattern, whether the calling macro builds names of its own or
+/// not, and however many macros deep the definer is.
+#[test]
+fn a_name_a_called_macro_makes_is_found_by_name() {
+    let dir = scratch(
+        "called-macro",
+        &[(
+            "a.lisp",
+            "(defmacro m0 (x) `(defun ,(intern (format nil \"~A-Z\" x)) () 1))
+(defmacro builds-too (x) `(progn (m0 ,x) (defun ,(intern (format nil \"~A-Y\" x)) () 1)))
+(defmacro only-calls (x) `(m0 ,x))
+(defmacro calls-a-caller (x) `(only-calls ,x))
+(builds-too q1)
+(only-calls q2)
+(calls-a-caller q3)
+",
+        )],
+    );
+    for (name, via) in [
+        ("q1-z", "builds-too"),
+        ("q2-z", "only-calls"),
+        ("q3-z", "calls-a-caller"),
+    ] {
+        let by = |edit: &dyn Fn(&mut FindRequest)| -> Vec<(usize, Option<String>)> {
+            run(&dir, |r| edit(r))
+                .unwrap()
+                .definitions
+                .unwrap()
+                .iter()
+                .map(|d| (d.line, d.via.clone()))
+                .collect()
+        };
+        let pattern = by(&|r| r.name_pattern = Some(format!("^{name}$")));
+        assert_eq!(pattern.len(), 1, "{name}: {pattern:?}");
+        assert_eq!(pattern[0].1.as_deref(), Some(via), "{name}");
+        assert_eq!(
+            by(&|r| r.name = Some(name.into())),
+            pattern,
+            "{name} by name"
+        );
+    }
+}

@@ -394,3 +394,36 @@ fn a_name_a_called_macro_makes_is_found_by_name() {
         );
     }
 }
+
+/// A `defmacro` that the request's features leave out (`#-sbcl` under `sbcl`) is not
+/// learned for calls through macros, whether it opens its line or not, its conditional
+/// on its line or the line before: the one read is.
+#[test]
+fn a_macro_the_features_leave_out_writes_no_call_through_it() {
+    for (k, src) in [
+        "#+sbcl (defmacro w (x) `(bar ,x))\n#-sbcl (defmacro w (x) `(foo ,x))\n(defun c () (w 1))\n",
+        "(progn\n #+sbcl (defmacro w (x) `(bar ,x))\n #-sbcl (defmacro w (x) `(foo ,x)))\n(defun c () (w 1))\n",
+        "#+sbcl\n(defmacro w (x) `(bar ,x))\n#-sbcl\n\n(defmacro w (x) `(foo ,x))\n(defun c () (w 1))\n",
+        "#+sbcl\n(defmacro w (x) `(bar ,x))\n#-(or sbcl ccl) ; not here\n(defmacro w (x) `(foo ,x))\n(defun c () (w 1))\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = scratch(&format!("features-through-{k}"), &[("a.lisp", src)]);
+        let callers = |name: &str| -> Vec<Option<String>> {
+            run(&dir, |r| {
+                r.callers = Some(name.into());
+                r.features = Some(vec!["sbcl".into()]);
+            })
+            .unwrap()
+            .callers
+            .unwrap()
+            .iter()
+            .filter(|c| c.kind == "defun")
+            .map(|c| c.name.clone())
+            .collect()
+        };
+        assert_eq!(callers("bar"), [Some("c".to_string())], "{src}");
+        assert_eq!(callers("foo"), Vec::<Option<String>>::new(), "{src}");
+    }
+}

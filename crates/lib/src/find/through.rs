@@ -208,8 +208,25 @@ fn at_line_starts(
             line = scanned + n + 1;
         }
         scanned = open;
-        if line < open && !matches!(&b[line..open.min(line + 2)], b"#+" | b"#-") {
-            return None;
+        // `#+sbcl (defmacro`, or `#-sbcl` alone on the line before: learned only when the
+        // request's features read it; a prefix that is not one plain conditional is left
+        // to the form scan.
+        let prefix = if line < open {
+            &b[line..open]
+        } else {
+            line_before(b, line)
+        };
+        if !prefix.is_empty() {
+            let (b"#+" | b"#-") = &prefix[..prefix.len().min(2)] else {
+                return None;
+            };
+            let expression = prefix[2..].trim_ascii();
+            if expression.is_empty() || expression.iter().any(|c| matches!(c, b'#' | b';' | b'|')) {
+                return None;
+            }
+            if !reads(prefix[1] == b'+', expression) {
+                continue;
+            }
         }
         opens.push(open);
     }
@@ -229,6 +246,21 @@ fn at_line_starts(
         }
     }
     Some(out)
+}
+
+/// The last non-blank line before the line starting at `line`, trimmed, when it is a
+/// reader conditional's (`#-sbcl` alone on its line); empty otherwise.
+fn line_before(b: &[u8], line: usize) -> &[u8] {
+    let Some(last) = b[..line].iter().rposition(|c| !c.is_ascii_whitespace()) else {
+        return &[];
+    };
+    let start = memchr::memrchr(b'\n', &b[..last]).map_or(0, |n| n + 1);
+    let text = b[start..=last].trim_ascii();
+    if text.starts_with(b"#+") || text.starts_with(b"#-") {
+        text
+    } else {
+        &[]
+    }
 }
 
 /// The name of the macro `b[start..end]` defines when it is a `(defmacro NAME ...)` (the

@@ -7,7 +7,7 @@
 
 use super::convert::uri_of;
 use super::Server;
-use lisp_read_file::find::{find, is_common_lisp_symbol, FindRequest, SymbolQuery};
+use lisp_read_file::find::{find_in, is_common_lisp_symbol, FindRequest, SymbolQuery};
 use lsp_types::{Position, Range};
 use serde_json::{json, Value};
 
@@ -18,34 +18,46 @@ pub(super) fn definitions(server: &Server, query: &SymbolQuery) -> Vec<Value> {
     if cl && is_common_lisp_symbol(&query.name) {
         return Vec::new();
     }
-    let name = written(query);
+    let roots: Vec<String> = server
+        .guard
+        .roots()
+        .iter()
+        .map(|r| r.to_string_lossy().into_owned())
+        .collect();
+    let request = FindRequest {
+        name: Some(written(query)),
+        features: server.features_given.clone(),
+        ..FindRequest::new(".")
+    };
+    // All roots in one search: a file under two (nested) roots is searched once.
+    let Ok(found) = find_in(
+        &server.guard,
+        &server.grammar,
+        &roots,
+        &request,
+        &server.cancel,
+    ) else {
+        return Vec::new();
+    };
+    let made = found
+        .definitions
+        .iter()
+        .flatten()
+        .filter(|d| d.via.is_some());
     let mut out = Vec::new();
-    for root in server.guard.roots() {
-        let request = FindRequest {
-            name: Some(name.clone()),
-            features: server.features_given.clone(),
-            ..FindRequest::new(root.to_string_lossy())
-        };
-        let Ok(found) = find(&server.guard, &server.grammar, &request, &server.cancel) else {
+    for d in made {
+        // find names a file as answers show it (escaped, below the first root).
+        let Some(path) = server.guard.path_of_display(&d.file) else {
             continue;
         };
-        let made = found
-            .definitions
-            .iter()
-            .flatten()
-            .filter(|d| d.via.is_some());
-        for d in made {
-            // find shows a file relative to the scope asked, here the root.
-            let path = root.join(&d.file);
-            let Some(uri) = uri_of(&path.to_string_lossy()) else {
-                continue;
-            };
-            let at = Position::new(
-                d.line.saturating_sub(1) as u32,
-                d.column.min(u32::MAX as usize) as u32,
-            );
-            out.push(json!({"uri": uri, "range": Range::new(at, at)}));
-        }
+        let Some(uri) = path.to_str().and_then(uri_of) else {
+            continue;
+        };
+        let at = Position::new(
+            d.line.saturating_sub(1) as u32,
+            d.column.min(u32::MAX as usize) as u32,
+        );
+        out.push(json!({"uri": uri, "range": Range::new(at, at)}));
     }
     out
 }

@@ -256,6 +256,36 @@ async def test_a_name_made_by_a_project_macro_is_found(tmp_path):
         ) == []
 
 
+async def test_a_macro_made_name_lands_on_its_file_under_nested_roots_and_any_name(tmp_path):
+    # Workspace folders a and a/sub: the file under both is one file, named by its real
+    # path (not its shown path joined to another root), even when its name holds a
+    # backslash or a tab, which answers show escaped.
+    sub = tmp_path / "a" / "sub"
+    sub.mkdir(parents=True)
+    made = sub / "mac\\ro\tkinds.lisp"
+    made.write_text(
+        "(defmacro define-shape-kind (name)\n"
+        "  `(defun ,(intern (format nil \"MAKE-~A-SHAPE\" (symbol-name name))) ()\n"
+        "     (list ',name)))\n"
+        "\n"
+        "(define-shape-kind circle)\n"
+    )
+    use = tmp_path / "a" / "use.lisp"
+    use.write_text("(defun use-made () (make-circle-shape))\n")
+    client = make_test_lsp_client()
+    await client.start_io(BIN, "lsp")
+    folders = [types.WorkspaceFolder(uri=uri(tmp_path / "a"), name="a"), types.WorkspaceFolder(uri=uri(sub), name="sub")]
+    await client.initialize_session(types.InitializeParams(capabilities=types.ClientCapabilities(), workspace_folders=folders))
+    try:
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(text_document=doc(use), position=types.Position(line=0, character=22))
+        )
+        assert [(r.uri, r.range.start.line) for r in found] == [(uri(made), 4)]
+    finally:
+        await client.shutdown_session()
+        await client.stop()
+
+
 async def test_a_fill_held_back_does_not_bring_back_the_old_grammar(tmp_path):
     # The background fill waits for the client to accept its progress token; meanwhile a
     # request reads the files itself and a definer table changes (the index is cleared).

@@ -151,6 +151,17 @@ fn many_writers(n: usize) -> Vec<u8> {
     v.into_bytes()
 }
 
+/// One form of writer calls, each holding a call of `foo` it spells itself (no call
+/// through the macro): each is told apart from the calls before it, not compared with them.
+fn writers_holding_the_call(n: usize) -> Vec<u8> {
+    let mut v = "(defmacro w (x) `(foo ,x))\n(defun f ()".to_string();
+    while v.len() < n {
+        v.push_str("\n  (w (foo 1))");
+    }
+    v.push(')');
+    v.into_bytes()
+}
+
 #[test]
 fn callers_through_macros_are_linear_on_adversarial_macros() {
     let families: Vec<(&'static str, Family)> = vec![
@@ -158,6 +169,7 @@ fn callers_through_macros_are_linear_on_adversarial_macros() {
         ("nested writer calls", nested),
         ("multiplying templates", multiplying),
         ("many writers", many_writers),
+        ("writers holding the call", writers_holding_the_call),
     ];
     assert_find_linear(
         "callers-through",

@@ -57,6 +57,48 @@ pub fn shown_os_path(name: &OsStr) -> String {
     shown
 }
 
+/// The bytes of the name that `shown` (a path as [`shown_path`] or [`shown_os_path`] wrote
+/// it) stands for: the rule is reversible, so a surface that got a path as answers show it
+/// (a find entry's `file`) can name the file again. `None` when `shown` is no shown text
+/// (a `\` that starts no escape of the rule).
+#[must_use]
+pub fn unshown_path(shown: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(shown.len());
+    let mut chars = shown.chars();
+    let mut buf = [0; 4];
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            continue;
+        }
+        match chars.next()? {
+            '\\' => out.push(b'\\'),
+            't' => out.push(b'\t'),
+            'n' => out.push(b'\n'),
+            'r' => out.push(b'\r'),
+            'x' => {
+                let hex = chars.as_str().get(..2).filter(|h| is_hex(h))?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                chars.nth(1);
+            }
+            'u' => {
+                let rest = chars.as_str().strip_prefix('{')?;
+                let (hex, after) = rest.split_once('}').filter(|(h, _)| is_hex(h))?;
+                let c = char::from_u32(u32::from_str_radix(hex, 16).ok()?)?;
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                chars = after.chars();
+            }
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Whether `text` is hexadecimal digits only (`from_str_radix` takes a sign too).
+fn is_hex(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 /// A path from a user quoted in a message: `"SHOWN"`, its first `max_chars` characters
 /// shown, then `…[+N chars]` when cut (a request can carry megabytes).
 #[must_use]
@@ -205,34 +247,7 @@ mod tests {
 
     /// The inverse of the rule, to prove it reversible.
     fn unshown(shown: &str) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut chars = shown.chars().peekable();
-        while let Some(c) = chars.next() {
-            if c != '\\' {
-                let mut buf = [0; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                continue;
-            }
-            match chars.next().expect("an escape after \\") {
-                '\\' => out.push(b'\\'),
-                't' => out.push(b'\t'),
-                'n' => out.push(b'\n'),
-                'r' => out.push(b'\r'),
-                'x' => {
-                    let hex: String = chars.by_ref().take(2).collect();
-                    out.push(u8::from_str_radix(&hex, 16).unwrap());
-                }
-                'u' => {
-                    assert_eq!(chars.next(), Some('{'));
-                    let hex: String = chars.by_ref().take_while(|&c| c != '}').collect();
-                    let c = char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap();
-                    let mut buf = [0; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                }
-                other => panic!("unknown escape \\{other}"),
-            }
-        }
-        out
+        unshown_path(shown).expect("shown text")
     }
 
     #[test]
@@ -252,6 +267,23 @@ mod tests {
         assert_eq!(shown_path("é ü 日本"), "é ü 日本");
         let name = OsString::from_vec(b"a\xffb\\".to_vec());
         assert_eq!(shown_os_path(&name), "a\\xffb\\\\");
+    }
+
+    #[test]
+    fn text_that_no_name_is_shown_as_reads_back_as_none() {
+        for text in [
+            "a\\",
+            "a\\q",
+            "\\x4",
+            "\\x+f",
+            "\\u{}",
+            "\\u{d800}",
+            "\\u{41",
+            "\\u41}",
+        ] {
+            assert_eq!(unshown_path(text), None, "{text}");
+        }
+        assert_eq!(unshown_path("a\\xffb\\\\").unwrap(), b"a\xffb\\");
     }
 
     proptest::proptest! {

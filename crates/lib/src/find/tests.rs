@@ -400,3 +400,80 @@ fn a_method_after_one_of_its_generic_function_is_not_named_again() {
         .signature
         .starts_with("(defmethod area :around"));
 }
+
+/// A name made by a macro that the called macro's expansion calls (`m1` writing `(m0 ,x)`)
+/// is found by name as by pattern, whether the calling macro builds names of its own or
+/// not, and however many macros deep the definer is.
+#[test]
+fn a_name_a_called_macro_makes_is_found_by_name() {
+    let dir = scratch(
+        "called-macro",
+        &[(
+            "a.lisp",
+            "(defmacro m0 (x) `(defun ,(intern (format nil \"~A-Z\" x)) () 1))
+(defmacro builds-too (x) `(progn (m0 ,x) (defun ,(intern (format nil \"~A-Y\" x)) () 1)))
+(defmacro only-calls (x) `(m0 ,x))
+(defmacro calls-a-caller (x) `(only-calls ,x))
+(builds-too q1)
+(only-calls q2)
+(calls-a-caller q3)
+",
+        )],
+    );
+    for (name, via) in [
+        ("q1-z", "builds-too"),
+        ("q2-z", "only-calls"),
+        ("q3-z", "calls-a-caller"),
+    ] {
+        let by = |edit: &dyn Fn(&mut FindRequest)| -> Vec<(usize, Option<String>)> {
+            run(&dir, |r| edit(r))
+                .unwrap()
+                .definitions
+                .unwrap()
+                .iter()
+                .map(|d| (d.line, d.via.clone()))
+                .collect()
+        };
+        let pattern = by(&|r| r.name_pattern = Some(format!("^{name}$")));
+        assert_eq!(pattern.len(), 1, "{name}: {pattern:?}");
+        assert_eq!(pattern[0].1.as_deref(), Some(via), "{name}");
+        assert_eq!(
+            by(&|r| r.name = Some(name.into())),
+            pattern,
+            "{name} by name"
+        );
+    }
+}
+
+/// A `defmacro` that the request's features leave out (`#-sbcl` under `sbcl`) is not
+/// learned for calls through macros, whether it opens its line or not, its conditional
+/// on its line or the line before: the one read is.
+#[test]
+fn a_macro_the_features_leave_out_writes_no_call_through_it() {
+    for (k, src) in [
+        "#+sbcl (defmacro w (x) `(bar ,x))\n#-sbcl (defmacro w (x) `(foo ,x))\n(defun c () (w 1))\n",
+        "(progn\n #+sbcl (defmacro w (x) `(bar ,x))\n #-sbcl (defmacro w (x) `(foo ,x)))\n(defun c () (w 1))\n",
+        "#+sbcl\n(defmacro w (x) `(bar ,x))\n#-sbcl\n\n(defmacro w (x) `(foo ,x))\n(defun c () (w 1))\n",
+        "#+sbcl\n(defmacro w (x) `(bar ,x))\n#-(or sbcl ccl) ; not here\n(defmacro w (x) `(foo ,x))\n(defun c () (w 1))\n",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let dir = scratch(&format!("features-through-{k}"), &[("a.lisp", src)]);
+        let callers = |name: &str| -> Vec<Option<String>> {
+            run(&dir, |r| {
+                r.callers = Some(name.into());
+                r.features = Some(vec!["sbcl".into()]);
+            })
+            .unwrap()
+            .callers
+            .unwrap()
+            .iter()
+            .filter(|c| c.kind == "defun")
+            .map(|c| c.name.clone())
+            .collect()
+        };
+        assert_eq!(callers("bar"), [Some("c".to_string())], "{src}");
+        assert_eq!(callers("foo"), Vec::<Option<String>>::new(), "{src}");
+    }
+}

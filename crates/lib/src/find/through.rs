@@ -194,8 +194,25 @@ fn at_line_starts(
             line = scanned + n + 1;
         }
         scanned = open;
-        if line < open && !matches!(&b[line..open.min(line + 2)], b"#+" | b"#-") {
-            return None;
+        // `#+sbcl (defmacro`, or `#-sbcl` alone on the line before: learned only when the
+        // request's features read it; a prefix that is not one plain conditional is left
+        // to the form scan.
+        let prefix = if line < open {
+            &b[line..open]
+        } else {
+            line_before(b, line)
+        };
+        if !prefix.is_empty() {
+            let (b"#+" | b"#-") = &prefix[..prefix.len().min(2)] else {
+                return None;
+            };
+            let expression = prefix[2..].trim_ascii();
+            if expression.is_empty() || expression.iter().any(|c| matches!(c, b'#' | b';' | b'|')) {
+                return None;
+            }
+            if !reads(prefix[1] == b'+', expression) {
+                continue;
+            }
         }
         opens.push(open);
     }
@@ -215,6 +232,21 @@ fn at_line_starts(
         }
     }
     Some(out)
+}
+
+/// The last non-blank line before the line starting at `line`, trimmed, when it is a
+/// reader conditional's (`#-sbcl` alone on its line); empty otherwise.
+fn line_before(b: &[u8], line: usize) -> &[u8] {
+    let Some(last) = b[..line].iter().rposition(|c| !c.is_ascii_whitespace()) else {
+        return &[];
+    };
+    let start = memchr::memrchr(b'\n', &b[..last]).map_or(0, |n| n + 1);
+    let text = b[start..=last].trim_ascii();
+    if text.starts_with(b"#+") || text.starts_with(b"#-") {
+        text
+    } else {
+        &[]
+    }
 }
 
 /// The name of the macro `b[start..end]` defines when it is a `(defmacro NAME ...)` (the
@@ -403,7 +435,10 @@ pub(crate) fn calls_through(
         let Some(close) = form_end(b, open, end, &mut reads, budget) else {
             break;
         };
-        if direct.iter().any(|c| open < c.start && c.start < close) {
+        // `direct` is in text order: the first call after `open` tells (a scan of all
+        // of them per site was quadratic in a form of many writer calls).
+        let after = direct.partition_point(|c| c.start <= open);
+        if direct.get(after).is_some_and(|c| c.start < close) {
             continue;
         }
         let Some(call) = read(b, open, close, &mut reads).into_iter().next() else {

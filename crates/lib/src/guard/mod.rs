@@ -46,7 +46,7 @@ pub const RAISE_CAP: &str =
 
 pub use crate::shown::{
     has_escaped_header, quoted_path, quoted_shown, shown_on_terminal, shown_os_path, shown_path,
-    ESCAPED_PATH_NOTE,
+    unshown_path, ESCAPED_PATH_NOTE,
 };
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
 pub use descend::MAX_WALK_DEPTH;
@@ -182,6 +182,20 @@ impl Guard {
     #[must_use]
     pub fn roots(&self) -> &[PathBuf] {
         &self.paths
+    }
+
+    /// The file a [`LoadedFile::display_path`] of a confined guard names: the shown text
+    /// read back ([`unshown_path`]), a relative one below the first root. Not checked:
+    /// reading it goes through the guard as any path does. `None` for text no path is
+    /// shown as.
+    #[must_use]
+    pub fn path_of_display(&self, display_path: &str) -> Option<PathBuf> {
+        use std::os::unix::ffi::OsStringExt;
+        let name = PathBuf::from(std::ffi::OsString::from_vec(unshown_path(display_path)?));
+        match self.paths.first() {
+            Some(first) if name.is_relative() => Some(first.join(name)),
+            _ => Some(name),
+        }
     }
 
     /// The size cap in bytes.

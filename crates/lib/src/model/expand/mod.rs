@@ -189,11 +189,14 @@ impl Macros {
     }
 
     /// Once every macro and function is learned: a macro whose body calls a learned macro
-    /// or function builds names too (that one may); it defines something if the function
-    /// writes a definer. One pass over the bodies.
+    /// or function builds names too (that one may: any name, whatever it builds itself);
+    /// it defines something if the function writes a definer, or if a macro it calls
+    /// defines something, however many macros deep. One pass over the bodies.
     pub(crate) fn finish(&mut self) {
         let names: std::collections::HashSet<String> = self.map.keys().cloned().collect();
         let functions = self.functions.clone();
+        // Each macro's callers among the learned macros, for `defines` below.
+        let mut callers: HashMap<String, Vec<String>> = HashMap::new();
         for (name, m) in self.map.iter_mut() {
             let helpers: Vec<&Arc<Function>> =
                 if functions.is_empty() || !functions::may_define(m.defines, &m.body) {
@@ -204,28 +207,54 @@ impl Macros {
                         .filter_map(|n| functions.get(n))
                         .collect()
                 };
-            if !helpers.is_empty() {
-                let defines = helpers.iter().any(|f| functions::writes_definer(f));
-                if let Some(m) = Arc::get_mut(m) {
-                    m.builds = true;
-                    m.defines |= defines;
-                    m.shape = shape::Shape::default();
-                }
-                continue;
-            }
-            if m.builds {
-                continue;
-            }
-            let calls = m.body.iter().any(|b| {
+            let defines = helpers.iter().any(|f| functions::writes_definer(f));
+            let mut called: Vec<String> = Vec::new();
+            for b in &m.body {
                 any_node(b, &mut |n| {
-                    n.head().is_some_and(|h| h != name && names.contains(h))
-                })
-            });
-            if calls {
+                    if let Some(h) = n.head().filter(|h| h != name && names.contains(*h)) {
+                        called.push(h.to_string());
+                    }
+                    false
+                });
+            }
+            called.sort_unstable();
+            called.dedup();
+            for c in &called {
+                callers.entry(c.clone()).or_default().push(name.clone());
+            }
+            if helpers.is_empty() && called.is_empty() {
+                continue;
+            }
+            if let Some(m) = Arc::get_mut(m) {
+                m.builds = true;
+                m.defines |= defines;
+                // The names come from what it calls: any.
+                m.shape = shape::Shape::default();
+            }
+        }
+        self.defines_through(&callers);
+    }
+
+    /// Marks as defining every macro that calls, directly or through macros, one that
+    /// defines something (`callers`: each macro's callers). Linear in the calls.
+    fn defines_through(&mut self, callers: &HashMap<String, Vec<String>>) {
+        let mut pending: Vec<String> = self
+            .map
+            .iter()
+            .filter(|(_, m)| m.defines)
+            .map(|(n, _)| n.clone())
+            .collect();
+        while let Some(name) = pending.pop() {
+            for caller in callers.get(&name).into_iter().flatten() {
+                let Some(m) = self.map.get_mut(caller) else {
+                    continue;
+                };
+                if m.defines {
+                    continue;
+                }
                 if let Some(m) = Arc::get_mut(m) {
-                    m.builds = true;
-                    // The names come from the macro it calls: any.
-                    m.shape = shape::Shape::default();
+                    m.defines = true;
+                    pending.push(caller.clone());
                 }
             }
         }

@@ -12,7 +12,6 @@
 //! `apply`, `funcall` of a `lambda`, of a local or project function or of a builder. A
 //! test whose value is unknown makes the form's value unknown; a function that is none of
 //! these is not called. Each is a step of the expansion's budget, each call one more.
-//! its arguments with `eval`): the pure forms a macro's computing code (or a project function's, `functions.rs`) may use besides the builders, computed on known values: `if`, `when`, `unless`, `progn`, `with-standard-io-syntax` (its body's value: the builders print as the standard syntax does), `list`, and `mapcar`, `apply`, `funcall` of a `lambda`, of a local or project function or of a builder. A test whose value is unknown makes the form's value unknown; a function that is none of these is not called. Each is a step of the expansion's budget, each call one more.
 
 use super::builders;
 use super::datum::{Val, MAX_DEPTH};

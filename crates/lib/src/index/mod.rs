@@ -10,6 +10,7 @@
 //! check of the files an answer cites ([`Index::unchanged`]).
 
 pub mod analysis;
+pub mod files;
 pub mod lexical;
 pub mod names;
 pub mod recheck;

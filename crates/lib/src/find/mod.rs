@@ -8,9 +8,11 @@
 //! guard and searched in parallel ([`crate::project::map_files`]); the answers are kept in
 //! walk order, so the output does not depend on the threads.
 //!
-//! No index, no cache. What keeps a search fast is not looking: a file whose bytes do not
+//! No index. What keeps a search fast is not looking: a file whose bytes do not
 //! contain the name (case-insensitively) is not scanned at all; in a file that does, only
-//! the top-level forms holding a candidate are lexed token by token (`references.rs`).
+//! the top-level forms holding a candidate are lexed token by token (`references.rs`). A
+//! long-lived surface may keep the files between searches ([`find_from`]): `kept.rs`
+//! keeps what a search works out of a file's bytes alone with them.
 //!
 //! `definitions.rs` and `references.rs` search one file each; `calls.rs` reads the calls
 //! of a form, `callers.rs` and `callees.rs` search one file for the callers and callees

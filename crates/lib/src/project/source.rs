@@ -108,7 +108,7 @@ mod tests {
         struct B(usize);
         let memo = Memo::default();
         let made = std::cell::Cell::new(0);
-        let mut make = |n| {
+        let make = |n| {
             made.set(made.get() + 1);
             n
         };

@@ -8,7 +8,8 @@ opens a buffer of BIG_BYTES (BIG_FILES of ROOT one after the other, cut at a lin
 one character into it RUNS times (`didChange`), timing each until its diagnostics come
 back and until `documentSymbol` answers with the new text, and prints the server's
 resident memory (VmRSS, VmHWM) against the bytes of the tree's Lisp files. Last, the MCP
-server on ROOT answers `lisp-find` of the symbol QUERY RUNS times (the first call apart).
+server on ROOT answers `lisp-find` of QUERY as a symbol, as callers and as a name, RUNS
+times each (the first call apart), with its CPU time per call and resident memory.
 
     scripts/bench-lsp.py [BIN] [ROOT] [FILE] [NEEDLE] [QUERY] [RUNS]
 """
@@ -136,7 +137,9 @@ send({"method": "exit"})
 
 
 def mcp_find():
-    """Medians of `lisp-find --symbol QUERY` over ROOT through `lisp-read-file mcp`."""
+    """Medians of `lisp-find` of QUERY (symbol, callers, name) over ROOT through
+    `lisp-read-file mcp`: the first call apart, then RUNS calls of each, with the server's
+    CPU time per call and its resident memory at the end."""
     mcp = subprocess.Popen([BIN, "mcp", "--root", ROOT], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def call(id, method, params):
@@ -147,18 +150,31 @@ def mcp_find():
             if message.get("id") == id:
                 return message
 
+    def mcp_cpu_ms():
+        fields = open(f"/proc/{mcp.pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
     call(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}})
     mcp.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
-    times = []
-    for n in range(RUNS + 1):
-        start = time.perf_counter()
-        answer = call(n + 1, "tools/call", {"name": "lisp-find", "arguments": {"symbol": QUERY}})
-        times.append((time.perf_counter() - start) * 1000)
-        assert not answer["result"].get("isError"), answer
+    next_id = 1
+    for mode in ["symbol", "callers", "name"]:
+        times, cpus = [], []
+        for n in range(RUNS + 1):
+            cpu = mcp_cpu_ms()
+            start = time.perf_counter()
+            answer = call(next_id, "tools/call", {"name": "lisp-find", "arguments": {mode: QUERY}})
+            times.append((time.perf_counter() - start) * 1000)
+            cpus.append(mcp_cpu_ms() - cpu)
+            next_id += 1
+            assert not answer["result"].get("isError"), answer
+        print(f"MCP lisp-find {mode} {QUERY}: first call {times[0]:.0f} ms ({cpus[0]:.0f} ms of CPU), "
+              f"then median {statistics.median(times[1:]):.1f} ms over {RUNS} calls, "
+              f"{sum(cpus[1:]) / RUNS:.1f} ms of CPU each")
+    status = dict(l.split(":", 1) for l in open(f"/proc/{mcp.pid}/status").read().splitlines() if ":" in l)
+    print(f"MCP memory: VmRSS {int(status['VmRSS'].split()[0]) / 1024:.0f} MiB, "
+          f"VmHWM {int(status['VmHWM'].split()[0]) / 1024:.0f} MiB")
     mcp.stdin.close()
     mcp.wait()
-    print(f"MCP lisp-find symbol {QUERY}: first call {times[0]:.0f} ms, then median "
-          f"{statistics.median(times[1:]):.1f} ms over {RUNS} calls")
 
 
 mcp_find()

@@ -76,10 +76,12 @@ pub(crate) struct ServerOptions {
     pub definers: Option<String>,
 }
 
-/// The guard and grammar every call reads through; replaced when the client's roots change.
+/// The guard and grammar every call reads through, and the files `lisp-find` read
+/// (kept while unchanged, docs/mcp.md); replaced when the client's roots change.
 struct Reader {
     guard: Guard,
     grammar: Grammar,
+    files: Arc<lisp_read_file::index::files::FileCache>,
 }
 
 /// Where the roots come from when `--root` was not given.
@@ -370,7 +372,11 @@ fn load_reader(roots: &[PathBuf], options: &ServerOptions) -> Result<Reader, Too
     for warning in warnings {
         tracing::warn!("{warning}");
     }
-    Ok(Reader { guard, grammar })
+    Ok(Reader {
+        guard,
+        grammar,
+        files: Arc::default(),
+    })
 }
 
 /// The path of a `file://` URI (`file:///p`, `file://localhost/p`), percent-decoded.
@@ -466,7 +472,16 @@ fn call_lisp_find(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken)
         Ok(request) => request,
         Err(refused) => return refused,
     };
-    match find::find(&reader.guard, &reader.grammar, &request, cancel) {
+    let scope = std::slice::from_ref(&request.path);
+    let files = reader.files.clone();
+    match find::find_from(
+        &reader.guard,
+        &reader.grammar,
+        scope,
+        &request,
+        cancel,
+        files,
+    ) {
         Ok(result) => said_once(result.content.clone(), &result),
         Err(e) => error_result(&e),
     }

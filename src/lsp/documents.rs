@@ -5,6 +5,7 @@ use super::convert::{normal_path, path_of, LineIndex};
 use super::Server;
 use lisp_read_file::guard::Guard;
 use lisp_read_file::index::analysis::{problems, Severity};
+use lisp_read_file::index::incremental::{self, Edit, Parse};
 use lisp_read_file::index::FileData;
 use lsp_server::Notification;
 use lsp_types::{
@@ -22,6 +23,9 @@ pub(super) struct Document {
     /// names one inside the roots.
     pub identity: Option<(u64, u64)>,
     pub data: FileData,
+    /// What the last reading of the whole text or of an edit keeps for the next edit
+    /// (`None` for a refused buffer).
+    pub parse: Option<Parse>,
     /// Why the buffer's text is unknown (a refused `didOpen` or `didChange`): requests
     /// about it get this error, never the file on disk, until a whole text arrives.
     pub refused: Option<String>,
@@ -110,7 +114,8 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
                 .and_then(|()| check_total(server, &p.text_document.uri, text.len()))
                 .err();
             let text = if refused.is_some() { Vec::new() } else { text };
-            let data = FileData::new(text, &server.grammar);
+            let (symbols, parse) = incremental::parse(&text, &server.grammar);
+            let data = FileData::with_symbols(text, symbols);
             let path = path_of(&p.text_document.uri).map(|p| normal_path(&p));
             let document = Document {
                 identity: path.as_deref().and_then(|p| identity(&server.guard, p)),
@@ -118,6 +123,7 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
                 uri: p.text_document.uri,
                 version: p.text_document.version,
                 data,
+                parse: Some(parse),
                 refused: refused.clone(),
             };
             if let Some(why) = refused {
@@ -136,16 +142,27 @@ pub(super) fn notification(server: &mut Server, n: Notification) -> Result<(), S
         "textDocument/didChange" => {
             let p: DidChangeTextDocumentParams = serde_json::from_value(params).map_err(bad)?;
             let uri = p.text_document.uri.clone();
-            let text = changed(server, &p)?;
+            let (text, edit) = changed(server, &p)?;
             // The diagnostics first: they need the text only.
             publish_text(server, &uri, p.text_document.version, &text);
-            let data = FileData::new(text, &server.grammar);
             let document = server
                 .documents
                 .open
                 .get_mut(uri.as_str())
                 .expect("checked above");
-            document.data = data;
+            // Only the forms the edit touches are read again, when that is certain.
+            let old = (&document.data, document.parse.as_ref());
+            let reparsed = match (edit, old) {
+                (Some(edit), (data, Some(parse))) => {
+                    let (bytes, symbols) = (&data.bytes[..], &data.symbols[..]);
+                    incremental::reparse(bytes, symbols, parse, &text, edit, &server.grammar)
+                }
+                _ => None,
+            };
+            let (symbols, parse) =
+                reparsed.unwrap_or_else(|| incremental::parse(&text, &server.grammar));
+            document.data = FileData::with_symbols(text, symbols);
+            document.parse = Some(parse);
             document.version = p.text_document.version;
             document.refused = None;
         }
@@ -186,10 +203,13 @@ fn forget(server: &Server, path: Option<&str>) {
     }
 }
 
-/// The buffer's text after `p`'s changes; an error leaves the buffer as it was, except
-/// when the work bound or the size cap is passed: the buffer is then unknown (its text
-/// can no longer follow the editor's).
-fn changed(server: &mut Server, p: &DidChangeTextDocumentParams) -> Result<Vec<u8>, String> {
+/// The buffer's text after `p`'s changes, and the edit when they are one ranged change;
+/// an error leaves the buffer as it was, except when the work bound or the size cap is
+/// passed: the buffer is then unknown (its text can no longer follow the editor's).
+fn changed(
+    server: &mut Server,
+    p: &DidChangeTextDocumentParams,
+) -> Result<(Vec<u8>, Option<Edit>), String> {
     let uri = p.text_document.uri.as_str().to_string();
     let document = server
         .documents
@@ -200,6 +220,7 @@ fn changed(server: &mut Server, p: &DidChangeTextDocumentParams) -> Result<Vec<u
     let refused = document.refused.clone();
     let mut known = refused.is_none();
     let mut work = 0usize;
+    let mut edit = None;
     for change in &p.content_changes {
         if change.range.is_some() && !known {
             let why = refused.clone().unwrap_or_else(|| {
@@ -218,9 +239,11 @@ fn changed(server: &mut Server, p: &DidChangeTextDocumentParams) -> Result<Vec<u
             );
             return Err(refuse(server, &uri, why));
         }
-        text = apply(text, change.range, &change.text).map_err(|why| {
+        let applied;
+        (text, applied) = apply(text, change.range, &change.text).map_err(|why| {
             format!("didChange for {uri}: {why}; the buffer was left at version {version}")
         })?;
+        edit = applied.filter(|_| p.content_changes.len() == 1 && known);
         known = true;
         if let Err(why) = check_size(server, &p.text_document.uri, text.len()) {
             return Err(refuse(server, &uri, why));
@@ -229,7 +252,7 @@ fn changed(server: &mut Server, p: &DidChangeTextDocumentParams) -> Result<Vec<u
     if let Err(why) = check_total(server, &p.text_document.uri, text.len()) {
         return Err(refuse(server, &uri, why));
     }
-    Ok(text)
+    Ok((text, edit))
 }
 
 /// Marks the open buffer `uri` unknown for `why`; returns `why`.
@@ -284,10 +307,15 @@ fn check_size(server: &Server, uri: &Uri, len: usize) -> Result<(), String> {
     Ok(())
 }
 
-/// `text` with `range` replaced by `new` (the whole text without a range).
-fn apply(text: Vec<u8>, range: Option<lsp_types::Range>, new: &str) -> Result<Vec<u8>, String> {
+/// `text` with `range` replaced by `new` (the whole text without a range), and the edit
+/// in bytes when there is a range.
+fn apply(
+    text: Vec<u8>,
+    range: Option<lsp_types::Range>,
+    new: &str,
+) -> Result<(Vec<u8>, Option<Edit>), String> {
     let Some(range) = range else {
-        return Ok(new.as_bytes().to_vec());
+        return Ok((new.as_bytes().to_vec(), None));
     };
     let index = LineIndex::new(&text);
     let at = |p: lsp_types::Position| {
@@ -309,7 +337,12 @@ fn apply(text: Vec<u8>, range: Option<lsp_types::Range>, new: &str) -> Result<Ve
     out.extend_from_slice(&text[..start]);
     out.extend_from_slice(new.as_bytes());
     out.extend_from_slice(&text[end..]);
-    Ok(out)
+    let edit = Edit {
+        start,
+        end,
+        inserted: new.len(),
+    };
+    Ok((out, Some(edit)))
 }
 
 fn publish(server: &Server, document: &Document) {
@@ -364,12 +397,12 @@ mod tests {
     fn changes_apply_by_utf16_ranges_and_refuse_positions_past_the_end() {
         let r = |a, b, c, d| Some(Range::new(Position::new(a, b), Position::new(c, d)));
         let text = "(é x)\n".as_bytes().to_vec();
-        assert_eq!(
-            apply(text.clone(), r(0, 3, 0, 4), "y").unwrap(),
-            "(é y)\n".as_bytes()
-        );
+        let (changed, edit) = apply(text.clone(), r(0, 3, 0, 4), "y").unwrap();
+        assert_eq!(changed, "(é y)\n".as_bytes());
+        let edit = edit.unwrap();
+        assert_eq!((edit.start, edit.end, edit.inserted), (4, 5, 1));
         assert!(apply(text.clone(), r(5, 0, 5, 0), "y").is_err());
         assert!(apply(text.clone(), r(0, 4, 0, 1), "y").is_err());
-        assert_eq!(apply(text, None, "z").unwrap(), b"z");
+        assert_eq!(apply(text, None, "z").unwrap(), (b"z".to_vec(), None));
     }
 }

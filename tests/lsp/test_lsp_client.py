@@ -259,3 +259,44 @@ async def test_declaration_and_document_highlight(client):
     )
     # The definition's name and the use; not the docstring "X times X.".
     assert sorted(h.range.start.line for h in highlights) == [16, 29]
+
+
+async def test_symbols_after_ranged_edits_are_those_of_the_whole_text(client):
+    # Each keystroke reads again only the forms it touches (docs/lsp.md): after every one
+    # the buffer's symbols are those of its whole text opened as a new buffer.
+    path = PROJECT / "src" / "typed.lisp"
+    text = GEOMETRY.read_text()
+    open_file(client, path, text)
+    rng = random.Random(27)
+    # Edits that keep the text readable first (the forms they touch are read again), then
+    # any (a `"` or `#|` typed reaches past them: the whole text is read).
+    benign = ["\n", " ", "x", "(defun typed (y) y)", "#+sbcl "]
+    pieces = benign + ["(", ")", '"', "#|", "|#", ";"]
+    for version in range(2, 42):
+        lines = text.split("\n")
+        line = rng.randrange(len(lines))
+        column = rng.randrange(len(lines[line]) + 1)
+        piece = rng.choice(benign if version < 22 else pieces)
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri(path), version=version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(start=pos(line, column), end=pos(line, column)), text=piece
+                    )
+                ],
+            )
+        )
+        lines[line] = lines[line][:column] + piece + lines[line][column:]
+        text = "\n".join(lines)
+        fresh = PROJECT / "src" / f"fresh-{version}.lisp"
+        open_file(client, fresh, text)
+        edited = await client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=doc(path))
+        )
+        whole = await client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=doc(fresh))
+        )
+        assert edited == whole, (version, piece, line, column)
+        client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(fresh)))
+    assert edited, "the buffer still has symbols"

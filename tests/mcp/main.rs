@@ -13,6 +13,7 @@ mod definers;
 mod growing_file;
 mod hints;
 mod hostile;
+mod kept_files;
 mod mcp;
 mod mcp_robustness;
 mod path_display;

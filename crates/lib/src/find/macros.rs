@@ -40,7 +40,7 @@ pub(crate) fn learn(
                 }
                 ScopePart::Walked(files) => {
                     let mut names_of = Vec::with_capacity(files.len());
-                    for answer in crate::project::map_files(guard, files, cancel, work) {
+                    for answer in search.map_files(guard, files, cancel, work) {
                         let (found, names) = answer.unwrap_or_default();
                         macros.extend(found);
                         names_of.push(names);
@@ -114,7 +114,7 @@ fn learn_functions(
                         .filter(|(_, names)| defines(names))
                         .map(|(f, _)| f.clone())
                         .collect();
-                    for answer in crate::project::map_files(guard, &those, cancel, work) {
+                    for answer in search.map_files(guard, &those, cancel, work) {
                         found.extend(answer.unwrap_or_default());
                     }
                 }

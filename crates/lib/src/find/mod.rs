@@ -8,9 +8,11 @@
 //! guard and searched in parallel ([`crate::project::map_files`]); the answers are kept in
 //! walk order, so the output does not depend on the threads.
 //!
-//! No index, no cache. What keeps a search fast is not looking: a file whose bytes do not
+//! No index. What keeps a search fast is not looking: a file whose bytes do not
 //! contain the name (case-insensitively) is not scanned at all; in a file that does, only
-//! the top-level forms holding a candidate are lexed token by token (`references.rs`).
+//! the top-level forms holding a candidate are lexed token by token (`references.rs`). A
+//! long-lived surface may keep the files between searches ([`find_from`]): `kept.rs`
+//! keeps what a search works out of a file's bytes alone with them.
 //!
 //! `definitions.rs` and `references.rs` search one file each; `calls.rs` reads the calls
 //! of a form, `callers.rs` and `callees.rs` search one file for the callers and callees
@@ -27,6 +29,7 @@ mod calls_render;
 mod cursor;
 mod definitions;
 mod derived;
+mod kept;
 mod literal;
 mod macros;
 mod method_line;
@@ -50,6 +53,7 @@ use crate::features::Features;
 use crate::grammar::{symbol_key, Grammar};
 use crate::guard::{Guard, LoadedFile, WalkedFile};
 use crate::pattern::{PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
+use crate::project::source::{map_files_from, Memo, Sourced};
 use crate::shown::quoted;
 use crate::view::{self, Pattern};
 use regex::bytes::{Regex, RegexBuilder};
@@ -367,6 +371,8 @@ pub(crate) struct Search {
     pub gate: Option<crate::model::expand::pieces::Gate>,
     /// Callers: the scope's macros that may write a call of the symbol.
     pub through: through::Writers,
+    /// Where the walked files' bytes come from ([`find_from`]).
+    pub source: std::sync::Arc<dyn crate::project::source::FileSource>,
 }
 
 impl Search {
@@ -398,6 +404,19 @@ impl Search {
     /// Takes `n` from the collection budget; false once it is spent.
     pub(crate) fn collect(&self, n: usize) -> bool {
         self.collected.fetch_add(n, Ordering::Relaxed) + n <= MAX_COLLECTED
+    }
+
+    /// `work` on each of `files`, read from the request's source, in parallel
+    /// ([`crate::project::map_files`]).
+    pub(crate) fn map_files<R: Send>(
+        &self,
+        guard: &Guard,
+        files: &[WalkedFile],
+        cancel: &CancelToken,
+        work: impl Fn(&LoadedFile) -> R + Sync,
+    ) -> Vec<Result<R, ToolError>> {
+        let work = |sourced: &Sourced| work(&sourced.file);
+        crate::project::source::map_files_from(&*self.source, guard, files, cancel, work)
     }
 
     pub(crate) fn mode(&self) -> FindMode {
@@ -502,11 +521,29 @@ pub fn find_in(
     request: &FindRequest,
     cancel: &CancelToken,
 ) -> Result<FindResult, ToolError> {
+    let disk = std::sync::Arc::new(crate::project::source::Disk);
+    find_from(guard, grammar, paths, request, cancel, disk)
+}
+
+/// [`find_in`] with the walked files' bytes from `source` (a long-lived surface's cache:
+/// the same answer, without reading again what did not change).
+///
+/// # Errors
+/// As [`find`].
+pub fn find_from(
+    guard: &Guard,
+    grammar: &Grammar,
+    paths: &[String],
+    request: &FindRequest,
+    cancel: &CancelToken,
+    source: std::sync::Arc<dyn crate::project::source::FileSource>,
+) -> Result<FindResult, ToolError> {
     let joined = paths.join(" ");
     let mut search = check(request, &joined, grammar)?;
+    search.source = source;
     // The scope as answers show it (each path by the one rule, docs/guard.md).
     let shown = crate::shown::path_prefix(&joined);
-    let scope = collect_scope(guard, paths, cancel)?;
+    let scope = collect_scope(guard, paths, search.source.wants_stamps(), cancel)?;
     if macros::wanted(&search) {
         macros::learn(guard, &scope.parts, grammar, &mut search, cancel);
     }
@@ -515,7 +552,8 @@ pub fn find_in(
     }
     let search = search;
     let mut answers: Vec<(String, Result<FileAnswer, ToolError>)> = Vec::new();
-    let work = |file: &LoadedFile| search_file(file, grammar, &search, cancel);
+    let work = |file: &LoadedFile| search_file(file, None, grammar, &search, cancel);
+    let kept = |s: &Sourced| search_file(&s.file, s.memo.as_ref(), grammar, &search, cancel);
     for part in scope.parts {
         match part {
             ScopePart::Single(file) => {
@@ -523,7 +561,8 @@ pub fn find_in(
                 answers.push((file.display_path.clone(), Ok(answer)));
             }
             ScopePart::Walked(files) => {
-                let mut results = crate::project::map_files(guard, &files, cancel, work);
+                let source = &*search.source;
+                let mut results = map_files_from(source, guard, &files, cancel, kept);
                 search_large_files(guard, &files, &mut results, cancel, &work);
                 // Entries name a file as the walk listed it (a symlink by its own name,
                 // not its target's), so that they come in walk order.
@@ -628,8 +667,11 @@ fn large_guard(guard: &Guard) -> Guard {
     guard.with_max_file_bytes(guard.max_file_bytes().saturating_mul(LARGE_FILE_FACTOR))
 }
 
+/// The answer of one file; `memo`: what is kept of the file's bytes (a long-lived
+/// surface's cache, [`kept`]).
 fn search_file(
     file: &LoadedFile,
+    memo: Option<&Memo>,
     grammar: &Grammar,
     search: &Search,
     cancel: &CancelToken,
@@ -639,6 +681,9 @@ fn search_file(
             over_budget: true,
             ..FileAnswer::default()
         };
+    }
+    if let Some(answer) = memo.and_then(|memo| kept::skipped(file, memo, search)) {
+        return answer;
     }
     let mut answer = match &search.target {
         Target::Symbol(query) => references::in_file(file, grammar, search, query, cancel),
@@ -666,6 +711,7 @@ enum ScopePart {
 fn collect_scope(
     guard: &Guard,
     paths: &[String],
+    stamped: bool,
     cancel: &CancelToken,
 ) -> Result<Scope, ToolError> {
     // Several paths may name one file twice (`a.lisp ./a.lisp`, a directory and a file
@@ -702,7 +748,10 @@ fn collect_scope(
         };
         match directory {
             Some(directory) => {
-                let walk = guard.walk_cancellable(&directory, &view::is_lisp_path, cancel);
+                let walk = match stamped {
+                    true => guard.walk_stamped(&directory, &view::is_lisp_path, cancel),
+                    false => guard.walk_cancellable(&directory, &view::is_lisp_path, cancel),
+                };
                 if walk.stopped_at_limit {
                     scope.notes.push(format!(
                         "[{} lists more than {} Lisp files: only the first {} were searched; search a sub-directory]",
@@ -881,6 +930,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         macros: crate::model::expand::Macros::default(),
         gate,
         through: through::Writers::default(),
+        source: std::sync::Arc::new(crate::project::source::Disk),
     })
 }
 
@@ -1169,7 +1219,7 @@ pub fn calls_in_memory(
             mtime_ms: 0,
             info: None,
         };
-        search_file(&file, grammar, &search, cancel)
+        search_file(&file, None, grammar, &search, cancel)
     });
     if cancel.is_cancelled() {
         return Err(ToolError::new(

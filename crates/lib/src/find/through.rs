@@ -46,6 +46,11 @@ pub(crate) struct Writers {
 }
 
 impl Writers {
+    /// The writers' folded names.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(String::as_str)
+    }
+
     /// Where the writers' names may be in the haystack (case-insensitive text), in order.
     pub(crate) fn hits(&self, hay: &super::literal::Haystack) -> Vec<usize> {
         self.finder
@@ -98,7 +103,8 @@ pub(crate) fn learn(guard: &Guard, parts: &[ScopePart], search: &mut Search, can
             match part {
                 ScopePart::Single(file) => learned.extend(work(file)),
                 ScopePart::Walked(files) => {
-                    for found in crate::project::map_files(guard, files, cancel, work)
+                    for found in search
+                        .map_files(guard, files, cancel, work)
                         .into_iter()
                         .flatten()
                     {

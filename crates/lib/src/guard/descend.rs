@@ -33,6 +33,23 @@ pub(super) struct Want<'a> {
     /// The size cap: no ignore file is read past it.
     pub size_cap: u64,
     pub cancel: &'a CancelToken,
+    /// Stat each listed file beneath its directory's handle ([`Stamp`]).
+    pub stamps: bool,
+}
+
+/// What the directory entry of a listed regular file says of it, read with `fstatat`
+/// beneath the handle of the directory that listed it (never following a symlink): what a
+/// long-lived caller compares to know that a file it read before is unchanged. `None` in
+/// a listing for an entry that is not a regular file (a symlink: reading it resolves it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Stamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    /// Modification and status-change times, in nanoseconds since the epoch: a write
+    /// changes both, and no one can set the status-change time back.
+    pub mtime_ns: i128,
+    pub ctime_ns: i128,
 }
 
 /// What a walk found; paths are relative to the walked directory, `/`-separated bytes.
@@ -40,6 +57,8 @@ pub(super) struct Want<'a> {
 pub(super) struct Listing {
     /// The wanted files, in path order.
     pub files: Vec<Vec<u8>>,
+    /// With [`Want::stamps`], each file's stamp (same order as `files`).
+    pub stamps: Vec<Option<Stamp>>,
     /// Directories that could not be opened or listed, and why.
     pub unlisted: Vec<(Vec<u8>, Errno)>,
     /// A directory moved while the walk was below it: the walk stopped there.
@@ -120,15 +139,15 @@ impl Descent<'_> {
                 if let Some(child) = self.down(&here, &entry.name) {
                     here = child;
                 }
-            } else if self.file() {
+            } else if self.file(&here, &entry.name) {
                 return;
             }
         }
     }
 
-    /// The entry at `self.path`, a file: listed when wanted and not ignored. `true` when
-    /// the walk must stop (the most files were listed).
-    fn file(&mut self) -> bool {
+    /// The entry `name` of `here` at `self.path`, a file: listed when wanted and not
+    /// ignored. `true` when the walk must stop (the most files were listed).
+    fn file(&mut self, here: &OwnedFd, name: &[u8]) -> bool {
         let wanted = (self.want.file)(&String::from_utf8_lossy(&self.path));
         if !wanted || self.rules.ignored(&self.path, false) {
             return false;
@@ -138,6 +157,9 @@ impl Descent<'_> {
             return true;
         }
         self.listing.files.push(self.path.clone());
+        if self.want.stamps {
+            self.listing.stamps.push(stamp(here, name));
+        }
         false
     }
 
@@ -202,12 +224,31 @@ impl Descent<'_> {
             Ok((id, fd)) if id == parent.id => Some(fd),
             _ => {
                 self.listing.files.truncate(left.files_before);
+                self.listing.stamps.truncate(left.files_before);
                 let shown = &self.path[..left.prefix_len.saturating_sub(1)];
                 self.listing.moved = Some(shown.to_vec());
                 None
             }
         }
     }
+}
+
+/// The stamp of the entry `name` of `dir` when it is a regular file.
+fn stamp(dir: &OwnedFd, name: &[u8]) -> Option<Stamp> {
+    let name = std::ffi::OsStr::from_bytes(name);
+    let st = rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()?;
+    if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
+        return None;
+    }
+    let ns = |sec: i64, nsec: i64| i128::from(sec) * 1_000_000_000 + i128::from(nsec);
+    #[allow(clippy::useless_conversion, clippy::unnecessary_cast)]
+    Some(Stamp {
+        dev: st.st_dev as u64,
+        ino: st.st_ino as u64,
+        size: u64::try_from(st.st_size).unwrap_or(0),
+        mtime_ns: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+        ctime_ns: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+    })
 }
 
 /// The flags of a directory handle that is listed: never through a symlink.

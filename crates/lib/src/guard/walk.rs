@@ -18,7 +18,7 @@
 //! This module does not read file contents but ignore files, nor decide which files are
 //! Lisp (the caller passes a predicate).
 
-use super::descend::{self, MAX_WALK_DEPTH};
+use super::descend::{self, Stamp, MAX_WALK_DEPTH};
 use super::ignore_rules::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_PATTERNS};
 use super::messages::printable;
 use super::{resolve, Guard, LoadedFile};
@@ -62,9 +62,17 @@ pub struct WalkedFile {
     /// Relative to the walked directory, forward slashes: the order of a walk.
     pub relative_path: String,
     path: PathBuf,
+    /// From a walk asked for stamps ([`Guard::walk_stamped`]), when a regular file.
+    stamp: Option<Stamp>,
 }
 
 impl WalkedFile {
+    /// What the walk's `fstatat` said of the file ([`Guard::walk_stamped`]): `None` for
+    /// an entry that is not a regular file, or a walk that did not stat.
+    pub fn stamp(&self) -> Option<&Stamp> {
+        self.stamp.as_ref()
+    }
+
     /// The file's real path as the walk found it (never the escaped `display_path`):
     /// to be opened through the guard again, which resolves it inside the roots.
     pub fn path(&self) -> &std::path::Path {
@@ -142,6 +150,28 @@ impl Guard {
         wanted: &dyn Fn(&str) -> bool,
         cancel: &CancelToken,
     ) -> Walk {
+        self.walk_with(directory, wanted, cancel, false)
+    }
+
+    /// [`Guard::walk_cancellable`] that also stats each regular file beneath its
+    /// directory's handle ([`WalkedFile::stamp`]): one `fstatat` a file, no resolution,
+    /// for a caller that keeps what it read and must know what changed since.
+    pub fn walk_stamped(
+        &self,
+        directory: &Directory,
+        wanted: &dyn Fn(&str) -> bool,
+        cancel: &CancelToken,
+    ) -> Walk {
+        self.walk_with(directory, wanted, cancel, true)
+    }
+
+    fn walk_with(
+        &self,
+        directory: &Directory,
+        wanted: &dyn Fn(&str) -> bool,
+        cancel: &CancelToken,
+        stamps: bool,
+    ) -> Walk {
         let mut walk = Walk {
             directory: directory.clone(),
             files: Vec::new(),
@@ -163,6 +193,7 @@ impl Guard {
                     max_files: MAX_WALKED_FILES,
                     size_cap: self.max_file_bytes,
                     cancel,
+                    stamps,
                 },
             ),
             Err(e) => {
@@ -174,7 +205,8 @@ impl Guard {
         walk.files = listing
             .files
             .iter()
-            .map(|rel| walked(directory, rel))
+            .enumerate()
+            .map(|(k, rel)| walked(directory, rel, listing.stamps.get(k).copied().flatten()))
             .collect();
         walk.files
             .sort_by(|a, b| a.relative_path.cmp(&b.relative_path));
@@ -234,6 +266,7 @@ impl Guard {
             display_path: printable(user_path),
             relative_path: user_path.replace('\\', "/"),
             path: PathBuf::from(user_path),
+            stamp: None,
         }
     }
 
@@ -246,6 +279,7 @@ impl Guard {
                 display_path: shown_path(relative),
                 relative_path: relative.to_string(),
                 path: PathBuf::from(relative),
+                stamp: None,
             };
         }
         let parent = |p: &str| {
@@ -260,6 +294,7 @@ impl Guard {
                 .path
                 .parent()
                 .map_or_else(|| PathBuf::from(relative), |d| d.join(relative)),
+            stamp: None,
         }
     }
 
@@ -289,12 +324,13 @@ fn top_flags() -> OFlags {
 }
 
 /// How a walked file is shown, ordered and read, from its path below the directory.
-fn walked(directory: &Directory, rel: &[u8]) -> WalkedFile {
+fn walked(directory: &Directory, rel: &[u8], stamp: Option<Stamp>) -> WalkedFile {
     let relative_path = String::from_utf8_lossy(rel).into_owned();
     WalkedFile {
         display_path: shown(directory, rel),
         path: directory.path.join(OsStr::from_bytes(rel)),
         relative_path,
+        stamp,
     }
 }
 

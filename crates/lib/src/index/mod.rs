@@ -8,8 +8,12 @@
 //! what keeps the cache true is the caller telling it what changed ([`Index::forget`],
 //! [`Index::clear`]), a re-check of every file at a bounded rate ([`recheck`]), and a
 //! check of the files an answer cites ([`Index::unchanged`]).
+//!
+//! [`files`] is the MCP server's: the files `lisp-find` read, kept between its calls.
 
 pub mod analysis;
+pub mod files;
+pub mod incremental;
 pub mod lexical;
 pub mod names;
 pub mod recheck;
@@ -47,6 +51,16 @@ impl FileData {
     /// The data of `bytes` (an open buffer, or a file just read).
     pub fn new(bytes: Vec<u8>, grammar: &Grammar) -> FileData {
         let symbols = analysis::symbols(&bytes, grammar);
+        FileData {
+            bytes: bytes.into(),
+            symbols: symbols.into(),
+            tables: Default::default(),
+        }
+    }
+
+    /// The data of `bytes` whose definitions are known already (an edited buffer,
+    /// [`incremental::reparse`]).
+    pub fn with_symbols(bytes: Vec<u8>, symbols: Vec<Symbol>) -> FileData {
         FileData {
             bytes: bytes.into(),
             symbols: symbols.into(),

@@ -1,33 +1,11 @@
 //! Per-file tables that let a request skip the files that cannot hold an answer: the
-//! folded names a file defines, and the words its text holds. Each is a sorted set of
-//! hashes (eight bytes a name, no text kept): a hash collision only costs a file read
-//! for nothing, never a missed answer.
+//! folded names a file defines, and the words its text holds ([`crate::project::words`]).
+//! Each is a sorted set of hashes (eight bytes a name, no text kept): a hash collision
+//! only costs a file read for nothing, never a missed answer.
 
 use super::analysis::Symbol;
 use crate::find::SymbolQuery;
-
-/// A sorted set of name hashes.
-#[derive(Clone, Debug, Default)]
-pub struct NameSet(Box<[u64]>);
-
-impl NameSet {
-    fn of(mut hashes: Vec<u64>) -> NameSet {
-        hashes.sort_unstable();
-        hashes.dedup();
-        NameSet(hashes.into_boxed_slice())
-    }
-
-    pub fn may_hold(&self, name: &[u8]) -> bool {
-        self.0.binary_search(&hash(name)).is_ok()
-    }
-}
-
-/// FNV-1a: the same in every run, and quick for short words (every token is hashed).
-fn hash(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+pub use crate::project::words::{words, words_answer_for, NameSet};
 
 /// The folded names ([`SymbolQuery::name`]) the named symbols of the tree define:
 /// `query.matches_name(written)` only when the set holds `query.name`.
@@ -37,71 +15,10 @@ pub fn defined(symbols: &[Symbol]) -> NameSet {
     while let Some(s) = stack.pop() {
         if s.named {
             if let Some(q) = SymbolQuery::parse(&s.name) {
-                hashes.push(hash(q.name.as_bytes()));
+                hashes.push(NameSet::hash(q.name.as_bytes()));
             }
         }
         stack.extend(&s.children);
-    }
-    NameSet::of(hashes)
-}
-
-/// Ends a token (as the reader reads one).
-fn ends_token(c: u8) -> bool {
-    c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b'"' | b'\'' | b'`' | b',' | b';')
-}
-
-/// Ends a word inside a token: a package marker, an escape, a prefix.
-fn ends_word(c: u8) -> bool {
-    matches!(c, b':' | b'|' | b'\\' | b'#' | b'@')
-}
-
-/// Whether [`words`] can answer for `name`: an ASCII name without the characters that
-/// split words (else every file is a candidate).
-pub fn words_answer_for(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .bytes()
-            .all(|c| c.is_ascii() && !ends_token(c) && !ends_word(c))
-}
-
-/// The words of `bytes`, ASCII-lowercased: the runs between token ends and word ends,
-/// and in a token written with escapes (`|...|`, `\`) the runs of it unescaped too.
-/// Every token that [`SymbolQuery::matches_token`] takes for a name that
-/// [`words_answer_for`] holds, with the name found in the text as
-/// [`crate::find`] finds it, holds that name as a word.
-pub fn words(bytes: &[u8]) -> NameSet {
-    let mut hashes = Vec::new();
-    let mut word = Vec::new();
-    let push = |word: &mut Vec<u8>, hashes: &mut Vec<u64>| {
-        if !word.is_empty() {
-            hashes.push(hash(word));
-            word.clear();
-        }
-    };
-    for token in bytes.split(|&c| ends_token(c)).filter(|t| !t.is_empty()) {
-        for &c in token {
-            if ends_word(c) {
-                push(&mut word, &mut hashes);
-            } else {
-                word.push(c.to_ascii_lowercase());
-            }
-        }
-        push(&mut word, &mut hashes);
-        if token.iter().any(|&c| c == b'|' || c == b'\\') {
-            let mut escaped = false;
-            for &c in token {
-                match c {
-                    b'\\' if !escaped => escaped = true,
-                    b'|' if !escaped => {}
-                    b':' | b'#' | b'@' if !escaped => push(&mut word, &mut hashes),
-                    _ => {
-                        word.push(c.to_ascii_lowercase());
-                        escaped = false;
-                    }
-                }
-            }
-            push(&mut word, &mut hashes);
-        }
     }
     NameSet::of(hashes)
 }

@@ -16,6 +16,8 @@ pub const MAX_THREADS: usize = 8;
 pub mod asdf;
 pub mod map;
 pub mod plan;
+pub mod source;
+pub mod words;
 
 /// Reads every file through the guard and applies `work` to it, on up to [`MAX_THREADS`]
 /// threads; the answers come back in the order of `files`. A file the guard refuses gives

@@ -1,0 +1,139 @@
+//! `lisp-find` keeps the files it read between calls (docs/mcp.md#lisp-find-between-calls):
+//! on the real server over stdio, a file edited on disk (even to the same size and
+//! modification time), deleted or created between two calls is seen by the second call.
+//! Every answer is the one a server started afresh gives of the tree as it is then, and
+//! its fields are the command line's `find --json` (whose text view spells its hints for
+//! a shell).
+
+use crate::client::{RawServer, BIN};
+use serde_json::{json, Value};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("lrf-mcp-kept-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(dir.join("sub")).unwrap();
+    dir
+}
+
+/// `find --json` of the same request on the command line, rooted at `dir`.
+fn command_line(dir: &Path, request: &Value) -> Value {
+    let mut args: Vec<String> = vec!["find".into(), "--json".into()];
+    for (key, value) in request.as_object().unwrap() {
+        args.push(format!("--{key}"));
+        args.push(value.as_str().unwrap().to_string());
+    }
+    args.extend(["--root".into(), dir.display().to_string(), ".".into()]);
+    let out = Command::new(BIN)
+        .args(&args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The MCP result as `find --json` prints it (the text view is said once, in `content`).
+fn as_command_line(result: &Value) -> Value {
+    assert_eq!(result["isError"], false, "{result}");
+    let mut answer = result["structuredContent"].clone();
+    answer["content"] = result["content"][0]["text"].clone();
+    answer
+}
+
+/// Each request's answer from `server` equals a fresh server's, and the command line's
+/// but for the text view.
+fn same_as_fresh(server: &mut RawServer, dir: &Path, requests: &[Value]) -> Vec<Value> {
+    let args = ["--root", dir.to_str().unwrap()];
+    let mut fresh = RawServer::start_in(&args, dir, None);
+    requests
+        .iter()
+        .map(|request| {
+            let answer = as_command_line(&server.tool("lisp-find", request.clone()));
+            let want = as_command_line(&fresh.tool("lisp-find", request.clone()));
+            assert_eq!(answer, want, "{request}");
+            let mut cli = command_line(dir, request);
+            cli["content"] = answer["content"].clone();
+            assert_eq!(answer, cli, "{request}");
+            answer
+        })
+        .collect()
+}
+
+fn files_of(answer: &Value, key: &str) -> Vec<String> {
+    let mut files: Vec<String> = answer[key]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["file"].as_str().unwrap().to_string())
+        .collect();
+    files.dedup();
+    files
+}
+
+#[test]
+fn lisp_find_sees_what_changed_on_disk_between_calls() {
+    let dir = scratch("changes");
+    fs::write(dir.join("a.lisp"), "(defun alpha () (beta))\n").unwrap();
+    fs::write(dir.join("b.lisp"), "(defun beta () 1)\n").unwrap();
+    fs::write(dir.join("sub/c.lisp"), "(defun gamma () (beta) (alpha))\n").unwrap();
+    let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
+    let requests = [
+        json!({"symbol": "beta"}),
+        json!({"callers": "beta"}),
+        json!({"name": "beta"}),
+        json!({"symbol": "alpha"}),
+    ];
+    let first = same_as_fresh(&mut server, &dir, &requests);
+    assert_eq!(
+        files_of(&first[0], "references"),
+        ["a.lisp", "b.lisp", "sub/c.lisp"]
+    );
+    // The same answers again, from what the server kept.
+    assert_eq!(same_as_fresh(&mut server, &dir, &requests), first);
+
+    // a.lisp rewritten to the same size and given back its modification time: only its
+    // status-change time tells it changed.
+    let a = dir.join("a.lisp");
+    let modified = fs::metadata(&a).unwrap().modified().unwrap();
+    fs::write(&a, "(defun alpha () (betb))\n").unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&a)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    assert_eq!(fs::metadata(&a).unwrap().modified().unwrap(), modified);
+    fs::remove_file(dir.join("sub/c.lisp")).unwrap();
+    fs::write(dir.join("sub/d.lisp"), "(defun delta () (beta))\n").unwrap();
+    let after = same_as_fresh(&mut server, &dir, &requests);
+    assert_eq!(files_of(&after[0], "references"), ["b.lisp", "sub/d.lisp"]);
+    assert_eq!(files_of(&after[1], "callers"), ["sub/d.lisp"]);
+    assert_eq!(after[0]["files_searched"], 3);
+    // alpha's only use was in the deleted file.
+    assert_eq!(files_of(&after[3], "references"), ["a.lisp"]);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn lisp_find_answers_a_file_replaced_by_a_symlink_as_the_guard_reads_it() {
+    let dir = scratch("symlink");
+    let outside = scratch("symlink-outside");
+    fs::write(dir.join("a.lisp"), "(defun alpha () (beta))\n").unwrap();
+    fs::write(outside.join("secret.lisp"), "(defun secret () (beta))\n").unwrap();
+    let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
+    let request = [json!({"symbol": "beta"})];
+    let first = same_as_fresh(&mut server, &dir, &request);
+    assert_eq!(files_of(&first[0], "references"), ["a.lisp"]);
+    // A symlink out of the root in the kept file's place is refused, not served from
+    // what was kept, nor read.
+    fs::remove_file(dir.join("a.lisp")).unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.lisp"), dir.join("a.lisp")).unwrap();
+    let after = same_as_fresh(&mut server, &dir, &request);
+    assert_eq!(after[0]["references"], json!([]));
+    assert_eq!(after[0]["files_skipped"][0]["code"], "ACCESS_DENIED");
+    let _ = fs::remove_dir_all(&dir);
+    let _ = fs::remove_dir_all(&outside);
+}

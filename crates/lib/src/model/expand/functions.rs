@@ -124,8 +124,9 @@ fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, F
 }
 
 /// Whether a function's body may have a value the expander computes: it ends (inside
-/// `let`, `progn`, `flet` ... ) in a template or a call of a builder or of a pure form. A
-/// function that ends otherwise (`gethash`, a variable) is not learned, nor what it calls.
+/// `let`, `progn`, `flet` ... ) in a template or a call of a builder, of a pure form, of a
+/// form of the evaluator (`eval/`) or of another project function. A function that ends
+/// otherwise (`gethash`, a variable) is not learned, nor what it calls.
 fn computes(body: &[Val]) -> bool {
     let mut body = body;
     for _ in 0..super::MAX_DEPTH {
@@ -138,7 +139,15 @@ fn computes(body: &[Val]) -> bool {
         let skip = match head {
             "progn" | "locally" | "with-standard-io-syntax" => 1,
             "let" | "let*" | "flet" | "labels" => 2,
-            _ => return super::builders::is_builder(head) || super::template::is_pure(head),
+            _ => {
+                return super::builders::is_builder(head)
+                    || super::template::is_pure(head)
+                    || super::eval::is_function(head)
+                    || super::eval::is_form(head)
+                    // Another project function's value (`byte-ref-fun-name` calling
+                    // `byte-fun-name`).
+                    || may_be_project(head);
+            }
         };
         body = last.items().and_then(|i| i.get(skip..)).unwrap_or_default();
     }

@@ -123,8 +123,11 @@ fn an_unknown_call_makes_no_name_but_keeps_the_others() {
     let source = "(defmacro m (name) `(progn (defun ,(compute name) ()) (defun ,name () ,(body))))";
     assert_eq!(names(source, "(m f)"), ["defun f"]);
     // A body whose value is not a template: not instantiable.
-    let computed = "(defmacro n (name) (if name `(defun ,name ()) `(progn)))";
+    let computed = "(defmacro n (name) (compute-it name `(defun ,name ())))";
     assert_eq!(expansion(computed, "(n f)"), None);
+    // An `if` of templates is a form of the evaluator (`eval/`): its test is computed.
+    let chosen = "(defmacro n (name) (if name `(defun ,name ()) `(progn)))";
+    assert_eq!(expansion(chosen, "(n f)").as_deref(), Some("(defun f ())"));
 }
 
 #[test]
@@ -378,11 +381,10 @@ fn mapcar_and_apply_of_project_functions_and_lambdas() {
         names_with_functions(MAPPED, "(define-classes (a-error b-error) (socket-error))"),
         ["define-condition a-error", "define-condition b-error"]
     );
-    // `first` is no pure form here: its `defvar`'s name is unknown; `when nil` splices
-    // nothing.
+    // `first` is computed (`eval/lists.rs`); `when nil` splices nothing.
     assert_eq!(
         names_with_functions(MAPPED, "(define-named (x y))"),
-        ["define-condition x", "define-condition y"]
+        ["define-condition x", "define-condition y", "defvar x-count"]
     );
 }
 

@@ -29,9 +29,10 @@ pub(crate) fn learn(
     let mut needs = expand::read_time::Needs::default();
     {
         let reads = |plus, e: &[u8]| search.reads(plus, e);
+        let macrolets = matches!(search.target, Target::Pattern(_));
         let work = |file: &LoadedFile| {
             let names = expand::functions::defun_names(&file.bytes);
-            let needs = expand::read_time::needs(&file.bytes, &reads);
+            let needs = expand::read_time::needs(&file.bytes, macrolets, &reads);
             (expand::learn(&file.bytes, &reads), names, needs)
         };
         let mut add = |needed: expand::read_time::Needs| {
@@ -121,7 +122,9 @@ fn learn_functions(
         }
         tried.extend(wanted.iter().cloned());
         let defines = |names: &Vec<String>| names.iter().any(|n| wanted.contains(n));
-        let work = |file: &LoadedFile| expand::functions::learn(&file.bytes, &wanted, &reads);
+        let forwarding = matches!(search.target, Target::Pattern(_));
+        let work =
+            |file: &LoadedFile| expand::functions::learn(&file.bytes, &wanted, forwarding, &reads);
         let mut found = Vec::new();
         for (part, names_of) in parts.iter().zip(defuns) {
             match part {

@@ -386,9 +386,9 @@ pub(crate) fn ends_in_template(body: &[Val]) -> bool {
                         "let" | "let*" | "with-gensyms" | "with-unique-names" | "once-only"
                         | "flet" | "labels",
                     ) => 2,
-                    // A form of the evaluator that holds a template (`(loop ... finally
-                    // (return `(progn ,@forms)))`, a `cond` of templates).
-                    Some(h) if eval::is_form(h) => {
+                    // An iteration of the evaluator that holds a template (`(loop ...
+                    // finally (return `(progn ,@forms)))`).
+                    Some(h) if iterates(h) => {
                         return any_node(last, &mut |n| matches!(n, Val::Backquote(_)))
                     }
                     _ => return false,

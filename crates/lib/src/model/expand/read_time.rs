@@ -43,7 +43,9 @@ pub(crate) struct Needs {
     pub calls: HashSet<String>,
 }
 
-pub(crate) fn needs(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Needs {
+/// `macrolets`: whether to read the `macrolet`s too (a search by pattern: a search by
+/// name reads a `macrolet` only when its own text can make the name, docs/find.md).
+pub(crate) fn needs(b: &[u8], macrolets: bool, reads: &dyn Fn(bool, &[u8]) -> bool) -> Needs {
     let mut out = Needs::default();
     let read_time = hits(b);
     for &h in &read_time {
@@ -52,6 +54,9 @@ pub(crate) fn needs(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Needs {
             out.defines = true;
             out.calls.extend(functions::called(&m.body));
         }
+    }
+    if !macrolets {
+        return out;
     }
     let mut local: Vec<usize> = memchr::memmem::find_iter(b, b"(macrolet")
         .chain(memchr::memmem::find_iter(b, b"(MACROLET"))

@@ -36,12 +36,52 @@ pub(crate) fn is_assignment(operator: &str) -> bool {
     matches!(operator, "setq" | "setf" | "push" | "pop" | "incf" | "decf")
 }
 
+/// An unknown value, after which the local variables that `forms` may assign are unknown
+/// too (a branch not known to be taken, or not, may have assigned them).
+pub(crate) fn unknown_after(forms: &[Val], env: &mut Env) -> Option<Val> {
+    let mut stack: Vec<&Val> = forms.iter().collect();
+    while let Some(v) = stack.pop() {
+        if let Some(op) = v.head().filter(|h| is_assignment(h) || *h == "loop") {
+            let args = v.items().unwrap_or_default();
+            let places: Vec<&Val> = match op {
+                "setq" | "setf" => args.iter().skip(1).step_by(2).collect(),
+                "push" => args.get(2).into_iter().collect(),
+                "loop" => args.iter().skip(1).collect(),
+                _ => args.get(1).into_iter().collect(),
+            };
+            for p in places {
+                if let Some(name) = p.symbol_name() {
+                    if env.vars.contains_key(name) {
+                        env.bind(name, Val::Unknown);
+                    }
+                }
+            }
+        }
+        stack.extend(v.children());
+    }
+    Some(Val::Unknown)
+}
+
 fn nil() -> Val {
     Val::sym("nil")
 }
 
-/// The value of `(operator args...)`; `None` once the budget is spent.
+/// The value of `(operator args...)`; `None` once the budget is spent. When it is
+/// unknown, so are the local variables its forms may assign.
 pub(crate) fn value(
+    operator: &str,
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    match compute(operator, args, env, budget, depth)? {
+        Val::Unknown => unknown_after(args, env),
+        v => Some(v),
+    }
+}
+
+fn compute(
     operator: &str,
     args: &[Val],
     env: &mut Env,
@@ -101,7 +141,7 @@ pub(crate) fn value(
                 match truth(&exec(test, env, budget, depth)?) {
                     Some(true) => exec(then, env, budget, depth),
                     Some(false) => progn(rest, env, budget, depth),
-                    None => Some(Val::Unknown),
+                    None => unknown_after(args, env),
                 }
             }
             _ => Some(Val::Unknown),
@@ -113,7 +153,7 @@ pub(crate) fn value(
             match truth(&exec(test, env, budget, depth)?) {
                 Some(t) if t == (operator == "when") => progn(body, env, budget, depth),
                 Some(_) => Some(nil()),
-                None => Some(Val::Unknown),
+                None => unknown_after(body, env),
             }
         }
         "and" | "or" => {
@@ -121,7 +161,7 @@ pub(crate) fn value(
             for form in args {
                 last = exec(form, env, budget, depth)?;
                 match truth(&last) {
-                    None => return Some(Val::Unknown),
+                    None => return unknown_after(args, env),
                     Some(t) if t != (operator == "and") => return Some(last),
                     Some(_) => {}
                 }
@@ -131,11 +171,11 @@ pub(crate) fn value(
         "cond" => {
             for clause in args {
                 let Some((test, body)) = clause.items().and_then(|c| c.split_first()) else {
-                    return Some(Val::Unknown);
+                    return unknown_after(args, env);
                 };
                 let t = exec(test, env, budget, depth)?;
                 match truth(&t) {
-                    None => return Some(Val::Unknown),
+                    None => return unknown_after(args, env),
                     Some(true) if body.is_empty() => return Some(t),
                     Some(true) => return progn(body, env, budget, depth),
                     Some(false) => {}
@@ -241,7 +281,7 @@ fn case(
     };
     let key = exec(key, env, budget, depth)?;
     if matches!(key, Val::Unknown) {
-        return Some(Val::Unknown);
+        return unknown_after(clauses, env);
     }
     for clause in clauses {
         let Some((keys, body)) = clause.items().and_then(|c| c.split_first()) else {
@@ -403,7 +443,10 @@ fn do_loop(
         }
         first = false;
         match truth(&exec(test, env, budget, depth)?) {
-            None => return Some(Val::Unknown),
+            None => {
+                unknown_after(body, env);
+                return unknown_after(result, env);
+            }
             Some(true) => return progn(result, env, budget, depth),
             Some(false) => {}
         }

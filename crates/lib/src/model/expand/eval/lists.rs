@@ -3,12 +3,16 @@
 //! `append`, `reverse` (and `nreverse`, `nconc`, which the code uses for their values),
 //! `copy-list`, `length`, `subseq`, `member`, `assoc`, `getf`, `list*`, `null`/`not`,
 //! `endp`, `consp`, `listp`, `atom`, `symbolp`, `stringp`, `keywordp`, `eq`, `eql`,
-//! `equal`, `string=`, `string-equal`, `identity`. `member` and `assoc` compare with `eql`
+//! `equal`, `string=`, `string-equal`, `identity`, `load-time-value` (of its value),
+//! `gensym` (an uninterned symbol), `symbol-package` and `find-package` of `KEYWORD` (a
+//! symbol without a prefix is in the file's package, which is not `KEYWORD`; another
+//! package is unknown). `member` and `assoc` compare with `eql`
 //! and take no keyword arguments; `eq`/`eql` of two strings is unknown (it asks for
 //! identity). Anything else is not computed.
 
 use super::super::datum::Val;
 use super::numbers::int;
+use crate::model::symbols::{Prefix, Written};
 
 /// Whether [`call`] computes `(operator ...)`.
 pub(crate) fn is_function(operator: &str) -> bool {
@@ -54,7 +58,24 @@ pub(crate) fn is_function(operator: &str) -> bool {
             | "string="
             | "string-equal"
             | "identity"
+            | "symbol-package"
+            | "find-package"
+            | "load-time-value"
+            | "gensym"
     )
+}
+
+/// The package `KEYWORD`, as `find-package` and `symbol-package` give it; any other
+/// package is [`CURRENT`] (a symbol written without a prefix) or unknown.
+const KEYWORD: &str = "#<package keyword>";
+/// The package of a symbol written without a prefix: the file's, which is not `KEYWORD`.
+const CURRENT: &str = "#<package>";
+
+fn package(v: &Val) -> Option<&str> {
+    match v {
+        Val::Atom(a) if a == KEYWORD || a == CURRENT => Some(a),
+        _ => None,
+    }
 }
 
 fn boolean(b: bool) -> Val {
@@ -112,6 +133,12 @@ pub(crate) fn eql(a: &Val, b: &Val) -> Option<bool> {
     match (a, b) {
         (Val::Unknown, _) | (_, Val::Unknown) => None,
         (Val::Sym(_), Val::Sym(_)) => Some(a == b || (a.is_nil() && b.is_nil())),
+        // Packages: `KEYWORD` is itself and no other; two others may be the same.
+        _ if package(a).is_some() || package(b).is_some() => match (package(a), package(b)) {
+            (Some(KEYWORD), Some(KEYWORD)) => Some(true),
+            (Some(KEYWORD), Some(_)) | (Some(_), Some(KEYWORD)) => Some(false),
+            _ => None,
+        },
         (Val::Atom(_), Val::Atom(_)) => match (int(a), int(b)) {
             (Some(x), Some(y)) => Some(x == y),
             _ => Some(a == b),
@@ -219,7 +246,32 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Option<Val> {
             Val::Str(s) => Val::Str(s.chars().rev().collect()),
             l => list(l.items()?.iter().rev().cloned().collect()),
         },
-        "copy-list" | "identity" => one()?.clone(),
+        "copy-list" | "identity" | "load-time-value" => one()?.clone(),
+        "symbol-package" => match one()? {
+            Val::Sym(w) => match &w.prefix {
+                Prefix::Keyword => Val::Atom(KEYWORD.into()),
+                Prefix::None => Val::Atom(CURRENT.into()),
+                Prefix::Uninterned => Val::sym("nil"),
+                Prefix::Package(_) => return None,
+            },
+            _ => return None,
+        },
+        "find-package" => match one()? {
+            Val::Sym(w) if w.name == "keyword" => Val::Atom(KEYWORD.into()),
+            Val::Str(s) if s == "KEYWORD" => Val::Atom(KEYWORD.into()),
+            _ => return None,
+        },
+        "gensym" => {
+            let name = match args {
+                [] => "g".to_string(),
+                [x] => text(x)?.to_lowercase(),
+                _ => return None,
+            };
+            Val::Sym(Written {
+                prefix: Prefix::Uninterned,
+                name,
+            })
+        }
         "length" => match one()? {
             Val::Str(s) => Val::Atom(s.chars().count().to_string()),
             l => Val::Atom(l.items()?.len().to_string()),

@@ -73,7 +73,7 @@ struct Parsed<'a> {
 pub(crate) fn value(args: &[Val], env: &mut Env, budget: &mut Budget, depth: usize) -> Option<Val> {
     budget.spend(args.len())?;
     let Some(parsed) = parse(args) else {
-        return Some(Val::Unknown);
+        return super::control::unknown_after(args, env);
     };
     let mut names: Vec<&str> = parsed.with.iter().map(|w| w.0).collect();
     names.extend(parsed.vars.iter().filter_map(var_name));
@@ -81,7 +81,10 @@ pub(crate) fn value(args: &[Val], env: &mut Env, budget: &mut Budget, depth: usi
     let saved = Saved::of(env, &names);
     let value = run(&parsed, env, budget, depth);
     saved.restore(env);
-    value
+    match value? {
+        Val::Unknown => super::control::unknown_after(args, env),
+        v => Some(v),
+    }
 }
 
 fn var_name<'a>(v: &Var<'a>) -> Option<&'a str> {

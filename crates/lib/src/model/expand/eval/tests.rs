@@ -137,3 +137,34 @@ fn loops_without_end_spend_the_budget() {
     assert_eq!(run_with("(dotimes (i 1000000000) i)", 100_000), None);
     assert_eq!(run_with("(loop for x = 1 then x while t)", 100_000), None);
 }
+
+#[test]
+fn a_branch_not_known_to_run_leaves_what_it_assigns_unknown() {
+    assert_eq!(run("(let ((x 1)) (when (unknown) (setq x 2)) x)"), UNKNOWN);
+    assert_eq!(
+        run("(let ((x 1)) (if (unknown) nil (push 2 x)) x)"),
+        UNKNOWN
+    );
+    assert_eq!(run("(let ((x 1)) (cond ((unknown) (incf x))) x)"), UNKNOWN);
+    assert_eq!(
+        run("(let ((x 1)) (loop for y in (unknown) do (setq x y)) x)"),
+        UNKNOWN
+    );
+    assert_eq!(run("(let ((x 1)) (when nil (setq x 2)) x)"), "1");
+}
+
+#[test]
+fn the_keyword_package_and_no_other() {
+    let keyword = "(load-time-value (find-package :keyword))";
+    assert_eq!(
+        run(&format!("(eq (symbol-package :values) {keyword})")),
+        "t"
+    );
+    assert_eq!(
+        run(&format!("(eq (symbol-package 'symbol) {keyword})")),
+        "nil"
+    );
+    assert_eq!(run("(eq (symbol-package 'a) (symbol-package 'b))"), UNKNOWN);
+    assert_eq!(run("(symbol-package 'p::a)"), UNKNOWN);
+    assert_eq!(run("(gensym \"NEW-FORM\")"), "#:new-form");
+}

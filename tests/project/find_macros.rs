@@ -490,15 +490,19 @@ fn names_computed_by_the_evaluated_forms_are_found() {
         )
     };
     // `#.(loop ...)`: `ldb`, `logbitp`, `ecase`, a project function, `collect into`.
+    // (A pattern without literals: the `macrolet`'s own text cannot make `ref/`, whose
+    // pieces are in the helper's file, so a literal would not read it, docs/find.md.)
+    let mut all = pattern(".");
+    all.retain(|d| d.contains("ref/"));
     assert_eq!(
-        pattern("ref/"),
+        all,
         [
             "defun ub16ref/le eval-uses.lisp:2 via #. (2)",
             "defun ub16ref/be eval-uses.lisp:2 via #. (2)",
             "defun ub32ref/le eval-uses.lisp:2 via #. (2)",
             "defun ub32ref/be eval-uses.lisp:2 via #. (2)",
-            "defun sb64ref/le eval-uses.lisp:13 via define-readers (13)",
-            "defun sb64ref/be eval-uses.lisp:13 via define-readers (13)",
+            "defun sb64ref/le eval-uses.lisp:12 via define-readers (12)",
+            "defun sb64ref/be eval-uses.lisp:12 via define-readers (12)",
         ]
     );
     // By name too: the read-time form is visited although it does not spell the name.
@@ -515,9 +519,9 @@ fn names_computed_by_the_evaluated_forms_are_found() {
     assert_eq!(
         pattern("accepts-p|generate-bindings"),
         [
-            "defmethod accepts-p ((eql :values)) eval-uses.lisp:38 via defbinding (38)",
-            "defmethod generate-bindings ((eql :values)) eval-uses.lisp:38 via defbinding (38)",
-            "defmethod generate-bindings (symbol) eval-uses.lisp:39 via defbinding (39)",
+            "defmethod accepts-p ((eql :values)) eval-uses.lisp:31 via defbinding (31)",
+            "defmethod generate-bindings ((eql :values)) eval-uses.lisp:31 via defbinding (31)",
+            "defmethod generate-bindings (symbol) eval-uses.lisp:32 via defbinding (32)",
         ]
     );
     // Through the binary.

@@ -125,9 +125,14 @@ fn an_unknown_call_makes_no_name_but_keeps_the_others() {
     // A body whose value is not a template: not instantiable.
     let computed = "(defmacro n (name) (compute-it name `(defun ,name ())))";
     assert_eq!(expansion(computed, "(n f)"), None);
-    // An `if` of templates is a form of the evaluator (`eval/`): its test is computed.
     let chosen = "(defmacro n (name) (if name `(defun ,name ()) `(progn)))";
-    assert_eq!(expansion(chosen, "(n f)").as_deref(), Some("(defun f ())"));
+    assert_eq!(expansion(chosen, "(n f)"), None);
+    // A `loop` holding a template is an iteration of the evaluator (`eval/`): computed.
+    let looped = "(defmacro n (name) (loop for x in (list name) collect `(defun ,x ()) into l finally (return `(progn ,@l))))";
+    assert_eq!(
+        expansion(looped, "(n f)").as_deref(),
+        Some("(progn (defun f ()))")
+    );
 }
 
 #[test]

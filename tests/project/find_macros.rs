@@ -346,6 +346,31 @@ fn recursive_helpers(size: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// Top-level `#.` forms that would collect a billion definitions: each is cut by the
+/// budget, never by memory.
+fn endless_read_time_loops(size: usize) -> Vec<u8> {
+    let form = "#.(loop for i from 0 below 1000000000
+        collect `(defvar ,(symbolicate 'n i '-v)) into forms
+        finally (return `(progn ,@forms)))\n";
+    form.repeat(size / form.len() + 1).into_bytes()
+}
+
+/// A macro whose body's `do` never ends, and a `loop` that doubles a list, called over
+/// and over.
+fn endless_looping_macros(size: usize) -> Vec<u8> {
+    let mut out = String::from(
+        "(defmacro m (x) (do ((l (list x) (append l l))) (nil) (push x l)) `(defvar ,x))
+(defmacro n (x) (loop for i from 0 collect `(defvar ,(symbolicate x i)) into f
+                      finally (return `(progn ,@f))))\n",
+    );
+    let mut k = 0;
+    while out.len() < size {
+        out.push_str(&format!("(m a{k}) (n b{k})\n"));
+        k += 1;
+    }
+    out.into_bytes()
+}
+
 #[test]
 fn find_is_linear_on_adversarial_macros() {
     let families: Vec<(&'static str, Family)> = vec![
@@ -354,6 +379,8 @@ fn find_is_linear_on_adversarial_macros() {
         ("deep argument", deep_argument),
         ("many macrolets", many_macrolets),
         ("recursive project functions", recursive_helpers),
+        ("endless read-time loops", endless_read_time_loops),
+        ("endless looping macros", endless_looping_macros),
     ];
     assert_find_linear(
         "find-macros",
@@ -406,4 +433,107 @@ fn a_local_functions_calls_cost_no_copy_of_the_macros_arguments() {
     let _ = std::fs::remove_dir_all(&dir);
     let ratio = long as f64 / short as f64;
     assert!(ratio < 4.0, "{short} ns -> {long} ns: ratio {ratio:.1}");
+}
+
+const EVALUATED_HELPERS: &str = "(in-package :bytes)
+(defun ref-name (bits signedp big-endian-p)
+  (intern (format nil \"~A~D~A/~A\" (symbol-name (if signedp :sb :ub)) bits
+                  (symbol-name :ref) (symbol-name (if big-endian-p :be :le)))))
+";
+
+/// A top-level `#.(loop ...)`, a `macrolet` whose binding runs a `loop`, and a macro
+/// that assigns its variables under `cond` and `when` (nibbles', metabang-bind's).
+const EVALUATED_USES: &str = "(in-package :bytes)
+#.(loop for i from 0 below 4
+        for bits = (ecase (ldb (byte 1 1) i) (0 16) (1 32))
+        for big-endian-p = (logbitp 0 i)
+        collect `(defun ,(ref-name bits nil big-endian-p) (v) v) into forms
+        finally (return `(progn ,@forms)))
+
+(macrolet ((define-readers (bits)
+             (loop for i from 0 below 2
+                   collect `(defun ,(ref-name bits t (logbitp 0 i)) (v) v) into forms
+                   finally (return `(progn ,@forms)))))
+  (define-readers 64))
+
+(defmacro defbinding ((name/s) &body body)
+  (let* ((several (consp name/s))
+         (main nil)
+         (keywordp (or several (eq (symbol-package name/s)
+                                   (load-time-value (find-package :keyword))))))
+    (cond (several (setf main (gensym \"GENERATOR\")))
+          (t (setf main 'generate-bindings)))
+    (when keywordp
+      (setf name/s (if several (mapcar #'make-keyword name/s) (make-keyword name/s))))
+    `(progn
+       ,@(loop for name in (if several name/s (list name/s))
+               when (keywordp name) collect
+               `(defmethod accepts-p ((form (eql ,name))) t))
+       (,(if several 'defun 'defmethod) ,main
+        ,@(unless several (list (if keywordp `((kind (eql ,name/s))) `((kind ,name/s)))))
+        ,@body))))
+
+(defbinding (:values) 1)
+(defbinding (symbol) 2)
+";
+
+#[test]
+fn names_computed_by_the_evaluated_forms_are_found() {
+    let dir = project();
+    std::fs::write(dir.join("eval-helpers.lisp"), EVALUATED_HELPERS).unwrap();
+    std::fs::write(dir.join("eval-uses.lisp"), EVALUATED_USES).unwrap();
+    let pattern = |p: &str| {
+        shown(
+            &search(&dir, |r| r.name_pattern = Some(p.into()))
+                .definitions
+                .unwrap(),
+        )
+    };
+    // `#.(loop ...)`: `ldb`, `logbitp`, `ecase`, a project function, `collect into`.
+    // (A pattern without literals: the `macrolet`'s own text cannot make `ref/`, whose
+    // pieces are in the helper's file, so a literal would not read it, docs/find.md.)
+    let mut all = pattern(".");
+    all.retain(|d| d.contains("ref/"));
+    assert_eq!(
+        all,
+        [
+            "defun ub16ref/le eval-uses.lisp:2 via #. (2)",
+            "defun ub16ref/be eval-uses.lisp:2 via #. (2)",
+            "defun ub32ref/le eval-uses.lisp:2 via #. (2)",
+            "defun ub32ref/be eval-uses.lisp:2 via #. (2)",
+            "defun sb64ref/le eval-uses.lisp:12 via define-readers (12)",
+            "defun sb64ref/be eval-uses.lisp:12 via define-readers (12)",
+        ]
+    );
+    // By name too: the read-time form is visited although it does not spell the name.
+    assert_eq!(
+        shown(
+            &search(&dir, |r| r.name = Some("ub32ref/be".into()))
+                .definitions
+                .unwrap()
+        ),
+        ["defun ub32ref/be eval-uses.lisp:2 via #. (2)"]
+    );
+    // `cond` and `when` assigning the macro's variables, `symbol-package` of a keyword,
+    // a `loop` with `when ... collect`.
+    assert_eq!(
+        pattern("accepts-p|generate-bindings"),
+        [
+            "defmethod accepts-p ((eql :values)) eval-uses.lisp:31 via defbinding (31)",
+            "defmethod generate-bindings ((eql :values)) eval-uses.lisp:31 via defbinding (31)",
+            "defmethod generate-bindings (symbol) eval-uses.lisp:32 via defbinding (32)",
+        ]
+    );
+    // Through the binary.
+    let out = Command::new(BIN)
+        .args(["find", "--name", "ub16ref/be", "--root"])
+        .arg(&dir)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\n2: defun ub16ref/be, via #. at 2: #.(loop"),
+        "{text}"
+    );
 }

@@ -37,7 +37,8 @@ pub(crate) fn in_file(
     let mut budget = Budget::for_file(b.len());
     let learned = !search.macros.is_empty()
         || memchr::memmem::find(b, b"macrolet").is_some()
-        || memchr::memmem::find(b, b"MACROLET").is_some();
+        || memchr::memmem::find(b, b"MACROLET").is_some()
+        || search.read_time;
     each_form(
         b,
         grammar,
@@ -67,7 +68,16 @@ pub(crate) fn in_file(
                 if !search.reads_form(form) {
                     continue;
                 }
-                let made = if learned {
+                let made = if search.read_time {
+                    let f = &mut found;
+                    let g = grammar;
+                    macros::of_read_time(file, &mut cursor, item, form, g, search, &mut budget, f)
+                } else {
+                    Outcome::NotMade
+                };
+                let made = if !matches!(made, Outcome::NotMade) {
+                    made
+                } else if learned {
                     let f = &mut found;
                     macros::of_call(
                         file,

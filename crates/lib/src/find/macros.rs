@@ -25,24 +25,34 @@ pub(crate) fn learn(
     let mut macros = Macros::default();
     // Per part, per file: the names its `(defun NAME` forms spell.
     let mut defuns: Vec<Vec<Vec<String>>> = Vec::with_capacity(parts.len());
+    // What top-level `#.` forms and `macrolet`s need (docs/find.md).
+    let mut needs = expand::read_time::Needs::default();
     {
         let reads = |plus, e: &[u8]| search.reads(plus, e);
+        let macrolets = matches!(search.target, Target::Pattern(_));
         let work = |file: &LoadedFile| {
             let names = expand::functions::defun_names(&file.bytes);
-            (expand::learn(&file.bytes, &reads), names)
+            let needs = expand::read_time::needs(&file.bytes, macrolets, &reads);
+            (expand::learn(&file.bytes, &reads), names, needs)
+        };
+        let mut add = |needed: expand::read_time::Needs| {
+            needs.defines |= needed.defines;
+            needs.calls.extend(needed.calls);
         };
         for part in parts {
             match part {
                 ScopePart::Single(file) => {
-                    let (found, names) = work(file);
+                    let (found, names, needed) = work(file);
                     macros.extend(found);
+                    add(needed);
                     defuns.push(vec![names]);
                 }
                 ScopePart::Walked(files) => {
                     let mut names_of = Vec::with_capacity(files.len());
                     for answer in search.map_files(guard, files, cancel, work) {
-                        let (found, names) = answer.unwrap_or_default();
+                        let (found, names, needed) = answer.unwrap_or_default();
                         macros.extend(found);
+                        add(needed);
                         names_of.push(names);
                     }
                     defuns.push(names_of);
@@ -50,7 +60,9 @@ pub(crate) fn learn(
             }
         }
     }
-    learn_functions(guard, parts, &defuns, search, &mut macros, cancel);
+    let calls = std::mem::take(&mut needs.calls);
+    learn_functions(guard, parts, &defuns, search, &mut macros, calls, cancel);
+    search.read_time = needs.defines;
     macros.finish();
     // The definer table's entries stay what they are.
     let names: Vec<String> = macros
@@ -65,6 +77,9 @@ pub(crate) fn learn(
         let mut literals = literals.clone();
         literals.extend(names);
         literals.push("macrolet".to_string());
+        if search.read_time {
+            literals.push("#.(".to_string());
+        }
         search.widened = Some(super::literal::Finder::any(&literals));
     }
     search.macros = macros;
@@ -79,9 +94,10 @@ fn learn_functions(
     defuns: &[Vec<Vec<String>>],
     search: &Search,
     macros: &mut Macros,
+    calls: std::collections::HashSet<String>,
     cancel: &CancelToken,
 ) {
-    if macros.is_empty() {
+    if macros.is_empty() && calls.is_empty() {
         return;
     }
     let defined: std::collections::HashSet<&str> = defuns
@@ -94,6 +110,11 @@ fn learn_functions(
     // Names looked for already (a function not learned is not looked for again).
     let mut tried = std::collections::HashSet::new();
     let mut wanted = macros.wanted_functions();
+    wanted.extend(
+        calls
+            .into_iter()
+            .filter(|n| expand::functions::may_be_project(n)),
+    );
     for _ in 0..expand::functions::MAX_ROUNDS {
         wanted.retain(|n| defined.contains(n.as_str()) && !tried.contains(n));
         if wanted.is_empty() {
@@ -101,7 +122,9 @@ fn learn_functions(
         }
         tried.extend(wanted.iter().cloned());
         let defines = |names: &Vec<String>| names.iter().any(|n| wanted.contains(n));
-        let work = |file: &LoadedFile| expand::functions::learn(&file.bytes, &wanted, &reads);
+        let forwarding = matches!(search.target, Target::Pattern(_));
+        let work =
+            |file: &LoadedFile| expand::functions::learn(&file.bytes, &wanted, forwarding, &reads);
         let mut found = Vec::new();
         for (part, names_of) in parts.iter().zip(defuns) {
             match part {
@@ -237,11 +260,70 @@ pub(crate) fn of_call(
     let Some(expansion) = expansion else {
         return Outcome::NotMade;
     };
-    let made = expand::made(&expansion, grammar);
+    report(file, cursor, item, form, grammar, search, &expansion, found)
+}
+
+/// Adds to `found` the wanted definitions that the top-level read-time form `item`
+/// (`#.(loop ...)`) makes, computed as a macro without parameters
+/// ([`expand::read_time`]).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn of_read_time(
+    file: &LoadedFile,
+    cursor: &mut Cursor,
+    item: &OutlineItem,
+    form: &Form,
+    grammar: &Grammar,
+    search: &Search,
+    budget: &mut Budget,
+    found: &mut Vec<Definition>,
+) -> Outcome {
+    if !search.read_time || !expand::read_time::is_read_time(&file.bytes, item.start) {
+        return Outcome::NotMade;
+    }
+    if item.end - item.start > budget.part().steps {
+        return Outcome::NotMade;
+    }
+    let reads = |p, e: &[u8]| search.reads(p, e);
+    let Some(m) = expand::read_time::as_macro(&file.bytes, item.start, item.end, &reads) else {
+        return Outcome::NotMade;
+    };
+    if !could_make(&m, search) {
+        return Outcome::NotMade;
+    }
+    let lookup = Lookup {
+        global: &search.macros,
+        locals: &[],
+    };
+    let mut part = budget.part();
+    let call = expand::datum::Val::List(vec![expand::datum::Val::sym("#.")]);
+    let expansion = expand::expand(&m, &call, &lookup, &mut part);
+    budget.charge(&part);
+    match expansion {
+        Some(expansion) => report(file, cursor, item, form, grammar, search, &expansion, found),
+        None => Outcome::NotMade,
+    }
+}
+
+/// Adds the wanted definitions of `expansion` (of the form `item`) to `found`.
+#[allow(clippy::too_many_arguments)]
+fn report(
+    file: &LoadedFile,
+    cursor: &mut Cursor,
+    item: &OutlineItem,
+    form: &Form,
+    grammar: &Grammar,
+    search: &Search,
+    expansion: &expand::datum::Val,
+    found: &mut Vec<Definition>,
+) -> Outcome {
+    let made = expand::made(expansion, grammar);
     if made.is_empty() {
         return Outcome::NotMade;
     }
-    let operator = form.operator.as_deref().unwrap_or_default().to_lowercase();
+    let operator = match form.operator.as_deref() {
+        Some(op) => op.to_lowercase(),
+        None => "#.".to_string(),
+    };
     let mut position = None;
     for d in made {
         let kind_ok = search.kinds.as_ref().is_none_or(|kinds| {

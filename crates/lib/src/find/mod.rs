@@ -366,6 +366,8 @@ pub(crate) struct Search {
     pub widened: Option<literal::Finder>,
     /// The scope's learned definer macros (definitions mode).
     pub macros: crate::model::expand::Macros,
+    /// A top-level `#.` form of the scope may define something (`model::expand::read_time`).
+    pub read_time: bool,
     /// Definitions by name or pattern: which calls of learned macros can make a wanted
     /// name at all (`None`: every call may).
     pub gate: Option<crate::model::expand::pieces::Gate>,
@@ -928,6 +930,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         spelled: None,
         widened: None,
         macros: crate::model::expand::Macros::default(),
+        read_time: false,
         gate,
         through: through::Writers::default(),
         source: std::sync::Arc::new(crate::project::source::Disk),

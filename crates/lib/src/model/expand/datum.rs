@@ -129,7 +129,9 @@ impl Val {
 fn is_number(text: &str) -> bool {
     let t = text.strip_prefix(['+', '-']).unwrap_or(text);
     let t = t.strip_prefix('.').unwrap_or(t);
+    // `1+` and `1-` are symbols.
     t.starts_with(|c: char| c.is_ascii_digit())
+        && !t.ends_with(['+', '-'])
         && t.chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '+' | '-'))
 }

@@ -80,9 +80,12 @@ fn name_after(b: &[u8], hit: usize) -> Option<String> {
 
 /// The `defun`s of `b` named in `wanted` (at top level or inside a form, as
 /// `eval-when`): only the top-level forms that hold such a `(defun NAME` are read.
+/// `forwarding`: whether a function whose body ends in another project function's call
+/// is learned too (a search by pattern; a search by name does not follow them, for speed).
 pub(crate) fn learn(
     b: &[u8],
     wanted: &HashSet<String>,
+    forwarding: bool,
     reads: &dyn Fn(bool, &[u8]) -> bool,
 ) -> Vec<(String, Function)> {
     let mut hits: Vec<usize> = defun_hits(b)
@@ -93,14 +96,19 @@ pub(crate) fn learn(
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     super::each_form_holding(b, &hits, &mut |start, end| {
         for form in read(b, start, end, &mut reads) {
-            collect_defuns(&form, wanted, &mut out);
+            collect_defuns(&form, wanted, forwarding, &mut out);
         }
     });
     out
 }
 
 /// The wanted `defun` forms inside `form`, outside quoted data.
-fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, Function)>) {
+fn collect_defuns(
+    form: &Val,
+    wanted: &HashSet<String>,
+    forwarding: bool,
+    out: &mut Vec<(String, Function)>,
+) {
     let mut stack = vec![form];
     while let Some(v) = stack.pop() {
         let Val::List(items) = v else { continue };
@@ -108,7 +116,7 @@ fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, F
             let name = items.get(1).and_then(Val::symbol_name);
             let lambda_list = items.get(2);
             if let (Some(name), Some(lambda_list)) = (name, lambda_list) {
-                if wanted.contains(name) && computes(&items[3..]) {
+                if wanted.contains(name) && computes(&items[3..], forwarding) {
                     let function = Function {
                         lambda_list: lambda_list.clone(),
                         body: items[3..].to_vec(),
@@ -124,9 +132,10 @@ fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, F
 }
 
 /// Whether a function's body may have a value the expander computes: it ends (inside
-/// `let`, `progn`, `flet` ... ) in a template or a call of a builder or of a pure form. A
-/// function that ends otherwise (`gethash`, a variable) is not learned, nor what it calls.
-fn computes(body: &[Val]) -> bool {
+/// `let`, `progn`, `flet` ... ) in a template or a call of a builder, of a pure form, of a
+/// form of the evaluator (`eval/`) or (`forwarding`) of another project function. A function that ends
+/// otherwise (`gethash`, a variable) is not learned, nor what it calls.
+fn computes(body: &[Val], forwarding: bool) -> bool {
     let mut body = body;
     for _ in 0..super::MAX_DEPTH {
         let Some(last) = body.last() else {
@@ -138,7 +147,15 @@ fn computes(body: &[Val]) -> bool {
         let skip = match head {
             "progn" | "locally" | "with-standard-io-syntax" => 1,
             "let" | "let*" | "flet" | "labels" => 2,
-            _ => return super::builders::is_builder(head) || super::template::is_pure(head),
+            _ => {
+                return super::builders::is_builder(head)
+                    || super::template::is_pure(head)
+                    || super::eval::is_function(head)
+                    || super::eval::is_form(head)
+                    // Another project function's value (`byte-ref-fun-name` calling
+                    // `byte-fun-name`).
+                    || (forwarding && may_be_project(head));
+            }
         };
         body = last.items().and_then(|i| i.get(skip..)).unwrap_or_default();
     }

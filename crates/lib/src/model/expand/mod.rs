@@ -17,9 +17,11 @@
 
 pub(crate) mod builders;
 pub(crate) mod datum;
+pub(crate) mod eval;
 pub(crate) mod functions;
 pub(crate) mod lambda_list;
 pub(crate) mod pieces;
+pub(crate) mod read_time;
 pub(crate) mod shape;
 pub(crate) mod template;
 
@@ -324,12 +326,19 @@ fn learnable(parts: &[Val]) -> Option<String> {
 }
 
 /// The macro `name` of `lambda_list` and `body`.
-fn macro_from(name: String, lambda_list: Val, body: Vec<Val>) -> Option<(String, Macro)> {
+pub(crate) fn macro_from(
+    name: String,
+    lambda_list: Val,
+    body: Vec<Val>,
+) -> Option<(String, Macro)> {
     let defines = body.iter().any(writes_definer);
     let builds = body.iter().any(|b| {
         any_node(b, &mut |n| {
             n.head().is_some_and(|h| {
-                builders::is_builder(h) || matches!(h, "flet" | "labels" | "macrolet")
+                // An iteration writes forms whose arguments its call does not spell.
+                builders::is_builder(h)
+                    || matches!(h, "flet" | "labels" | "macrolet")
+                    || iterates(h)
             })
         })
     });
@@ -350,7 +359,11 @@ fn macro_from(name: String, lambda_list: Val, body: Vec<Val>) -> Option<(String,
         })
     });
     let builds = builds || derives;
-    let shape = if builds && !derives && !flet_like(&body) {
+    // The variables of an iteration are not followed by the shape: any name.
+    let iteration = body
+        .iter()
+        .any(|b| any_node(b, &mut |n| n.head().is_some_and(iterates)));
+    let shape = if builds && !derives && !flet_like(&body) && !iteration {
         shape::of_body(&body)
     } else {
         shape::Shape::default()
@@ -367,6 +380,11 @@ fn macro_from(name: String, lambda_list: Val, body: Vec<Val>) -> Option<(String,
     ))
 }
 
+/// Whether `operator` is an iteration of the evaluator (`eval/`).
+fn iterates(operator: &str) -> bool {
+    matches!(operator, "loop" | "do" | "do*" | "dolist" | "dotimes")
+}
+
 /// Whether the body defines local functions or macros (names made there are not read
 /// by [`shape::of_body`]).
 fn flet_like(body: &[Val]) -> bool {
@@ -378,10 +396,11 @@ fn flet_like(body: &[Val]) -> bool {
 }
 
 /// Whether a body's value can be a template: its last form is one, or a form
-/// [`form_value`] reads whose last form is one (a `let` around it ...). A body that ends
-/// otherwise (`cond`, `if`, a function's call) is never instantiable: such a macro is not
+/// [`form_value`] reads whose last form is one (a `let` around it ...), or a form of the
+/// evaluator (`eval/`: `loop`, `cond`, `if` ...) holding a template. A body that ends
+/// otherwise (a function's call, a variable) is never instantiable: such a macro is not
 /// learned. Walked down at most [`MAX_DEPTH`] forms.
-fn ends_in_template(body: &[Val]) -> bool {
+pub(crate) fn ends_in_template(body: &[Val]) -> bool {
     let mut body = body;
     for _ in 0..MAX_DEPTH {
         let Some(last) = body.last() else {
@@ -396,6 +415,11 @@ fn ends_in_template(body: &[Val]) -> bool {
                         "let" | "let*" | "with-gensyms" | "with-unique-names" | "once-only"
                         | "flet" | "labels",
                     ) => 2,
+                    // An iteration of the evaluator that holds a template (`(loop ...
+                    // finally (return `(progn ,@forms)))`).
+                    Some(h) if iterates(h) => {
+                        return any_node(last, &mut |n| matches!(n, Val::Backquote(_)))
+                    }
                     _ => return false,
                 };
                 body = items.get(skip..).unwrap_or_default();
@@ -556,6 +580,11 @@ fn body_value(body: &[Val], env: &mut Env, budget: &mut Budget, depth: usize) ->
     }
     let (last, before) = body.split_last()?;
     for form in before {
+        // The evaluator's forms run (assignments of local variables are followed).
+        if form.head().is_some_and(eval::is_form) {
+            eval::exec(form, env, budget, depth)?;
+            continue;
+        }
         if let Some(
             op @ ("setf" | "setq" | "psetf" | "psetq" | "push" | "incf" | "decf" | "pushnew"),
         ) = form.head()

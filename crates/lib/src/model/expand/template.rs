@@ -15,6 +15,7 @@
 
 use super::builders;
 use super::datum::{Val, MAX_DEPTH};
+use super::eval;
 use super::{Budget, Env, Function};
 
 /// How deep a result may nest: a template's depth plus its values' (each at most
@@ -48,6 +49,12 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                     builders::call(op, &values)
                 }
                 Some(op) if is_pure(op) => value(op, args, env, budget, depth)?,
+                Some(op) if eval::is_function(op) => {
+                    let values = values(args, env, budget, depth + 1)?;
+                    budget.spend(values.iter().map(Val::size).sum())?;
+                    eval::call(op, &values)
+                }
+                Some(op) if eval::is_form(op) => eval::value(x, env, budget, depth + 1)?,
                 Some(op) => match env.function(op) {
                     Some(f) => {
                         let values = values(args, env, budget, depth + 1)?;

@@ -123,8 +123,16 @@ fn an_unknown_call_makes_no_name_but_keeps_the_others() {
     let source = "(defmacro m (name) `(progn (defun ,(compute name) ()) (defun ,name () ,(body))))";
     assert_eq!(names(source, "(m f)"), ["defun f"]);
     // A body whose value is not a template: not instantiable.
-    let computed = "(defmacro n (name) (if name `(defun ,name ()) `(progn)))";
+    let computed = "(defmacro n (name) (compute-it name `(defun ,name ())))";
     assert_eq!(expansion(computed, "(n f)"), None);
+    let chosen = "(defmacro n (name) (if name `(defun ,name ()) `(progn)))";
+    assert_eq!(expansion(chosen, "(n f)"), None);
+    // A `loop` holding a template is an iteration of the evaluator (`eval/`): computed.
+    let looped = "(defmacro n (name) (loop for x in (list name) collect `(defun ,x ()) into l finally (return `(progn ,@l))))";
+    assert_eq!(
+        expansion(looped, "(n f)").as_deref(),
+        Some("(progn (defun f ()))")
+    );
 }
 
 #[test]
@@ -305,7 +313,7 @@ fn macros_and_functions(source: &str) -> Macros {
     let mut m = macros(source);
     let mut wanted = m.wanted_functions();
     for _ in 0..functions::MAX_ROUNDS {
-        let found = functions::learn(source.as_bytes(), &wanted, &|_, _| true);
+        let found = functions::learn(source.as_bytes(), &wanted, true, &|_, _| true);
         wanted = m.add_functions(found);
     }
     m.finish();
@@ -378,11 +386,10 @@ fn mapcar_and_apply_of_project_functions_and_lambdas() {
         names_with_functions(MAPPED, "(define-classes (a-error b-error) (socket-error))"),
         ["define-condition a-error", "define-condition b-error"]
     );
-    // `first` is no pure form here: its `defvar`'s name is unknown; `when nil` splices
-    // nothing.
+    // `first` is computed (`eval/lists.rs`); `when nil` splices nothing.
     assert_eq!(
         names_with_functions(MAPPED, "(define-named (x y))"),
-        ["define-condition x", "define-condition y"]
+        ["define-condition x", "define-condition y", "defvar x-count"]
     );
 }
 

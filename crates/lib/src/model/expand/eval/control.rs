@@ -1,0 +1,455 @@
+//! Variables and control: `let`, `let*`, `setq`/`setf` (of local variables; another
+//! place assigns nothing and makes the local variables it names unknown), `push`, `pop`,
+//! `incf`, `decf`, `if`, `when`, `unless`, `progn`, `cond`, `case`/`ecase` (keys compared
+//! with `eql`), `and`, `or`, `dolist`, `dotimes`, `do`, `do*`. A test whose value is
+//! unknown makes the form's value unknown. Each iteration is a step of the budget, so a
+//! loop that does not end spends it.
+
+use super::super::datum::Val;
+use super::super::{Budget, Env};
+use super::{exec, is_word, lists, numbers, progn, truth, Saved};
+
+pub(crate) fn is_form(operator: &str) -> bool {
+    is_assignment(operator)
+        || matches!(
+            operator,
+            "let"
+                | "let*"
+                | "if"
+                | "when"
+                | "unless"
+                | "progn"
+                | "cond"
+                | "case"
+                | "ecase"
+                | "and"
+                | "or"
+                | "dolist"
+                | "dotimes"
+                | "do"
+                | "do*"
+        )
+}
+
+/// Whether `operator` assigns a variable.
+pub(crate) fn is_assignment(operator: &str) -> bool {
+    matches!(operator, "setq" | "setf" | "push" | "pop" | "incf" | "decf")
+}
+
+/// An unknown value, after which the local variables that `forms` may assign are unknown
+/// too (a branch not known to be taken, or not, may have assigned them).
+pub(crate) fn unknown_after(forms: &[Val], env: &mut Env) -> Option<Val> {
+    let mut stack: Vec<&Val> = forms.iter().collect();
+    while let Some(v) = stack.pop() {
+        if let Some(op) = v.head().filter(|h| is_assignment(h) || *h == "loop") {
+            let args = v.items().unwrap_or_default();
+            let places: Vec<&Val> = match op {
+                "setq" | "setf" => args.iter().skip(1).step_by(2).collect(),
+                "push" => args.get(2).into_iter().collect(),
+                "loop" => args.iter().skip(1).collect(),
+                _ => args.get(1).into_iter().collect(),
+            };
+            for p in places {
+                if let Some(name) = p.symbol_name() {
+                    if env.vars.contains_key(name) {
+                        env.bind(name, Val::Unknown);
+                    }
+                }
+            }
+        }
+        stack.extend(v.children());
+    }
+    Some(Val::Unknown)
+}
+
+fn nil() -> Val {
+    Val::sym("nil")
+}
+
+/// The value of `(operator args...)`; `None` once the budget is spent. When it is
+/// unknown, so are the local variables its forms may assign.
+pub(crate) fn value(
+    operator: &str,
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    match compute(operator, args, env, budget, depth)? {
+        Val::Unknown => unknown_after(args, env),
+        v => Some(v),
+    }
+}
+
+fn compute(
+    operator: &str,
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    match operator {
+        "let" | "let*" => let_(operator == "let*", args, env, budget, depth),
+        "setq" | "setf" => {
+            let mut last = nil();
+            for pair in args.chunks(2) {
+                let [place, form] = pair else {
+                    return Some(Val::Unknown);
+                };
+                last = exec(form, env, budget, depth)?;
+                assign(place, last.clone(), env);
+            }
+            Some(last)
+        }
+        "push" => {
+            let [item, place] = args else {
+                return Some(Val::Unknown);
+            };
+            let item = exec(item, env, budget, depth)?;
+            let old = exec(place, env, budget, depth)?;
+            let new = match old {
+                Val::Unknown => Val::Unknown,
+                old => lists::cons(item, old),
+            };
+            assign(place, new.clone(), env);
+            Some(new)
+        }
+        "pop" => {
+            let [place] = args else {
+                return Some(Val::Unknown);
+            };
+            let old = exec(place, env, budget, depth)?;
+            let (first, rest) = lists::split(&old).unwrap_or((Val::Unknown, Val::Unknown));
+            assign(place, rest, env);
+            Some(first)
+        }
+        "incf" | "decf" => {
+            let (place, delta) = match args {
+                [p] => (p, Val::Atom("1".into())),
+                [p, d] => (p, exec(d, env, budget, depth)?),
+                _ => return Some(Val::Unknown),
+            };
+            let old = exec(place, env, budget, depth)?;
+            let op = if operator == "incf" { "+" } else { "-" };
+            let new = numbers::call(op, &[old, delta]).unwrap_or(Val::Unknown);
+            assign(place, new.clone(), env);
+            Some(new)
+        }
+        "progn" => progn(args, env, budget, depth),
+        "if" => match args {
+            [test, then, rest @ ..] if rest.len() <= 1 => {
+                match truth(&exec(test, env, budget, depth)?) {
+                    Some(true) => exec(then, env, budget, depth),
+                    Some(false) => progn(rest, env, budget, depth),
+                    None => unknown_after(args, env),
+                }
+            }
+            _ => Some(Val::Unknown),
+        },
+        "when" | "unless" => {
+            let Some((test, body)) = args.split_first() else {
+                return Some(Val::Unknown);
+            };
+            match truth(&exec(test, env, budget, depth)?) {
+                Some(t) if t == (operator == "when") => progn(body, env, budget, depth),
+                Some(_) => Some(nil()),
+                None => unknown_after(body, env),
+            }
+        }
+        "and" | "or" => {
+            let mut last = Val::sym(if operator == "and" { "t" } else { "nil" });
+            for form in args {
+                last = exec(form, env, budget, depth)?;
+                match truth(&last) {
+                    None => return unknown_after(args, env),
+                    Some(t) if t != (operator == "and") => return Some(last),
+                    Some(_) => {}
+                }
+            }
+            Some(last)
+        }
+        "cond" => {
+            for clause in args {
+                let Some((test, body)) = clause.items().and_then(|c| c.split_first()) else {
+                    return unknown_after(args, env);
+                };
+                let t = exec(test, env, budget, depth)?;
+                match truth(&t) {
+                    None => return unknown_after(args, env),
+                    Some(true) if body.is_empty() => return Some(t),
+                    Some(true) => return progn(body, env, budget, depth),
+                    Some(false) => {}
+                }
+            }
+            Some(nil())
+        }
+        "case" | "ecase" => case(operator == "ecase", args, env, budget, depth),
+        "dolist" | "dotimes" => dolist(operator == "dolist", args, env, budget, depth),
+        "do" | "do*" => do_(operator == "do*", args, env, budget, depth),
+        _ => Some(Val::Unknown),
+    }
+}
+
+/// Assigns `value` to the local variable `place`; a place that is not one assigns
+/// nothing, but the local variables it names may have changed inside: unknown.
+fn assign(place: &Val, value: Val, env: &mut Env) {
+    if let Some(name) = place.symbol_name() {
+        if env.vars.contains_key(name) {
+            env.bind(name, value);
+        }
+        return;
+    }
+    let mut stack = vec![place];
+    while let Some(v) = stack.pop() {
+        match v.symbol_name() {
+            Some(name) if env.vars.contains_key(name) => env.bind(name, Val::Unknown),
+            _ => stack.extend(v.children()),
+        }
+    }
+}
+
+/// `(let (bindings...) body...)` and `let*`: the variables bound for the body only.
+fn let_(
+    sequential: bool,
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    let Some((bindings, body)) = args.split_first() else {
+        return Some(Val::Unknown);
+    };
+    let Some(bindings) = bindings.items() else {
+        return Some(Val::Unknown);
+    };
+    let mut pairs = Vec::with_capacity(bindings.len());
+    for b in bindings {
+        let (var, init) = match b {
+            Val::Sym(_) => (b, None),
+            _ => match b.items() {
+                Some([var, rest @ ..]) if rest.len() <= 1 => (var, rest.first()),
+                _ => return Some(Val::Unknown),
+            },
+        };
+        let Some(name) = var.symbol_name() else {
+            return Some(Val::Unknown);
+        };
+        pairs.push((name, init));
+    }
+    let names: Vec<&str> = pairs.iter().map(|(n, _)| *n).collect();
+    let saved = Saved::of(env, &names);
+    let mut values = Vec::with_capacity(pairs.len());
+    for (name, init) in &pairs {
+        let value = match init {
+            Some(form) => exec(form, env, budget, depth)?,
+            None => nil(),
+        };
+        if sequential {
+            env.bind(name, value);
+        } else {
+            values.push((*name, value));
+        }
+    }
+    for (name, value) in values {
+        env.bind(name, value);
+    }
+    let result = progn(skip_declarations(body), env, budget, depth);
+    saved.restore(env);
+    result
+}
+
+/// A body without its leading `declare` forms.
+fn skip_declarations(body: &[Val]) -> &[Val] {
+    let n = body
+        .iter()
+        .take_while(|f| f.head() == Some("declare"))
+        .count();
+    &body[n..]
+}
+
+/// `(case key clauses...)`: the first clause whose key (or one of whose keys) is `eql` to
+/// the key's value; `otherwise`/`t` last. `ecase` without a match is unknown (an error).
+fn case(
+    exhaustive: bool,
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    let Some((key, clauses)) = args.split_first() else {
+        return Some(Val::Unknown);
+    };
+    let key = exec(key, env, budget, depth)?;
+    if matches!(key, Val::Unknown) {
+        return unknown_after(clauses, env);
+    }
+    for clause in clauses {
+        let Some((keys, body)) = clause.items().and_then(|c| c.split_first()) else {
+            return Some(Val::Unknown);
+        };
+        budget.spend(keys.size())?;
+        let hit = if !exhaustive && (is_word(keys, "otherwise") || keys.is_symbol("t")) {
+            true
+        } else {
+            match keys {
+                Val::List(ks) => ks.iter().any(|k| lists::eql(&key, k) == Some(true)),
+                k => lists::eql(&key, k) == Some(true),
+            }
+        };
+        if hit {
+            return progn(body, env, budget, depth);
+        }
+    }
+    Some(if exhaustive { Val::Unknown } else { nil() })
+}
+
+/// `(dolist (var list [result]) body...)` and `(dotimes (var count [result]) body...)`.
+fn dolist(
+    over_list: bool,
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    let Some((spec, body)) = args.split_first() else {
+        return Some(Val::Unknown);
+    };
+    let Some([var, source, result @ ..]) = spec.items() else {
+        return Some(Val::Unknown);
+    };
+    let (Some(name), true) = (var.symbol_name(), result.len() <= 1) else {
+        return Some(Val::Unknown);
+    };
+    let source = exec(source, env, budget, depth)?;
+    let items: Vec<Val> = if over_list {
+        match source.items() {
+            Some(items) => items.to_vec(),
+            None => return Some(Val::Unknown),
+        }
+    } else {
+        match numbers::int(&source) {
+            // Each iteration is a step: a count past the budget spends it.
+            Some(n) if n >= 0 && (n as u128) <= budget.steps as u128 => {
+                (0..n).map(|k| Val::Atom(k.to_string())).collect()
+            }
+            Some(n) if n >= 0 => return None,
+            _ => return Some(Val::Unknown),
+        }
+    };
+    let saved = Saved::of(env, &[name]);
+    let body = skip_declarations(body);
+    for item in items {
+        budget.spend(1)?;
+        env.bind(name, item);
+        progn(body, env, budget, depth)?;
+    }
+    let count = numbers::int(&source).and_then(numbers::num);
+    env.bind(
+        name,
+        if over_list {
+            nil()
+        } else {
+            count.unwrap_or(Val::Unknown)
+        },
+    );
+    let value = progn(result, env, budget, depth);
+    saved.restore(env);
+    value
+}
+
+/// `(do ((var init [step])...) (end-test result...) body...)`; `do*` binds and steps in
+/// sequence.
+fn do_(
+    sequential: bool,
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    let [specs, end, body @ ..] = args else {
+        return Some(Val::Unknown);
+    };
+    let (Some(specs), Some((test, result))) =
+        (specs.items(), end.items().and_then(|e| e.split_first()))
+    else {
+        return Some(Val::Unknown);
+    };
+    let mut vars: Vec<(&str, Option<&Val>, Option<&Val>)> = Vec::with_capacity(specs.len());
+    for s in specs {
+        match s {
+            Val::Sym(w) => vars.push((&w.name, None, None)),
+            _ => match s.items() {
+                Some([v, rest @ ..]) if rest.len() <= 2 => {
+                    let Some(name) = v.symbol_name() else {
+                        return Some(Val::Unknown);
+                    };
+                    vars.push((name, rest.first(), rest.get(1)));
+                }
+                _ => return Some(Val::Unknown),
+            },
+        }
+    }
+    let names: Vec<&str> = vars.iter().map(|v| v.0).collect();
+    let saved = Saved::of(env, &names);
+    let value = do_loop(
+        sequential,
+        &vars,
+        test,
+        result,
+        skip_declarations(body),
+        env,
+        budget,
+        depth,
+    );
+    saved.restore(env);
+    value
+}
+
+type DoVar<'a> = (&'a str, Option<&'a Val>, Option<&'a Val>);
+
+#[allow(clippy::too_many_arguments)]
+fn do_loop(
+    sequential: bool,
+    vars: &[DoVar],
+    test: &Val,
+    result: &[Val],
+    body: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    // Each round: the values of the forms (init, then step) bound in sequence or at once.
+    let mut first = true;
+    loop {
+        budget.spend(1)?;
+        let mut values = Vec::with_capacity(vars.len());
+        for (name, init, step) in vars {
+            let form = if first { *init } else { *step };
+            let Some(form) = form else {
+                if first {
+                    values.push((*name, nil()));
+                }
+                continue;
+            };
+            let v = exec(form, env, budget, depth)?;
+            if sequential {
+                env.bind(name, v);
+            } else {
+                values.push((*name, v));
+            }
+        }
+        for (name, v) in values {
+            env.bind(name, v);
+        }
+        first = false;
+        match truth(&exec(test, env, budget, depth)?) {
+            None => {
+                unknown_after(body, env);
+                return unknown_after(result, env);
+            }
+            Some(true) => return progn(result, env, budget, depth),
+            Some(false) => {}
+        }
+        progn(body, env, budget, depth)?;
+    }
+}

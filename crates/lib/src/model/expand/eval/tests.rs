@@ -1,0 +1,170 @@
+use super::super::datum::{print, read, Val};
+use super::super::{Budget, Env, MAX_EXPANSION_STEPS};
+use super::exec;
+
+fn val(text: &str) -> Val {
+    read(text.as_bytes(), 0, text.len(), &mut |_, _| true)
+        .into_iter()
+        .next()
+        .unwrap()
+}
+
+/// The value of `form` with no variables, as text; `None` when the budget ran out.
+fn run_with(form: &str, steps: usize) -> Option<String> {
+    let mut env = Env::default();
+    let v = exec(&val(form), &mut env, &mut Budget::new(steps), 0)?;
+    let mut out = String::new();
+    print(&v, &mut out);
+    Some(out)
+}
+
+fn run(form: &str) -> String {
+    run_with(form, MAX_EXPANSION_STEPS).unwrap()
+}
+
+const UNKNOWN: &str = "|\u{1}|";
+
+#[test]
+fn integers_and_bytes() {
+    assert_eq!(run("(+ 1 2 (* 3 4))"), "15");
+    assert_eq!(run("(truncate 64 8)"), "8");
+    assert_eq!(run("(floor -7 2)"), "-4");
+    assert_eq!(run("(mod -7 2)"), "1");
+    assert_eq!(run("(ldb (byte 2 3) #b10111)"), "2");
+    assert_eq!(run("(logbitp 2 #b100)"), "t");
+    assert_eq!(run("(ash 1 10)"), "1024");
+    assert_eq!(run("(ash 1 1000)"), UNKNOWN);
+    assert_eq!(run("(truncate 1 0)"), UNKNOWN);
+    assert_eq!(run("(1- #x10)"), "15");
+}
+
+#[test]
+fn lists_and_strings() {
+    assert_eq!(run("(cons 'a '(b c))"), "(a b c)");
+    assert_eq!(run("(cdr '(a))"), "nil");
+    assert_eq!(run("(append '(a) '(b) '(c d))"), "(a b c d)");
+    assert_eq!(run("(reverse '(a b c))"), "(c b a)");
+    assert_eq!(run("(getf '(:a 1 :b 2) :b)"), "2");
+    assert_eq!(run("(assoc 'b '((a 1) (b 2)))"), "(b 2)");
+    assert_eq!(run("(member 2 '(1 2 3))"), "(2 3)");
+    assert_eq!(run("(length \"abc\")"), "3");
+    assert_eq!(run("(subseq \"abcdef\" 1 3)"), "\"bc\"");
+    assert_eq!(run("(nth 1 '(a b c))"), "b");
+    assert_eq!(run("(eq \"a\" \"a\")"), UNKNOWN);
+    assert_eq!(run("(car (unknown-function))"), UNKNOWN);
+}
+
+#[test]
+fn variables_are_assigned_in_their_scope() {
+    assert_eq!(run("(let ((x 1)) (setq x (+ x 1)) (incf x 10) x)"), "12");
+    assert_eq!(run("(let ((l nil)) (push 'a l) (push 'b l) l)"), "(b a)");
+    assert_eq!(run("(let ((l '(a b))) (list (pop l) l))"), "(a (b))");
+    assert_eq!(run("(let* ((x 1) (y (+ x 1))) y)"), "2");
+    // `let` binds at once: `y`'s init sees no `x`.
+    assert_eq!(run("(let ((x 1) (y x)) y)"), UNKNOWN);
+    // The inner binding ends with its `let`; the outer one's assignment stays.
+    assert_eq!(run("(let ((x 1)) (let ((x 2)) (setq x 3)) x)"), "1");
+    assert_eq!(run("(let ((x 1)) (let ((y 2)) (setq x y)) x)"), "2");
+    // A place that is not a variable makes the variables it names unknown.
+    assert_eq!(run("(let ((l (list 1))) (setf (car l) 2) l)"), UNKNOWN);
+}
+
+#[test]
+fn control() {
+    assert_eq!(run("(cond ((eq 'a 'b) 1) ((eq 'a 'a) 2) (t 3))"), "2");
+    assert_eq!(run("(case 'double (single 4) ((double long) 8))"), "8");
+    assert_eq!(run("(ecase 3 (0 16) (1 32))"), UNKNOWN);
+    assert_eq!(run("(case 3 (0 16) (otherwise 99))"), "99");
+    assert_eq!(run("(and 1 nil 2)"), "nil");
+    assert_eq!(run("(or nil 2)"), "2");
+    assert_eq!(run("(if (unknown) 1 2)"), UNKNOWN);
+    assert_eq!(
+        run("(let ((out nil)) (dolist (x '(a b c) (reverse out)) (push x out)))"),
+        "(a b c)"
+    );
+    assert_eq!(run("(let ((s 0)) (dotimes (i 5 s) (incf s i)))"), "10");
+    assert_eq!(
+        run("(do ((i 0 (1+ i)) (l nil (cons i l))) ((= i 3) l))"),
+        "(2 1 0)"
+    );
+    assert_eq!(run("(do* ((i 0 (1+ i)) (j i i)) ((= i 3) j))"), "3");
+}
+
+#[test]
+fn loops() {
+    assert_eq!(run("(loop for i from 0 below 4 collect i)"), "(0 1 2 3)");
+    assert_eq!(run("(loop for i from 3 downto 1 collect i)"), "(3 2 1)");
+    assert_eq!(
+        run("(loop for x in '(a b c d) by #'cddr collect x)"),
+        "(a c)"
+    );
+    assert_eq!(run("(loop for x on '(a b) collect x)"), "((a b) (b))");
+    assert_eq!(run("(loop for c across \"ab\" collect c)"), "(#\\a #\\b)");
+    assert_eq!(
+        run("(loop for i from 0 upto 3 for odd = (oddp i) if odd collect i into a else collect i into b finally (return (list a b)))"),
+        "((1 3) (0 2))"
+    );
+    assert_eq!(
+        run("(loop with n = 0 for x in '(1 2 3) do (incf n x) finally (return n))"),
+        "6"
+    );
+    assert_eq!(
+        run("(loop for x = 1 then (* x 2) while (< x 20) collect x)"),
+        "(1 2 4 8 16)"
+    );
+    assert_eq!(run("(loop repeat 2 append '(a b))"), "(a b a b)");
+    assert_eq!(run("(loop for x in '(1 2 3) when (> x 1) return x)"), "2");
+    assert_eq!(
+        run("(loop for x in '(1 2) when (oddp x) collect x and collect 'odd)"),
+        "(1 odd)"
+    );
+    // A clause outside the set: unknown, not guessed.
+    assert_eq!(run("(loop for i from 0 below 3 sum i)"), UNKNOWN);
+    assert_eq!(run("(loop for (a b) in '((1 2)) collect a)"), UNKNOWN);
+}
+
+#[test]
+fn loops_without_end_spend_the_budget() {
+    assert_eq!(
+        run_with("(loop for i from 0 below 1000000000 collect i)", 100_000),
+        None
+    );
+    assert_eq!(
+        run_with("(loop for i from 0 collect (list i i i i))", 100_000),
+        None
+    );
+    assert_eq!(run_with("(do ((i 0 (1+ i))) (nil))", 100_000), None);
+    assert_eq!(run_with("(dotimes (i 1000000000) i)", 100_000), None);
+    assert_eq!(run_with("(loop for x = 1 then x while t)", 100_000), None);
+}
+
+#[test]
+fn a_branch_not_known_to_run_leaves_what_it_assigns_unknown() {
+    assert_eq!(run("(let ((x 1)) (when (unknown) (setq x 2)) x)"), UNKNOWN);
+    assert_eq!(
+        run("(let ((x 1)) (if (unknown) nil (push 2 x)) x)"),
+        UNKNOWN
+    );
+    assert_eq!(run("(let ((x 1)) (cond ((unknown) (incf x))) x)"), UNKNOWN);
+    assert_eq!(
+        run("(let ((x 1)) (loop for y in (unknown) do (setq x y)) x)"),
+        UNKNOWN
+    );
+    assert_eq!(run("(let ((x 1)) (when nil (setq x 2)) x)"), "1");
+}
+
+#[test]
+fn the_keyword_package_and_no_other() {
+    let keyword = "(load-time-value (find-package :keyword))";
+    assert_eq!(
+        run(&format!("(eq (symbol-package :values) {keyword})")),
+        "t"
+    );
+    assert_eq!(
+        run(&format!("(eq (symbol-package 'symbol) {keyword})")),
+        "nil"
+    );
+    assert_eq!(run("(eq (symbol-package 'a) (symbol-package 'b))"), UNKNOWN);
+    assert_eq!(run("(symbol-package 'p::a)"), UNKNOWN);
+    assert_eq!(run("(gensym \"NEW-FORM\")"), "#:new-form");
+}

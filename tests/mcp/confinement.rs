@@ -127,11 +127,12 @@ fn swapped_symlinks_never_reach_outside_the_root_library() {
     let swaps = Arc::new(AtomicU64::new(0));
     let swapper = arena.start_swapping(stop.clone(), swaps.clone());
     let (mut ok_f, mut ok_sub) = (0, 0);
-    // At least 20,000 rounds, and on until the swapper has really raced them (a loaded
-    // machine may starve it): bounded in count, never in time.
+    // At least 20,000 rounds, and on until the swapper has really raced them and a read
+    // of each file got through between swaps (a loaded machine may starve either side):
+    // bounded in count, never in time.
     for round in 0..400_000 {
         if round >= 20_000 {
-            if swaps.load(Ordering::Relaxed) > 1_000 {
+            if swaps.load(Ordering::Relaxed) > 1_000 && ok_f > 0 && ok_sub > 0 {
                 break;
             }
             // A starved swapper (a loaded machine) gets the core back.

@@ -445,6 +445,58 @@ fn a_name_a_called_macro_makes_is_found_by_name() {
     }
 }
 
+/// A name holding a number the evaluator computes (a loop's counter, arithmetic, a
+/// negative one), not text the macro or its call spells, is found by name as by pattern,
+/// by a literal of a pattern too: the search by name must not rule such a call out before
+/// expanding it. A string cut (`subseq`) or taken apart (`across`) is unknown to the
+/// evaluator, so neither search finds what it would name.
+#[test]
+fn a_name_the_evaluator_computes_is_found_by_name() {
+    let dir = scratch(
+        "computed-names",
+        &[(
+            "c.lisp",
+            "(defmacro counted (x) `(progn ,@(loop for i from 0 below 4 collect `(defun ,(intern (format nil \"~A-~D\" x i)) ()))))
+(counted bar)
+(defmacro times-ten (x) `(progn ,@(loop for i from 1 below 3 collect `(defun ,(intern (format nil \"~A-~D\" x (* 10 i))) ()))))
+(times-ten ten)
+(defmacro cut (x) `(progn ,@(loop for i from 1 below 4 collect `(defun ,(intern (format nil \"~A-~A\" x (subseq \"hello\" 0 i))) ()))))
+(cut q)
+(defmacro lettered (x) `(progn ,@(loop for c across \"xyz\" collect `(defvar ,(intern (format nil \"~A-~A\" c x)) nil))))
+(lettered w)
+(defmacro listed (x) `(progn ,@(loop for i from 0 below 2 collect `(defun ,(intern (format nil \"~A-~A\" (first (list x 'other)) i)) ()))))
+(listed lst)
+(defmacro counted-down (x) (let ((n 5)) (decf n 3) `(defun ,(intern (format nil \"~A~D\" x (- n 7))) ())))
+(counted-down neg)
+",
+        )],
+    );
+    for name in ["bar-3", "ten-20", "neg-5", "lst-1"] {
+        let by = |edit: &dyn Fn(&mut FindRequest)| -> Vec<usize> {
+            run(&dir, |r| edit(r))
+                .unwrap()
+                .definitions
+                .unwrap()
+                .iter()
+                .map(|d| d.line)
+                .collect()
+        };
+        let pattern = by(&|r| r.name_pattern = Some(format!("^{name}$")));
+        assert_eq!(pattern.len(), 1, "{name}: {pattern:?}");
+        assert_eq!(
+            by(&|r| r.name = Some(name.into())),
+            pattern,
+            "{name} by name"
+        );
+        let literal = by(&|r| r.name_pattern = Some(regex::escape(name)));
+        assert_eq!(literal, pattern, "{name} by a pattern's literal");
+    }
+    for name in ["q-hel", "z-w"] {
+        let pattern = run(&dir, |r| r.name_pattern = Some(format!("^{name}$"))).unwrap();
+        assert_eq!(pattern.definitions.unwrap(), vec![], "{name}");
+    }
+}
+
 /// A `defmacro` that the request's features leave out (`#-sbcl` under `sbcl`) is not
 /// learned for calls through macros, whether it opens its line or not, its conditional
 /// on its line or the line before: the one read is.

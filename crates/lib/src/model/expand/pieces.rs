@@ -68,6 +68,33 @@ impl Wanted {
     }
 
     /// The texts the pieces must make (one of them), and whether each is a whole name.
+    /// The runs of decimal digits in the wanted texts: what a number the evaluator
+    /// computed prints as, where a wanted name holds one.
+    /// A run after a `-` comes with it too (a negative number).
+    fn digit_runs(&self) -> Vec<String> {
+        let (texts, _) = self.texts();
+        let mut runs = Vec::new();
+        for t in texts {
+            let b = t.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                if !b[i].is_ascii_digit() {
+                    i += 1;
+                    continue;
+                }
+                let start = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                runs.push(t[start..i].to_string());
+                if start > 0 && b[start - 1] == b'-' {
+                    runs.push(t[start - 1..i].to_string());
+                }
+            }
+        }
+        runs
+    }
+
     fn texts(&self) -> (&[String], bool) {
         match self {
             Wanted::Exact(name) => (std::slice::from_ref(name), true),
@@ -719,8 +746,11 @@ impl Gate {
         let mut called: Vec<&Arc<Function>> = Vec::new();
         let mut seen_functions = std::collections::HashSet::new();
         let mut pending: Vec<&Val> = std::iter::once(&m.lambda_list).chain(&m.body).collect();
+        let (mut counts, mut gensyms) = (false, false);
         while let Some(v) = pending.pop() {
             of_val(v, &mut all, &mut |name| {
+                counts |= computes_number(name);
+                gensyms |= name == "gensym";
                 if let Some(g) = lookup.global.get(name) {
                     names.push(g.clone());
                 }
@@ -738,6 +768,14 @@ impl Gate {
                 }
             }
         }
+        // What the evaluator prints of its own: the digits (and sign) of a number it
+        // computed, the `g` of a `gensym`.
+        if counts {
+            all.extend(self.wanted.digit_runs());
+        }
+        if gensyms {
+            all.push("g".to_string());
+        }
         all.retain(|p| self.relevant(p.as_bytes()));
         all.sort_unstable();
         all.dedup();
@@ -750,6 +788,16 @@ impl Gate {
             cover: OnceLock::new(),
         }
     }
+}
+
+/// Whether a body naming `operator` may compute a number that a name prints: the
+/// evaluator's arithmetic, `length`, and the counters of its loops.
+fn computes_number(operator: &str) -> bool {
+    super::eval::numbers::is_function(operator)
+        || matches!(
+            operator,
+            "length" | "loop" | "dotimes" | "do" | "do*" | "incf" | "decf" | "ldb" | "ash"
+        )
 }
 
 /// Adds the pieces of the datum `v`.

@@ -130,7 +130,7 @@ fn literal_parts<'a>(
                 return Some(false);
             };
             if !super::builders::is_builder(op) {
-                return Some(false);
+                return computed_parts(op, &items[1..], bindings, hops);
             }
             *built = true;
             // The arguments that become part of the name (not a package, nor `'string`,
@@ -153,6 +153,49 @@ fn literal_parts<'a>(
         Val::Atom(_) => Some(true),
         Val::Unknown => Some(false),
         _ => None,
+    }
+}
+
+/// [`literal_parts`] of `(op args...)`, `op` not a builder. An element the evaluator
+/// takes out of a list is a name as written, unless a builder made one in the list; what
+/// it computes otherwise (a number, a cut string, a branch's value) has no literal part
+/// to require: any name; another function's value is unknown: nothing is made.
+fn computed_parts<'a>(
+    op: &str,
+    args: &'a [Val],
+    bindings: &HashMap<&str, &'a Val>,
+    hops: usize,
+) -> Option<bool> {
+    let selects = matches!(
+        op,
+        "car"
+            | "cdr"
+            | "first"
+            | "second"
+            | "third"
+            | "fourth"
+            | "fifth"
+            | "rest"
+            | "nth"
+            | "nthcdr"
+            | "last"
+            | "getf"
+            | "identity"
+            | "copy-list"
+            | "load-time-value"
+    );
+    if selects {
+        let (mut parts, mut built) = (Vec::new(), false);
+        for a in args {
+            literal_parts(a, bindings, &mut parts, &mut built, hops + 1)?;
+        }
+        return if built { None } else { Some(true) };
+    }
+    let computed = super::eval::is_function(op) || super::eval::is_form(op) || op == "loop";
+    if computed {
+        None
+    } else {
+        Some(false)
     }
 }
 

@@ -242,8 +242,11 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Option<Val> {
                 None => Val::Dotted(out, Box::new(last.clone())),
             }
         }
+        // A string is not turned round (nor cut by `subseq`, nor taken apart by `loop
+        // across`): a name is made of whole pieces of text and printed numbers, which lets
+        // a search by name rule a call out before expanding it (`pieces.rs`).
         "reverse" | "nreverse" => match one()? {
-            Val::Str(s) => Val::Str(s.chars().rev().collect()),
+            Val::Str(_) => return None,
             l => list(l.items()?.iter().rev().cloned().collect()),
         },
         "copy-list" | "identity" | "load-time-value" => one()?.clone(),
@@ -351,7 +354,7 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Option<Val> {
     })
 }
 
-/// `(subseq sequence start [end])` of a list or a string (by characters).
+/// `(subseq sequence start [end])` of a list (of a string: unknown).
 fn subseq(args: &[Val]) -> Option<Val> {
     let (seq, start, end) = match args {
         [s, a] => (s, a, None),
@@ -365,11 +368,8 @@ fn subseq(args: &[Val]) -> Option<Val> {
         None => None,
     };
     match seq {
-        Val::Str(s) => {
-            let chars: Vec<char> = s.chars().collect();
-            let end = end.unwrap_or(chars.len());
-            Some(Val::Str(chars.get(start..end)?.iter().collect()))
-        }
+        // Not cut: see `reverse`.
+        Val::Str(_) => None,
         l => {
             let items = l.items()?;
             let end = end.unwrap_or(items.len());

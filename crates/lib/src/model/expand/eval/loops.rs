@@ -509,12 +509,10 @@ fn step_vars(
             }
             Var::Across { name, vector } => {
                 if first {
-                    state.cursors[k] = match exec(vector, env, budget, depth)? {
-                        Val::Str(s) => {
-                            Val::List(s.chars().map(|c| Val::Atom(format!("#\\{c}"))).collect())
-                        }
-                        _ => Val::Unknown,
-                    };
+                    // A string's characters are not given one by one: a name is made
+                    // of whole pieces of text (`pieces.rs`), as for `subseq`.
+                    exec(vector, env, budget, depth)?;
+                    state.cursors[k] = Val::Unknown;
                 } else {
                     state.cursors[k] =
                         lists::split(&state.cursors[k]).map_or(Val::Unknown, |s| s.1);

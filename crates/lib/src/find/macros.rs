@@ -254,10 +254,7 @@ pub(crate) fn of_call(
     }) else {
         return Outcome::NotMade;
     };
-    let mut part = budget.part();
-    let expansion = expand::expand(&m, &call, &lookup, &mut part);
-    budget.charge(&part);
-    let Some(expansion) = expansion else {
+    let Some(expansion) = expand::expand_charged(&m, &call, &lookup, budget) else {
         return Outcome::NotMade;
     };
     report(file, cursor, item, form, grammar, search, &expansion, found)
@@ -294,11 +291,8 @@ pub(crate) fn of_read_time(
         global: &search.macros,
         locals: &[],
     };
-    let mut part = budget.part();
     let call = expand::datum::Val::List(vec![expand::datum::Val::sym("#.")]);
-    let expansion = expand::expand(&m, &call, &lookup, &mut part);
-    budget.charge(&part);
-    match expansion {
+    match expand::expand_charged(&m, &call, &lookup, budget) {
         Some(expansion) => report(file, cursor, item, form, grammar, search, &expansion, found),
         None => Outcome::NotMade,
     }

@@ -1006,17 +1006,6 @@ fn with_structures(mut literals: Vec<String>, grammar: &Grammar) -> Vec<String> 
     literals
 }
 
-/// Finds any of `literals`, case-insensitively (ASCII folding for ASCII literals, as
-/// [`name_finder`]).
-pub(crate) fn literals_finder(literals: &[String]) -> Regex {
-    let alternation: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
-    RegexBuilder::new(&alternation.join("|"))
-        .case_insensitive(true)
-        .unicode(!literals.iter().all(|l| l.is_ascii()))
-        .build()
-        .unwrap_or_else(|_| Regex::new("").expect("a valid regex"))
-}
-
 /// The folded name as a case-insensitive literal search over bytes: ASCII case folding
 /// for an ASCII name (the fast path; a name spelled with the Kelvin sign or the long s
 /// for `k` or `s` is not found), Unicode simple case folding otherwise.

@@ -324,7 +324,7 @@ fn writers_of(
     let mut calls: HashMap<usize, Vec<(String, bool)>> = HashMap::new();
     let mut level = vec![query.name.clone()];
     for _ in 0..MAX_MACRO_DEPTH {
-        let finder = super::literals_finder(&level);
+        let finder = super::literal::Finder::any(&level);
         let mut added = Vec::new();
         for (k, l) in learned.iter().enumerate() {
             if writes.contains(&l.name) || !finder.is_match(&l.text) {
@@ -563,10 +563,7 @@ fn writes(
         global: &writers.macros,
         locals: &[],
     };
-    let mut part = budget.part();
-    let expansion = expand::expand(m, &call, &lookup, &mut part);
-    budget.charge(&part);
-    match expansion {
+    match expand::expand_charged(m, &call, &lookup, budget) {
         Some(expansion) => expansion_calls(&expansion, writers, query, budget, depth),
         None => true,
     }

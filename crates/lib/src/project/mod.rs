@@ -33,14 +33,9 @@ where
     R: Send,
     F: Fn(&LoadedFile) -> R + Sync,
 {
-    let answers = par_map(files, cancel, |file| {
-        guard.read_walked(file).map(|loaded| work(&loaded))
-    });
-    answers
-        .into_iter()
-        .zip(files)
-        .map(|(answer, file)| answer.unwrap_or_else(|| Err(cancelled(&file.display_path))))
-        .collect()
+    source::map_files_from(&source::Disk, guard, files, cancel, |sourced| {
+        work(&sourced.file)
+    })
 }
 
 /// Applies `work` to every item on up to [`MAX_THREADS`] threads; the answers come back

@@ -537,6 +537,20 @@ pub(crate) fn expand(m: &Macro, form: &Val, lookup: &Lookup, budget: &mut Budget
     (result.size() <= MAX_RESULT_NODES).then_some(result)
 }
 
+/// [`expand`] within one expansion's part of `budget` ([`Budget::part`]), what it spent
+/// charged to `budget`.
+pub(crate) fn expand_charged(
+    m: &Macro,
+    form: &Val,
+    lookup: &Lookup,
+    budget: &mut Budget,
+) -> Option<Val> {
+    let mut part = budget.part();
+    let expansion = expand(m, form, lookup, &mut part);
+    budget.charge(&part);
+    expansion
+}
+
 /// The value of the macro's body for the call `form`.
 fn instantiate(
     m: &Macro,

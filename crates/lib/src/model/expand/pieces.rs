@@ -401,6 +401,8 @@ pub(crate) struct Gate {
     wanted: Wanted,
     /// What the structure affixes (and `nil`) contribute to the wanted texts.
     affixes: Vec<Cover>,
+    /// The wanted texts' digit runs ([`Wanted::digit_runs`]).
+    digits: Vec<String>,
     /// The bytes of the wanted texts, in both cases: most words hold one they lack.
     bytes: [bool; 256],
     /// The shortest wanted text.
@@ -471,6 +473,7 @@ impl Gate {
         Gate {
             classes,
             affixes: wanted.covers(DERIVED_AFFIXES.into_iter()),
+            digits: wanted.digit_runs(),
             wanted,
             bytes,
             shortest,
@@ -771,7 +774,7 @@ impl Gate {
         // What the evaluator prints of its own: the digits (and sign) of a number it
         // computed, the `g` of a `gensym`.
         if counts {
-            all.extend(self.wanted.digit_runs());
+            all.extend(self.digits.iter().cloned());
         }
         if gensyms {
             all.push("g".to_string());

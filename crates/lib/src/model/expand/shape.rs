@@ -166,25 +166,7 @@ fn computed_parts<'a>(
     bindings: &HashMap<&str, &'a Val>,
     hops: usize,
 ) -> Option<bool> {
-    let selects = matches!(
-        op,
-        "car"
-            | "cdr"
-            | "first"
-            | "second"
-            | "third"
-            | "fourth"
-            | "fifth"
-            | "rest"
-            | "nth"
-            | "nthcdr"
-            | "last"
-            | "getf"
-            | "identity"
-            | "copy-list"
-            | "load-time-value"
-    );
-    if selects {
+    if super::eval::lists::is_selector(op) {
         let (mut parts, mut built) = (Vec::new(), false);
         for a in args {
             literal_parts(a, bindings, &mut parts, &mut built, hops + 1)?;

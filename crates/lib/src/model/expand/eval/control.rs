@@ -238,21 +238,7 @@ fn let_(
     }
     let names: Vec<&str> = pairs.iter().map(|(n, _)| *n).collect();
     let saved = Saved::of(env, &names);
-    let mut values = Vec::with_capacity(pairs.len());
-    for (name, init) in &pairs {
-        let value = match init {
-            Some(form) => exec(form, env, budget, depth)?,
-            None => nil(),
-        };
-        if sequential {
-            env.bind(name, value);
-        } else {
-            values.push((*name, value));
-        }
-    }
-    for (name, value) in values {
-        env.bind(name, value);
-    }
+    bind(sequential, pairs, env, budget, depth)?;
     let result = progn(skip_declarations(body), env, budget, depth);
     saved.restore(env);
     result
@@ -405,6 +391,33 @@ fn do_(
     value
 }
 
+/// Binds each name to its form's value (`nil` without one), in sequence (`let*`, `do*`)
+/// or all at once after every value is known (`let`, `do`).
+fn bind<'a>(
+    sequential: bool,
+    forms: impl IntoIterator<Item = (&'a str, Option<&'a Val>)>,
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<()> {
+    let mut values = Vec::new();
+    for (name, form) in forms {
+        let value = match form {
+            Some(form) => exec(form, env, budget, depth)?,
+            None => nil(),
+        };
+        if sequential {
+            env.bind(name, value);
+        } else {
+            values.push((name, value));
+        }
+    }
+    for (name, value) in values {
+        env.bind(name, value);
+    }
+    Some(())
+}
+
 type DoVar<'a> = (&'a str, Option<&'a Val>, Option<&'a Val>);
 
 #[allow(clippy::too_many_arguments)]
@@ -422,25 +435,15 @@ fn do_loop(
     let mut first = true;
     loop {
         budget.spend(1)?;
-        let mut values = Vec::with_capacity(vars.len());
-        for (name, init, step) in vars {
-            let form = if first { *init } else { *step };
-            let Some(form) = form else {
-                if first {
-                    values.push((*name, nil()));
-                }
-                continue;
-            };
-            let v = exec(form, env, budget, depth)?;
-            if sequential {
-                env.bind(name, v);
-            } else {
-                values.push((*name, v));
-            }
-        }
-        for (name, v) in values {
-            env.bind(name, v);
-        }
+        // A variable without a step keeps its value after the first round.
+        let forms = vars
+            .iter()
+            .filter_map(|(name, init, step)| match (first, step) {
+                (true, _) => Some((*name, *init)),
+                (false, Some(step)) => Some((*name, Some(*step))),
+                (false, None) => None,
+            });
+        bind(sequential, forms, env, budget, depth)?;
         first = false;
         match truth(&exec(test, env, budget, depth)?) {
             None => {

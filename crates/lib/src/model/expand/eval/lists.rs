@@ -14,13 +14,12 @@ use super::super::datum::Val;
 use super::numbers::int;
 use crate::model::symbols::{Prefix, Written};
 
-/// Whether [`call`] computes `(operator ...)`.
-pub(crate) fn is_function(operator: &str) -> bool {
+/// Whether `(operator ...)` takes its value out of its arguments (an element of a list,
+/// an argument itself): a name it gives is one written somewhere, not made.
+pub(crate) fn is_selector(operator: &str) -> bool {
     matches!(
         operator,
-        "cons"
-            | "list"
-            | "car"
+        "car"
             | "cdr"
             | "first"
             | "second"
@@ -31,38 +30,48 @@ pub(crate) fn is_function(operator: &str) -> bool {
             | "nth"
             | "nthcdr"
             | "last"
-            | "butlast"
-            | "append"
-            | "nconc"
-            | "reverse"
-            | "nreverse"
-            | "copy-list"
-            | "length"
-            | "subseq"
-            | "member"
-            | "assoc"
             | "getf"
-            | "list*"
-            | "null"
-            | "not"
-            | "endp"
-            | "consp"
-            | "listp"
-            | "atom"
-            | "symbolp"
-            | "stringp"
-            | "keywordp"
-            | "eq"
-            | "eql"
-            | "equal"
-            | "string="
-            | "string-equal"
             | "identity"
-            | "symbol-package"
-            | "find-package"
+            | "copy-list"
             | "load-time-value"
-            | "gensym"
     )
+}
+
+/// Whether [`call`] computes `(operator ...)`.
+pub(crate) fn is_function(operator: &str) -> bool {
+    is_selector(operator)
+        || matches!(
+            operator,
+            "cons"
+                | "list"
+                | "butlast"
+                | "append"
+                | "nconc"
+                | "reverse"
+                | "nreverse"
+                | "length"
+                | "subseq"
+                | "member"
+                | "assoc"
+                | "list*"
+                | "null"
+                | "not"
+                | "endp"
+                | "consp"
+                | "listp"
+                | "atom"
+                | "symbolp"
+                | "stringp"
+                | "keywordp"
+                | "eq"
+                | "eql"
+                | "equal"
+                | "string="
+                | "string-equal"
+                | "symbol-package"
+                | "find-package"
+                | "gensym"
+        )
 }
 
 /// The package `KEYWORD`, as `find-package` and `symbol-package` give it; any other

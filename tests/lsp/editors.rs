@@ -1,5 +1,5 @@
-//! Real editors against the real binary: Neovim headless (its built-in LSP client) and
-//! Emacs with eglot, each starting `lisp-read-file lsp` on fixtures/lsp/project and
+//! Real editors against the real binary: Neovim headless (its built-in LSP client),
+//! Emacs with eglot and Emacs with lsp-mode, each starting `lisp-read-file lsp` on fixtures/lsp/project and
 //! jumping from `square` in src/render.lisp to its definition in src/geometry.lisp.
 //! Skipped without the editor (a failure under `CI=true`).
 
@@ -75,24 +75,44 @@ fn neovim_jumps_to_a_definition_in_another_file() {
 
 #[test]
 fn emacs_eglot_jumps_to_a_definition_in_another_file() {
-    let eglot = Path::new("/usr/share/emacs/site-lisp/elpa")
+    emacs_jumps(
+        "eglot",
+        "elpa-eglot",
+        "tests/lsp/editors/eglot_definition.el",
+    );
+}
+
+#[test]
+fn emacs_lsp_mode_jumps_to_a_definition_in_another_file() {
+    emacs_jumps(
+        "lsp-mode",
+        "elpa-lsp-mode",
+        "tests/lsp/editors/lsp_mode_definition.el",
+    );
+}
+
+/// Batch Emacs running `script` with Debian's `package` (its directory under
+/// /usr/share/emacs/site-lisp/elpa starts with `client`).
+fn emacs_jumps(client: &str, package: &str, script: &str) {
+    let installed = Path::new("/usr/share/emacs/site-lisp/elpa")
         .read_dir()
         .is_ok_and(|mut d| {
-            d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("eglot")))
+            d.any(|e| {
+                e.is_ok_and(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with(&format!("{client}-"))
+                })
+            })
         });
     if !crate::common::tool_available(
-        available("emacs", "--version") && eglot,
-        "Emacs with eglot",
-        "apt-get install emacs-nox elpa-eglot",
+        available("emacs", "--version") && installed,
+        &format!("Emacs with {client}"),
+        &format!("apt-get install emacs-nox {package}"),
     ) {
         return;
     }
     let mut emacs = Command::new("emacs");
-    emacs.args([
-        "-Q",
-        "--batch",
-        "-l",
-        "tests/lsp/editors/eglot_definition.el",
-    ]);
+    emacs.args(["-Q", "--batch", "-l", script]);
     assert_jumped(&run(emacs));
 }

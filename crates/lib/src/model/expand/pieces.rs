@@ -7,8 +7,10 @@
 //! derived names of a structure add `make-`, `copy-`, `-p` and `-` (and a parameter left
 //! out, or `()`, is `nil`). So a name none of
 //! whose splits into such pieces exists cannot be made, and the call is not expanded.
-//! Pieces are gathered generously (every word of the call's text, comments included): a
-//! piece too many only costs an expansion, a piece missed would lose a definition.
+//! Pieces are gathered generously (every word of the call's text outside its comments,
+//! strings split into words too): a piece too many only costs an expansion, a piece
+//! missed would lose a definition. Comments are left out because the reader drops them,
+//! and because they hold the stray words (`LATIN SMALL LETTER L`) that let any name pass.
 
 use super::datum::Val;
 use super::{Function, Lookup, Macro};
@@ -539,20 +541,23 @@ impl Gate {
     ) -> bool {
         let mut pieces: Vec<String> = Vec::new();
         let mut sources: Vec<&Arc<Macro>> = Vec::new();
-        for w in self.words(text) {
-            if !w.simple {
-                self.push_word(w.bytes, &mut pieces);
-                if let Some(g) = self.named_global(w.bytes, lookup) {
+        // Comments are dropped by the reader: no piece of a call comes from them.
+        crate::scan::each_uncommented(text, 0, text.len(), &mut |from, to| {
+            for w in self.words(&text[from..to]) {
+                if !w.simple {
+                    self.push_word(w.bytes, &mut pieces);
+                    if let Some(g) = self.named_global(w.bytes, lookup) {
+                        sources.push(g);
+                    }
+                    continue;
+                }
+                self.push_simple_word(&w, &mut pieces);
+                // A learned macro the call names: its expansion may be part of this one.
+                if let Some(g) = self.named_global_simple(&w, lookup) {
                     sources.push(g);
                 }
-                continue;
             }
-            self.push_simple_word(&w, &mut pieces);
-            // A learned macro the call names: its expansion may be part of this one.
-            if let Some(g) = self.named_global_simple(&w, lookup) {
-                sources.push(g);
-            }
-        }
+        });
         sources.extend(lookup.locals.iter().map(|(_, l)| l));
         sources.extend(m);
         sources.sort_unstable_by_key(|g| Arc::as_ptr(g) as usize);
@@ -1000,6 +1005,20 @@ mod tests {
             }
             assert!(simple > 10 && simple < classified.len());
         }
+    }
+
+    /// A comment's words are no pieces: the reader drops them (a table of character codes
+    /// commented `; LATIN SMALL LETTER L` made every name pass). A `;` inside a string or
+    /// a character is no comment.
+    #[test]
+    fn the_words_of_comments_are_no_pieces() {
+        let (source, _) = SOURCES[0];
+        let wanted = || Wanted::exact("make-lvar").unwrap();
+        assert!(!passes(source, "(defthing l ; v a r\n)", wanted()));
+        assert!(!passes(source, "(defthing l #| v a r |#)", wanted()));
+        assert!(passes(source, "(defthing l \"; v a r\")", wanted()));
+        assert!(passes(source, "(defthing l #\\; v a r)", wanted()));
+        assert!(passes(source, "(defthing l |;| v a r)", wanted()));
     }
 
     #[test]

@@ -11,10 +11,12 @@ mod events;
 mod lexer;
 mod recovery;
 mod tokens;
+mod uncommented;
 mod window;
 
 pub use events::{each_event_read, Event, Prefix};
 pub use tokens::{each_token, each_token_read};
+pub use uncommented::each_uncommented;
 
 pub(crate) use datum::skip_blank;
 pub use datum::MAX_CONDITIONALS;

@@ -216,6 +216,13 @@ pub(crate) fn read(
                     top(&mut stack).push(frame.close());
                 }
             }
+            Event::Token(s, e) if plain_symbol(&b[s..e]) => {
+                let name = String::from_utf8_lossy(&b[s..e]).to_ascii_lowercase();
+                top(&mut stack).push(Val::Sym(Written {
+                    prefix: Package::None,
+                    name,
+                }));
+            }
             Event::Token(s, e) => {
                 let text = String::from_utf8_lossy(&b[s..e]);
                 let inside = stack.len() > 1;
@@ -257,6 +264,19 @@ pub(crate) fn read(
         top(&mut stack).push(frame.close());
     }
     stack.pop().unwrap_or_default().items
+}
+
+/// A token that is a symbol of the current package written plainly (printable ASCII
+/// without a package marker, `|`, `\\` or `#`, not starting as a number or `.` does): its
+/// name is the token folded, what [`Written::parse`] makes of it, without its checks
+/// (most tokens of every form read are such).
+fn plain_symbol(token: &[u8]) -> bool {
+    token
+        .first()
+        .is_some_and(|c| !c.is_ascii_digit() && !matches!(c, b'+' | b'-' | b'.'))
+        && token
+            .iter()
+            .all(|&c| c.is_ascii_graphic() && !matches!(c, b':' | b'|' | b'\\' | b'#'))
 }
 
 fn top(stack: &mut [Frame]) -> &mut Frame {
@@ -364,4 +384,38 @@ fn print_name(name: &str, out: &mut String) {
         out.push(c);
     }
     out.push('|');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{plain_symbol, read, Val, Written};
+
+    /// A token read by the fast path is the symbol [`Written::parse`] makes of it; the
+    /// others (numbers, `.`, prefixes, escapes, whitespace [`str::trim`] would drop)
+    /// take the general way.
+    #[test]
+    fn plain_symbols_read_as_parsed() {
+        let plain = [
+            "foo",
+            "Make-Lvar",
+            "*x*",
+            "x1+",
+            "a.b",
+            "%def",
+            "<=",
+            "/",
+            "x1",
+        ];
+        for token in plain {
+            assert!(plain_symbol(token.as_bytes()), "{token}");
+            let read = read(token.as_bytes(), 0, token.len(), &mut |_, _| true);
+            assert_eq!(read, [Val::Sym(Written::parse(token))], "{token}");
+        }
+        let general = [
+            "1+", "-", "+x", ".", ".5", "12", "p:x", ":k", "#:g", "|a b|", "a\\b", "\u{b}x", "é",
+        ];
+        for token in general {
+            assert!(!plain_symbol(token.as_bytes()), "{token}");
+        }
+    }
 }

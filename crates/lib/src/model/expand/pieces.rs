@@ -7,8 +7,10 @@
 //! derived names of a structure add `make-`, `copy-`, `-p` and `-` (and a parameter left
 //! out, or `()`, is `nil`). So a name none of
 //! whose splits into such pieces exists cannot be made, and the call is not expanded.
-//! Pieces are gathered generously (every word of the call's text, comments included): a
-//! piece too many only costs an expansion, a piece missed would lose a definition.
+//! Pieces are gathered generously (every word of the call's text outside its comments,
+//! strings split into words too): a piece too many only costs an expansion, a piece
+//! missed would lose a definition. Comments are left out because the reader drops them,
+//! and because they hold the stray words (`LATIN SMALL LETTER L`) that let any name pass.
 
 use super::datum::Val;
 use super::{Function, Lookup, Macro};
@@ -48,8 +50,29 @@ impl Wanted {
     }
 
     /// Whether `piece` (folded, or plain ASCII) can be part of a wanted name (or of a
-    /// literal in it).
+    /// literal in it). Called for every word of every call the gate looks at: each text
+    /// is compared only at the offsets where a first byte matches ([`overlaps`]).
     fn relevant(&self, piece: &[u8]) -> bool {
+        let Some(&first) = piece.first() else {
+            return false;
+        };
+        match self {
+            Wanted::Exact(name) => {
+                let (name, m) = (name.as_bytes(), piece.len());
+                m <= name.len()
+                    && (0..=name.len() - m).any(|i| {
+                        name[i].eq_ignore_ascii_case(&first)
+                            && name[i..i + m].eq_ignore_ascii_case(piece)
+                    })
+            }
+            Wanted::Containing(literals) => literals.iter().any(|l| overlaps(piece, l.as_bytes())),
+        }
+    }
+
+    /// [`Wanted::relevant`] as first written, one comparison per offset: what the fast
+    /// one is checked against.
+    #[cfg(test)]
+    fn relevant_by_offsets(&self, piece: &[u8]) -> bool {
         if piece.is_empty() {
             return false;
         }
@@ -308,7 +331,37 @@ fn plain(word: &[u8]) -> bool {
         .all(|&c| c.is_ascii() && !matches!(c, b':' | b'#' | b'~' | b'|' | b'\\'))
 }
 
+/// Whether a concatenation of pieces holding `p` can hold the literal `l` there (ASCII
+/// case-insensitively; `l` folded): `p` holds `l`, is inside it, ends with its first
+/// bytes or starts with its last ones. Each is tried only where a first byte matches.
+fn overlaps(p: &[u8], l: &[u8]) -> bool {
+    let (m, n) = (p.len(), l.len());
+    let (Some(&p0), Some(&l0)) = (p.first(), l.first()) else {
+        return false;
+    };
+    // `l` from `p[j]` on: all of it inside `p`, or `p`'s end as `l`'s start.
+    let from_p = (0..m).any(|j| {
+        p[j].eq_ignore_ascii_case(&l0)
+            && if j + n <= m {
+                p[j..j + n].eq_ignore_ascii_case(l)
+            } else {
+                p[j..].eq_ignore_ascii_case(&l[..m - j])
+            }
+    });
+    // `p` from `l[i]` on (0 < i): all of it inside `l`, or `p`'s start as `l`'s end.
+    from_p
+        || (1..n).any(|i| {
+            l[i].eq_ignore_ascii_case(&p0)
+                && if i + m <= n {
+                    l[i..i + m].eq_ignore_ascii_case(p)
+                } else {
+                    p[..n - i].eq_ignore_ascii_case(&l[i..])
+                }
+        })
+}
+
 /// ASCII case-insensitively, whether `needle` occurs in `hay`.
+#[cfg(test)]
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     needle.len() <= hay.len()
         && hay
@@ -317,11 +370,13 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// ASCII case-insensitively, whether `text` starts with `prefix`.
+#[cfg(test)]
 fn starts_with(text: &[u8], prefix: &[u8]) -> bool {
     text.len() >= prefix.len() && text[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 
 /// ASCII case-insensitively, whether `text` ends with `suffix`.
+#[cfg(test)]
 fn ends_with(text: &[u8], suffix: &[u8]) -> bool {
     text.len() >= suffix.len() && text[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
 }
@@ -539,19 +594,28 @@ impl Gate {
     ) -> bool {
         let mut pieces: Vec<String> = Vec::new();
         let mut sources: Vec<&Arc<Macro>> = Vec::new();
-        for w in self.words(text) {
-            if !w.simple {
-                self.push_word(w.bytes, &mut pieces);
-                if let Some(g) = self.named_global(w.bytes, lookup) {
+        // Comments are dropped by the reader: no piece of a call comes from them.
+        let mut stretch = |from: usize, to: usize| {
+            for w in self.words(&text[from..to]) {
+                if !w.simple {
+                    self.push_word(w.bytes, &mut pieces);
+                    if let Some(g) = self.named_global(w.bytes, lookup) {
+                        sources.push(g);
+                    }
+                    continue;
+                }
+                self.push_simple_word(&w, &mut pieces);
+                // A learned macro the call names: its expansion may be part of this one.
+                if let Some(g) = self.named_global_simple(&w, lookup) {
                     sources.push(g);
                 }
-                continue;
             }
-            self.push_simple_word(&w, &mut pieces);
-            // A learned macro the call names: its expansion may be part of this one.
-            if let Some(g) = self.named_global_simple(&w, lookup) {
-                sources.push(g);
-            }
+        };
+        // A comment starts at a `;` or a `#|`: without either, the text is one stretch.
+        if memchr::memchr2(b';', b'|', text).is_some() {
+            crate::scan::each_uncommented(text, 0, text.len(), &mut stretch);
+        } else {
+            stretch(0, text.len());
         }
         sources.extend(lookup.locals.iter().map(|(_, l)| l));
         sources.extend(m);
@@ -1000,6 +1064,61 @@ mod tests {
             }
             assert!(simple > 10 && simple < classified.len());
         }
+    }
+
+    /// A comment's words are no pieces: the reader drops them (a table of character codes
+    /// commented `; LATIN SMALL LETTER L` made every name pass). A `;` inside a string or
+    /// a character is no comment.
+    #[test]
+    fn the_words_of_comments_are_no_pieces() {
+        let (source, _) = SOURCES[0];
+        let wanted = || Wanted::exact("make-lvar").unwrap();
+        assert!(!passes(source, "(defthing l ; v a r\n)", wanted()));
+        assert!(!passes(source, "(defthing l #| v a r |#)", wanted()));
+        assert!(passes(source, "(defthing l \"; v a r\")", wanted()));
+        assert!(passes(source, "(defthing l #\\; v a r)", wanted()));
+        assert!(passes(source, "(defthing l |;| v a r)", wanted()));
+    }
+
+    /// The fast relevance test answers as the one comparing at every offset, on
+    /// generated pieces (any case) and names or literals.
+    #[test]
+    fn relevance_answers_as_the_comparison_at_every_offset() {
+        let mut seed = 11u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let (mut relevant, mut total) = (0, 0);
+        for _ in 0..20_000 {
+            let mut text = |max: u64, bytes: &[u8]| -> String {
+                let len = 1 + next(max);
+                (0..len)
+                    .map(|_| char::from(bytes[next(bytes.len() as u64) as usize]))
+                    .collect()
+            };
+            let target = text(9, b"ab-p");
+            let piece = text(12, b"abAB-pP");
+            for wanted in [
+                Wanted::exact(&target).unwrap(),
+                Wanted::containing(std::slice::from_ref(&target)).unwrap(),
+            ] {
+                let fast = wanted.relevant(piece.as_bytes());
+                assert_eq!(
+                    fast,
+                    wanted.relevant_by_offsets(piece.as_bytes()),
+                    "{wanted:?} {piece}"
+                );
+                relevant += usize::from(fast);
+                total += 1;
+            }
+        }
+        assert!(
+            relevant > 2000 && relevant < total - 2000,
+            "{relevant} of {total}"
+        );
     }
 
     #[test]

@@ -496,17 +496,20 @@ fn reference_text(r: &Reference) -> String {
 }
 
 /// Whether a line says a form's heading: it starts with the operator and the first
-/// token of the name (`(defmethod area` of `(defmethod area :around (shape) ...)`),
-/// its `#+`/`#-` prefixes aside.
+/// token of the name (`(defmethod area` of `(defmethod area :around (shape) ...)`), or
+/// with the operator alone when the heading names nothing (`(declaim ...)`), its
+/// `#+`/`#-` prefixes aside.
 fn said_by(line: &str, heading: &str, operator: &str) -> bool {
     let lower = heading.to_ascii_lowercase();
     let Some(start) = lower.find(&format!("({operator} ")) else {
         return false;
     };
     let name = start + operator.len() + 2;
-    let end = heading[name..]
-        .find([' ', ')'])
-        .map_or(heading.len(), |k| name + k);
+    let end = match heading[name..].find([' ', ')']) {
+        Some(k) if &heading[name..name + k] == "..." => name,
+        Some(k) => name + k,
+        None => heading.len(),
+    };
     let line = line.trim_start().to_ascii_lowercase();
     let line = line.get(line.find(&format!("({operator} ")).unwrap_or(usize::MAX)..);
     line.is_some_and(|l| l.starts_with(&lower[start..end]))

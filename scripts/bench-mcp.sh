@@ -10,7 +10,7 @@
 #     second server at the default log level: at debug, rmcp logs every answer whole on
 #     stderr (a 50 KB answer formatted and written again), which a server as clients run
 #     it does not do.
-# Usage: scripts/bench-mcp.sh [CALLS] [FILE]   (defaults: 1000, the srctran.lisp slice)
+# Usage: [LRF_BIN=BINARY] scripts/bench-mcp.sh [CALLS] [FILE]   (defaults: 1000, the srctran.lisp slice)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 calls=${1:-1000}
@@ -23,8 +23,13 @@ else
   test -f "$src" || { echo "needs $src: apt-get install sbcl-source" >&2; exit 1; }
   head -c 102400 "$src" | sed '$d' > "$work/file.lisp"
 fi
-cargo build --release -q
-bin=$PWD/target/release/lisp-read-file
+# LRF_BIN: another build to measure (a baseline), instead of this tree's release binary.
+if [ -n "${LRF_BIN:-}" ]; then
+  bin=$(realpath "$LRF_BIN")
+else
+  cargo build --release -q
+  bin=$PWD/target/release/lisp-read-file
+fi
 echo "file: $(wc -c < "$work/file.lisp") bytes, $(wc -l < "$work/file.lisp") lines; $calls calls"
 python3 - "$bin" "$work" "$calls" <<'PY'
 import json, re, statistics, subprocess, sys, time

@@ -455,10 +455,12 @@ fn call_lisp_read_file(
         Err(refused) => return refused,
     };
     match tool::read_cancellable(&reader.guard, &reader.grammar, &request, cancel) {
-        Ok(result) => {
-            let mut answer = said_once(result.content.clone(), &result);
+        Ok(mut result) => {
             // A byte window's text is the bytes verbatim: its cut is said beside it.
-            if let Some(note) = tool::byte_window_note(&request, &result) {
+            let note = tool::byte_window_note(&request, &result);
+            let view = std::mem::take(&mut result.content);
+            let mut answer = said_once(view, &result);
+            if let Some(note) = note {
                 answer.content.push(ContentBlock::text(note));
             }
             answer
@@ -482,7 +484,7 @@ fn call_lisp_find(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken)
         cancel,
         files,
     ) {
-        Ok(result) => said_once(result.content.clone(), &result),
+        Ok(mut result) => said_once(std::mem::take(&mut result.content), &result),
         Err(e) => error_result(&e),
     }
 }
@@ -530,6 +532,8 @@ fn envelope_result(envelope: &read_envelope::Envelope) -> CallToolResult {
 /// structured content the facts about it (path, mode, meta, the entries of a search)
 /// without a second copy of the view.
 fn said_once(view: String, structured: &impl serde::Serialize) -> CallToolResult {
+    // `structured` comes with its `content` taken out (empty): the view is not copied
+    // into the JSON only to be removed again (a 50 KB view cost two copies a call).
     let mut facts = to_value(structured);
     if let Some(object) = facts.as_object_mut() {
         object.remove("content");

@@ -18,12 +18,16 @@ pub(crate) fn shortened(signature: &str, operator: &str) -> String {
 }
 
 /// A method's line after another method of the same generic function in the same file:
-/// its `#+`/`#-` prefixes, qualifiers and lambda list, without the operator and name the
-/// line above says (`:around ((s shape))` for `(defmethod area :around ((s shape)) ...)`).
-/// `line`: the method's line as [`shortened`] gives it; `generic`: the generic function's
-/// name as the definition's name starts (`area`, `(setf area)`). `None` when the line does
-/// not start so.
-pub(crate) fn continued(line: &str, operator: &str, generic: &str) -> Option<String> {
+/// its `#+`/`#-` prefixes (with their space, or empty), then its qualifiers and lambda
+/// list without the operator and name the line above says (`:around ((s shape))` for
+/// `(defmethod area :around ((s shape)) ...)`). `line`: the method's line as [`shortened`]
+/// gives it; `generic`: the generic function's name as the definition's name starts
+/// (`area`, `(setf area)`). `None` when the line does not start so.
+pub(crate) fn continued<'l>(
+    line: &'l str,
+    operator: &str,
+    generic: &str,
+) -> Option<(&'l str, &'l str)> {
     let lower = line.to_ascii_lowercase();
     let open = lower.find(&format!("({operator} "))?;
     let name = open + operator.len() + 2;
@@ -35,7 +39,7 @@ pub(crate) fn continued(line: &str, operator: &str, generic: &str) -> Option<Str
     }
     let rest = line[line.len() - after.len()..].trim_start();
     let rest = rest.strip_suffix(" ...)").unwrap_or(rest);
-    Some(format!("{}{rest}", &line[..open]))
+    Some((&line[..open], rest))
 }
 
 /// Where to cut: the end of the first `&...` element of the lambda list, and the
@@ -121,24 +125,23 @@ mod tests {
             (
                 "(defmethod area :around ((s shape)) ...)",
                 "area",
-                Some(":around ((s shape))"),
+                Some(("", ":around ((s shape))")),
             ),
             (
                 "#-x (DEFMETHOD scan ((s string) target &key ...) ...)",
                 "scan",
-                Some("#-x ((s string) target &key ...)"),
+                Some(("#-x ", "((s string) target &key ...)")),
             ),
             (
                 "(defmethod (setf foo) (new (o bar)) ...)",
                 "(setf foo)",
-                Some("(new (o bar))"),
+                Some(("", "(new (o bar))")),
             ),
             // Another generic function whose name starts alike is not the same one.
             ("(defmethod area-of ((s shape)) ...)", "area", None),
             ("(defun area (s) ...)", "area", None),
         ];
         for (line, generic, expected) in cases {
-            let expected = expected.map(str::to_string);
             assert_eq!(continued(line, "defmethod", generic), expected, "{line}");
         }
     }

@@ -86,17 +86,24 @@ pub(crate) fn page(
             (None, None)
         }
         FindMode::Definitions => {
-            // The generic function of the last entry, when a method of this file.
-            let last_method: RefCell<Option<(String, String)>> = RefCell::new(None);
+            // The file, generic function and `#+`/`#-` prefixes of the last entry, when
+            // a method.
+            let last_method: RefCell<Option<(String, String, String)>> = RefCell::new(None);
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
                 offset,
                 |d| (&d.file, Some(package_line(&d.package))),
                 |d| {
+                    let above = last_method.borrow_mut().take();
                     let group = method_group(d).map(|g| (d.file.clone(), g));
-                    let same = group.is_some() && *last_method.borrow() == group;
-                    let text = same.then(|| continued_method_text(d)).flatten();
-                    *last_method.borrow_mut() = group;
+                    let text = match (&group, &above) {
+                        (Some((file, g)), Some((f, ag, prefixes))) if file == f && g == ag => {
+                            continued_method_text(d, prefixes)
+                        }
+                        _ => None,
+                    };
+                    *last_method.borrow_mut() =
+                        group.map(|(file, g)| (file, g, method_prefixes(d)));
                     text.unwrap_or_else(|| definition_text(d))
                 },
             );
@@ -433,11 +440,26 @@ fn method_group(d: &Definition) -> Option<String> {
 }
 
 /// A method after another of the same generic function in the same file: its line
-/// without the operator and name (`74: ((alternation alternation) next-fn)`).
-fn continued_method_text(d: &Definition) -> Option<String> {
+/// without the operator and name (`74: ((alternation alternation) next-fn)`), and
+/// without the `#+`/`#-` prefixes when the line above has the same (a feature expression
+/// is a dozen tokens). `above`: the prefixes of the method above. A method without
+/// prefixes after one with some is shown whole: a continued line without prefixes says
+/// "as above".
+fn continued_method_text(d: &Definition, above: &str) -> Option<String> {
     let line = super::method_line::shortened(&d.signature, &d.kind);
-    let rest = super::method_line::continued(&line, &d.kind, &method_group(d)?)?;
-    Some(format!("{}: {rest}\n", d.line))
+    let (prefixes, rest) = super::method_line::continued(&line, &d.kind, &method_group(d)?)?;
+    match prefixes {
+        p if p == above => Some(format!("{}: {rest}\n", d.line)),
+        "" => None,
+        p => Some(format!("{}: {p}{rest}\n", d.line)),
+    }
+}
+
+/// The `#+`/`#-` prefixes of a method's line, with their space (empty without).
+fn method_prefixes(d: &Definition) -> String {
+    let lower = d.signature.to_ascii_lowercase();
+    let open = lower.find(&format!("({}", d.kind)).unwrap_or(0);
+    d.signature[..open].to_string()
 }
 
 /// The form's line (`(defun bar ...)`, not its lambda list), then each line with uses
@@ -474,17 +496,20 @@ fn reference_text(r: &Reference) -> String {
 }
 
 /// Whether a line says a form's heading: it starts with the operator and the first
-/// token of the name (`(defmethod area` of `(defmethod area :around (shape) ...)`),
-/// its `#+`/`#-` prefixes aside.
+/// token of the name (`(defmethod area` of `(defmethod area :around (shape) ...)`), or
+/// with the operator alone when the heading names nothing (`(declaim ...)`), its
+/// `#+`/`#-` prefixes aside.
 fn said_by(line: &str, heading: &str, operator: &str) -> bool {
     let lower = heading.to_ascii_lowercase();
     let Some(start) = lower.find(&format!("({operator} ")) else {
         return false;
     };
     let name = start + operator.len() + 2;
-    let end = heading[name..]
-        .find([' ', ')'])
-        .map_or(heading.len(), |k| name + k);
+    let end = match heading[name..].find([' ', ')']) {
+        Some(k) if &heading[name..name + k] == "..." => name,
+        Some(k) => name + k,
+        None => heading.len(),
+    };
     let line = line.trim_start().to_ascii_lowercase();
     let line = line.get(line.find(&format!("({operator} ")).unwrap_or(usize::MAX)..);
     line.is_some_and(|l| l.starts_with(&lower[start..end]))

@@ -401,6 +401,43 @@ fn a_method_after_one_of_its_generic_function_is_not_named_again() {
         .starts_with("(defmethod area :around"));
 }
 
+/// A form that names nothing (`(declaim ...)`) whose uses are all on its first line is
+/// that line alone, as a named one is: its heading would say less than the line.
+#[test]
+fn an_unnamed_form_with_its_uses_on_its_first_line_is_that_line() {
+    let dir = scratch(
+        "unnamed-first-line",
+        &[(
+            "d.lisp",
+            "(declaim (inline foo bar\n                 baz))\n(let* ((x 1))\n  (foo x))\n",
+        )],
+    );
+    let result = run(&dir, |r| r.symbol = Some("foo".into())).unwrap();
+    assert_eq!(
+        result.content,
+        "==> d.lisp <== package common-lisp-user\n1: (declaim (inline foo bar\n4: (foo x))\n"
+    );
+}
+
+/// A method after another of its generic function under the same `#+`/`#-` prefixes does
+/// not repeat them; other prefixes are shown, and a method without any after one with
+/// some is shown whole (a continued line without prefixes means "as above").
+#[test]
+fn a_methods_prefixes_are_said_once_while_they_stay_the_same() {
+    let dir = scratch(
+        "methods-prefixes",
+        &[(
+            "m.lisp",
+            "#-x (defmethod area ((s square)) 1)\n#-x (defmethod area ((c circle)) 2)\n#+x (defmethod area ((c circle)) 3)\n(defmethod area ((d disc)) 4)\n(defmethod area ((e ellipse)) 5)\n",
+        )],
+    );
+    let result = run(&dir, |r| r.name = Some("area".into())).unwrap();
+    assert_eq!(
+        result.content,
+        "==> m.lisp <== package common-lisp-user\n1: #-x (defmethod area ((s square)) ...)\n2: ((c circle))\n3: #+x ((c circle))\n4: (defmethod area ((d disc)) ...)\n5: ((e ellipse))\n"
+    );
+}
+
 /// A name made by a macro that the called macro's expansion calls (`m1` writing `(m0 ,x)`)
 /// is found by name as by pattern, whether the calling macro builds names of its own or
 /// not, and however many macros deep the definer is.

@@ -372,11 +372,15 @@ impl<'a> Items<'a> for Outline<'a> {
 }
 
 /// The outline of a file made anew on each walk instead of kept: what is kept is the
-/// counts and the diagnostics of one scan. Each walk scans again and classifies only the
-/// items it is given, one at a time.
+/// counts and the diagnostics of one scan, and that scan's items when they take at most
+/// the file's size. Each walk replays those items (or scans again) and classifies only
+/// the items it is given, one at a time.
 pub struct StreamedOutline<'a> {
     bytes: &'a [u8],
     grammar: &'a Grammar,
+    /// The non-whitespace items of the first scan, when they take at most the file's size:
+    /// a walk then does not scan again (the scan was a tenth of a collapsed view's cost).
+    kept: Option<Vec<scan::Item>>,
     pub line_count: usize,
     /// Non-whitespace top-level items.
     pub item_count: usize,
@@ -401,17 +405,30 @@ impl<'a> StreamedOutline<'a> {
     /// scan and every walk stop at the next item (the counts are then partial).
     pub fn cancellable(bytes: &'a [u8], grammar: &'a Grammar, cancel: CancelToken) -> Self {
         let (mut item_count, mut form_count) = (0, 0);
+        let mut kept = Some(Vec::new());
+        let mut kept_size = 0;
+        let kept_cap = bytes.len().max(KEPT_FLOOR);
         let scan = scan::scan_each(bytes, &mut |item| {
             item_count += usize::from(item.kind != ItemKind::Whitespace);
             form_count += usize::from(item.kind == ItemKind::Form);
             if cancel.is_cancelled() {
+                kept = None;
                 return ControlFlow::Break(());
+            }
+            if item.kind != ItemKind::Whitespace {
+                // Memory stays bounded by the file's size: past it, walks scan again.
+                kept_size += Self::kept_bytes(&item);
+                match &mut kept {
+                    Some(items) if kept_size <= kept_cap => items.push(item),
+                    _ => kept = None,
+                }
             }
             ControlFlow::Continue(())
         });
         StreamedOutline {
             bytes,
             grammar,
+            kept,
             line_count: scan.line_count,
             item_count,
             form_count,
@@ -422,9 +439,32 @@ impl<'a> StreamedOutline<'a> {
     }
 }
 
+/// The kept items of a small file may take this much (the file's size for a larger one).
+const KEPT_FLOOR: usize = 64 * 1024;
+
+impl StreamedOutline<'_> {
+    /// The memory a kept item takes: itself and its conditionals.
+    fn kept_bytes(item: &scan::Item) -> usize {
+        std::mem::size_of::<scan::Item>() + std::mem::size_of_val(item.conditionals.as_slice())
+    }
+}
+
 impl<'a> Items<'a> for StreamedOutline<'a> {
     fn each_item(&self, f: &mut dyn FnMut(&OutlineItem<'a>) -> ControlFlow<()>) {
         let mut scratch = Scratch::default();
+        if let Some(items) = &self.kept {
+            for item in items {
+                if self.cancel.is_cancelled() {
+                    return;
+                }
+                let mut out = unclassified_item(item);
+                classify_item(&mut out, item, self.bytes, self.grammar, &mut scratch);
+                if f(&out).is_break() {
+                    return;
+                }
+            }
+            return;
+        }
         // The scan stops once `f` breaks or the caller gives up (checked once per item).
         scan::scan_each(self.bytes, &mut |item| {
             if item.kind == ItemKind::Whitespace {

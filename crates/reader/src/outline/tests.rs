@@ -385,3 +385,55 @@ fn balance_fast_path_agrees_with_the_state_machine() {
         );
     }
 }
+
+/// Each item of a walk, as (kind, span, lines, signature).
+fn walked(items: &dyn Items<'_>) -> Vec<(ItemKind, usize, usize, usize, String)> {
+    let mut out = Vec::new();
+    items.each_item(&mut |i| {
+        let sig = i
+            .form
+            .as_ref()
+            .map(|f| f.signature().to_string())
+            .unwrap_or_default();
+        out.push((i.kind, i.start, i.end, i.start_line, sig));
+        ControlFlow::Continue(())
+    });
+    out
+}
+
+#[test]
+fn a_streamed_walk_replays_the_first_scan_and_gives_the_items_a_scan_gives() {
+    let grammar = Grammar::builtin();
+    let src = b";; head\n(in-package :x)\n#+sbcl (defun f (a) a)\n\"s\" (defmacro m () `(a ,b))\n(defun g";
+    let streamed = StreamedOutline::new(src, &grammar);
+    // The items were kept: a walk does not scan again.
+    assert_eq!(
+        streamed.kept.as_ref().map(Vec::len),
+        Some(streamed.item_count)
+    );
+    let whole = outline_bytes(src, &grammar);
+    assert_eq!(walked(&streamed), walked(&whole));
+    // A second walk gives the same, and a walk stops where its caller breaks.
+    assert_eq!(walked(&streamed), walked(&whole));
+    let mut seen = 0;
+    streamed.each_item(&mut |_| {
+        seen += 1;
+        ControlFlow::Break(())
+    });
+    assert_eq!(seen, 1);
+}
+
+#[test]
+fn a_streamed_outline_keeps_no_items_past_the_files_size() {
+    let grammar = Grammar::builtin();
+    // An item every two bytes: kept items would take many times the file (over the
+    // floor a small file has).
+    let src = "a ".repeat(100_000);
+    let streamed = StreamedOutline::new(src.as_bytes(), &grammar);
+    assert!(streamed.kept.is_none());
+    assert_eq!(streamed.item_count, 100_000);
+    assert_eq!(
+        walked(&streamed),
+        walked(&outline_bytes(src.as_bytes(), &grammar))
+    );
+}

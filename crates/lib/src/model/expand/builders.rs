@@ -68,10 +68,15 @@ fn symbol(prefix: Prefix, name: String) -> Val {
     Val::Sym(Written { prefix, name })
 }
 
-/// The package a builder is given: `t`/`nil` the current one, `:keyword` the keywords.
+/// The package a builder is given: `t`/`nil` the current one, `:keyword` the keywords,
+/// or a package the evaluator computed (`(symbol-package name)`, `eval::lists`).
 fn package_of(v: &Val) -> Option<Prefix> {
-    if v.is_symbol("t") || v.is_nil() {
+    use super::eval::lists::{CURRENT, KEYWORD};
+    if v.is_symbol("t") || v.is_nil() || matches!(v, Val::Atom(a) if a == CURRENT) {
         return Some(Prefix::None);
+    }
+    if matches!(v, Val::Atom(a) if a == KEYWORD) {
+        return Some(Prefix::Keyword);
     }
     if let Val::Sym(w) = v {
         if w.prefix == Prefix::Uninterned {

@@ -528,3 +528,16 @@ fn a_name_past_the_longest_written_is_not_made() {
         .collect();
     assert_eq!(made, ["defun abcdef-short".len()]);
 }
+
+/// `format-symbol` in the package a symbol's `symbol-package` gives (fiveam's
+/// `def-special-environment`): the file's package, or the keywords.
+#[test]
+fn a_name_made_in_a_symbols_package_is_in_that_package() {
+    let source = "(defmacro def-env (name)
+  `(progn (defmacro ,(format-symbol (symbol-package name) \"~A-~A\" '#:with name) ())
+          (defvar ,(format-symbol (symbol-package :k) \"~A\" name))))";
+    assert_eq!(
+        names(source, "(def-env run-state)"),
+        ["defmacro with-run-state", "defvar :run-state"]
+    );
+}

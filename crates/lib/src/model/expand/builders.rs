@@ -100,16 +100,21 @@ fn string_of(v: &Val) -> Option<String> {
 }
 
 /// A string designator's text, folded: a string, a symbol's name, a character; a
-/// number as written (`symbolicate` and `~A` print it).
+/// number as written (`symbolicate` and `~A` print it) when that is how it prints: an
+/// integer written otherwise than in decimal (`#x10`, `1.`, `+5`, `007`) prints as its value,
+/// which its text does not spell (a search by name looks for the call's text), so it is
+/// unknown.
 fn designator(v: &Val) -> Option<String> {
     match v {
         Val::Str(s) => Some(s.to_lowercase()),
         Val::Sym(w) => Some(w.name.clone()),
-        Val::Atom(a) => Some(match a.strip_prefix("#\\") {
-            Some(c) if c.chars().count() == 1 => c.to_lowercase(),
-            Some(_) => return None,
-            None => a.to_lowercase(),
-        }),
+        Val::Atom(a) => match a.strip_prefix("#\\") {
+            Some(c) if c.chars().count() == 1 => Some(c.to_lowercase()),
+            Some(_) => None,
+            None if a.starts_with('#') || a.starts_with('+') || a.ends_with('.') => None,
+            None if super::eval::numbers::int(v).is_some_and(|n| n.to_string() != *a) => None,
+            None => Some(a.to_lowercase()),
+        },
         _ => None,
     }
 }

@@ -529,6 +529,40 @@ fn a_name_past_the_longest_written_is_not_made() {
     assert_eq!(made, ["defun abcdef-short".len()]);
 }
 
+/// `~A`, `~D` and `symbolicate` print an integer as its decimal value: the reader's
+/// `#x10`, `1.`, `+5` and `#b101` are 16, 1, 5 and 5, never their text (which made
+/// `|foo-#x10|`, `bar-1.`). Not computed here (the call's text does not spell the
+/// value, which a search by name requires), they are unknown: no name is made.
+#[test]
+fn an_integer_written_otherwise_than_in_decimal_makes_no_name_of_its_text() {
+    let source = "(defmacro def-n (x n) `(defun ,(intern (format nil \"~A-~D\" x n)) ()))
+(defmacro sym-n (x n) `(defun ,(symbolicate x '- n) ()))";
+    let written = [
+        "#x10",
+        "1.",
+        "+5",
+        "#b101",
+        "#8r17",
+        "007",
+        "#xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF",
+    ];
+    for n in written {
+        assert_eq!(
+            names(source, &format!("(def-n foo {n})")),
+            Vec::<String>::new(),
+            "{n}"
+        );
+        assert_eq!(
+            names(source, &format!("(sym-n foo {n})")),
+            Vec::<String>::new(),
+            "{n}"
+        );
+    }
+    assert_eq!(names(source, "(def-n foo 16)"), ["defun foo-16"]);
+    assert_eq!(names(source, "(def-n foo -3)"), ["defun foo--3"]);
+    assert_eq!(names(source, "(sym-n foo 7)"), ["defun foo-7"]);
+}
+
 /// `format-symbol` in the package a symbol's `symbol-package` gives (fiveam's
 /// `def-special-environment`): the file's package, or the keywords.
 #[test]

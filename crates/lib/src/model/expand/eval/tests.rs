@@ -188,3 +188,12 @@ fn collecting_into_a_variable_is_charged_for_what_it_copies() {
     let small = "(let ((l '(a))) (loop repeat 200 collect l into xs finally (return (length xs))))";
     assert_eq!(run(small), "200");
 }
+
+/// A byte of 127 bits: its mask is computed without overflow (`(1i128 << 127) - 1`
+/// panicked in a build that checks overflow, as debug builds do).
+#[test]
+fn a_byte_as_wide_as_the_integers_takes_every_bit() {
+    assert_eq!(run("(ldb (byte 127 0) 5)"), "5");
+    assert_eq!(run("(ldb (byte 500 1) 12)"), "6");
+    assert_eq!(run("(ldb (byte 127 0) -1)"), UNKNOWN);
+}

@@ -45,6 +45,9 @@ fn families() -> Vec<(&'static str, Family)> {
         ("feature expressions", |n| {
             repeat("#+(or foo (and foo foo)) (foo) ", n)
         }),
+        ("unclosed read-time forms, one per line", |n| {
+            repeat("#.(\n", n)
+        }),
         ("an unclosed form", |n| {
             let mut v = b"(defun foo (".to_vec();
             v.extend(repeat("foo (", n));

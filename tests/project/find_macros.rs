@@ -394,12 +394,13 @@ fn find_is_linear_on_adversarial_macros() {
 
 /// A file of `size` bytes: a macro that binds its argument to 8 variables and calls its
 /// local function 3,000 times, and one call of it whose argument is a string of `string`
-/// bytes (the rest of the file is a comment).
+/// bytes (the rest of the file is a comment). The name it makes is short (a made name of
+/// more than 1,024 bytes is not made).
 fn local_calls_with(string: usize, size: usize) -> Vec<u8> {
     let bindings: Vec<String> = (0..8).map(|k| format!("(v{k} n)")).collect();
     let calls = vec![",(f)"; 3_000].join(" ");
     let mut out = format!(
-        "(defmacro a (n) (let ({}) (flet ((f () 1)) `(progn (defun ,(symbolicate n '-x) ()) {calls}))))\n(a \"{}\")\n",
+        "(defmacro a (n) (let ({}) (flet ((f () 1)) `(progn (defun ,(symbolicate 'a '-x) ()) {calls}))))\n(a \"{}\")\n",
         bindings.join(" "),
         "s".repeat(string)
     );

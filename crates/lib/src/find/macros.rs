@@ -257,7 +257,9 @@ pub(crate) fn of_call(
     let Some(expansion) = expand::expand_charged(&m, &call, &lookup, budget) else {
         return Outcome::NotMade;
     };
-    report(file, cursor, item, form, grammar, search, &expansion, found)
+    report(
+        file, cursor, item, form, grammar, search, &expansion, budget, found,
+    )
 }
 
 /// Adds to `found` the wanted definitions that the top-level read-time form `item`
@@ -293,7 +295,9 @@ pub(crate) fn of_read_time(
     };
     let call = expand::datum::Val::List(vec![expand::datum::Val::sym("#.")]);
     match expand::expand_charged(&m, &call, &lookup, budget) {
-        Some(expansion) => report(file, cursor, item, form, grammar, search, &expansion, found),
+        Some(expansion) => report(
+            file, cursor, item, form, grammar, search, &expansion, budget, found,
+        ),
         None => Outcome::NotMade,
     }
 }
@@ -308,9 +312,10 @@ fn report(
     grammar: &Grammar,
     search: &Search,
     expansion: &expand::datum::Val,
+    budget: &mut Budget,
     found: &mut Vec<Definition>,
 ) -> Outcome {
-    let made = expand::made(expansion, grammar);
+    let made = expand::made(expansion, grammar, budget);
     if made.is_empty() {
         return Outcome::NotMade;
     }

@@ -566,3 +566,33 @@ fn a_macro_the_features_leave_out_writes_no_call_through_it() {
         assert_eq!(callers("foo"), Vec::<Option<String>>::new(), "{src}");
     }
 }
+
+/// The names a file's expansions make are kept in the answer: their bytes come out of the
+/// file's expansion budget, so that few steps cannot keep a huge text (a macro doubling a
+/// string, then making a thousand names of it per call: 13 MB of names out of 1.4 kB).
+#[test]
+fn the_names_expansions_make_are_bounded_by_the_files_budget() {
+    let mut text = String::from(
+        "(defmacro many (x)
+  (let ((s (symbol-name x)))
+    (dotimes (i 7) (setq s (concatenate 'string s s)))
+    `(progn ,@(loop for i below 1000 collect `(defun ,(intern (format nil \"~A~D\" s i)) ())))))
+",
+    );
+    for i in 0..100 {
+        text.push_str(&format!("(many q{i})\n"));
+    }
+    let dir = scratch("made-bytes", &[("m.lisp", &text)]);
+    let found = run(&dir, |r| r.name_pattern = Some("q".into()))
+        .unwrap()
+        .definitions
+        .unwrap();
+    let made: usize = found
+        .iter()
+        .filter(|d| d.via.is_some())
+        .map(|d| d.name.len())
+        .sum();
+    let bound = text.len() * crate::model::expand::STEPS_PER_BYTE
+        + crate::model::expand::MAX_EXPANSION_STEPS;
+    assert!(made <= bound, "{made} bytes of made names, bound {bound}");
+}

@@ -170,8 +170,23 @@ mod tests {
 
     #[test]
     fn an_edit_reparsed_gives_what_the_whole_buffer_gives() {
+        edits_agree(&PIECES, 3);
+    }
+
+    /// Prefixes that take the datum after them, typed at the end of a region: the
+    /// form after the region is theirs in a whole reading.
+    #[test]
+    fn a_prefix_typed_before_a_form_gives_what_the_whole_buffer_gives() {
+        let prefixes = [
+            "`", ",", ",@", "#'", "#.", "#1=", "#-sbcl ", "#+(or) ", "#p", "#c", "#s", "#a", "#*",
+            "#:", "#,", "#0a", "'", "#+sbcl ", "\n", "|a", "#\\", "#+",
+        ];
+        edits_agree(&prefixes, 5);
+    }
+
+    fn edits_agree(pieces: &[&str], seed: u64) {
         let grammar = Grammar::builtin();
-        let mut seed = 3u64;
+        let mut seed = seed;
         let mut next = |n: usize| {
             seed = seed
                 .wrapping_mul(6364136223846793005)
@@ -188,7 +203,7 @@ mod tests {
                 let piece = if next(3) == 0 {
                     ""
                 } else {
-                    PIECES[next(PIECES.len())]
+                    pieces[next(pieces.len())]
                 };
                 let mut new = text[..start].to_vec();
                 new.extend_from_slice(piece.as_bytes());

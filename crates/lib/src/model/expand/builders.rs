@@ -68,10 +68,15 @@ fn symbol(prefix: Prefix, name: String) -> Val {
     Val::Sym(Written { prefix, name })
 }
 
-/// The package a builder is given: `t`/`nil` the current one, `:keyword` the keywords.
+/// The package a builder is given: `t`/`nil` the current one, `:keyword` the keywords,
+/// or a package the evaluator computed (`(symbol-package name)`, `eval::lists`).
 fn package_of(v: &Val) -> Option<Prefix> {
-    if v.is_symbol("t") || v.is_nil() {
+    use super::eval::lists::{CURRENT, KEYWORD};
+    if v.is_symbol("t") || v.is_nil() || matches!(v, Val::Atom(a) if a == CURRENT) {
         return Some(Prefix::None);
+    }
+    if matches!(v, Val::Atom(a) if a == KEYWORD) {
+        return Some(Prefix::Keyword);
     }
     if let Val::Sym(w) = v {
         if w.prefix == Prefix::Uninterned {
@@ -95,16 +100,21 @@ fn string_of(v: &Val) -> Option<String> {
 }
 
 /// A string designator's text, folded: a string, a symbol's name, a character; a
-/// number as written (`symbolicate` and `~A` print it).
+/// number as written (`symbolicate` and `~A` print it) when that is how it prints: an
+/// integer written otherwise than in decimal (`#x10`, `1.`, `+5`, `007`) prints as its value,
+/// which its text does not spell (a search by name looks for the call's text), so it is
+/// unknown.
 fn designator(v: &Val) -> Option<String> {
     match v {
         Val::Str(s) => Some(s.to_lowercase()),
         Val::Sym(w) => Some(w.name.clone()),
-        Val::Atom(a) => Some(match a.strip_prefix("#\\") {
-            Some(c) if c.chars().count() == 1 => c.to_lowercase(),
-            Some(_) => return None,
-            None => a.to_lowercase(),
-        }),
+        Val::Atom(a) => match a.strip_prefix("#\\") {
+            Some(c) if c.chars().count() == 1 => Some(c.to_lowercase()),
+            Some(_) => None,
+            None if a.starts_with('#') || a.starts_with('+') || a.ends_with('.') => None,
+            None if super::eval::numbers::int(v).is_some_and(|n| n.to_string() != *a) => None,
+            None => Some(a.to_lowercase()),
+        },
         _ => None,
     }
 }

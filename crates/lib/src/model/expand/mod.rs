@@ -38,6 +38,10 @@ pub(crate) const MAX_EXPANSION_STEPS: usize = 100_000;
 pub(crate) const MAX_MACRO_DEPTH: usize = 8;
 /// An expansion larger than this (nodes) is not read.
 pub(crate) const MAX_RESULT_NODES: usize = 50_000;
+/// A made name longer than this is not a definition: the longest name a definition in
+/// Debian's Common Lisp sources or SBCL's writes has 68 bytes; a longer one comes from a
+/// loop that doubles a string (a few steps per doubling).
+pub(crate) const MAX_MADE_NAME_BYTES: usize = 1024;
 /// A `macrolet`'s bindings learned at most (local macros are looked up one by one).
 pub(crate) const MAX_LOCAL_MACROS: usize = 32;
 /// Steps a file's expansions may take, per byte of the file (plus one expansion's):
@@ -794,31 +798,44 @@ pub(crate) struct Made {
 }
 
 /// The definitions in `expansion`, read as the outline reads source text (named forms,
-/// containers' children, derived names), without the names that hold something unknown.
-pub(crate) fn made(expansion: &Val, grammar: &Grammar) -> Vec<Made> {
+/// containers' children, derived names), without the names that hold something unknown
+/// or are longer than [`MAX_MADE_NAME_BYTES`]. Each name kept costs `budget` a step per
+/// byte (of its name and method key): the answers keep them, and a step of the
+/// evaluator may copy [`datum::TEXT_BYTES_PER_NODE`] bytes of text, so without this a
+/// file's names could be thousands of times its size. Once `budget` is spent, the rest
+/// is not made.
+pub(crate) fn made(expansion: &Val, grammar: &Grammar, budget: &mut Budget) -> Vec<Made> {
     let mut text = String::new();
     print(expansion, &mut text);
     let outline = outline_bytes(text.as_bytes(), grammar);
     let mut out = Vec::new();
     let mut stack: Vec<_> = outline.items.iter().rev().collect();
     // A string in a name's place names nothing.
-    let known = |name: &str| !name.contains(UNKNOWN) && !name.starts_with('"');
+    let known = |name: &str| {
+        name.len() <= MAX_MADE_NAME_BYTES && !name.contains(UNKNOWN) && !name.starts_with('"')
+    };
     // One call's copies of a definition are one answer (a template that doubles per
     // level of macros would list it thousands of times, all at the call's line).
     let mut seen = std::collections::HashSet::new();
     let mut push = |made: Made| {
-        if seen.insert((made.kind.clone(), made.name.clone(), made.key.clone())) {
-            out.push(made);
+        if seen.contains(&(made.kind.clone(), made.name.clone(), made.key.clone())) {
+            return Some(());
         }
+        budget.spend(made.name.len() + made.key.as_ref().map_or(0, String::len))?;
+        seen.insert((made.kind.clone(), made.name.clone(), made.key.clone()));
+        out.push(made);
+        Some(())
     };
-    while let Some(item) = stack.pop() {
-        let Some(form) = &item.form else { continue };
+    let mut each = |item: &crate::outline::OutlineItem| -> Option<()> {
+        let Some(form) = &item.form else {
+            return Some(());
+        };
         if let Some(name) = form.name.as_deref().filter(|n| known(n)) {
             push(Made {
                 kind: form.operator.as_deref().unwrap_or_default().to_lowercase(),
                 name: name.to_string(),
                 key: form.is_method().then(|| form.method_key()).flatten(),
-            });
+            })?;
         }
         for d in crate::model::derived::derive(form).derived {
             if known(&d.name) {
@@ -826,10 +843,18 @@ pub(crate) fn made(expansion: &Val, grammar: &Grammar) -> Vec<Made> {
                     kind: d.kind.to_string(),
                     name: d.name,
                     key: d.key,
-                });
+                })?;
             }
         }
-        stack.extend(form.children.iter().rev());
+        Some(())
+    };
+    while let Some(item) = stack.pop() {
+        if each(item).is_none() {
+            break;
+        }
+        if let Some(form) = &item.form {
+            stack.extend(form.children.iter().rev());
+        }
     }
     out
 }

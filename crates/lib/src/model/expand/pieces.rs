@@ -918,7 +918,7 @@ mod tests {
             locals: &[],
         };
         let v = expand(&m, &form, &lookup, &mut Budget::new(100_000)).unwrap();
-        made(&v, &Grammar::builtin())
+        made(&v, &Grammar::builtin(), &mut Budget::new(100_000))
             .into_iter()
             .map(|d| {
                 let name = d.name.trim_start_matches("(setf ").trim_end_matches(')');

@@ -47,14 +47,17 @@ pub(crate) struct Needs {
 /// name reads a `macrolet` only when its own text can make the name, docs/find.md).
 pub(crate) fn needs(b: &[u8], macrolets: bool, reads: &dyn Fn(bool, &[u8]) -> bool) -> Needs {
     let mut out = Needs::default();
-    let read_time = hits(b);
-    for &h in &read_time {
-        let end = form_end(b, h);
-        if let Some(m) = as_macro(b, h, end, reads) {
+    // The top-level forms that open with a hit, from one scan of the file: scanning on
+    // from each hit to its form's end read a file of unclosed `#.(` lines once per line.
+    super::each_form_holding(b, &hits(b), &mut |start, end| {
+        if !is_read_time(b, start) {
+            return;
+        }
+        if let Some(m) = as_macro(b, start, end, reads) {
             out.defines = true;
             out.calls.extend(functions::called(&m.body));
         }
-    }
+    });
     if !macrolets {
         return out;
     }
@@ -69,16 +72,6 @@ pub(crate) fn needs(b: &[u8], macrolets: bool, reads: &dyn Fn(bool, &[u8]) -> bo
         }
     });
     out
-}
-
-/// The end of the top-level form at `start` (the file's end if it does not close).
-fn form_end(b: &[u8], start: usize) -> usize {
-    let mut end = b.len();
-    crate::scan::scan_each(&b[start..], &mut |item| {
-        end = start + item.span.end;
-        std::ops::ControlFlow::Break(())
-    });
-    end
 }
 
 /// The functions the bindings of the `macrolet`s in `form` call, for those that may

@@ -37,10 +37,14 @@ fn names(source: &str, call: &str) -> Vec<String> {
         locals: &[],
     };
     let v = expand(&m, &form, &lookup, &mut Budget::new(MAX_EXPANSION_STEPS)).unwrap();
-    made(&v, &Grammar::builtin())
-        .into_iter()
-        .map(|m| format!("{} {}", m.kind, m.name))
-        .collect()
+    made(
+        &v,
+        &Grammar::builtin(),
+        &mut Budget::new(MAX_EXPANSION_STEPS),
+    )
+    .into_iter()
+    .map(|m| format!("{} {}", m.kind, m.name))
+    .collect()
 }
 
 #[test]
@@ -274,10 +278,14 @@ fn local_functions_of_the_body_make_names() {
         &mut Budget::new(10_000),
     )
     .unwrap();
-    let names: Vec<String> = made(&v, &Grammar::builtin())
-        .into_iter()
-        .map(|m| format!("{} {}", m.kind, m.name))
-        .collect();
+    let names: Vec<String> = made(
+        &v,
+        &Grammar::builtin(),
+        &mut Budget::new(MAX_EXPANSION_STEPS),
+    )
+    .into_iter()
+    .map(|m| format!("{} {}", m.kind, m.name))
+    .collect();
     assert_eq!(
         names,
         [
@@ -330,10 +338,14 @@ fn names_with_functions(source: &str, call: &str) -> Vec<String> {
         locals: &[],
     };
     match expand(&m, &form, &lookup, &mut Budget::new(MAX_EXPANSION_STEPS)) {
-        Some(v) => made(&v, &Grammar::builtin())
-            .into_iter()
-            .map(|m| format!("{} {}", m.kind, m.name))
-            .collect(),
+        Some(v) => made(
+            &v,
+            &Grammar::builtin(),
+            &mut Budget::new(MAX_EXPANSION_STEPS),
+        )
+        .into_iter()
+        .map(|m| format!("{} {}", m.kind, m.name))
+        .collect(),
         None => Vec::new(),
     }
 }
@@ -500,4 +512,66 @@ fn a_definition_one_call_makes_twice_is_made_once() {
     made.dedup();
     assert_eq!(all, made.len(), "{made:?}");
     assert!(made.contains(&"defun x".to_string()) && made.contains(&"defun other".to_string()));
+}
+
+/// A name longer than any written one is the product of a loop that doubles a string,
+/// not a definition: it is not made (a call of 300 bytes made a 98 kB name).
+#[test]
+fn a_name_past_the_longest_written_is_not_made() {
+    let source = "(defmacro big (x)
+  (let ((s (symbol-name x)))
+    (dotimes (i 14) (setq s (concatenate 'string s s)))
+    `(progn (defun ,(intern s) ()) (defun ,(intern (format nil \"~A-SHORT\" x)) ()))))";
+    let made: Vec<usize> = names(source, "(big abcdef)")
+        .iter()
+        .map(String::len)
+        .collect();
+    assert_eq!(made, ["defun abcdef-short".len()]);
+}
+
+/// `~A`, `~D` and `symbolicate` print an integer as its decimal value: the reader's
+/// `#x10`, `1.`, `+5` and `#b101` are 16, 1, 5 and 5, never their text (which made
+/// `|foo-#x10|`, `bar-1.`). Not computed here (the call's text does not spell the
+/// value, which a search by name requires), they are unknown: no name is made.
+#[test]
+fn an_integer_written_otherwise_than_in_decimal_makes_no_name_of_its_text() {
+    let source = "(defmacro def-n (x n) `(defun ,(intern (format nil \"~A-~D\" x n)) ()))
+(defmacro sym-n (x n) `(defun ,(symbolicate x '- n) ()))";
+    let written = [
+        "#x10",
+        "1.",
+        "+5",
+        "#b101",
+        "#8r17",
+        "007",
+        "#xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF",
+    ];
+    for n in written {
+        assert_eq!(
+            names(source, &format!("(def-n foo {n})")),
+            Vec::<String>::new(),
+            "{n}"
+        );
+        assert_eq!(
+            names(source, &format!("(sym-n foo {n})")),
+            Vec::<String>::new(),
+            "{n}"
+        );
+    }
+    assert_eq!(names(source, "(def-n foo 16)"), ["defun foo-16"]);
+    assert_eq!(names(source, "(def-n foo -3)"), ["defun foo--3"]);
+    assert_eq!(names(source, "(sym-n foo 7)"), ["defun foo-7"]);
+}
+
+/// `format-symbol` in the package a symbol's `symbol-package` gives (fiveam's
+/// `def-special-environment`): the file's package, or the keywords.
+#[test]
+fn a_name_made_in_a_symbols_package_is_in_that_package() {
+    let source = "(defmacro def-env (name)
+  `(progn (defmacro ,(format-symbol (symbol-package name) \"~A-~A\" '#:with name) ())
+          (defvar ,(format-symbol (symbol-package :k) \"~A\" name))))";
+    assert_eq!(
+        names(source, "(def-env run-state)"),
+        ["defmacro with-run-state", "defvar :run-state"]
+    );
 }

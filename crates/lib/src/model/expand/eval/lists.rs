@@ -76,9 +76,9 @@ pub(crate) fn is_function(operator: &str) -> bool {
 
 /// The package `KEYWORD`, as `find-package` and `symbol-package` give it; any other
 /// package is [`CURRENT`] (a symbol written without a prefix) or unknown.
-const KEYWORD: &str = "#<package keyword>";
+pub(crate) const KEYWORD: &str = "#<package keyword>";
 /// The package of a symbol written without a prefix: the file's, which is not `KEYWORD`.
-const CURRENT: &str = "#<package>";
+pub(crate) const CURRENT: &str = "#<package>";
 
 fn package(v: &Val) -> Option<&str> {
     match v {

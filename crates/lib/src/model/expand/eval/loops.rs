@@ -400,13 +400,14 @@ fn run(p: &Parsed, env: &mut Env, budget: &mut Budget, depth: usize) -> Option<V
     })
 }
 
-/// Puts the `into` lists into their variables.
+/// Puts the `into` lists into their variables: a copy, charged by its size (the count
+/// of elements let a loop copy a large element thousands of times per step).
 fn sync(state: &mut State, env: &mut Env, budget: &mut Budget) -> Option<()> {
     if !state.dirty {
         return Some(());
     }
     for (name, items) in &state.into {
-        budget.spend(items.len())?;
+        budget.spend(1 + items.iter().map(Val::size).sum::<usize>())?;
         env.bind(name, Val::List(items.clone()));
     }
     state.dirty = false;

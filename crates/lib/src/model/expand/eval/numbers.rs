@@ -156,7 +156,9 @@ pub(crate) fn ldb(spec: &Val, n: &Val) -> Option<Val> {
     let size = int(items.first()?)?.min(127);
     let position = int(position)?.min(127);
     let n = int(n)?;
-    num((n >> position) & ((1i128 << size) - 1))
+    // In u128: `(1i128 << 127) - 1` overflows (a panic where overflow is checked).
+    let mask = (1u128 << size) - 1;
+    num(i128::try_from((n >> position) as u128 & mask).ok()?)
 }
 
 fn divide(operator: &str, n: &[i128]) -> Option<Val> {

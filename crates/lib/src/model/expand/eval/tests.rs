@@ -173,3 +173,27 @@ fn the_keyword_package_and_no_other() {
     assert_eq!(run("(symbol-package 'p::a)"), UNKNOWN);
     assert_eq!(run("(gensym \"NEW-FORM\")"), "#:new-form");
 }
+
+/// A `loop` that collects `into` a variable puts the list into the variable before each
+/// clause: a copy of every element, charged by its size. Charged by the number of
+/// elements, 200 collections of a 100-node list copied 2 million nodes within 60,000
+/// steps (a find over a 23 kB file of such calls took 2.6 s against 0.06 s without
+/// `into`).
+#[test]
+fn collecting_into_a_variable_is_charged_for_what_it_copies() {
+    let big = format!("'({})", "a ".repeat(100));
+    let form =
+        format!("(let ((big {big})) (loop repeat 200 collect big into xs finally (return 1)))");
+    assert_eq!(run_with(&form, MAX_EXPANSION_STEPS), None);
+    let small = "(let ((l '(a))) (loop repeat 200 collect l into xs finally (return (length xs))))";
+    assert_eq!(run(small), "200");
+}
+
+/// A byte of 127 bits: its mask is computed without overflow (`(1i128 << 127) - 1`
+/// panicked in a build that checks overflow, as debug builds do).
+#[test]
+fn a_byte_as_wide_as_the_integers_takes_every_bit() {
+    assert_eq!(run("(ldb (byte 127 0) 5)"), "5");
+    assert_eq!(run("(ldb (byte 500 1) 12)"), "6");
+    assert_eq!(run("(ldb (byte 127 0) -1)"), UNKNOWN);
+}

@@ -69,8 +69,11 @@ fn symbol(prefix: Prefix, name: String) -> Val {
 }
 
 /// The package a builder is given: `t`/`nil` the current one, `:keyword` the keywords.
+/// A package the evaluator cannot compute (a global variable, clx's
+/// `(intern ... *xlib-package*)`) is taken as the current one: the name is known, its
+/// package is the file's as far as can be told.
 fn package_of(v: &Val) -> Option<Prefix> {
-    if v.is_symbol("t") || v.is_nil() {
+    if v.is_symbol("t") || v.is_nil() || matches!(v, Val::Unknown) {
         return Some(Prefix::None);
     }
     if let Val::Sym(w) = v {

@@ -98,3 +98,18 @@ fn a_format_iteration_stops_at_its_length_bound() {
     let call = format!("(wide {})", "a ".repeat(3));
     assert_eq!(names_with_functions(&source, &call).len(), 1);
 }
+
+#[test]
+fn a_package_held_by_a_global_variable_is_the_current_one() {
+    // clx's `xintern`: the package is `*xlib-package*`, which nothing here computes; the
+    // name is known all the same.
+    let source = "(defun xintern (&rest parts)
+  (intern (apply #'concatenate 'string (mapcar #'string parts)) *xlib-package*))
+(defmacro define-accessor (name)
+  `(progn (defun ,(xintern name '-get) ())
+          (defun ,(format-symbol *xlib-package* \"~a-PUT\" name) ())))";
+    assert_eq!(
+        names_with_functions(source, "(define-accessor card32)"),
+        ["defun card32-get", "defun card32-put"]
+    );
+}

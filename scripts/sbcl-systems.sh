@@ -7,12 +7,14 @@
 # SBCL records differs between compiling a file and loading its fasl). About 90 s of CPU.
 # OUT appears whole (written as OUT.partial, then renamed), or OUT.failed does: a test
 # started meanwhile waits for one of them (tests/project/sbcl_systems.rs).
-# Usage: bash scripts/sbcl-systems.sh OUT
+# LIST names another list of systems (scripts/sbcl-held-out.sh gives tests/oracle/held-out.txt).
+# Usage: bash scripts/sbcl-systems.sh OUT [LIST]
 set -euo pipefail
-out=${1:?usage: sbcl-systems.sh OUT}
+out=${1:?usage: sbcl-systems.sh OUT [LIST]}
 trap 'rc=$?; if [ "$rc" != 0 ]; then touch "$out.failed"; fi' EXIT
 here=$(cd "$(dirname "$0")/.." && pwd)
-systems=$(grep -v '^\s*#' "$here/tests/oracle/systems.txt" | grep -v '^\s*$' | sed 's/.*/"&"/' | tr '\n' ' ')
+list=${2:-$here/tests/oracle/systems.txt}
+systems=$(grep -v '^\s*#' "$list" | grep -v '^\s*$' | sed 's/.*/"&"/' | tr '\n' ' ')
 fasls=$(mktemp -d)
 trap 'rc=$?; rm -rf "$fasls"; if [ "$rc" != 0 ]; then touch "$out.failed"; fi' EXIT
 XDG_CACHE_HOME=$fasls sbcl --non-interactive --no-userinit \

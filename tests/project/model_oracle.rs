@@ -481,9 +481,17 @@ fn definitions_agree_with_sbcl() {
         }
         let _ = writeln!(full, "  {m}");
     }
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("model-oracle-report.txt");
+    let held_out = sbcl_systems::held_out().is_some();
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(if held_out {
+        "model-oracle-held-out-report.txt"
+    } else {
+        "model-oracle-report.txt"
+    });
     std::fs::write(&path, &full).unwrap();
     eprintln!("{report}\n(every miss: {})", path.display());
+    if held_out {
+        return;
+    }
     assert!(
         systems.len() >= MIN_SYSTEMS,
         "only {} systems loaded: {failed:?}",

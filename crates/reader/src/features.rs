@@ -71,6 +71,16 @@ pub fn decide(expr: &[u8], features: &Features) -> Option<bool> {
                 }
                 atom.map(|s| features.has(&s))
             }
+            // `#+#:never`: a fresh symbol, in no feature list (the idiom that comments a
+            // form out, `#+#:not-in-use (defmacro ...)`).
+            Token::Uninterned => {
+                if let Some(frame) = stack.last_mut().filter(|f| f.wants_operator()) {
+                    frame.op = None;
+                    frame.read_operator = true;
+                    continue;
+                }
+                Some(false)
+            }
         };
         match stack.last_mut() {
             Some(frame) => frame.push(value)?,
@@ -173,6 +183,8 @@ enum Token {
     Close,
     /// A symbol, or `None` for another atom (a number, a string).
     Atom(Option<Symbol>),
+    /// `#:name`.
+    Uninterned,
 }
 
 struct Tokens<'a> {
@@ -198,6 +210,14 @@ impl Tokens<'_> {
                 let (end, closed) = crate::scan::string_end(b, self.i);
                 self.i = end;
                 closed.then_some(Token::Atom(None))
+            }
+            b'#' if b.get(self.i + 1) == Some(&b':') => {
+                let start = self.i + 2;
+                self.i = token_end(b, start)?;
+                // The name must be a symbol's (`#:1` is an error in the reader).
+                symbol(&b[start..self.i])
+                    .filter(|s| s.package.is_none() && !b[start..self.i].contains(&b':'))?;
+                Some(Token::Uninterned)
             }
             b'\'' | b'`' | b',' | b'#' => None,
             _ => {
@@ -354,6 +374,9 @@ mod tests {
         assert_eq!(d("(or ; why\n ccl #| c |# sbcl)"), Some(true));
         assert_eq!(d("nan"), Some(false), "a symbol, not a float");
         assert_eq!(d("1+"), Some(false), "a symbol");
+        assert_eq!(d("#:sbcl"), Some(false), "a fresh symbol is no feature");
+        assert_eq!(d("(or #:x sbcl)"), Some(true));
+        assert_eq!(d("(not #:never)"), Some(true));
     }
 
     #[test]
@@ -371,6 +394,10 @@ mod tests {
             "a:b:c",
             "-1.5e3",
             "1/2",
+            "#:",
+            "#:1",
+            "#:a:b",
+            "(#:and sbcl)",
             "",
         ] {
             assert_eq!(d(expr), None, "{expr}");

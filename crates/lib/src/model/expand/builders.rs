@@ -69,10 +69,17 @@ fn symbol(prefix: Prefix, name: String) -> Val {
 }
 
 /// The package a builder is given: `t`/`nil` the current one, `:keyword` the keywords,
-/// or a package the evaluator computed (`(symbol-package name)`, `eval::lists`).
+/// or a package the evaluator computed (`(symbol-package name)`, `eval::lists`). A
+/// package the evaluator cannot compute (a global variable, clx's
+/// `(intern ... *xlib-package*)`) is taken as the current one: the name is known, its
+/// package is the file's as far as can be told.
 fn package_of(v: &Val) -> Option<Prefix> {
     use super::eval::lists::{CURRENT, KEYWORD};
-    if v.is_symbol("t") || v.is_nil() || matches!(v, Val::Atom(a) if a == CURRENT) {
+    if v.is_symbol("t")
+        || v.is_nil()
+        || matches!(v, Val::Unknown)
+        || matches!(v, Val::Atom(a) if a == CURRENT)
+    {
         return Some(Prefix::None);
     }
     if matches!(v, Val::Atom(a) if a == KEYWORD) {
@@ -124,35 +131,88 @@ fn concat(args: &[Val]) -> Option<String> {
 }
 
 /// `(format nil CONTROL ARGS...)` for the directives that print an argument as `~A` does
-/// (`~A`, `~S`, `~D`), `~%`, `~~` and case conversion `~(...~)` (a no-op on folded text).
+/// (`~A`, `~S`, `~D`), `~%`, `~~`, case conversion `~(...~)` (a no-op on folded text), and
+/// iteration over a list argument `~{...~}` (not nested) with `~^` (lparallel's
+/// `(format-symbol nil "~{~a~}" designators)`).
 fn format(args: &[Val]) -> Option<String> {
     let (control, args) = args.split_first()?;
     // `format-symbol` takes a string designator (alexandria's `'#:~A-p`).
-    let control = match control {
-        Val::Str(text) => text.clone(),
-        Val::Sym(w) => w.name.clone(),
+    let control: Vec<char> = match control {
+        Val::Str(text) => text.chars().collect(),
+        Val::Sym(w) => w.name.chars().collect(),
         _ => return None,
     };
-    let mut args = args.iter();
     let mut out = String::new();
-    let mut chars = control.chars();
-    while let Some(c) = chars.next() {
+    print(&control, args, &mut 0, &mut out, true)?;
+    Some(out)
+}
+
+/// The longest text `format` makes: an iteration repeats its control's text once per
+/// element, so a long control over a long list could make their product.
+const MAX_FORMAT_CHARS: usize = 1 << 16;
+
+/// Prints `control` into `out` with the arguments `args` from `next` on; `Some(false)`
+/// when a `~^` found no argument left (the iteration ends).
+fn print(
+    control: &[char],
+    args: &[Val],
+    next: &mut usize,
+    out: &mut String,
+    outer: bool,
+) -> Option<bool> {
+    let mut i = 0;
+    while let Some(&c) = control.get(i) {
+        i += 1;
+        if out.len() > MAX_FORMAT_CHARS {
+            return None;
+        }
         if c != '~' {
             out.extend(c.to_lowercase());
             continue;
         }
         // Modifiers (`:`, `@`) before the directive.
-        let mut directive = chars.next()?;
+        let mut modified = false;
+        let mut directive = *control.get(i)?;
+        i += 1;
         while matches!(directive, ':' | '@') {
-            directive = chars.next()?;
+            modified = true;
+            directive = *control.get(i)?;
+            i += 1;
         }
         match directive.to_ascii_lowercase() {
-            'a' | 's' | 'd' => out.push_str(&designator(args.next()?)?),
+            'a' | 's' | 'd' => {
+                out.push_str(&designator(args.get(*next)?)?);
+                *next += 1;
+            }
             '%' => out.push('\n'),
             '~' => out.push('~'),
             '(' | ')' => {}
+            '^' if !outer => {
+                if *next >= args.len() {
+                    return Some(false);
+                }
+            }
+            '{' if outer && !modified => {
+                let body_end = (i..control.len().saturating_sub(1))
+                    .find(|&k| control[k] == '~' && control[k + 1] == '}')?;
+                let items = match args.get(*next)? {
+                    v if v.is_nil() => &[][..],
+                    v => v.items()?,
+                };
+                *next += 1;
+                let mut taken = 0;
+                while taken < items.len() {
+                    let before = taken;
+                    let more = print(&control[i..body_end], items, &mut taken, out, false)?;
+                    // A body that takes no element would repeat forever.
+                    if !more || taken == before {
+                        break;
+                    }
+                }
+                i = body_end + 2;
+            }
             _ => return None,
         }
     }
-    Some(out)
+    Some(true)
 }

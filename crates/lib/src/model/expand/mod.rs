@@ -419,6 +419,7 @@ pub(crate) fn ends_in_template(body: &[Val]) -> bool {
                         "let" | "let*" | "with-gensyms" | "with-unique-names" | "once-only"
                         | "flet" | "labels",
                     ) => 2,
+                    Some("multiple-value-bind") => 3,
                     // An iteration of the evaluator that holds a template (`(loop ...
                     // finally (return `(progn ,@forms)))`).
                     Some(h) if iterates(h) => {
@@ -701,6 +702,17 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
             body_value(&rest[1..], env, budget, depth + 1)
         }
         Some("progn" | "locally") => body_value(rest, env, budget, depth + 1),
+        Some("multiple-value-bind") => {
+            let [vars, values_form, body @ ..] = rest else {
+                return None;
+            };
+            eval::values::start();
+            let value = template::eval(values_form, env, budget, depth)?;
+            for (name, value) in eval::values::bindings(vars, value, budget)? {
+                env.bind(&name, value);
+            }
+            body_value(body, env, budget, depth + 1)
+        }
         _ => template::eval(form, env, budget, depth),
     }
 }
@@ -872,3 +884,5 @@ pub(crate) fn read_form(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_forms;

@@ -27,6 +27,10 @@ impl Shape {
     }
 }
 
+/// What a variable whose value is not followed is bound to (told by its address): any
+/// name.
+static UNKNOWN_VALUE: Val = Val::Unknown;
+
 /// Bindings followed from a variable to its value's expression at most this deep.
 const MAX_HOPS: usize = 8;
 
@@ -40,6 +44,15 @@ pub(crate) fn of_body(body: &[Val]) -> Shape {
         match v {
             Val::Backquote(t) => templates.push(&**t),
             Val::List(items) => {
+                // The values a `multiple-value-bind` takes apart are not followed: its
+                // variables may be any name.
+                if v.head() == Some("multiple-value-bind") {
+                    for var in items.get(1).and_then(Val::items).unwrap_or_default() {
+                        if let Some(name) = var.symbol_name() {
+                            bindings.insert(name, &UNKNOWN_VALUE);
+                        }
+                    }
+                }
                 if matches!(v.head(), Some("let" | "let*")) {
                     for b in items.get(1).and_then(Val::items).unwrap_or_default() {
                         if let Some([var, init]) = b.items() {
@@ -112,6 +125,7 @@ fn literal_parts<'a>(
     match e {
         // A parameter (the call spells it) or a variable bound to an expression.
         Val::Sym(w) => match bindings.get(w.name.as_str()) {
+            Some(init) if std::ptr::eq(*init, &UNKNOWN_VALUE) => None,
             Some(init) => literal_parts(init, bindings, parts, built, hops + 1),
             None => Some(true),
         },

@@ -52,7 +52,11 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                 Some(op) if eval::is_function(op) => {
                     let values = values(args, env, budget, depth + 1)?;
                     budget.spend(values.iter().map(Val::size).sum())?;
-                    eval::call(op, &values)
+                    if op == "values" {
+                        eval::values::returned(values, budget)
+                    } else {
+                        eval::call(op, &values)
+                    }
                 }
                 Some(op) if eval::is_form(op) => eval::value(x, env, budget, depth + 1)?,
                 Some(op) => match env.function(op) {
@@ -260,6 +264,12 @@ fn call(f: &Val, args: Vec<Val>, env: &Env, budget: &mut Budget, depth: usize) -
         }
         if name == "list" {
             return Some(Val::List(args));
+        }
+        // `(mapcar #'first slots)`, `(mapcar #'ensure-list slots)`: a function of the
+        // evaluator's.
+        if eval::is_function(name) {
+            budget.spend(args.iter().map(Val::size).sum::<usize>() + 1)?;
+            return Some(eval::call(name, &args));
         }
         return match env.function(name) {
             Some(function) => super::call_function(&function, args, env, budget, depth),

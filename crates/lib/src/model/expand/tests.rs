@@ -329,7 +329,7 @@ fn macros_and_functions(source: &str) -> Macros {
 }
 
 /// The definitions the expansion of `call` makes, with the functions of `source`.
-fn names_with_functions(source: &str, call: &str) -> Vec<String> {
+pub(super) fn names_with_functions(source: &str, call: &str) -> Vec<String> {
     let global = macros_and_functions(source);
     let form = val(call);
     let m = global.get(form.head().unwrap()).unwrap().clone();

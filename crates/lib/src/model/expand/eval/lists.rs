@@ -4,6 +4,7 @@
 //! `copy-list`, `length`, `subseq`, `member`, `assoc`, `getf`, `list*`, `null`/`not`,
 //! `endp`, `consp`, `listp`, `atom`, `symbolp`, `stringp`, `keywordp`, `eq`, `eql`,
 //! `equal`, `string=`, `string-equal`, `identity`, `load-time-value` (of its value),
+//! alexandria's `ensure-list`,
 //! `gensym` (an uninterned symbol), `symbol-package` and `find-package` of `KEYWORD` (a
 //! symbol without a prefix is in the file's package, which is not `KEYWORD`; another
 //! package is unknown). `member` and `assoc` compare with `eql`
@@ -34,6 +35,7 @@ pub(crate) fn is_selector(operator: &str) -> bool {
             | "identity"
             | "copy-list"
             | "load-time-value"
+            | "ensure-list"
     )
 }
 
@@ -259,6 +261,12 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Option<Val> {
             l => list(l.items()?.iter().rev().cloned().collect()),
         },
         "copy-list" | "identity" | "load-time-value" => one()?.clone(),
+        // Alexandria's: a list as it is, another value in a list of one.
+        "ensure-list" => match one()? {
+            x @ (Val::List(_) | Val::Dotted(..)) => x.clone(),
+            x if x.is_nil() => x.clone(),
+            x => Val::List(vec![x.clone()]),
+        },
         "symbol-package" => match one()? {
             Val::Sym(w) => match &w.prefix {
                 Prefix::Keyword => Val::Atom(KEYWORD.into()),

@@ -2,13 +2,13 @@
 //! `downfrom` .. `to`/`upto`/`below`/`downto`/`above` .. `by`, `in list [by #'cddr]`,
 //! `on list`, `across vector`, `= form [then form]`; `repeat`, `while`, `until`;
 //! `collect`/`append`/`nconc` (and their `-ing` forms) `[into var]`, `do`, `return`;
-//! `when`/`if`/`unless` with `and` and `else`, `end`; `finally`. Any other clause (a
-//! destructuring variable, `being`, `sum`, `initially` ...) makes the loop's value
-//! unknown. Each iteration is a step of the budget: a loop that does not end spends it.
+//! `when`/`if`/`unless` with `and` and `else`, `end`; `finally`; the variable of `in`,
+//! `on` and `=` may be a destructuring pattern (`destructure.rs`). Any other clause
+//! (`being`, `sum`, `initially` ...) makes the loop's value unknown. Each iteration is a step of the budget: a loop that does not end spends it.
 
 use super::super::datum::Val;
 use super::super::{Budget, Env};
-use super::{exec, is_word, lists, numbers, progn, truth, Saved};
+use super::{destructure, exec, is_word, lists, numbers, progn, truth, Saved};
 
 /// A variable clause, run at the start of each iteration in order.
 enum Var<'a> {
@@ -20,7 +20,8 @@ enum Var<'a> {
         down: bool,
     },
     In {
-        name: &'a str,
+        /// A variable or a destructuring pattern.
+        target: &'a Val,
         list: &'a Val,
         on: bool,
         by_cddr: bool,
@@ -30,7 +31,7 @@ enum Var<'a> {
         vector: &'a Val,
     },
     Equals {
-        name: &'a str,
+        target: &'a Val,
         first: &'a Val,
         then: Option<&'a Val>,
     },
@@ -76,7 +77,7 @@ pub(crate) fn value(args: &[Val], env: &mut Env, budget: &mut Budget, depth: usi
         return super::control::unknown_after(args, env);
     };
     let mut names: Vec<&str> = parsed.with.iter().map(|w| w.0).collect();
-    names.extend(parsed.vars.iter().filter_map(var_name));
+    names.extend(parsed.vars.iter().flat_map(var_names));
     names.extend(collected_into(&parsed.main));
     let saved = Saved::of(env, &names);
     let value = run(&parsed, env, budget, depth);
@@ -87,13 +88,11 @@ pub(crate) fn value(args: &[Val], env: &mut Env, budget: &mut Budget, depth: usi
     }
 }
 
-fn var_name<'a>(v: &Var<'a>) -> Option<&'a str> {
+fn var_names<'a>(v: &Var<'a>) -> Vec<&'a str> {
     match v {
-        Var::Count { name, .. }
-        | Var::In { name, .. }
-        | Var::Across { name, .. }
-        | Var::Equals { name, .. } => Some(name),
-        Var::Repeat(_) => None,
+        Var::Count { name, .. } | Var::Across { name, .. } => vec![name],
+        Var::In { target, .. } | Var::Equals { target, .. } => destructure::names(target),
+        Var::Repeat(_) => Vec::new(),
     }
 }
 
@@ -164,9 +163,17 @@ fn parse(args: &[Val]) -> Option<Parsed<'_>> {
 
 /// `for var ...` from `args[k]` (the variable); the index after the clause.
 fn parse_for<'a>(args: &'a [Val], mut k: usize, vars: &mut Vec<Var<'a>>) -> Option<usize> {
-    let name = args.get(k)?.symbol_name()?;
+    let target = args.get(k)?;
+    if !destructure::is_pattern(target) {
+        return None;
+    }
     k += 1;
     let word = args.get(k)?.symbol_name()?;
+    // Only `in`, `on` and `=` destructure; the others step one variable.
+    let name = match word {
+        "in" | "on" | "=" => "",
+        _ => target.symbol_name()?,
+    };
     match word {
         "in" | "on" => {
             let list = args.get(k + 1)?;
@@ -185,7 +192,7 @@ fn parse_for<'a>(args: &'a [Val], mut k: usize, vars: &mut Vec<Var<'a>>) -> Opti
                 k += 2;
             }
             vars.push(Var::In {
-                name,
+                target,
                 list,
                 on: word == "on",
                 by_cddr,
@@ -207,7 +214,11 @@ fn parse_for<'a>(args: &'a [Val], mut k: usize, vars: &mut Vec<Var<'a>>) -> Opti
             } else {
                 None
             };
-            vars.push(Var::Equals { name, first, then });
+            vars.push(Var::Equals {
+                target,
+                first,
+                then,
+            });
         }
         _ => {
             let (mut from, mut limit, mut by, mut down) = (None, None, None, false);
@@ -477,7 +488,7 @@ fn step_vars(
                 }
             }
             Var::In {
-                name,
+                target,
                 list,
                 on,
                 by_cddr,
@@ -501,7 +512,7 @@ fn step_vars(
                         } else {
                             lists::split(&rest)?.0
                         };
-                        env.bind(name, value);
+                        destructure::bind(target, value, env);
                         state.cursors[k] = rest;
                         Flow::Go
                     }
@@ -529,7 +540,7 @@ fn step_vars(
                 }
             }
             Var::Equals {
-                name,
+                target,
                 first: init,
                 then,
             } => {
@@ -538,7 +549,7 @@ fn step_vars(
                     _ => init,
                 };
                 let v = exec(form, env, budget, depth)?;
-                env.bind(name, v);
+                destructure::bind(target, v, env);
                 Flow::Go
             }
             Var::Repeat(form) => {

@@ -10,9 +10,11 @@
 //! assignment of a name that is not a local variable changes nothing.
 
 pub(crate) mod control;
+pub(crate) mod destructure;
 pub(crate) mod lists;
 pub(crate) mod loops;
 pub(crate) mod numbers;
+pub(crate) mod values;
 
 use super::datum::{Val, MAX_DEPTH};
 use super::template;
@@ -25,13 +27,16 @@ const MAX_EVAL_DEPTH: usize = 4 * MAX_DEPTH;
 
 /// Whether `operator` is a function of values computed here.
 pub(crate) fn is_function(operator: &str) -> bool {
-    numbers::is_function(operator) || lists::is_function(operator) || operator == "ldb"
+    numbers::is_function(operator)
+        || lists::is_function(operator)
+        || operator == "ldb"
+        || operator == "values"
 }
 
 /// Whether `operator` is a form of this evaluator that needs the variables (binding,
 /// assigning, control).
 pub(crate) fn is_form(operator: &str) -> bool {
-    control::is_form(operator) || operator == "loop"
+    control::is_form(operator) || operator == "loop" || values::is_form(operator)
 }
 
 /// The value of a function of `is_function` on evaluated arguments; unknown when it
@@ -42,6 +47,7 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Val {
             [spec, n] => numbers::ldb(spec, n),
             _ => None,
         },
+        "values" => Some(args.first().cloned().unwrap_or_else(|| Val::sym("nil"))),
         _ if numbers::is_function(operator) => numbers::call(operator, args),
         _ => lists::call(operator, args),
     };
@@ -77,6 +83,9 @@ pub(crate) fn exec(x: &Val, env: &mut Env, budget: &mut Budget, depth: usize) ->
     if control::is_form(op) {
         return control::value(op, args, env, budget, depth + 1);
     }
+    if values::is_form(op) {
+        return values::bind(args, env, budget, depth + 1);
+    }
     let builder = super::builders::is_builder(op);
     if builder || is_function(op) {
         let mut values = Vec::with_capacity(args.len());
@@ -84,6 +93,9 @@ pub(crate) fn exec(x: &Val, env: &mut Env, budget: &mut Budget, depth: usize) ->
             values.push(exec(a, env, budget, depth + 1)?);
         }
         budget.spend(values.iter().map(Val::size).sum())?;
+        if op == "values" {
+            return Some(values::returned(values, budget));
+        }
         return Some(if builder {
             super::builders::call(op, &values)
         } else {

@@ -125,7 +125,34 @@ fn loops() {
     );
     // A clause outside the set: unknown, not guessed.
     assert_eq!(run("(loop for i from 0 below 3 sum i)"), UNKNOWN);
-    assert_eq!(run("(loop for (a b) in '((1 2)) collect a)"), UNKNOWN);
+    assert_eq!(
+        run("(loop for x being the elements of '(1) collect x)"),
+        UNKNOWN
+    );
+}
+
+#[test]
+fn loop_variables_destructure() {
+    assert_eq!(
+        run("(loop for (a b) in '((1 2) (3)) collect (list b a))"),
+        "((2 1) (nil 3))"
+    );
+    assert_eq!(
+        run("(loop for (nil . plist) in '((x :a 1) (y)) collect plist)"),
+        "((:a 1) nil)"
+    );
+    assert_eq!(
+        run("(loop for (k v) on '(:a 1 :b 2) by #'cddr collect (list v k))"),
+        "((1 :a) (2 :b))"
+    );
+    assert_eq!(
+        run("(loop for x in '(1 2) for ((p) . q) = (list (list x) x) collect (list p q))"),
+        "((1 (1)) (2 (2)))"
+    );
+    // A part of an unknown value is unknown; a pattern of something else is no loop.
+    assert_eq!(run("(loop for (a) in (list (frob)) collect a)"), UNKNOWN);
+    assert_eq!(run("(loop for (a \"s\") in '((1 2)) collect a)"), UNKNOWN);
+    assert_eq!(run("(loop for (a b) from 1 to 2 collect a)"), UNKNOWN);
 }
 
 #[test]

@@ -85,18 +85,20 @@ fn format_iterates_over_a_list_argument() {
 #[test]
 fn a_format_iteration_stops_at_its_length_bound() {
     // A long control text repeated for each element of a long list would make their
-    // product: past the bound the name is not computed.
-    let control = "x".repeat(2000);
+    // product: past the bound (64 KiB) the text is not computed. Its length is made into
+    // the name, so the name stays short (a made name's own bound is 1 kB) and says
+    // whether the text was computed.
+    let control = "x".repeat(300);
     let source = [
-        "(defmacro wide (&rest parts) `(defun ,(format-symbol t \"~{",
+        "(defmacro wide (&rest parts) `(defun ,(format-symbol t \"N~D\" (length (format nil \"~{",
         &control,
-        "~a~}\" parts) ()))",
+        "~a~}\" parts))) ()))",
     ]
     .concat();
-    let call = format!("(wide {})", "a ".repeat(100));
+    let call = format!("(wide {})", "a ".repeat(300));
     assert_eq!(names_with_functions(&source, &call), Vec::<String>::new());
     let call = format!("(wide {})", "a ".repeat(3));
-    assert_eq!(names_with_functions(&source, &call).len(), 1);
+    assert_eq!(names_with_functions(&source, &call), ["defun n903"]);
 }
 
 #[test]

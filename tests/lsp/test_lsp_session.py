@@ -117,10 +117,11 @@ async def test_watched_file_change_refreshes_a_file_of_the_same_size_and_time(tm
     stamp = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
     async with session(tmp_path) as client:
         assert await names(client, "alpha") == ["alpha"]
-        # Same size, same modification time: the size-and-time check cannot see it.
+        # Same size, same modification time: the size-and-time check cannot see it, and
+        # a search that reads no text of the file (no kept definition matches) neither.
         path.write_text("(defun gamma () 1)\n")
         os.utime(path, ns=stamp)
-        assert await names(client, "alpha") == ["alpha"]
+        assert await names(client, "gamma") == []
         client.workspace_did_change_watched_files(
             types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri(path), type=types.FileChangeType.Changed)])
         )
@@ -204,6 +205,20 @@ async def test_a_file_edited_on_disk_without_a_notice_is_seen(tmp_path):
         b.unlink()
         assert await eventually(lambda: names_are(client, "delta", ["delta"]))
         assert await eventually(lambda: names_are(client, "beta", []))
+
+
+async def test_a_file_rewritten_with_the_same_size_and_time_is_not_answered_from_old_definitions(tmp_path):
+    # The index keeps no text of the files the editor has not opened: an answer reads the
+    # text again, and takes it only when it is the one the definitions were read from.
+    path = tmp_path / "a.lisp"
+    path.write_text("(defun alpha () 1)\n")
+    stamp = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
+    async with session(tmp_path) as client:
+        assert await names(client, "alpha") == ["alpha"]
+        path.write_text("(defun gamma () 1)\n")
+        os.utime(path, ns=stamp)
+        assert await names(client, "alpha") == []
+        assert await names(client, "gamma") == ["gamma"]
 
 
 async def names_are(client, query, expected):

@@ -65,6 +65,9 @@ pub(crate) struct Server {
     /// Files whose text, read again for an answer, was not the one the index read
     /// ([`Server::text`]): the answer is made again with them read anew.
     changed: std::sync::Mutex<Vec<String>>,
+    /// What each file taught the searches of macro-made definitions (its macros), kept
+    /// while it is unchanged ([`macro_made`]).
+    learned: std::sync::Arc<lisp_read_file::find::learned::LearnedCache>,
 }
 
 /// Serves until `exit` or the end of input.
@@ -271,6 +274,7 @@ fn initialize(
         progress_created: None,
         cut_said: false,
         changed: Default::default(),
+        learned: Default::default(),
     };
     Ok((server, Response::new_ok(request.id.clone(), result)))
 }

@@ -271,6 +271,35 @@ async def test_a_name_made_by_a_project_macro_is_found(tmp_path):
         ) == []
 
 
+async def test_a_macro_edited_on_disk_between_two_definitions_changes_the_answer(tmp_path):
+    # What each file taught is kept between requests while the file is unchanged: the
+    # macro rewritten (same size, its modification time given back) makes another name.
+    made = tmp_path / "macros.lisp"
+    text = (
+        "(defmacro define-shape-kind (name)\n"
+        "  `(defun ,(intern (format nil \"MAKE-~A-SHAPE\" (symbol-name name))) ()\n"
+        "     (list ',name)))\n"
+        "\n"
+        "(define-shape-kind circle)\n"
+    )
+    made.write_text(text)
+    stamp = (made.stat().st_atime_ns, made.stat().st_mtime_ns)
+    use = tmp_path / "use.lisp"
+    use.write_text("(defun use-made () (make-circle-shape))\n(defun use-other () (made-circle-shape))\n")
+    at_make = types.DefinitionParams(text_document=doc(use), position=types.Position(line=0, character=22))
+    at_made = types.DefinitionParams(text_document=doc(use), position=types.Position(line=1, character=23))
+    async with session(tmp_path) as client:
+        for _ in range(2):
+            found = await client.text_document_definition_async(at_make)
+            assert [(r.uri, r.range.start.line) for r in found] == [(uri(made), 4)]
+            assert await client.text_document_definition_async(at_made) == []
+        made.write_text(text.replace("MAKE-", "MADE-"))
+        os.utime(made, ns=stamp)
+        assert await client.text_document_definition_async(at_make) == []
+        found = await client.text_document_definition_async(at_made)
+        assert [(r.uri, r.range.start.line) for r in found] == [(uri(made), 4)]
+
+
 async def test_a_macro_made_name_lands_on_its_file_under_nested_roots_and_any_name(tmp_path):
     # Workspace folders a and a/sub: the file under both is one file, named by its real
     # path (not its shown path joined to another root), even when its name holds a

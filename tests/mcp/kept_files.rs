@@ -137,3 +137,37 @@ fn lisp_find_answers_a_file_replaced_by_a_symlink_as_the_guard_reads_it() {
     let _ = fs::remove_dir_all(&dir);
     let _ = fs::remove_dir_all(&outside);
 }
+
+#[test]
+fn lisp_find_learns_a_macro_edited_between_calls_anew() {
+    // What each file taught (its macros) is kept between calls while the file's stamp is
+    // the same: a macro rewritten to the same size, its modification time given back,
+    // makes other names at the next call.
+    let dir = scratch("macro");
+    let macros = dir.join("macros.lisp");
+    let make = "(defmacro define-kind (name)\n  `(defun ,(intern (format nil \"MAKE-~A\" (symbol-name name))) () 1))\n";
+    fs::write(&macros, make).unwrap();
+    fs::write(dir.join("sub/kinds.lisp"), "(define-kind circle)\n").unwrap();
+    let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
+    let requests = [
+        json!({"name": "make-circle"}),
+        json!({"name": "made-circle"}),
+    ];
+    let files = |answers: &[Value]| -> Vec<Vec<String>> {
+        answers.iter().map(|a| files_of(a, "definitions")).collect()
+    };
+    let first = same_as_fresh(&mut server, &dir, &requests);
+    assert_eq!(files(&first), [vec!["sub/kinds.lisp".to_string()], vec![]]);
+    assert_eq!(same_as_fresh(&mut server, &dir, &requests), first);
+    let modified = fs::metadata(&macros).unwrap().modified().unwrap();
+    fs::write(&macros, make.replace("MAKE-", "MADE-")).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&macros)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let after = same_as_fresh(&mut server, &dir, &requests);
+    assert_eq!(files(&after), [vec![], vec!["sub/kinds.lisp".to_string()]]);
+    let _ = fs::remove_dir_all(&dir);
+}

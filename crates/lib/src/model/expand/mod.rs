@@ -150,6 +150,13 @@ impl Macros {
         }
     }
 
+    /// [`Macros::extend`] with macros kept from an earlier search (`find/learned.rs`).
+    pub(crate) fn extend_shared(&mut self, found: &[(String, Arc<Macro>)]) {
+        for (name, m) in found {
+            self.map.insert(name.clone(), m.clone());
+        }
+    }
+
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<Macro>> {
         self.map.get(name)
     }

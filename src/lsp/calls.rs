@@ -9,13 +9,12 @@ use super::lookup::{each_definition, each_symbol, query_at, symbol_kind, Answer}
 use super::Server;
 use lisp_read_file::find::{calls_in_memory, CalleesEntry, Caller, FindRequest, Use};
 use lisp_read_file::index::analysis::{self, Symbol};
-use lisp_read_file::index::WorkspaceFile;
+use lisp_read_file::index::{Text, WorkspaceFile};
 use lisp_read_file::scan::Span;
 use lsp_server::ErrorCode;
 use lsp_types::{CallHierarchyIncomingCallsParams, CallHierarchyItem, Range};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::Arc;
 
 /// What an item carries from `prepare` to `incoming`/`outgoing`.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -66,7 +65,7 @@ fn item_data(item: &CallHierarchyItem) -> Result<ItemData, (ErrorCode, String)> 
 }
 
 /// A file of the workspace with its text.
-type Texted = (WorkspaceFile, Arc<[u8]>);
+type Texted = (WorkspaceFile, Text);
 
 /// The workspace's files with their texts (those the index keeps without one read again
 /// on the worker threads); when one changed since the index read it, the workspace is

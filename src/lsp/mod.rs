@@ -415,7 +415,7 @@ impl Server {
 
     /// The text of `file`, the one its definitions were read from; `None` (and the file
     /// noted, for [`Server::forget_changed`]) when it changed since the index read it.
-    fn text(&self, file: &WorkspaceFile) -> Option<std::sync::Arc<[u8]>> {
+    fn text(&self, file: &WorkspaceFile) -> Option<lisp_read_file::index::Text> {
         let text = file.bytes(&self.guard).ok();
         if text.is_none() {
             if let Ok(mut changed) = self.changed.lock() {

@@ -158,6 +158,25 @@ impl Read {
     }
 }
 
+/// A file's text: kept (an open buffer, a file read for this request), or read again
+/// (taken as read, not copied).
+#[derive(Clone, Debug)]
+pub enum Text {
+    Kept(Arc<[u8]>),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Text::Kept(bytes) => bytes,
+            Text::Read(bytes) => bytes,
+        }
+    }
+}
+
 /// A file's text no longer is the one its definitions were read from (changed on disk,
 /// gone, refused): the answer must be made again with the file read anew.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -181,15 +200,15 @@ impl WorkspaceFile {
     /// The file's text, the one its definitions and tables were made from: at hand, or
     /// read again through the guard and taken only while its size and time are the
     /// ones it had when read for the index.
-    pub fn bytes(&self, guard: &Guard) -> Result<Arc<[u8]>, Changed> {
+    pub fn bytes(&self, guard: &Guard) -> Result<Text, Changed> {
         let Some(read) = self.on_disk else {
-            return Ok(self.data.bytes.clone());
+            return Ok(Text::Kept(self.data.bytes.clone()));
         };
         let loaded = guard.read(&self.path).map_err(|_| Changed)?;
         if !read.is(&loaded) {
             return Err(Changed);
         }
-        Ok(loaded.bytes.into())
+        Ok(Text::Read(loaded.bytes))
     }
 
     /// The uses of `finder`'s symbol in `bytes`, the file's text ([`WorkspaceFile::bytes`]).

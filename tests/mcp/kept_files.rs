@@ -171,3 +171,24 @@ fn lisp_find_learns_a_macro_edited_between_calls_anew() {
     assert_eq!(files(&after), [vec![], vec!["sub/kinds.lisp".to_string()]]);
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn lisp_find_with_kept_macros_answers_as_the_command_line() {
+    // A macro that calls another learned macro makes names from what it calls: the search
+    // marks it so for its own scope, also when the macro was kept from before (a kept
+    // macro left unmarked made `define-variation t` a definition of `t`).
+    let dir = scratch("calling");
+    fs::write(
+        dir.join("sub/a.lisp"),
+        "(defmacro inner-search (x) `(list ,x))\n(defmacro define-variation (type)\n  `(progn\n     (defun ,(symbolicate \"LFL-FIND/\" type) () (inner-search ,type))))\n(define-variation t)\n(define-variation real)\n",
+    )
+    .unwrap();
+    let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
+    let requests = [json!({"name": "t"}), json!({"name": "lfl-find/t"})];
+    for _ in 0..2 {
+        let answers = same_as_fresh(&mut server, &dir, &requests);
+        assert_eq!(answers[0]["total"], 0);
+        assert_eq!(files_of(&answers[1], "definitions"), ["sub/a.lisp"]);
+    }
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -118,7 +118,7 @@ impl Env {
 }
 
 /// A macro learned: its lambda list and body.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Macro {
     pub lambda_list: Val,
     pub body: Vec<Val>,
@@ -234,7 +234,10 @@ impl Macros {
             if helpers.is_empty() && called.is_empty() {
                 continue;
             }
-            if let Some(m) = Arc::get_mut(m) {
+            // A macro kept from an earlier search (`find/learned.rs`) is copied first:
+            // what it calls is this scope's.
+            {
+                let m = Arc::make_mut(m);
                 m.builds = true;
                 m.defines |= defines;
                 // The names come from what it calls: any.
@@ -261,10 +264,8 @@ impl Macros {
                 if m.defines {
                     continue;
                 }
-                if let Some(m) = Arc::get_mut(m) {
-                    m.defines = true;
-                    pending.push(caller.clone());
-                }
+                Arc::make_mut(m).defines = true;
+                pending.push(caller.clone());
             }
         }
     }

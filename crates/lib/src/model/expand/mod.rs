@@ -121,7 +121,8 @@ impl Env {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Macro {
     pub lambda_list: Val,
-    pub body: Vec<Val>,
+    /// Shared, so that a search copies a kept macro to mark it without its body.
+    pub body: Arc<Vec<Val>>,
     /// Its templates write a `def...` form.
     pub defines: bool,
     /// Its body computes names (a builder, a local function, a learned macro's call):
@@ -218,7 +219,7 @@ impl Macros {
                 };
             let defines = helpers.iter().any(|f| functions::writes_definer(f));
             let mut called: Vec<String> = Vec::new();
-            for b in &m.body {
+            for b in m.body.iter() {
                 any_node(b, &mut |n| {
                     if let Some(h) = n.head().filter(|h| h != name && names.contains(*h)) {
                         called.push(h.to_string());
@@ -380,7 +381,7 @@ pub(crate) fn macro_from(
         name,
         Macro {
             lambda_list,
-            body,
+            body: Arc::new(body),
             defines,
             builds,
             shape,

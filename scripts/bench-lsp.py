@@ -7,7 +7,9 @@ index filled), then runs `definition` and `references` of the symbol at NEEDLE i
 opens a buffer of BIG_BYTES (BIG_FILES of ROOT one after the other, cut at a line), types
 one character into it RUNS times (`didChange`), timing each until its diagnostics come
 back and until `documentSymbol` answers with the new text, and prints the server's
-resident memory (VmRSS, VmHWM) against the bytes of the tree's Lisp files. Last, the MCP
+resident memory (VmRSS, VmHWM) against the bytes of the tree's Lisp files; then times
+`definition` of a name no file defines (`find --name` over the roots, what each file taught
+kept between requests) and prints the memory again. Last, the MCP
 server on ROOT answers `lisp-find` of QUERY as a symbol, as callers and as a name, RUNS
 times each (the first call apart), with its CPU time per call and resident memory.
 
@@ -132,6 +134,18 @@ lisp = sum(p.stat().st_size for e in ["lisp", "lsp", "cl", "asd", "ros"] for p i
 rss, hwm = (int(status[k].split()[0]) * 1024 for k in ["VmRSS", "VmHWM"])
 print(f"memory: VmRSS {rss / 2**20:.0f} MiB, VmHWM {hwm / 2**20:.0f} MiB, Lisp files "
       f"{lisp / 2**20:.0f} MiB (RSS {rss / lisp:.2f}x the source bytes)")
+# Then a name no file defines (a local variable): `definition` asks `find --name` of the roots.
+UNDEFINED = "(result"
+line = next(i for i, l in enumerate(lines) if UNDEFINED in l)
+unknown = dict(at, position={"line": line, "character": lines[line].index(UNDEFINED) + 1})
+cpu = cpu_ms()
+times, result = zip(*(timed("textDocument/definition", unknown) for _ in range(RUNS)))
+print(f"textDocument/definition of a name no file defines: median {statistics.median(times):.1f} ms "
+      f"over {RUNS} runs, {(cpu_ms() - cpu) / RUNS:.1f} ms of CPU each ({len(result[0] or [])} results)")
+status = dict(l.split(":", 1) for l in open(f"/proc/{server.pid}/status").read().splitlines() if ":" in l)
+rss, hwm = (int(status[k].split()[0]) * 1024 for k in ["VmRSS", "VmHWM"])
+print(f"memory after it: VmRSS {rss / 2**20:.0f} MiB, VmHWM {hwm / 2**20:.0f} MiB "
+      f"(RSS {rss / lisp:.2f}x the source bytes)")
 request("shutdown", None)
 send({"method": "exit"})
 

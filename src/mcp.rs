@@ -82,6 +82,8 @@ struct Reader {
     guard: Guard,
     grammar: Grammar,
     files: Arc<lisp_read_file::index::files::FileCache>,
+    /// What each file taught `lisp-find` (its macros), kept while it is unchanged.
+    learned: Arc<find::learned::LearnedCache>,
 }
 
 /// Where the roots come from when `--root` was not given.
@@ -376,6 +378,7 @@ fn load_reader(roots: &[PathBuf], options: &ServerOptions) -> Result<Reader, Too
         guard,
         grammar,
         files: Arc::default(),
+        learned: Arc::default(),
     })
 }
 
@@ -476,13 +479,15 @@ fn call_lisp_find(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken)
     };
     let scope = std::slice::from_ref(&request.path);
     let files = reader.files.clone();
-    match find::find_from(
+    let learned = Some(reader.learned.clone());
+    match find::find_kept(
         &reader.guard,
         &reader.grammar,
         scope,
         &request,
         cancel,
         files,
+        learned,
     ) {
         Ok(mut result) => said_once(std::mem::take(&mut result.content), &result),
         Err(e) => error_result(&e),

@@ -9,7 +9,7 @@ use super::lookup::{each_definition, each_symbol, query_at, symbol_kind, Answer}
 use super::Server;
 use lisp_read_file::find::{calls_in_memory, CalleesEntry, Caller, FindRequest, Use};
 use lisp_read_file::index::analysis::{self, Symbol};
-use lisp_read_file::index::WorkspaceFile;
+use lisp_read_file::index::{Text, WorkspaceFile};
 use lisp_read_file::scan::Span;
 use lsp_server::ErrorCode;
 use lsp_types::{CallHierarchyIncomingCallsParams, CallHierarchyItem, Range};
@@ -35,6 +35,7 @@ pub(super) fn prepare(server: &mut Server, p: lsp_types::CallHierarchyPreparePar
     let files = server.workspace();
     let mut items = Vec::new();
     each_definition(
+        server,
         &files,
         &query,
         server.features.as_ref(),
@@ -63,17 +64,41 @@ fn item_data(item: &CallHierarchyItem) -> Result<ItemData, (ErrorCode, String)> 
         })
 }
 
+/// A file of the workspace with its text.
+type Texted = (WorkspaceFile, Text);
+
+/// The workspace's files with their texts (those the index keeps without one read again
+/// on the worker threads); when one changed since the index read it, the workspace is
+/// looked at again, once, with it read anew.
+fn texted(server: &mut Server) -> Vec<Texted> {
+    let mut round = 0;
+    loop {
+        round += 1;
+        let files = server.workspace();
+        let shared: &Server = server;
+        let texts = lisp_read_file::project::par_map(&files, &server.cancel, |f| shared.text(f));
+        if server.forget_changed() && round < 2 {
+            continue;
+        }
+        return files
+            .into_iter()
+            .zip(texts)
+            .filter_map(|(f, text)| Some((f, text??)))
+            .collect();
+    }
+}
+
 /// The workspace's files as the find library takes them.
-fn in_memory(files: &[WorkspaceFile]) -> Vec<(&str, &[u8])> {
+fn in_memory(files: &[Texted]) -> Vec<(&str, &[u8])> {
     files
         .iter()
-        .map(|f| (f.path.as_str(), &f.data.bytes[..]))
+        .map(|(f, text)| (f.path.as_str(), &text[..]))
         .collect()
 }
 
 fn search(
     server: &Server,
-    files: &[WorkspaceFile],
+    files: &[Texted],
     request: FindRequest,
 ) -> Result<(Vec<Caller>, Vec<CalleesEntry>), (ErrorCode, String)> {
     let request = FindRequest {
@@ -86,7 +111,7 @@ fn search(
 
 pub(super) fn incoming(server: &mut Server, p: CallHierarchyIncomingCallsParams) -> Answer {
     let data = item_data(&p.item)?;
-    let files = server.workspace();
+    let files = texted(server);
     let (callers, _) = search(
         server,
         &files,
@@ -98,17 +123,17 @@ pub(super) fn incoming(server: &mut Server, p: CallHierarchyIncomingCallsParams)
     let by_path = by_path(&files);
     let mut out = Vec::new();
     for caller in callers {
-        let Some(file) = by_path.get(caller.file.as_str()) else {
+        let Some((file, text)) = by_path.get(caller.file.as_str()) else {
             continue;
         };
-        let index = LineIndex::new(&file.data.bytes);
+        let index = LineIndex::new(text);
         let found = find_symbol(file, caller.line, caller.name.as_deref());
         let from = match found {
             Some(s) => item(file, &index, s),
-            None => line_item(file, &index, &caller),
+            None => line_item(file, text, &index, &caller),
         };
         let Some(from) = from else { continue };
-        out.push(json!({"from": from, "fromRanges": use_ranges(file, &index, &caller.calls)}));
+        out.push(json!({"from": from, "fromRanges": use_ranges(text, &index, &caller.calls)}));
     }
     Ok(Value::Array(out))
 }
@@ -118,7 +143,7 @@ pub(super) fn outgoing(
     p: lsp_types::CallHierarchyOutgoingCallsParams,
 ) -> Answer {
     let data = item_data(&p.item)?;
-    let files = server.workspace();
+    let files = texted(server);
     let (_, entries) = search(
         server,
         &files,
@@ -128,10 +153,10 @@ pub(super) fn outgoing(
         },
     )?;
     let by_path = by_path(&files);
-    let Some(caller_file) = by_path.get(data.path.as_str()) else {
+    let Some((_, caller_text)) = by_path.get(data.path.as_str()) else {
         return Ok(Value::Array(Vec::new()));
     };
-    let caller_index = LineIndex::new(&caller_file.data.bytes);
+    let caller_index = LineIndex::new(caller_text);
     let mut indexes: HashMap<&str, LineIndex> = HashMap::new();
     let mut out = Vec::new();
     // The item's own definition: the entry at its file and line (a method is one of many
@@ -140,18 +165,18 @@ pub(super) fn outgoing(
         .iter()
         .find(|e| e.file == data.path && e.line == data.line);
     for callee in entry.iter().flat_map(|e| &e.callees) {
-        let from_ranges = use_ranges(caller_file, &caller_index, &callee.calls);
+        let from_ranges = use_ranges(caller_text, &caller_index, &callee.calls);
         for definition in &callee.definitions {
-            let Some(file) = by_path.get(definition.file.as_str()) else {
+            let Some((file, text)) = by_path.get(definition.file.as_str()) else {
                 continue;
             };
             let index = indexes
                 .entry(file.path.as_str())
-                .or_insert_with(|| LineIndex::new(&file.data.bytes));
+                .or_insert_with(|| LineIndex::new(text));
             let to = match find_symbol(file, definition.line, Some(&definition.name)) {
                 Some(s) => item(file, index, s),
                 None => {
-                    whole_lines(file, index, definition.line, definition.line).and_then(|range| {
+                    whole_lines(text, index, definition.line, definition.line).and_then(|range| {
                         let at = Place {
                             range,
                             selection: range,
@@ -169,15 +194,16 @@ pub(super) fn outgoing(
     Ok(Value::Array(out))
 }
 
-fn by_path(files: &[WorkspaceFile]) -> HashMap<&str, &WorkspaceFile> {
-    files.iter().map(|f| (f.path.as_str(), f)).collect()
+fn by_path(files: &[Texted]) -> HashMap<&str, &Texted> {
+    files.iter().map(|t| (t.0.path.as_str(), t)).collect()
 }
 
 /// The definition of `file` at 1-based `line` named `name` (as the outline shows it).
 fn find_symbol<'a>(file: &'a WorkspaceFile, line: usize, name: Option<&str>) -> Option<&'a Symbol> {
     let mut found = None;
-    each_symbol(&file.data.symbols, None, &mut |s| {
-        if found.is_none() && s.line == line && name.is_none_or(|n| n == s.shown || n == s.name) {
+    each_symbol(file.symbols(), None, &mut |s| {
+        if found.is_none() && s.line == line && name.is_none_or(|n| n == s.shown() || n == s.name())
+        {
             found = Some(s);
         }
     });
@@ -197,7 +223,7 @@ fn item(file: &WorkspaceFile, index: &LineIndex, s: &Symbol) -> Option<Value> {
         line: s.line,
     };
     let kind = symbol_kind(s);
-    plain_item(file, &s.shown, &s.name, &s.signature, kind, at)
+    plain_item(file, s.shown(), s.name(), s.signature(), kind, at)
 }
 
 /// Where an item is: its whole range, its name's, its 1-based line.
@@ -235,8 +261,13 @@ fn plain_item(
 
 /// A caller that the outline does not list (a top-level form that defines nothing): its
 /// lines.
-fn line_item(file: &WorkspaceFile, index: &LineIndex, caller: &Caller) -> Option<Value> {
-    let range = whole_lines(file, index, caller.line, caller.end_line)?;
+fn line_item(
+    file: &WorkspaceFile,
+    text: &[u8],
+    index: &LineIndex,
+    caller: &Caller,
+) -> Option<Value> {
+    let range = whole_lines(text, index, caller.line, caller.end_line)?;
     let shown = caller
         .name
         .clone()
@@ -250,14 +281,9 @@ fn line_item(file: &WorkspaceFile, index: &LineIndex, caller: &Caller) -> Option
 }
 
 /// From the start of 1-based `line` to the end of `end_line`.
-fn whole_lines(
-    file: &WorkspaceFile,
-    index: &LineIndex,
-    line: usize,
-    end_line: usize,
-) -> Option<Range> {
-    let start = line_start(&file.data.bytes, line)?;
-    let end = line_start(&file.data.bytes, end_line + 1).map_or(file.data.bytes.len(), |e| e - 1);
+fn whole_lines(bytes: &[u8], index: &LineIndex, line: usize, end_line: usize) -> Option<Range> {
+    let start = line_start(bytes, line)?;
+    let end = line_start(bytes, end_line + 1).map_or(bytes.len(), |e| e - 1);
     Some(index.range(Span::new(start, end.max(start))))
 }
 
@@ -272,8 +298,7 @@ fn line_start(bytes: &[u8], line: usize) -> Option<usize> {
 }
 
 /// The call sites: each use's token (its line is 1-based, its column in characters).
-fn use_ranges(file: &WorkspaceFile, index: &LineIndex, uses: &[Use]) -> Vec<Range> {
-    let bytes = &file.data.bytes;
+fn use_ranges(bytes: &[u8], index: &LineIndex, uses: &[Use]) -> Vec<Range> {
     uses.iter()
         .filter_map(|u| {
             let start = line_start(bytes, u.line)?;

@@ -89,25 +89,29 @@ pub(super) fn each_symbol<'a>(
 }
 
 pub(super) fn each_definition(
+    server: &Server,
     files: &[WorkspaceFile],
     query: &SymbolQuery,
     features: Option<&Features>,
     f: &mut dyn FnMut(usize, &WorkspaceFile, &LineIndex, &Symbol),
 ) {
     for (n, file) in files.iter().enumerate() {
-        if !file.data.may_define(query) {
+        if !file.may_define(query) {
             continue;
         }
         let mut found = Vec::new();
-        each_symbol(&file.data.symbols, features, &mut |s| {
-            if s.named && query.matches_name(&s.name) {
+        each_symbol(file.symbols(), features, &mut |s| {
+            if s.named && query.matches_name(s.name()) {
                 found.push(s);
             }
         });
         if found.is_empty() {
             continue;
         }
-        let index = LineIndex::new(&file.data.bytes);
+        let Some(text) = server.text(file) else {
+            continue;
+        };
+        let index = LineIndex::new(&text);
         for s in found {
             f(n, file, &index, s);
         }
@@ -119,7 +123,7 @@ pub(super) fn symbol_kind(s: &Symbol) -> u32 {
     if !s.named {
         return 3; // Namespace
     }
-    let k = s.kind.rsplit(':').next().unwrap_or(&s.kind);
+    let k = s.kind().rsplit(':').next().unwrap_or(s.kind());
     match k {
         "defmethod" | "defgeneric" => 6,
         "defclass" | "define-condition" => 5,

@@ -7,7 +7,7 @@
 
 use super::convert::uri_of;
 use super::Server;
-use lisp_read_file::find::{find_in, is_common_lisp_symbol, FindRequest, SymbolQuery};
+use lisp_read_file::find::{find_kept, is_common_lisp_symbol, FindRequest, SymbolQuery};
 use lsp_types::{Position, Range};
 use serde_json::{json, Value};
 
@@ -29,13 +29,17 @@ pub(super) fn definitions(server: &Server, query: &SymbolQuery) -> Vec<Value> {
         features: server.features_given.clone(),
         ..FindRequest::new(".")
     };
-    // All roots in one search: a file under two (nested) roots is searched once.
-    let Ok(found) = find_in(
+    // All roots in one search: a file under two (nested) roots is searched once. What
+    // each file taught is kept while its stamp is the same; its bytes are read again.
+    let source = std::sync::Arc::new(lisp_read_file::index::files::Stamped);
+    let Ok(found) = find_kept(
         &server.guard,
         &server.grammar,
         &roots,
         &request,
         &server.cancel,
+        source,
+        Some(server.learned.clone()),
     ) else {
         return Vec::new();
     };

@@ -62,6 +62,12 @@ pub(crate) struct Server {
     progress_created: Option<indexing::Created>,
     /// The walk's cut (too many files) was said.
     cut_said: bool,
+    /// Files whose text, read again for an answer, was not the one the index read
+    /// ([`Server::text`]): the answer is made again with them read anew.
+    changed: std::sync::Mutex<Vec<String>>,
+    /// What each file taught the searches of macro-made definitions (its macros), kept
+    /// while it is unchanged ([`macro_made`]).
+    learned: std::sync::Arc<lisp_read_file::find::learned::LearnedCache>,
 }
 
 /// Serves until `exit` or the end of input.
@@ -267,6 +273,8 @@ fn initialize(
         client: params.capabilities.clone(),
         progress_created: None,
         cut_said: false,
+        changed: Default::default(),
+        learned: Default::default(),
     };
     Ok((server, Response::new_ok(request.id.clone(), result)))
 }
@@ -396,11 +404,40 @@ impl Server {
             Ok(mut index) => index.unchanged(&self.guard, &paths),
             Err(_) => true,
         };
-        if unchanged {
+        if unchanged && !self.forget_changed() {
             return value;
         }
         let files = self.workspace();
-        answer(self, &files).0
+        let value = answer(self, &files).0;
+        self.forget_changed();
+        value
+    }
+
+    /// The text of `file`, the one its definitions were read from; `None` (and the file
+    /// noted, for [`Server::forget_changed`]) when it changed since the index read it.
+    fn text(&self, file: &WorkspaceFile) -> Option<lisp_read_file::index::Text> {
+        let text = file.bytes(&self.guard).ok();
+        if text.is_none() {
+            if let Ok(mut changed) = self.changed.lock() {
+                changed.push(file.path.clone());
+            }
+        }
+        text
+    }
+
+    /// Whether a text read for the answer had changed ([`Server::text`]); the index
+    /// forgets each such file, so that the next look at the workspace reads it anew.
+    fn forget_changed(&mut self) -> bool {
+        let changed = match self.changed.lock() {
+            Ok(mut changed) => std::mem::take(&mut *changed),
+            Err(_) => return false,
+        };
+        if let Ok(mut index) = self.index.lock() {
+            for path in &changed {
+                index.forget(path);
+            }
+        }
+        !changed.is_empty()
     }
 
     /// Every Lisp file of the roots, open buffers in place of their files. Waits for a

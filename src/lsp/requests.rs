@@ -118,6 +118,7 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             let found = server.checked(|server, files| {
                 let (mut out, mut cited) = (Vec::new(), Vec::new());
                 each_definition(
+                    server,
                     files,
                     &query,
                     server.features.as_ref(),
@@ -174,6 +175,7 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             let parts = server.checked(|server, files| {
                 let (mut parts, mut cited) = (Vec::new(), Vec::new());
                 each_definition(
+                    server,
                     files,
                     &query,
                     server.features.as_ref(),
@@ -225,34 +227,44 @@ fn references(
     let finder = analysis::Uses::new(query);
     // The files whose words hold the name, read on the worker threads.
     let candidates: Vec<usize> = (0..files.len())
-        .filter(|&n| files[n].data.may_use(query))
+        .filter(|&n| files[n].may_use(query))
         .collect();
+    // Each file's ranges made where its text was read, so that only one text per
+    // thread is held at a time.
     let found = lisp_read_file::project::par_map(&candidates, &server.cancel, |&n| {
-        files[n].data.uses(&finder, features)
-    });
-    for (n, uses) in candidates.into_iter().zip(found) {
-        let (file, Some(uses)) = (&files[n], uses) else {
-            break;
-        };
-        if uses.is_empty() {
-            continue;
-        }
-        let Some(uri) = uri_of(&file.path) else {
-            continue;
-        };
-        cited.push(n);
+        let file = &files[n];
+        let text = server.text(file)?;
+        let uses = file.uses(&text, &finder, features);
         let mut defined = Vec::new();
         if !declarations {
-            each_symbol(&file.data.symbols, features, &mut |s| {
-                if s.named && query.matches_name(&s.name) {
+            each_symbol(file.symbols(), features, &mut |s| {
+                if s.named && query.matches_name(s.name()) {
                     defined.push(s.name_span);
                 }
             });
         }
         let last = uses.iter().map(|u| u.end).max().unwrap_or(0);
-        let index = LineIndex::through(&file.data.bytes, last);
-        for span in uses.into_iter().filter(|u| !defined.contains(u)) {
-            out.push(json!({"uri": uri, "range": index.range(span)}));
+        let index = LineIndex::through(&text, last);
+        let ranges: Vec<_> = uses
+            .iter()
+            .filter(|u| !defined.contains(u))
+            .map(|&span| index.range(span))
+            .collect();
+        Some((!uses.is_empty(), ranges))
+    });
+    for (n, found) in candidates.into_iter().zip(found) {
+        let (file, Some(found)) = (&files[n], found) else {
+            break;
+        };
+        let Some((used, ranges)) = found else {
+            continue;
+        };
+        let Some(uri) = uri_of(&file.path).filter(|_| used) else {
+            continue;
+        };
+        cited.push(n);
+        for range in ranges {
+            out.push(json!({"uri": uri, "range": range}));
         }
     }
     (Value::Array(out), cited)
@@ -266,8 +278,8 @@ fn hover_text(server: &Server, file: &WorkspaceFile, index: &LineIndex, s: &Symb
         .find_map(|r| std::path::Path::new(&file.path).strip_prefix(r).ok())
         .map_or(file.path.clone(), |p| p.to_string_lossy().into_owned());
     let line = index.position(s.span.start).line + 1;
-    let mut text = format!("```lisp\n{}\n```\n", s.signature.replace("```", "` ` `"));
-    if let Some(doc) = &s.doc {
+    let mut text = format!("```lisp\n{}\n```\n", s.signature().replace("```", "` ` `"));
+    if let Some(doc) = s.doc() {
         text.push('\n');
         text.push_str(doc);
         text.push('\n');
@@ -306,8 +318,8 @@ fn document_symbol(index: &LineIndex, s: &Symbol, features: Option<&Features>) -
         s.span
     };
     json!({
-        "name": if s.shown.is_empty() { "?" } else { &s.shown },
-        "detail": s.signature,
+        "name": if s.shown().is_empty() { "?" } else { s.shown() },
+        "detail": s.signature(),
         "kind": symbol_kind(s),
         "range": range,
         "selectionRange": index.range(name_span),
@@ -370,11 +382,11 @@ fn symbols_matching(
     let features = server.features.as_ref();
     let mut found: Vec<(u8, usize, usize, &Symbol)> = Vec::new();
     for (n, file) in files.iter().enumerate() {
-        each_symbol(&file.data.symbols, features, &mut |s| {
+        each_symbol(file.symbols(), features, &mut |s| {
             if !s.named {
                 return;
             }
-            let bare = s.name.rsplit(':').next().unwrap_or(&s.name);
+            let bare = s.name().rsplit(':').next().unwrap_or(s.name());
             if let Some(rank) = score(bare, query) {
                 found.push((rank, bare.len(), n, s));
             }
@@ -386,17 +398,20 @@ fn symbols_matching(
     cited.sort_unstable();
     cited.dedup();
     // One line index per file, however many of its symbols are listed.
+    let texts: std::collections::HashMap<usize, _> = cited
+        .iter()
+        .filter_map(|&n| Some((n, server.text(&files[n])?)))
+        .collect();
     let mut indexes: std::collections::HashMap<usize, LineIndex> = Default::default();
     let values = found
         .into_iter()
         .filter_map(|(_, _, n, s)| {
             let file = &files[n];
             let uri = uri_of(&file.path)?;
-            let index = indexes
-                .entry(n)
-                .or_insert_with(|| LineIndex::new(&file.data.bytes));
+            let text = texts.get(&n)?;
+            let index = indexes.entry(n).or_insert_with(|| LineIndex::new(text));
             Some(json!({
-                "name": s.shown,
+                "name": s.shown(),
                 "kind": symbol_kind(s),
                 "location": {"uri": uri, "range": index.range(s.span)},
                 "containerName": file.path.rsplit('/').next().unwrap_or_default(),

@@ -117,10 +117,11 @@ async def test_watched_file_change_refreshes_a_file_of_the_same_size_and_time(tm
     stamp = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
     async with session(tmp_path) as client:
         assert await names(client, "alpha") == ["alpha"]
-        # Same size, same modification time: the size-and-time check cannot see it.
+        # Same size, same modification time: the size-and-time check cannot see it, and
+        # a search that reads no text of the file (no kept definition matches) neither.
         path.write_text("(defun gamma () 1)\n")
         os.utime(path, ns=stamp)
-        assert await names(client, "alpha") == ["alpha"]
+        assert await names(client, "gamma") == []
         client.workspace_did_change_watched_files(
             types.DidChangeWatchedFilesParams(changes=[types.FileEvent(uri=uri(path), type=types.FileChangeType.Changed)])
         )
@@ -206,6 +207,20 @@ async def test_a_file_edited_on_disk_without_a_notice_is_seen(tmp_path):
         assert await eventually(lambda: names_are(client, "beta", []))
 
 
+async def test_a_file_rewritten_with_the_same_size_and_time_is_not_answered_from_old_definitions(tmp_path):
+    # The index keeps no text of the files the editor has not opened: an answer reads the
+    # text again, and takes it only when it is the one the definitions were read from.
+    path = tmp_path / "a.lisp"
+    path.write_text("(defun alpha () 1)\n")
+    stamp = (path.stat().st_atime_ns, path.stat().st_mtime_ns)
+    async with session(tmp_path) as client:
+        assert await names(client, "alpha") == ["alpha"]
+        path.write_text("(defun gamma () 1)\n")
+        os.utime(path, ns=stamp)
+        assert await names(client, "alpha") == []
+        assert await names(client, "gamma") == ["gamma"]
+
+
 async def names_are(client, query, expected):
     return await names(client, query) == expected
 
@@ -254,6 +269,35 @@ async def test_a_name_made_by_a_project_macro_is_found(tmp_path):
         assert await client.text_document_definition_async(
             types.DefinitionParams(text_document=doc(use), position=types.Position(line=1, character=25))
         ) == []
+
+
+async def test_a_macro_edited_on_disk_between_two_definitions_changes_the_answer(tmp_path):
+    # What each file taught is kept between requests while the file is unchanged: the
+    # macro rewritten (same size, its modification time given back) makes another name.
+    made = tmp_path / "macros.lisp"
+    text = (
+        "(defmacro define-shape-kind (name)\n"
+        "  `(defun ,(intern (format nil \"MAKE-~A-SHAPE\" (symbol-name name))) ()\n"
+        "     (list ',name)))\n"
+        "\n"
+        "(define-shape-kind circle)\n"
+    )
+    made.write_text(text)
+    stamp = (made.stat().st_atime_ns, made.stat().st_mtime_ns)
+    use = tmp_path / "use.lisp"
+    use.write_text("(defun use-made () (make-circle-shape))\n(defun use-other () (made-circle-shape))\n")
+    at_make = types.DefinitionParams(text_document=doc(use), position=types.Position(line=0, character=22))
+    at_made = types.DefinitionParams(text_document=doc(use), position=types.Position(line=1, character=23))
+    async with session(tmp_path) as client:
+        for _ in range(2):
+            found = await client.text_document_definition_async(at_make)
+            assert [(r.uri, r.range.start.line) for r in found] == [(uri(made), 4)]
+            assert await client.text_document_definition_async(at_made) == []
+        made.write_text(text.replace("MAKE-", "MADE-"))
+        os.utime(made, ns=stamp)
+        assert await client.text_document_definition_async(at_make) == []
+        found = await client.text_document_definition_async(at_made)
+        assert [(r.uri, r.range.start.line) for r in found] == [(uri(made), 4)]
 
 
 async def test_a_macro_made_name_lands_on_its_file_under_nested_roots_and_any_name(tmp_path):

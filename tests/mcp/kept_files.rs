@@ -137,3 +137,58 @@ fn lisp_find_answers_a_file_replaced_by_a_symlink_as_the_guard_reads_it() {
     let _ = fs::remove_dir_all(&dir);
     let _ = fs::remove_dir_all(&outside);
 }
+
+#[test]
+fn lisp_find_learns_a_macro_edited_between_calls_anew() {
+    // What each file taught (its macros) is kept between calls while the file's stamp is
+    // the same: a macro rewritten to the same size, its modification time given back,
+    // makes other names at the next call.
+    let dir = scratch("macro");
+    let macros = dir.join("macros.lisp");
+    let make = "(defmacro define-kind (name)\n  `(defun ,(intern (format nil \"MAKE-~A\" (symbol-name name))) () 1))\n";
+    fs::write(&macros, make).unwrap();
+    fs::write(dir.join("sub/kinds.lisp"), "(define-kind circle)\n").unwrap();
+    let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
+    let requests = [
+        json!({"name": "make-circle"}),
+        json!({"name": "made-circle"}),
+    ];
+    let files = |answers: &[Value]| -> Vec<Vec<String>> {
+        answers.iter().map(|a| files_of(a, "definitions")).collect()
+    };
+    let first = same_as_fresh(&mut server, &dir, &requests);
+    assert_eq!(files(&first), [vec!["sub/kinds.lisp".to_string()], vec![]]);
+    assert_eq!(same_as_fresh(&mut server, &dir, &requests), first);
+    let modified = fs::metadata(&macros).unwrap().modified().unwrap();
+    fs::write(&macros, make.replace("MAKE-", "MADE-")).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&macros)
+        .unwrap()
+        .set_modified(modified)
+        .unwrap();
+    let after = same_as_fresh(&mut server, &dir, &requests);
+    assert_eq!(files(&after), [vec![], vec!["sub/kinds.lisp".to_string()]]);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn lisp_find_with_kept_macros_answers_as_the_command_line() {
+    // A macro that calls another learned macro makes names from what it calls: the search
+    // marks it so for its own scope, also when the macro was kept from before (a kept
+    // macro left unmarked made `define-variation t` a definition of `t`).
+    let dir = scratch("calling");
+    fs::write(
+        dir.join("sub/a.lisp"),
+        "(defmacro inner-search (x) `(list ,x))\n(defmacro define-variation (type)\n  `(progn\n     (defun ,(symbolicate \"LFL-FIND/\" type) () (inner-search ,type))))\n(define-variation t)\n(define-variation real)\n",
+    )
+    .unwrap();
+    let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
+    let requests = [json!({"name": "t"}), json!({"name": "lfl-find/t"})];
+    for _ in 0..2 {
+        let answers = same_as_fresh(&mut server, &dir, &requests);
+        assert_eq!(answers[0]["total"], 0);
+        assert_eq!(files_of(&answers[1], "definitions"), ["sub/a.lisp"]);
+    }
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -4,6 +4,7 @@
 //! ([`crate::model::expand`]) and the definitions of its expansion reported at the call,
 //! `via` the macro.
 
+use super::learned::Learned;
 use super::{cursor::Cursor, ScopePart};
 use super::{derived, DefiningForm, Definition, Search, Target};
 use crate::cancel::CancelToken;
@@ -33,27 +34,21 @@ pub(crate) fn learn(
         let work = |file: &LoadedFile| {
             let names = expand::functions::defun_names(&file.bytes);
             let needs = expand::read_time::needs(&file.bytes, macrolets, &reads);
-            (expand::learn(&file.bytes, &reads), names, needs)
+            Learned::new(expand::learn(&file.bytes, &reads), names, needs)
         };
-        let mut add = |needed: expand::read_time::Needs| {
-            needs.defines |= needed.defines;
-            needs.calls.extend(needed.calls);
+        let mut add = |learned: &Learned| {
+            learned.teach(&mut macros);
+            needs.defines |= learned.read_time_defines;
+            needs.calls.extend(learned.calls.iter().cloned());
+            learned.defuns.clone()
         };
         for part in parts {
             match part {
-                ScopePart::Single(file) => {
-                    let (found, names, needed) = work(file);
-                    macros.extend(found);
-                    add(needed);
-                    defuns.push(vec![names]);
-                }
+                ScopePart::Single(file) => defuns.push(vec![add(&work(file))]),
                 ScopePart::Walked(files) => {
                     let mut names_of = Vec::with_capacity(files.len());
-                    for answer in search.map_files(guard, files, cancel, work) {
-                        let (found, names, needed) = answer.unwrap_or_default();
-                        macros.extend(found);
-                        add(needed);
-                        names_of.push(names);
+                    for answer in super::learned::map_files(search, guard, files, cancel, &work) {
+                        names_of.push(answer.map(|l| add(&l)).unwrap_or_default());
                     }
                     defuns.push(names_of);
                 }

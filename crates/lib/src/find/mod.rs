@@ -30,6 +30,7 @@ mod cursor;
 mod definitions;
 mod derived;
 mod kept;
+pub mod learned;
 mod literal;
 mod macros;
 mod method_line;
@@ -375,6 +376,9 @@ pub(crate) struct Search {
     pub through: through::Writers,
     /// Where the walked files' bytes come from ([`find_from`]).
     pub source: std::sync::Arc<dyn crate::project::source::FileSource>,
+    /// What a long-lived surface keeps of what each file taught ([`learned`]), and the
+    /// key of this search's learning.
+    pub learned: Option<(std::sync::Arc<learned::LearnedCache>, String)>,
 }
 
 impl Search {
@@ -540,9 +544,29 @@ pub fn find_from(
     cancel: &CancelToken,
     source: std::sync::Arc<dyn crate::project::source::FileSource>,
 ) -> Result<FindResult, ToolError> {
+    find_kept(guard, grammar, paths, request, cancel, source, None)
+}
+
+/// [`find_from`] with what each file taught ([`learned`]) kept in `learned` between
+/// searches.
+///
+/// # Errors
+/// As [`find`].
+pub fn find_kept(
+    guard: &Guard,
+    grammar: &Grammar,
+    paths: &[String],
+    request: &FindRequest,
+    cancel: &CancelToken,
+    source: std::sync::Arc<dyn crate::project::source::FileSource>,
+    learned: Option<std::sync::Arc<learned::LearnedCache>>,
+) -> Result<FindResult, ToolError> {
     let joined = paths.join(" ");
     let mut search = check(request, &joined, grammar)?;
     search.source = source;
+    let macrolets = matches!(search.target, Target::Pattern(_));
+    search.learned =
+        learned.map(|cache| (cache, learned::key(request.features.as_deref(), macrolets)));
     // The scope as answers show it (each path by the one rule, docs/guard.md).
     let shown = crate::shown::path_prefix(&joined);
     let scope = collect_scope(guard, paths, search.source.wants_stamps(), cancel)?;
@@ -934,6 +958,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         gate,
         through: through::Writers::default(),
         source: std::sync::Arc::new(crate::project::source::Disk),
+        learned: None,
     })
 }
 

@@ -16,15 +16,8 @@ pub const MAX_SYMBOLS: usize = 100_000;
 /// A definition of the file, with its children (containers such as `progn`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Symbol {
-    /// As written (`foo`, `(setf foo)`).
-    pub name: String,
-    /// `name qualifiers (specializers)` for methods, else the name.
-    pub shown: String,
-    /// The operator, lowercased (`defun`).
-    pub kind: String,
-    pub signature: String,
-    /// The docstring's first line, as the outline cuts it.
-    pub doc: Option<String>,
+    /// Its name, shown name, kind, signature and doc ([`Symbol::name`] ...).
+    texts: Texts,
     /// The whole form, its `#+`/`#-` prefixes included.
     pub span: Span,
     /// The name as written in the form (the form's start when not found).
@@ -37,6 +30,73 @@ pub struct Symbol {
     /// features that exclude one, the reader skips the form and its children.
     pub conditionals: Vec<String>,
     pub children: Vec<Symbol>,
+}
+
+/// A symbol's texts in one allocation: an index holds tens of thousands of symbols, each
+/// with one allocation instead of five. `ends` are where the name, the shown name (empty
+/// when it is the name), the kind and the signature end; the doc is the rest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Texts {
+    all: Box<str>,
+    ends: [usize; 4],
+    has_doc: bool,
+}
+
+impl Texts {
+    fn new(name: &str, shown: &str, kind: &str, signature: &str, doc: Option<&str>) -> Texts {
+        let shown = if shown == name { "" } else { shown };
+        let doc_text = doc.unwrap_or_default();
+        let mut all = String::with_capacity(
+            name.len() + shown.len() + kind.len() + signature.len() + doc_text.len(),
+        );
+        let mut ends = [0; 4];
+        for (end, part) in ends.iter_mut().zip([name, shown, kind, signature]) {
+            all.push_str(part);
+            *end = all.len();
+        }
+        all.push_str(doc_text);
+        Texts {
+            all: all.into_boxed_str(),
+            ends,
+            has_doc: doc.is_some(),
+        }
+    }
+
+    /// Part `n`: from the end of the one before to its end (the doc: to the end).
+    fn part(&self, n: usize) -> &str {
+        let start = n.checked_sub(1).map_or(0, |m| self.ends[m]);
+        let end = self.ends.get(n).copied().unwrap_or(self.all.len());
+        self.all.get(start..end).unwrap_or_default()
+    }
+}
+
+impl Symbol {
+    /// As written (`foo`, `(setf foo)`).
+    pub fn name(&self) -> &str {
+        self.texts.part(0)
+    }
+
+    /// `name qualifiers (specializers)` for methods, else the name.
+    pub fn shown(&self) -> &str {
+        match self.texts.part(1) {
+            "" => self.name(),
+            shown => shown,
+        }
+    }
+
+    /// The operator, lowercased (`defun`).
+    pub fn kind(&self) -> &str {
+        self.texts.part(2)
+    }
+
+    pub fn signature(&self) -> &str {
+        self.texts.part(3)
+    }
+
+    /// The docstring's first line, as the outline cuts it.
+    pub fn doc(&self) -> Option<&str> {
+        self.texts.has_doc.then(|| self.texts.part(4))
+    }
 }
 
 /// The definitions of `bytes`, top-level forms with their contained definitions. A
@@ -85,11 +145,13 @@ fn symbol_of(bytes: &[u8], item: &OutlineItem, budget: &mut usize) -> Option<Sym
     signature.push_str(form.signature());
     Some(Symbol {
         name_span: name_span(bytes, span, &name, form.name.is_some()),
-        name,
-        shown,
-        kind: operator.to_lowercase(),
-        signature,
-        doc: form.doc().map(str::to_string),
+        texts: Texts::new(
+            &name,
+            &shown,
+            &operator.to_lowercase(),
+            &signature,
+            form.doc(),
+        ),
         span,
         line: item.start_line,
         named: form.name.is_some(),
@@ -125,11 +187,13 @@ fn derived_symbols(
         at = start;
         let span = Span::new(d.start, d.end.max(d.start));
         out.push(Symbol {
-            shown: d.key.clone().unwrap_or_else(|| d.name.clone()),
-            signature: format!("{} {}, made by {made_by}", d.kind, d.name),
-            name: d.name,
-            kind: d.kind.to_string(),
-            doc: None,
+            texts: Texts::new(
+                &d.name,
+                d.key.as_deref().unwrap_or(&d.name),
+                d.kind,
+                &format!("{} {}, made by {made_by}", d.kind, d.name),
+                None,
+            ),
             span,
             name_span: span,
             line,
@@ -587,8 +651,8 @@ mod tests {
         let text = b"(progn (defun a () 1) (defmethod b :around ((s shape)) 2))\n";
         let s = symbols(text, &g);
         assert_eq!(s.len(), 1);
-        assert_eq!(s[0].name, "progn");
-        let shown: Vec<&str> = s[0].children.iter().map(|c| c.shown.as_str()).collect();
+        assert_eq!(s[0].name(), "progn");
+        let shown: Vec<&str> = s[0].children.iter().map(|c| c.shown()).collect();
         assert_eq!(shown, ["a", "b :around (shape)"]);
         assert_eq!(
             &text[s[0].children[0].name_span.start..s[0].children[0].name_span.end],

@@ -96,3 +96,22 @@ impl FileSource for FileCache {
         }))
     }
 }
+
+/// Files read through the guard at each search, each stat'ed by the walk
+/// ([`crate::guard::Guard::walk_stamped`]) so that what a search learns of a file can be
+/// kept by its stamp ([`crate::find::learned`]) while its bytes are not (the language
+/// server's searches of macro-made definitions: its index keeps no text).
+pub struct Stamped;
+
+impl FileSource for Stamped {
+    fn wants_stamps(&self) -> bool {
+        true
+    }
+
+    fn read(&self, guard: &Guard, file: &WalkedFile) -> Result<Arc<Sourced>, ToolError> {
+        Ok(Arc::new(Sourced {
+            file: guard.read_walked(file)?,
+            memo: None,
+        }))
+    }
+}

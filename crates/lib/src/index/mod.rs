@@ -68,12 +68,21 @@ impl FileData {
         }
     }
 
-    /// [`FileData::new`] with its tables made now (a file of the workspace: every
-    /// search asks them).
-    fn with_tables(bytes: Vec<u8>, grammar: &Grammar) -> FileData {
-        let data = FileData::new(bytes, grammar);
-        data.tables();
-        data
+    /// What the index keeps of a file the editor has not opened: its definitions and
+    /// tables (every search asks them), made now, and no text (read again when an answer
+    /// needs it, [`WorkspaceFile::bytes`]).
+    fn without_text(bytes: &[u8], grammar: &Grammar) -> FileData {
+        let symbols = analysis::symbols(bytes, grammar);
+        let tables = Tables {
+            defined: names::defined(&symbols),
+            words: names::words(bytes),
+            forms: analysis::form_spans(bytes).into(),
+        };
+        FileData {
+            bytes: Arc::from(&[][..]),
+            symbols: symbols.into(),
+            tables: Arc::new(std::sync::OnceLock::from(tables)),
+        }
     }
 
     fn tables(&self) -> &Tables {
@@ -104,17 +113,118 @@ impl FileData {
     }
 }
 
-/// A file of the workspace as a request sees it.
+/// A file of the workspace as a request sees it: its definitions and tables, and its
+/// text when at hand (an open buffer, a file read for this request), else read again
+/// through the guard when asked ([`WorkspaceFile::bytes`]).
 #[derive(Clone, Debug)]
 pub struct WorkspaceFile {
     /// Absolute.
     pub path: String,
-    pub data: FileData,
+    data: FileData,
+    /// What the text the definitions were read from was, when `data` holds none.
+    on_disk: Option<Read>,
+}
+
+/// A file's text as the index read it: its size and modification time, and a hash of
+/// its bytes, which a text read again must have (a file written twice within the same
+/// millisecond, its size unchanged, is not taken for the one read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Read {
+    size: u64,
+    mtime_ms: u64,
+    hash: u64,
+}
+
+impl Read {
+    fn of(bytes: &[u8], info: Option<&crate::guard::FileInfo>) -> Read {
+        Read {
+            size: info.map_or(0, |i| i.size),
+            mtime_ms: info.map_or(0, |i| i.mtime_ms),
+            hash: Read::hash(bytes),
+        }
+    }
+
+    fn hash(bytes: &[u8]) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::quality::FixedState::with_seed(0x006c_7266).hash_one(bytes)
+    }
+
+    /// Whether `loaded` is the text read so.
+    fn is(&self, loaded: &crate::guard::LoadedFile) -> bool {
+        loaded
+            .info
+            .is_some_and(|i| i.size == self.size && i.mtime_ms == self.mtime_ms)
+            && Read::hash(&loaded.bytes) == self.hash
+    }
+}
+
+/// A file's text: kept (an open buffer, a file read for this request), or read again
+/// (taken as read, not copied).
+#[derive(Clone, Debug)]
+pub enum Text {
+    Kept(Arc<[u8]>),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Text {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Text::Kept(bytes) => bytes,
+            Text::Read(bytes) => bytes,
+        }
+    }
+}
+
+/// A file's text no longer is the one its definitions were read from (changed on disk,
+/// gone, refused): the answer must be made again with the file read anew.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Changed;
+
+impl WorkspaceFile {
+    pub fn symbols(&self) -> &[Symbol] {
+        &self.data.symbols
+    }
+
+    /// False when no symbol of the file can match `query` by name (a file to skip).
+    pub fn may_define(&self, query: &crate::find::SymbolQuery) -> bool {
+        self.data.may_define(query)
+    }
+
+    /// False when the text cannot use `query` (a file to skip).
+    pub fn may_use(&self, query: &crate::find::SymbolQuery) -> bool {
+        self.data.may_use(query)
+    }
+
+    /// The file's text, the one its definitions and tables were made from: at hand, or
+    /// read again through the guard and taken only while its size and time are the
+    /// ones it had when read for the index.
+    pub fn bytes(&self, guard: &Guard) -> Result<Text, Changed> {
+        let Some(read) = self.on_disk else {
+            return Ok(Text::Kept(self.data.bytes.clone()));
+        };
+        let loaded = guard.read(&self.path).map_err(|_| Changed)?;
+        if !read.is(&loaded) {
+            return Err(Changed);
+        }
+        Ok(Text::Read(loaded.bytes))
+    }
+
+    /// The uses of `finder`'s symbol in `bytes`, the file's text ([`WorkspaceFile::bytes`]).
+    pub fn uses(
+        &self,
+        bytes: &[u8],
+        finder: &analysis::Uses,
+        features: Option<&crate::features::Features>,
+    ) -> Vec<crate::scan::Span> {
+        finder.read_forms(bytes, &self.data.tables().forms, features)
+    }
 }
 
 struct Cached {
-    size: u64,
-    mtime_ms: u64,
+    read: Read,
+    /// Without its text ([`FileData::without_text`]).
     data: FileData,
 }
 
@@ -205,14 +315,14 @@ impl Index {
         let at_hand = |path: &String| {
             let buffer = aliases.get(path).unwrap_or(path);
             if let Some(data) = buffers.get(buffer) {
-                return Some(data.clone());
+                return Some((data.clone(), None));
             }
             let c = self.cached.get(path).filter(|_| trusted)?;
-            Some(c.data.clone())
+            Some((c.data.clone(), Some(c.read)))
         };
         let mut answers: Vec<_> = paths
             .iter()
-            .map(|p| at_hand(p).map(|data| Some((None, data))))
+            .map(|p| at_hand(p).map(|(data, on_disk)| Some((None, data, on_disk))))
             .collect();
         let slow: Vec<usize> = (0..paths.len()).filter(|&n| answers[n].is_none()).collect();
         let done = std::sync::atomic::AtomicUsize::new(0);
@@ -222,15 +332,16 @@ impl Index {
             progress(count, slow.len());
             let info = guard.open(path).ok()?.info;
             if let Some(c) = self.cached.get(path) {
-                if c.size == info.size && c.mtime_ms == info.mtime_ms {
-                    return Some((None, c.data.clone()));
+                if c.read.size == info.size && c.read.mtime_ms == info.mtime_ms {
+                    return Some((None, c.data.clone(), Some(c.read)));
                 }
             }
             let loaded = guard.read(path).ok()?;
-            let (size, mtime) = loaded.info.map_or((0, 0), |i| (i.size, i.mtime_ms));
+            let read = Read::of(&loaded.bytes, loaded.info.as_ref());
             Some((
-                Some((size, mtime)),
-                FileData::with_tables(loaded.bytes, grammar),
+                Some(read),
+                FileData::without_text(&loaded.bytes, grammar),
+                Some(read),
             ))
         });
         for (n, answer) in slow.into_iter().zip(read) {
@@ -243,7 +354,7 @@ impl Index {
             if n < walk_len && !matches!(answer, Some(None)) {
                 walked.push(path.clone());
             }
-            let (fresh, data) = match answer {
+            let (fresh, data, on_disk) = match answer {
                 Some(Some(found)) => found,
                 // Refused by the guard (gone, over the cap): forgotten.
                 Some(None) => {
@@ -256,17 +367,20 @@ impl Index {
                     continue;
                 }
             };
-            if let Some((size, mtime_ms)) = fresh {
+            if let Some(read) = fresh {
                 self.cached.insert(
                     path.clone(),
                     Cached {
-                        size,
-                        mtime_ms,
+                        read,
                         data: data.clone(),
                     },
                 );
             }
-            out.push(WorkspaceFile { path, data });
+            out.push(WorkspaceFile {
+                path,
+                data,
+                on_disk,
+            });
         }
         // A walk seen through to the end is trusted from now on.
         if complete && (!trusted || walked.len() < walk_len) {
@@ -316,7 +430,7 @@ impl Index {
             };
             let same = guard
                 .open(path)
-                .is_ok_and(|o| o.info.size == c.size && o.info.mtime_ms == c.mtime_ms);
+                .is_ok_and(|o| o.info.size == c.read.size && o.info.mtime_ms == c.read.mtime_ms);
             if !same {
                 self.forget(path);
                 all = false;
@@ -325,11 +439,15 @@ impl Index {
         all
     }
 
-    /// The cached data of `path` when its size and time are unchanged on disk.
+    /// The cached data of `path` with its text read again, when its size and time are
+    /// unchanged on disk.
     pub fn data_if_unchanged(&self, guard: &Guard, path: &str) -> Option<FileData> {
         let c = self.cached.get(path)?;
-        let info = guard.open(path).ok()?.info;
-        (info.size == c.size && info.mtime_ms == c.mtime_ms).then(|| c.data.clone())
+        let loaded = guard.read(path).ok()?;
+        c.read.is(&loaded).then(|| FileData {
+            bytes: loaded.bytes.into(),
+            ..c.data.clone()
+        })
     }
 
     /// The roots whose last walk stopped at [`crate::guard::MAX_WALKED_FILES`] files (the

@@ -14,7 +14,7 @@ pub fn defined(symbols: &[Symbol]) -> NameSet {
     let mut stack: Vec<&Symbol> = symbols.iter().collect();
     while let Some(s) = stack.pop() {
         if s.named {
-            if let Some(q) = SymbolQuery::parse(&s.name) {
+            if let Some(q) = SymbolQuery::parse(s.name()) {
                 hashes.push(NameSet::hash(q.name.as_bytes()));
             }
         }

@@ -42,7 +42,7 @@ pub fn recheck(index: &Mutex<Index>, guard: &Guard, cancel: &CancelToken) -> Fou
         let known: HashMap<String, (u64, u64)> = index
             .cached
             .iter()
-            .map(|(path, c)| (path.clone(), (c.size, c.mtime_ms)))
+            .map(|(path, c)| (path.clone(), (c.read.size, c.read.mtime_ms)))
             .collect();
         let listed: std::collections::HashSet<String> = walked.iter().cloned().collect();
         (known, listed, index.generation)
@@ -114,7 +114,7 @@ mod tests {
         );
         let mut names: Vec<String> = files
             .iter()
-            .flat_map(|f| f.data.symbols.iter().map(|s| s.name.clone()))
+            .flat_map(|f| f.symbols().iter().map(|s| s.name().to_string()))
             .collect();
         names.sort();
         names

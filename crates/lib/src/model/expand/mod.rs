@@ -122,10 +122,11 @@ impl Env {
 }
 
 /// A macro learned: its lambda list and body.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Macro {
     pub lambda_list: Val,
-    pub body: Vec<Val>,
+    /// Shared, so that a search copies a kept macro to mark it without its body.
+    pub body: Arc<Vec<Val>>,
     /// Its templates write a `def...` form.
     pub defines: bool,
     /// Its body computes names (a builder, a local function, a learned macro's call):
@@ -151,6 +152,13 @@ impl Macros {
     pub(crate) fn extend(&mut self, found: Vec<(String, Macro)>) {
         for (name, m) in found {
             self.map.insert(name, Arc::new(m));
+        }
+    }
+
+    /// [`Macros::extend`] with macros kept from an earlier search (`find/learned.rs`).
+    pub(crate) fn extend_shared(&mut self, found: &[(String, Arc<Macro>)]) {
+        for (name, m) in found {
+            self.map.insert(name.clone(), m.clone());
         }
     }
 
@@ -215,7 +223,7 @@ impl Macros {
                 };
             let defines = helpers.iter().any(|f| functions::writes_definer(f));
             let mut called: Vec<String> = Vec::new();
-            for b in &m.body {
+            for b in m.body.iter() {
                 any_node(b, &mut |n| {
                     if let Some(h) = n.head().filter(|h| h != name && names.contains(*h)) {
                         called.push(h.to_string());
@@ -231,7 +239,10 @@ impl Macros {
             if helpers.is_empty() && called.is_empty() {
                 continue;
             }
-            if let Some(m) = Arc::get_mut(m) {
+            // A macro kept from an earlier search (`find/learned.rs`) is copied first:
+            // what it calls is this scope's.
+            {
+                let m = Arc::make_mut(m);
                 m.builds = true;
                 m.defines |= defines;
                 // The names come from what it calls: any.
@@ -258,10 +269,8 @@ impl Macros {
                 if m.defines {
                     continue;
                 }
-                if let Some(m) = Arc::get_mut(m) {
-                    m.defines = true;
-                    pending.push(caller.clone());
-                }
+                Arc::make_mut(m).defines = true;
+                pending.push(caller.clone());
             }
         }
     }
@@ -376,7 +385,7 @@ pub(crate) fn macro_from(
         name,
         Macro {
             lambda_list,
-            body,
+            body: Arc::new(body),
             defines,
             builds,
             shape,

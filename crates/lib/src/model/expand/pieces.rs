@@ -812,7 +812,9 @@ impl Gate {
         let functions = &lookup.global.functions;
         let mut called: Vec<&Arc<Function>> = Vec::new();
         let mut seen_functions = std::collections::HashSet::new();
-        let mut pending: Vec<&Val> = std::iter::once(&m.lambda_list).chain(&m.body).collect();
+        let mut pending: Vec<&Val> = std::iter::once(&m.lambda_list)
+            .chain(m.body.iter())
+            .collect();
         let (mut counts, mut gensyms) = (false, false);
         while let Some(v) = pending.pop() {
             of_val(v, &mut all, &mut |name| {

@@ -538,3 +538,26 @@ fn names_computed_by_the_evaluated_forms_are_found() {
         "{text}"
     );
 }
+
+/// A helper whose value is another helper's (clx's `getify` ending in `xintern`): a search
+/// by name learns it as a search by pattern does, so M-. finds what a pattern lists.
+#[test]
+fn a_name_made_through_a_helper_calling_a_helper_is_found_by_name() {
+    let dir = project();
+    std::fs::write(
+        dir.join("forwarding.lisp"),
+        "(defun xintern (&rest parts) (intern (format nil \"~{~a~}\" parts)))
+(defun getify (name) (xintern name '-get))
+(defmacro define-accessor (name) `(defmacro ,(getify name) (x) x))
+(define-accessor card32)
+",
+    )
+    .unwrap();
+    let by = |edit: &dyn Fn(&mut FindRequest)| shown(&search(&dir, edit).definitions.unwrap());
+    let expected = ["defmacro card32-get forwarding.lisp:4 via define-accessor (4)"];
+    assert_eq!(by(&|r| r.name = Some("card32-get".into())), expected);
+    assert_eq!(
+        by(&|r| r.name_pattern = Some("^card32-get$".into())),
+        expected
+    );
+}

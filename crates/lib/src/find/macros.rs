@@ -117,9 +117,7 @@ fn learn_functions(
         }
         tried.extend(wanted.iter().cloned());
         let defines = |names: &Vec<String>| names.iter().any(|n| wanted.contains(n));
-        let forwarding = matches!(search.target, Target::Pattern(_));
-        let work =
-            |file: &LoadedFile| expand::functions::learn(&file.bytes, &wanted, forwarding, &reads);
+        let work = |file: &LoadedFile| expand::functions::learn(&file.bytes, &wanted, &reads);
         let mut found = Vec::new();
         for (part, names_of) in parts.iter().zip(defuns) {
             match part {

@@ -80,12 +80,11 @@ fn name_after(b: &[u8], hit: usize) -> Option<String> {
 
 /// The `defun`s of `b` named in `wanted` (at top level or inside a form, as
 /// `eval-when`): only the top-level forms that hold such a `(defun NAME` are read.
-/// `forwarding`: whether a function whose body ends in another project function's call
-/// is learned too (a search by pattern; a search by name does not follow them, for speed).
+/// A function whose body ends in another project function's call is learned too, for a
+/// search by name as for one by pattern (clx's `getify` ending in `xintern`).
 pub(crate) fn learn(
     b: &[u8],
     wanted: &HashSet<String>,
-    forwarding: bool,
     reads: &dyn Fn(bool, &[u8]) -> bool,
 ) -> Vec<(String, Function)> {
     let mut hits: Vec<usize> = defun_hits(b)
@@ -96,19 +95,14 @@ pub(crate) fn learn(
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     super::each_form_holding(b, &hits, &mut |start, end| {
         for form in read(b, start, end, &mut reads) {
-            collect_defuns(&form, wanted, forwarding, &mut out);
+            collect_defuns(&form, wanted, &mut out);
         }
     });
     out
 }
 
 /// The wanted `defun` forms inside `form`, outside quoted data.
-fn collect_defuns(
-    form: &Val,
-    wanted: &HashSet<String>,
-    forwarding: bool,
-    out: &mut Vec<(String, Function)>,
-) {
+fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, Function)>) {
     let mut stack = vec![form];
     while let Some(v) = stack.pop() {
         let Val::List(items) = v else { continue };
@@ -116,7 +110,7 @@ fn collect_defuns(
             let name = items.get(1).and_then(Val::symbol_name);
             let lambda_list = items.get(2);
             if let (Some(name), Some(lambda_list)) = (name, lambda_list) {
-                if wanted.contains(name) && computes(&items[3..], forwarding) {
+                if wanted.contains(name) && computes(&items[3..]) {
                     let function = Function {
                         lambda_list: lambda_list.clone(),
                         body: items[3..].to_vec(),
@@ -133,9 +127,9 @@ fn collect_defuns(
 
 /// Whether a function's body may have a value the expander computes: it ends (inside
 /// `let`, `progn`, `flet` ... ) in a template or a call of a builder, of a pure form, of a
-/// form of the evaluator (`eval/`) or (`forwarding`) of another project function. A function that ends
+/// form of the evaluator (`eval/`) or of another project function. A function that ends
 /// otherwise (`gethash`, a variable) is not learned, nor what it calls.
-fn computes(body: &[Val], forwarding: bool) -> bool {
+fn computes(body: &[Val]) -> bool {
     let mut body = body;
     for _ in 0..super::MAX_DEPTH {
         let Some(last) = body.last() else {
@@ -154,7 +148,7 @@ fn computes(body: &[Val], forwarding: bool) -> bool {
                     || super::eval::is_form(head)
                     // Another project function's value (`byte-ref-fun-name` calling
                     // `byte-fun-name`).
-                    || (forwarding && may_be_project(head));
+                    || may_be_project(head);
             }
         };
         body = last.items().and_then(|i| i.get(skip..)).unwrap_or_default();

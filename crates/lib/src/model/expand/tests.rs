@@ -321,7 +321,7 @@ fn macros_and_functions(source: &str) -> Macros {
     let mut m = macros(source);
     let mut wanted = m.wanted_functions();
     for _ in 0..functions::MAX_ROUNDS {
-        let found = functions::learn(source.as_bytes(), &wanted, true, &|_, _| true);
+        let found = functions::learn(source.as_bytes(), &wanted, &|_, _| true);
         wanted = m.add_functions(found);
     }
     m.finish();

@@ -1,4 +1,4 @@
-//! What a search learns of each file before it searches ([`super::macros::learn`]: the
+//! What a search learns of each file before it searches (`find::macros::learn`: the
 //! file's definer macros, the names its `defun`s spell, what its read-time forms need),
 //! kept between the searches of a long-lived surface (the language server, the MCP
 //! server) by the file's walked path and [`Stamp`] (device, inode, size, modification and
@@ -50,7 +50,7 @@ impl Learned {
 }
 
 /// Files learned before, by walked path: the stamp they had, what they were learned for
-/// ([`key`]), what they taught.
+/// (`key`), what they taught.
 #[derive(Default)]
 pub struct LearnedCache {
     kept: Mutex<HashMap<PathBuf, Entry>>,

@@ -154,3 +154,136 @@ class session:
     async def __aexit__(self, *_):
         await self.client.shutdown_session()
         await self.client.stop()
+
+
+def _code_positions(path, word):
+    """(line, column) of each `word` in `path` outside comments and strings, by a small
+    scan of its own (`;` to the end of a line, `"..."` with `\\` escapes, `#|...|#`); the
+    column is the token's, a `#:` or `:` before the name included."""
+    text = path.read_text()
+    out, line, col, i, depth, in_string = [], 0, 0, 0, 0, False
+    lower = text.lower()
+    while i < len(text):
+        c = text[i]
+        if depth:
+            if text.startswith("|#", i):
+                depth, i, col = depth - 1, i + 2, col + 2
+                continue
+            if text.startswith("#|", i):
+                depth, i, col = depth + 1, i + 2, col + 2
+                continue
+        elif in_string:
+            if c == "\\":
+                i, col = i + 2, col + 2
+                continue
+            in_string = c != '"'
+        elif c == '"':
+            in_string = True
+        elif c == ";":
+            while i < len(text) and text[i] != "\n":
+                i += 1
+            continue
+        elif text.startswith("#|", i):
+            depth, i, col = 1, i + 2, col + 2
+            continue
+        elif lower.startswith(word, i) and not (i and (lower[i - 1].isalnum() or lower[i - 1] in "-*%/")) \
+                and not (i + len(word) < len(text) and (lower[i + len(word)].isalnum() or lower[i + len(word)] in "-*%/")):
+            prefix = 2 if i >= 2 and text.startswith("#:", i - 2) else 1 if i >= 1 and text[i - 1] == ":" else 0
+            out.append((line, col - prefix))
+        if c == "\n":
+            line, col = line + 1, 0
+        else:
+            col += 1
+        i += 1
+    return out
+
+
+@pytest.mark.skipif(not ALEXANDRIA.is_dir(), reason="Debian's cl-alexandria is not installed")
+async def test_debian_system_navigation_requests():
+    """alexandria as Debian ships it: definition across files, references without the
+    docstring's mention, workspace symbol, hover, folding and selection ranges, and the
+    diagnostics of a half-edited buffer fixed by didChange."""
+    functions = next(ALEXANDRIA.rglob("functions.lisp"))
+    sequences = next(ALEXANDRIA.rglob("sequences.lisp"))
+    lines = functions.read_text().splitlines()
+    defun_line = next(i for i, l in enumerate(lines) if l.startswith("(defun ensure-function "))
+    async with session(ALEXANDRIA) as client:
+        # Definition from a use in another file.
+        use_line = next(i for i, l in enumerate(sequences.read_text().splitlines()) if "(ensure-function" in l)
+        use = at(sequences, use_line, "(ensure-function", 2)
+        found = await client.text_document_definition_async(
+            types.DefinitionParams(text_document=doc(sequences), position=use)
+        )
+        assert [(short(l.uri), l.range.start.line) for l in found] == [("functions.lisp", defun_line)], found
+
+        # References: every use in code, none in the docstring "... for ENSURE-FUNCTION: ...".
+        refs = await client.text_document_references_async(
+            types.ReferenceParams(
+                text_document=doc(sequences), position=use,
+                context=types.ReferenceContext(include_declaration=True),
+            )
+        )
+        got = {(short(r.uri), r.range.start.line, r.range.start.character) for r in refs}
+        expected = {
+            (path.name, line, col)
+            for path in ALEXANDRIA.rglob("*.lisp")
+            for line, col in _code_positions(path, "ensure-function")
+        }
+        # `#:ensure-function` of the package's exports names the symbol too.
+        assert got == expected, (sorted(got), sorted(expected))
+        docstring = next(i for i, l in enumerate(lines) if "for ENSURE-FUNCTION:" in l)
+        assert ("functions.lisp", docstring) not in {(f, l) for f, l, _ in got}
+
+        # Workspace symbol, by prefix.
+        symbols = await client.workspace_symbol_async(types.WorkspaceSymbolParams(query="ensure-functi"))
+        names = {(s.name.lower(), short(s.location.uri)) for s in symbols}
+        assert ("ensure-function", "functions.lisp") in names, names
+
+        # Hover: the signature and where it is defined.
+        hover = await client.text_document_hover_async(types.HoverParams(text_document=doc(sequences), position=use))
+        assert "ensure-function" in hover.contents.value.lower() and "functions.lisp" in hover.contents.value
+
+        # Folding: each top-level form of more than one line folds, inside the document.
+        folds = await client.text_document_folding_range_async(types.FoldingRangeParams(text_document=doc(functions)))
+        starts = {f.start_line for f in folds}
+        assert defun_line in starts and all(0 <= f.start_line < f.end_line < len(lines) for f in folds)
+
+        # Selection: symbol, then ever larger forms, up to the top-level form.
+        [chain] = await client.text_document_selection_range_async(
+            types.SelectionRangeParams(text_document=doc(sequences), positions=[use])
+        )
+        spans = []
+        while chain is not None:
+            spans.append(((chain.range.start.line, chain.range.start.character), (chain.range.end.line, chain.range.end.character)))
+            chain = chain.parent
+        assert len(spans) >= 3
+        for inner, outer in zip(spans, spans[1:]):
+            assert outer[0] <= inner[0] and inner[1] <= outer[1] and outer != inner, spans
+
+        # Diagnostics: the file as shipped has none; cut its last `)`, then put it back.
+        text = functions.read_text()
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(uri=uri(functions), language_id="lisp", version=1, text=text)
+            )
+        )
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        assert list(client.diagnostics[uri(functions)]) == []
+        cut = text.rstrip().rfind(")")
+        broken = text[:cut] + text[cut + 1:]
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri(functions), version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=broken)],
+            )
+        )
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        assert list(client.diagnostics[uri(functions)]), "an unbalanced form has a diagnostic"
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri(functions), version=3),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
+        await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        assert list(client.diagnostics[uri(functions)]) == []

@@ -18,6 +18,16 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Waits until the files just written are older than the coarsest timestamp step a stamp
+/// allows for: only then does the server keep what it read of them
+/// (`guard::Stamp::settled`), and the calls after it answer from what was kept.
+fn settle() {
+    let window = std::time::Duration::from_nanos(
+        u64::try_from(lisp_read_file::guard::RACY_WINDOW_NS).unwrap(),
+    );
+    std::thread::sleep(window + std::time::Duration::from_millis(200));
+}
+
 /// `find --json` of the same request on the command line, rooted at `dir`.
 fn command_line(dir: &Path, request: &Value) -> Value {
     let mut args: Vec<String> = vec!["find".into(), "--json".into()];
@@ -79,6 +89,7 @@ fn lisp_find_sees_what_changed_on_disk_between_calls() {
     fs::write(dir.join("a.lisp"), "(defun alpha () (beta))\n").unwrap();
     fs::write(dir.join("b.lisp"), "(defun beta () 1)\n").unwrap();
     fs::write(dir.join("sub/c.lisp"), "(defun gamma () (beta) (alpha))\n").unwrap();
+    settle();
     let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
     let requests = [
         json!({"symbol": "beta"}),
@@ -123,6 +134,7 @@ fn lisp_find_answers_a_file_replaced_by_a_symlink_as_the_guard_reads_it() {
     let outside = scratch("symlink-outside");
     fs::write(dir.join("a.lisp"), "(defun alpha () (beta))\n").unwrap();
     fs::write(outside.join("secret.lisp"), "(defun secret () (beta))\n").unwrap();
+    settle();
     let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
     let request = [json!({"symbol": "beta"})];
     let first = same_as_fresh(&mut server, &dir, &request);
@@ -148,6 +160,7 @@ fn lisp_find_learns_a_macro_edited_between_calls_anew() {
     let make = "(defmacro define-kind (name)\n  `(defun ,(intern (format nil \"MAKE-~A\" (symbol-name name))) () 1))\n";
     fs::write(&macros, make).unwrap();
     fs::write(dir.join("sub/kinds.lisp"), "(define-kind circle)\n").unwrap();
+    settle();
     let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
     let requests = [
         json!({"name": "make-circle"}),
@@ -183,6 +196,7 @@ fn lisp_find_with_kept_macros_answers_as_the_command_line() {
         "(defmacro inner-search (x) `(list ,x))\n(defmacro define-variation (type)\n  `(progn\n     (defun ,(symbolicate \"LFL-FIND/\" type) () (inner-search ,type))))\n(define-variation t)\n(define-variation real)\n",
     )
     .unwrap();
+    settle();
     let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
     let requests = [json!({"name": "t"}), json!({"name": "lfl-find/t"})];
     for _ in 0..2 {

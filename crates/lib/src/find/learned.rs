@@ -124,7 +124,9 @@ pub(crate) fn map_files(
         let sourced = search.source.read(guard, file)?;
         let learned = Arc::new(learn(&sourced.file));
         if let Some(stamp) = file.stamp() {
-            if read_as_stamped(&sourced.file, stamp) {
+            // As the kept files ([`crate::index::files`]): a stamp not yet settled is
+            // learned again next time.
+            if stamp.settled_now() && read_as_stamped(&sourced.file, stamp) {
                 cache.put(file.path().to_path_buf(), *stamp, key, learned.clone());
             }
         }

@@ -52,6 +52,33 @@ pub struct Stamp {
     pub ctime_ns: i128,
 }
 
+/// How far back from now a file's times must be for its stamp to tell a later write:
+/// the coarsest timestamp step of common file systems (FAT's 2 s; some network file
+/// systems keep whole seconds). A file written twice within one step, its size unchanged,
+/// can keep the same stamp; a write after a stamp older than the step cannot (its time
+/// is later than the step the stamp's times fell in).
+pub const RACY_WINDOW_NS: i128 = 2_000_000_000;
+
+impl Stamp {
+    /// Whether a write after `now_ns` (nanoseconds since the epoch) would change this
+    /// stamp: both its times are more than [`RACY_WINDOW_NS`] before it. A cache keeps
+    /// what it read of a file only under a settled stamp, as git does with "racily clean"
+    /// entries; an unsettled file is read again at the next use.
+    #[must_use]
+    pub fn settled(&self, now_ns: i128) -> bool {
+        self.mtime_ns.max(self.ctime_ns) < now_ns - RACY_WINDOW_NS
+    }
+
+    /// [`Stamp::settled`] at the system clock's now.
+    #[must_use]
+    pub fn settled_now(&self) -> bool {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i128::try_from(d.as_nanos()).unwrap_or(i128::MAX));
+        self.settled(now)
+    }
+}
+
 /// What a walk found; paths are relative to the walked directory, `/`-separated bytes.
 #[derive(Default)]
 pub(super) struct Listing {
@@ -295,4 +322,34 @@ fn path_order(a: &Entry, b: &Entry) -> std::cmp::Ordering {
         .copied()
         .chain(slash(a))
         .cmp(b.name.iter().copied().chain(slash(b)))
+}
+
+#[cfg(test)]
+mod stamp_tests {
+    use super::{Stamp, RACY_WINDOW_NS};
+
+    fn stamp(mtime_ns: i128, ctime_ns: i128) -> Stamp {
+        Stamp {
+            dev: 1,
+            ino: 2,
+            size: 3,
+            mtime_ns,
+            ctime_ns,
+        }
+    }
+
+    #[test]
+    fn a_stamp_settles_once_both_times_are_older_than_the_window() {
+        let now = 1_000 * RACY_WINDOW_NS;
+        let old = now - RACY_WINDOW_NS - 1;
+        assert!(stamp(old, old).settled(now));
+        // Written within the window (its status-change time), or at its edge: a write
+        // in the same timestamp step could keep the stamp.
+        assert!(!stamp(old, now - RACY_WINDOW_NS).settled(now));
+        assert!(!stamp(old, now - 1).settled(now));
+        // A modification time set back does not settle a file whose status changed now.
+        assert!(!stamp(0, now).settled(now));
+        // Times in the future (a clock set back) never settle.
+        assert!(!stamp(now + 5, old).settled(now));
+    }
 }

@@ -49,7 +49,7 @@ pub use crate::shown::{
     unshown_path, ESCAPED_PATH_NOTE,
 };
 pub use content::{is_binary, BINARY_SNIFF_BYTES};
-pub use descend::{Stamp, MAX_WALK_DEPTH};
+pub use descend::{Stamp, MAX_WALK_DEPTH, RACY_WINDOW_NS};
 pub use ignore_rules::{MAX_IGNORE_FILE_BYTES, MAX_IGNORE_PATTERNS};
 pub use messages::{printable as printable_path, SHOWN_PATH_CHARS};
 pub use stream::{StreamedFile, StreamedLine};

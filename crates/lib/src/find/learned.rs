@@ -124,9 +124,7 @@ pub(crate) fn map_files(
         let sourced = search.source.read(guard, file)?;
         let learned = Arc::new(learn(&sourced.file));
         if let Some(stamp) = file.stamp() {
-            // As the kept files ([`crate::index::files`]): a stamp not yet settled is
-            // learned again next time.
-            if stamp.settled_now() && read_as_stamped(&sourced.file, stamp) {
+            if stamp.keeps(&sourced.file) {
                 cache.put(file.path().to_path_buf(), *stamp, key, learned.clone());
             }
         }
@@ -139,22 +137,8 @@ pub(crate) fn map_files(
     }
     out.into_iter()
         .zip(files)
-        .map(|(answer, file)| answer.unwrap_or_else(|| Err(cancelled(&file.display_path))))
+        .map(|(answer, file)| {
+            answer.unwrap_or_else(|| Err(crate::project::cancelled(&file.display_path)))
+        })
         .collect()
-}
-
-fn cancelled(display_path: &str) -> ToolError {
-    ToolError::new(
-        crate::error::ErrorCode::Cancelled,
-        display_path,
-        format!("the request was cancelled before {display_path} was read"),
-    )
-}
-
-/// Whether the read saw the size and time of the walk's stamp: a file written between
-/// the walk and the read is learned again next time.
-fn read_as_stamped(file: &LoadedFile, stamp: &Stamp) -> bool {
-    let mtime_ms = u64::try_from(stamp.mtime_ns / 1_000_000).unwrap_or(0);
-    file.info
-        .is_some_and(|i| i.size == stamp.size && i.mtime_ms == mtime_ms)
 }

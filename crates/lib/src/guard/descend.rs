@@ -69,6 +69,19 @@ impl Stamp {
         self.mtime_ns.max(self.ctime_ns) < now_ns - RACY_WINDOW_NS
     }
 
+    /// Whether a cache may keep, under this stamp (taken by a walk), what it read of the
+    /// file with `loaded`'s info: the read saw the stamp's size and time (a file written
+    /// between the walk and the read is read again next time) and the stamp is settled
+    /// now ([`Stamp::settled`]).
+    #[must_use]
+    pub fn keeps(&self, loaded: &super::LoadedFile) -> bool {
+        let mtime_ms = u64::try_from(self.mtime_ns / 1_000_000).unwrap_or(0);
+        loaded
+            .info
+            .is_some_and(|i| i.size == self.size && i.mtime_ms == mtime_ms)
+            && self.settled_now()
+    }
+
     /// [`Stamp::settled`] at the system clock's now.
     #[must_use]
     pub fn settled_now(&self) -> bool {

@@ -76,16 +76,7 @@ impl FileSource for FileCache {
             return Ok(kept);
         }
         let loaded: LoadedFile = guard.read_walked(file)?;
-        // Kept under the walk's stamp only when the read saw the same size and time (a
-        // file written between the walk and the read is read again next time) and the
-        // stamp is settled (a same-size write within the file system's timestamp step
-        // could keep it: read again until its times are older than that step).
-        let mtime_ms = u64::try_from(stamp.mtime_ns / 1_000_000).unwrap_or(0);
-        if stamp.settled_now()
-            && loaded
-                .info
-                .is_some_and(|i| i.size == stamp.size && i.mtime_ms == mtime_ms)
-        {
+        if stamp.keeps(&loaded) {
             let kept = Arc::new(Sourced {
                 file: loaded,
                 memo: Some(Memo::default()),

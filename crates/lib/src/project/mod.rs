@@ -73,7 +73,8 @@ where
     answers.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
-fn cancelled(display_path: &str) -> ToolError {
+/// `CANCELLED` for a file a cancelled request did not read.
+pub(crate) fn cancelled(display_path: &str) -> ToolError {
     ToolError::new(
         crate::error::ErrorCode::Cancelled,
         display_path,

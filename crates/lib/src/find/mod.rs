@@ -17,7 +17,7 @@
 //! `definitions.rs` and `references.rs` search one file each; `calls.rs` reads the calls
 //! of a form, `callers.rs` and `callees.rs` search one file for the callers and callees
 //! modes (`callees::resolve` joins the files); `render.rs` pages the entries and makes the
-//! text view; `symbol.rs` is the rule that says when two symbols are the same.
+//! text view (`names.rs` its names level); `symbol.rs` is the rule that says when two symbols are the same.
 //!
 //! This module does not touch the file system (the guard does), nor know about argv or
 //! JSON-RPC.

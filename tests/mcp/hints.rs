@@ -146,6 +146,7 @@ fn hints(text: &str) -> Vec<String> {
         r"the rest is (.+?)\]",
         r"see (.+?) for why",
         r"continue with (.+?)\]",
+        r"\[more after line \d+ of \d+: (.+?)\]",
         r"(?m)a smaller path or use (.+)\]$",
     ];
     let mut found = Vec::new();

@@ -125,6 +125,7 @@ fn cases() -> Vec<Case> {
         read(json!({"path": "proj", "limit": 4}), 10_000),
         read(json!({"path": "proj", "limit": 10}), 10_000),
         find(json!({"path": "proj", "symbol": "used", "limit": 1})),
+        find(json!({"path": "proj", "symbol": "used", "detail": "names", "limit": 2})),
         find(json!({"path": "withbig", "symbol": "f1"})),
         Case {
             tool: "lisp-find",

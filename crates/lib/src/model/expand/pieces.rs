@@ -817,7 +817,7 @@ impl Gate {
             .collect();
         let (mut counts, mut gensyms) = (false, false);
         while let Some(v) = pending.pop() {
-            of_val(v, &mut all, &mut |name| {
+            of_val(v, self, &mut all, &mut |name| {
                 counts |= computes_number(name);
                 gensyms |= name == "gensym";
                 if let Some(g) = lookup.global.get(name) {
@@ -869,16 +869,24 @@ fn computes_number(operator: &str) -> bool {
         )
 }
 
-/// Adds the pieces of the datum `v`.
-fn of_val(v: &Val, out: &mut Vec<String>, symbol: &mut dyn FnMut(&str)) {
+/// Adds the pieces of the datum `v` that `gate` finds relevant (and perhaps others: the
+/// caller keeps the relevant ones).
+fn of_val(v: &Val, gate: &Gate, out: &mut Vec<String>, symbol: &mut dyn FnMut(&str)) {
+    // A text of ASCII without `~`, `|` or `\` gives the pieces a word of the same bytes
+    // gives: slices of it, tested before they are copied (most are not relevant).
+    let simple = |t: &str| t.is_ascii() && !t.contains(['~', '|', '\\']);
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
             Val::Sym(w) => {
                 symbol(&w.name);
                 // A symbol may be a format control (`'#:~a-p`).
-                push_text(w.name.to_lowercase(), out);
+                match simple(&w.name) {
+                    true => gate.push_word(w.name.as_bytes(), out),
+                    false => push_text(w.name.to_lowercase(), out),
+                }
             }
+            Val::Str(s) | Val::Atom(s) if simple(s) => gate.push_word(s.as_bytes(), out),
             Val::Str(s) | Val::Atom(s) => push_text(s.to_lowercase().replace('\\', ""), out),
             _ => stack.extend(v.children()),
         }

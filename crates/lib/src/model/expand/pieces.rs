@@ -1076,6 +1076,69 @@ mod tests {
         }
     }
 
+    /// A macro's pieces, tested before they are copied (`of_val`), are the relevant ones
+    /// of every symbol and string lowercased and split by `push_text`, as before.
+    #[test]
+    fn a_macros_pieces_are_the_relevant_ones_of_its_texts() {
+        use super::super::datum::Val;
+        let texts = [
+            "make-~a",
+            "Make-LVAR",
+            "pkg:make-foo",
+            "#:make",
+            "##lvar",
+            "a|b",
+            "x\\y",
+            "lvar",
+            "é-lvar",
+            "make-~(~a~)-p",
+            "l",
+            "var",
+            "-lvar",
+            ":",
+            "#",
+            "",
+            "defk",
+            "lv:ar",
+            "MAKE-",
+            "~~lvar",
+        ];
+        let values: Vec<Val> = texts
+            .iter()
+            .flat_map(|t| {
+                let string = Val::Str(t.to_string());
+                let atom = Val::Atom(t.to_string());
+                [Val::sym(t), string, atom]
+            })
+            .collect();
+        let body = Val::List(values.clone());
+        for wanted in [
+            Wanted::exact("make-lvar").unwrap(),
+            Wanted::containing(&["lvar".to_string(), "make-".to_string()]).unwrap(),
+        ] {
+            let gate = Gate::new(wanted);
+            let mut fast = Vec::new();
+            super::of_val(&body, &gate, &mut fast, &mut |_| {});
+            let mut copied = Vec::new();
+            for v in &values {
+                match v {
+                    Val::Sym(w) => super::push_text(w.name.to_lowercase(), &mut copied),
+                    Val::Str(s) | Val::Atom(s) => {
+                        super::push_text(s.to_lowercase().replace('\\', ""), &mut copied)
+                    }
+                    _ => unreachable!(),
+                }
+            }
+            for pieces in [&mut fast, &mut copied] {
+                pieces.retain(|p| gate.relevant(p.as_bytes()));
+                pieces.sort_unstable();
+                pieces.dedup();
+            }
+            assert_eq!(fast, copied);
+            assert!(copied.len() > 5, "{copied:?}");
+        }
+    }
+
     /// A comment's words are no pieces: the reader drops them (a table of character codes
     /// commented `; LATIN SMALL LETTER L` made every name pass). A `;` inside a string or
     /// a character is no comment.

@@ -19,6 +19,7 @@ pub(crate) mod builders;
 pub(crate) mod datum;
 pub(crate) mod eval;
 pub(crate) mod functions;
+pub(crate) mod globals;
 pub(crate) mod lambda_list;
 pub(crate) mod pieces;
 pub(crate) mod read_time;
@@ -135,6 +136,9 @@ pub(crate) struct Macro {
     pub builds: bool,
     /// The literal parts of the names it builds.
     pub shape: shape::Shape,
+    /// The global variables of its file it reads, with their constant values
+    /// (`globals.rs`).
+    pub globals: Arc<Vec<(String, Val)>>,
 }
 
 /// The learned macros of a scope, by folded name.
@@ -389,6 +393,7 @@ pub(crate) fn macro_from(
             defines,
             builds,
             shape,
+            globals: Arc::default(),
         },
     ))
 }
@@ -432,6 +437,11 @@ pub(crate) fn ends_in_template(body: &[Val]) -> bool {
                     // An iteration of the evaluator that holds a template (`(loop ...
                     // finally (return `(progn ,@forms)))`).
                     Some(h) if iterates(h) => {
+                        return any_node(last, &mut |n| matches!(n, Val::Backquote(_)))
+                    }
+                    // A choice between templates (clx's `def-clx-class`: `(if (member
+                    // name *def-clx-class-use-defclass*) (let ...) `(defstruct ...))`).
+                    Some("if" | "when" | "unless" | "cond") => {
                         return any_node(last, &mut |n| matches!(n, Val::Backquote(_)))
                     }
                     _ => return false,
@@ -505,6 +515,7 @@ pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(Strin
             }
         }
     });
+    globals::attach(b, &mut out, &mut reads);
     out
 }
 
@@ -578,6 +589,11 @@ fn instantiate(
         ..Env::default()
     };
     // `&whole` takes the form; the rest the arguments.
+    // The global variables it reads, under what the lambda list binds.
+    for (name, value) in m.globals.iter() {
+        budget.spend(value.size())?;
+        env.bind(name, value.clone());
+    }
     let ll = &m.lambda_list;
     let args = Val::List(items.get(1..)?.to_vec());
     budget.spend(form.size())?;
@@ -711,6 +727,7 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
             body_value(&rest[1..], env, budget, depth + 1)
         }
         Some("progn" | "locally") => body_value(rest, env, budget, depth + 1),
+        Some(op @ ("if" | "when" | "unless")) => choice(op, rest, env, budget, depth),
         Some("multiple-value-bind") => {
             let [vars, values_form, body @ ..] = rest else {
                 return None;
@@ -724,6 +741,27 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
         }
         _ => template::eval(form, env, budget, depth),
     }
+}
+
+/// The value of `(if test then else)`, `(when test . body)` or `(unless test . body)`
+/// ending a macro's body: the branch its test takes, read as a body's end is (a `let`,
+/// `flet` ... around a template); unknown when the test is.
+fn choice(op: &str, rest: &[Val], env: &mut Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    let (test, branches) = rest.split_first()?;
+    let taken = match eval::truth(&template::eval(test, env, budget, depth)?) {
+        Some(t) => t,
+        None => return Some(Val::Unknown),
+    };
+    let body: &[Val] = match (op, taken) {
+        ("if", true) => branches.get(..1)?,
+        ("if", false) => branches.get(1..2).unwrap_or_default(),
+        ("when", true) | ("unless", false) => branches,
+        _ => &[],
+    };
+    if body.is_empty() {
+        return Some(Val::sym("nil"));
+    }
+    body_value(body, env, budget, depth + 1)
 }
 
 /// The value of the local function `f` called with the values `args` (its variables bound
@@ -895,3 +933,5 @@ pub(crate) fn read_form(
 mod tests;
 #[cfg(test)]
 mod tests_forms;
+#[cfg(test)]
+mod tests_globals;

@@ -8,7 +8,7 @@
 //! Besides the builders, the computing code of a macro (or of a project function,
 //! `functions.rs`) may use these pure forms, computed on known values ([`is_pure`],
 //! [`value`]): `if`, `when`, `unless`, `progn`, `with-standard-io-syntax` (its body's
-//! value: the builders print as the standard syntax does), `list`, and `mapcar`,
+//! value: the builders print as the standard syntax does), `list`, and `mapcar`, `map 'list`, `mapcan`,
 //! `apply`, `funcall` of a `lambda`, of a local or project function or of a builder. A
 //! test whose value is unknown makes the form's value unknown; a function that is none of
 //! these is not called. Each is a step of the expansion's budget, each call one more.
@@ -55,7 +55,7 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                     if op == "values" {
                         eval::values::returned(values, budget)
                     } else {
-                        eval::call(op, &values)
+                        eval::call_charged(op, &values, budget)?
                     }
                 }
                 Some(op) if eval::is_form(op) => eval::value(x, env, budget, depth + 1)?,
@@ -130,6 +130,8 @@ pub(crate) fn is_pure(operator: &str) -> bool {
             | "with-standard-io-syntax"
             | "list"
             | "mapcar"
+            | "map"
+            | "mapcan"
             | "apply"
             | "funcall"
     )
@@ -196,21 +198,56 @@ pub(crate) fn value(
             let Some((f, rest)) = args.split_first() else {
                 return Some(Val::Unknown);
             };
-            let lists = values(rest, env, budget, depth)?;
-            let Some(lists) = lists.iter().map(Val::items).collect::<Option<Vec<_>>>() else {
+            match map_list(f, rest, env, budget, depth)? {
+                Some(out) => Val::List(out),
+                None => Val::Unknown,
+            }
+        }
+        // `(map 'list f ...)`: `mapcar`'s value; another result type is unknown.
+        "map" => match args {
+            [kind, f, rest @ ..] if matches!(kind, Val::Quote(k) if k.is_symbol("list")) => {
+                match map_list(f, rest, env, budget, depth)? {
+                    Some(out) => Val::List(out),
+                    None => Val::Unknown,
+                }
+            }
+            _ => Val::Unknown,
+        },
+        // The lists the function returns, appended.
+        "mapcan" => {
+            let Some((f, rest)) = args.split_first() else {
                 return Some(Val::Unknown);
             };
-            let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
-            let mut out = Vec::with_capacity(n);
-            for k in 0..n {
-                let args: Vec<Val> = lists.iter().map(|l| l[k].clone()).collect();
-                budget.spend(args.iter().map(Val::size).sum())?;
-                out.push(call(f, args, env, budget, depth)?);
+            match map_list(f, rest, env, budget, depth)? {
+                Some(out) => eval::call("append", &out),
+                None => Val::Unknown,
             }
-            Val::List(out)
         }
         _ => Val::Unknown,
     })
+}
+
+/// The values of `f` called with each element of the lists of `rest`, up to the
+/// shortest: `Some(None)` when a list is not known; `None` once the budget is spent.
+fn map_list(
+    f: &Val,
+    rest: &[Val],
+    env: &Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Option<Vec<Val>>> {
+    let lists = values(rest, env, budget, depth)?;
+    let Some(lists) = lists.iter().map(Val::items).collect::<Option<Vec<_>>>() else {
+        return Some(None);
+    };
+    let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let args: Vec<Val> = lists.iter().map(|l| l[k].clone()).collect();
+        budget.spend(args.iter().map(Val::size).sum())?;
+        out.push(call(f, args, env, budget, depth)?);
+    }
+    Some(Some(out))
 }
 
 /// Whether a value is true: `None` when it is unknown.
@@ -269,7 +306,7 @@ fn call(f: &Val, args: Vec<Val>, env: &Env, budget: &mut Budget, depth: usize) -
         // evaluator's.
         if eval::is_function(name) {
             budget.spend(args.iter().map(Val::size).sum::<usize>() + 1)?;
-            return Some(eval::call(name, &args));
+            return eval::call_charged(name, &args, budget);
         }
         return match env.function(name) {
             Some(function) => super::call_function(&function, args, env, budget, depth),

@@ -14,6 +14,7 @@ pub(crate) mod destructure;
 pub(crate) mod lists;
 pub(crate) mod loops;
 pub(crate) mod numbers;
+pub(crate) mod places;
 pub(crate) mod values;
 
 use super::datum::{Val, MAX_DEPTH};
@@ -52,6 +53,16 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Val {
         _ => lists::call(operator, args),
     };
     value.unwrap_or(Val::Unknown)
+}
+
+/// [`call`], charged to `budget` for the nodes it makes that its arguments do not hold
+/// (`make-list`'s elements); `None` once the budget is spent.
+pub(crate) fn call_charged(operator: &str, args: &[Val], budget: &mut Budget) -> Option<Val> {
+    let value = call(operator, args);
+    if operator == "make-list" {
+        budget.spend(value.size())?;
+    }
+    Some(value)
 }
 
 /// The value of the form `x` (an [`is_form`] operator's) met by `template::eval`, which
@@ -99,7 +110,7 @@ pub(crate) fn exec(x: &Val, env: &mut Env, budget: &mut Budget, depth: usize) ->
         return Some(if builder {
             super::builders::call(op, &values)
         } else {
-            call(op, &values)
+            call_charged(op, &values, budget)?
         });
     }
     template::eval(x, env, budget, depth)

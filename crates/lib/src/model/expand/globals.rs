@@ -10,7 +10,7 @@
 
 use super::datum::{read, Val};
 use super::{each_form_holding, Macro};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// Operators whose first argument they assign (`push`/`pushnew`: their second).
 const ASSIGNING: [&str; 9] = [
@@ -32,12 +32,33 @@ pub(crate) fn attach(
     if known.is_empty() {
         return;
     }
-    let read_by: Vec<HashSet<&str>> = macros.iter().map(|(_, m)| symbols_of(m)).collect();
-    let wanted: HashSet<&str> = known
-        .iter()
-        .map(|(n, _)| n.as_str())
-        .filter(|n| read_by.iter().any(|s| s.contains(n)))
+    // A variable defined twice in the file (a `defparameter` again, a `defvar` in two
+    // feature branches) has no one value: unknown.
+    let mut values: HashMap<&str, Option<&Val>> = HashMap::new();
+    for (name, value) in &known {
+        values
+            .entry(name.as_str())
+            .and_modify(|v| *v = None)
+            .or_insert(Some(value));
+    }
+    let values: HashMap<&str, &Val> = values
+        .into_iter()
+        .filter_map(|(n, v)| Some((n, v?)))
         .collect();
+    // Per macro, the variables it reads (its symbols that are such variables): linear
+    // in the macros' size, however many variables the file has.
+    let read_by: Vec<Vec<&str>> = macros
+        .iter()
+        .map(|(_, m)| {
+            let mut names: Vec<&str> = symbols_of(m)
+                .into_iter()
+                .filter(|n| values.contains_key(n))
+                .collect();
+            names.sort_unstable();
+            names
+        })
+        .collect();
+    let wanted: HashSet<&str> = read_by.iter().flatten().copied().collect();
     if wanted.is_empty() {
         return;
     }
@@ -45,10 +66,10 @@ pub(crate) fn attach(
     let attached: Vec<Vec<(String, Val)>> = read_by
         .iter()
         .map(|names| {
-            known
+            names
                 .iter()
-                .filter(|(n, _)| names.contains(n.as_str()) && !assigned.contains(n.as_str()))
-                .cloned()
+                .filter(|n| !assigned.contains(*n))
+                .map(|n| (n.to_string(), values[n].clone()))
                 .collect()
         })
         .collect();

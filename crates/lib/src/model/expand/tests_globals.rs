@@ -111,3 +111,9 @@ fn the_copier_branch_is_written_when_asked() {
         "{names:?}"
     );
 }
+
+#[test]
+fn a_variable_defined_twice_in_the_file_is_unknown() {
+    let source = clx_class("t", "(defparameter *use-defclass* nil)");
+    assert_eq!(names_with_functions(&source, CALL), Vec::<String>::new());
+}

@@ -516,7 +516,67 @@ pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(Strin
         }
     });
     globals::attach(b, &mut out, &mut reads);
+    let made = learn_made(b, &out, &mut reads);
+    out.extend(made);
     out
+}
+
+/// The macros that calls in `b` of its macros `learned` define (consfigurator's
+/// `(define-property-defining-macro defprop ...)` writing `(defmacro defprop ...)`): each
+/// top-level call of a macro whose templates write a `defmacro` is expanded, within the
+/// file's budget, and the `defmacro` forms of its expansion are learned as the file's
+/// own. Macros of other files are not known here: only a macro of the same file.
+fn learn_made(
+    b: &[u8],
+    learned: &[(String, Macro)],
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) -> Vec<(String, Macro)> {
+    let writers: Vec<&str> = learned
+        .iter()
+        .filter(|(_, m)| writes_defmacro(m))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    if writers.is_empty() {
+        return Vec::new();
+    }
+    let mut hits: Vec<usize> = writers
+        .iter()
+        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()))
+        .collect();
+    hits.sort_unstable();
+    hits.dedup();
+    let mut macros = Macros::default();
+    macros.extend(learned.to_vec());
+    let lookup = Lookup {
+        global: &macros,
+        locals: &[],
+    };
+    let mut budget = Budget::for_file(b.len());
+    let mut out = Vec::new();
+    each_form_holding(b, &hits, &mut |start, end| {
+        for form in read(b, start, end, reads) {
+            let Some(m) = form
+                .head()
+                .filter(|h| writers.contains(h))
+                .and_then(|h| macros.get(h))
+            else {
+                continue;
+            };
+            if let Some(expansion) = expand_charged(m, &form, &lookup, &mut budget) {
+                collect_defmacros(expansion, &mut out);
+            }
+        }
+    });
+    out
+}
+
+/// Whether a template of `m` writes a `defmacro` form.
+fn writes_defmacro(m: &Macro) -> bool {
+    m.body.iter().any(|b| {
+        any_node(b, &mut |n| {
+            matches!(n, Val::Backquote(t) if any_node(t, &mut |x| x.head() == Some("defmacro")))
+        })
+    })
 }
 
 /// The `defmacro` forms inside `form`, outside quoted data (taken apart, not copied).
@@ -935,3 +995,5 @@ mod tests;
 mod tests_forms;
 #[cfg(test)]
 mod tests_globals;
+#[cfg(test)]
+mod tests_nested;

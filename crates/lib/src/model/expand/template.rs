@@ -1,5 +1,6 @@
 //! A backquote template instantiated with the macro's variables bound: `,x` and `,@x`
-//! replaced by their values (depth 1: a nested backquote is left as written), and the
+//! replaced by their values (a nested backquote keeps its own commas: `,,x` fills in the
+//! inner comma's form), and the
 //! expressions a macro computes names with evaluated when they are pure: a variable, a
 //! constant, a quoted datum, a call of a builder (`builders.rs`) or of a local function
 //! of the macro's body (`flet`, `labels`) whose value is one of these. Anything else is
@@ -76,17 +77,30 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
 
 /// The template `t` with its commas filled in; `None` once the budget is spent.
 pub(crate) fn fill(t: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    fill_at(t, 1, env, budget, depth)
+}
+
+/// [`fill`] at backquote `level` (1: the macro's own template). A nested backquote
+/// raises the level, a comma lowers it: only a comma at level 1 is evaluated
+/// (consfigurator's ``(defmacro ,mname ... `(... ,,namev))``: the inner template keeps
+/// its own commas, with `,namev` filled in).
+fn fill_at(t: &Val, level: usize, env: &Env, budget: &mut Budget, depth: usize) -> Option<Val> {
     budget.spend(1)?;
     if depth > MAX_RESULT_DEPTH {
         return Some(Val::Unknown);
     }
     Some(match t {
-        Val::Comma(x) => eval(x, env, budget, depth)?,
-        Val::Splice(_) => Val::Unknown,
-        Val::List(items) => Val::List(fill_items(items, env, budget, depth)?),
+        Val::Comma(x) if level == 1 => eval(x, env, budget, depth)?,
+        Val::Comma(x) => Val::Comma(Box::new(fill_at(x, level - 1, env, budget, depth + 1)?)),
+        Val::Splice(_) if level == 1 => Val::Unknown,
+        Val::Splice(x) => Val::Splice(Box::new(fill_at(x, level - 1, env, budget, depth + 1)?)),
+        Val::Backquote(x) => {
+            Val::Backquote(Box::new(fill_at(x, level + 1, env, budget, depth + 1)?))
+        }
+        Val::List(items) => Val::List(fill_items(items, level, env, budget, depth)?),
         Val::Dotted(items, tail) => {
-            let mut out = fill_items(items, env, budget, depth)?;
-            match fill(tail, env, budget, depth + 1)? {
+            let mut out = fill_items(items, level, env, budget, depth)?;
+            match fill_at(tail, level, env, budget, depth + 1)? {
                 Val::List(more) => {
                     out.extend(more);
                     Val::List(out)
@@ -95,8 +109,8 @@ pub(crate) fn fill(t: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                 v => Val::Dotted(out, Box::new(v)),
             }
         }
-        Val::Quote(x) => Val::Quote(Box::new(fill(x, env, budget, depth + 1)?)),
-        Val::Function(x) => Val::Function(Box::new(fill(x, env, budget, depth + 1)?)),
+        Val::Quote(x) => Val::Quote(Box::new(fill_at(x, level, env, budget, depth + 1)?)),
+        Val::Function(x) => Val::Function(Box::new(fill_at(x, level, env, budget, depth + 1)?)),
         _ => {
             budget.spend(t.size())?;
             t.clone()
@@ -104,17 +118,23 @@ pub(crate) fn fill(t: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
     })
 }
 
-/// A list's elements filled in, `,@x` spliced.
-fn fill_items(items: &[Val], env: &Env, budget: &mut Budget, depth: usize) -> Option<Vec<Val>> {
+/// A list's elements filled in, `,@x` spliced (at level 1).
+fn fill_items(
+    items: &[Val],
+    level: usize,
+    env: &Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Vec<Val>> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         match item {
-            Val::Splice(x) => match eval(x, env, budget, depth + 1)? {
+            Val::Splice(x) if level == 1 => match eval(x, env, budget, depth + 1)? {
                 v if v.is_nil() => {}
                 Val::List(more) => out.extend(more),
                 _ => out.push(Val::Unknown),
             },
-            _ => out.push(fill(item, env, budget, depth + 1)?),
+            _ => out.push(fill_at(item, level, env, budget, depth + 1)?),
         }
     }
     Some(out)

@@ -9,6 +9,7 @@
 //! builders, a local or project function) or is unknown. No I/O, no global state: an
 //! assignment of a name that is not a local variable changes nothing.
 
+pub(crate) mod alexandria;
 pub(crate) mod control;
 pub(crate) mod destructure;
 pub(crate) mod lists;
@@ -32,12 +33,16 @@ pub(crate) fn is_function(operator: &str) -> bool {
         || lists::is_function(operator)
         || operator == "ldb"
         || operator == "values"
+        || alexandria::is_function(operator)
 }
 
 /// Whether `operator` is a form of this evaluator that needs the variables (binding,
 /// assigning, control).
 pub(crate) fn is_form(operator: &str) -> bool {
-    control::is_form(operator) || operator == "loop" || values::is_form(operator)
+    control::is_form(operator)
+        || operator == "loop"
+        || values::is_form(operator)
+        || alexandria::is_form(operator)
 }
 
 /// The value of a function of `is_function` on evaluated arguments; unknown when it
@@ -58,6 +63,9 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Val {
 /// [`call`], charged to `budget` for the nodes it makes that its arguments do not hold
 /// (`make-list`'s elements); `None` once the budget is spent.
 pub(crate) fn call_charged(operator: &str, args: &[Val], budget: &mut Budget) -> Option<Val> {
+    if alexandria::is_function(operator) {
+        return Some(alexandria::parse_body(args, budget));
+    }
     let value = call(operator, args);
     if operator == "make-list" {
         budget.spend(value.size())?;
@@ -96,6 +104,9 @@ pub(crate) fn exec(x: &Val, env: &mut Env, budget: &mut Budget, depth: usize) ->
     }
     if values::is_form(op) {
         return values::bind(args, env, budget, depth + 1);
+    }
+    if alexandria::is_form(op) {
+        return alexandria::value(op, args, env, budget, depth + 1);
     }
     let builder = super::builders::is_builder(op);
     if builder || is_function(op) {

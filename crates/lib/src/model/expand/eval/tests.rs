@@ -252,3 +252,20 @@ fn setf_of_an_element_of_a_local_list() {
 fn make_list_is_charged_for_its_elements() {
     assert_eq!(run_with("(make-list 4000)", 1000), None);
 }
+
+#[test]
+fn alexandria_parse_body_and_if_let() {
+    assert_eq!(
+        run("(multiple-value-bind (forms decls doc) (parse-body '(\"d\" (declare (ignore x)) (f x)) :documentation t) (list forms decls doc))"),
+        "(((f x)) ((declare (ignore x))) \"d\")"
+    );
+    // Without `:documentation`, a string is a form.
+    assert_eq!(run("(parse-body '(\"d\" (f x)))"), "(\"d\" (f x))");
+    assert_eq!(run("(if-let ((a 1) (b 2)) (list a b) 'no)"), "(1 2)");
+    assert_eq!(run("(if-let (a nil) a 'no)"), "no");
+    assert_eq!(
+        run("(let ((p (list :a 1))) (when-let ((x (getf p :a))) (setf (getf p :a) (+ x 1))) p)"),
+        "(:a 2)"
+    );
+    assert_eq!(run("(if-let ((a y)) 1 2)"), UNKNOWN);
+}

@@ -434,6 +434,8 @@ pub(crate) fn ends_in_template(body: &[Val]) -> bool {
                         | "flet" | "labels",
                     ) => 2,
                     Some("multiple-value-bind") => 3,
+                    // anaphora's `(alet form . body)`: `it` bound to the form's value.
+                    Some("alet") => 2,
                     // An iteration of the evaluator that holds a template (`(loop ...
                     // finally (return `(progn ,@forms)))`).
                     Some(h) if iterates(h) => {
@@ -788,6 +790,12 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
         }
         Some("progn" | "locally") => body_value(rest, env, budget, depth + 1),
         Some(op @ ("if" | "when" | "unless")) => choice(op, rest, env, budget, depth),
+        Some("alet") => {
+            let (init, body) = rest.split_first()?;
+            let value = template::eval(init, env, budget, depth)?;
+            env.bind("it", value);
+            body_value(body, env, budget, depth + 1)
+        }
         Some("multiple-value-bind") => {
             let [vars, values_form, body @ ..] = rest else {
                 return None;

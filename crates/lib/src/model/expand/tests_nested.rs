@@ -44,3 +44,19 @@ fn a_nested_backquote_keeps_its_own_commas() {
     super::datum::print(&inner.body[0], &mut text);
     assert_eq!(text, "`(list ,x ,'foo ,foo-b)");
 }
+
+/// consfigurator's `defproplist`: anaphora's `alet` around the template, a `loop` that
+/// returns from its `else` clause.
+#[test]
+fn a_body_ending_in_alet_binds_it() {
+    let source = "(defmacro defthing (name &body properties)
+  (alet (loop for remaining on properties
+              for car = (car remaining)
+              if (stringp car) collect car into begin
+              else return (nreverse (cons `(progn ,@remaining) begin)))
+    `(defun ,name () ,@it)))";
+    assert_eq!(
+        names_with_functions(source, "(defthing installed \"doc\" (f))"),
+        ["defun installed"]
+    );
+}

@@ -225,7 +225,7 @@ pub(crate) fn value(
         }
         // `(map 'list f ...)`: `mapcar`'s value; another result type is unknown.
         "map" => match args {
-            [kind, f, rest @ ..] if matches!(kind, Val::Quote(k) if k.is_symbol("list")) => {
+            [Val::Quote(k), f, rest @ ..] if k.is_symbol("list") => {
                 match map_list(f, rest, env, budget, depth)? {
                     Some(out) => Val::List(out),
                     None => Val::Unknown,

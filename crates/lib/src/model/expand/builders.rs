@@ -52,7 +52,16 @@ fn compute(operator: &str, args: &[Val]) -> Option<Val> {
         "format" if args.first()?.is_nil() => Val::Str(format(&args[1..])?),
         "concatenate" => {
             let (kind, rest) = args.split_first()?;
-            if !kind.is_symbol("string") {
+            // clx's `(apply #'concatenate 'simple-string ...)`: a string all the same.
+            if ![
+                "string",
+                "simple-string",
+                "base-string",
+                "simple-base-string",
+            ]
+            .iter()
+            .any(|k| kind.is_symbol(k))
+            {
                 return None;
             }
             Val::Str(concat(rest)?)

@@ -19,6 +19,7 @@ pub(crate) mod builders;
 pub(crate) mod datum;
 pub(crate) mod eval;
 pub(crate) mod functions;
+pub(crate) mod globals;
 pub(crate) mod lambda_list;
 pub(crate) mod pieces;
 pub(crate) mod read_time;
@@ -135,6 +136,9 @@ pub(crate) struct Macro {
     pub builds: bool,
     /// The literal parts of the names it builds.
     pub shape: shape::Shape,
+    /// The global variables of its file it reads, with their constant values
+    /// (`globals.rs`).
+    pub globals: Arc<Vec<(String, Val)>>,
 }
 
 /// The learned macros of a scope, by folded name.
@@ -389,6 +393,7 @@ pub(crate) fn macro_from(
             defines,
             builds,
             shape,
+            globals: Arc::default(),
         },
     ))
 }
@@ -429,9 +434,16 @@ pub(crate) fn ends_in_template(body: &[Val]) -> bool {
                         | "flet" | "labels",
                     ) => 2,
                     Some("multiple-value-bind") => 3,
+                    // anaphora's `(alet form . body)`: `it` bound to the form's value.
+                    Some("alet") => 2,
                     // An iteration of the evaluator that holds a template (`(loop ...
                     // finally (return `(progn ,@forms)))`).
                     Some(h) if iterates(h) => {
+                        return any_node(last, &mut |n| matches!(n, Val::Backquote(_)))
+                    }
+                    // A choice between templates (clx's `def-clx-class`: `(if (member
+                    // name *def-clx-class-use-defclass*) (let ...) `(defstruct ...))`).
+                    Some("if" | "when" | "unless" | "cond") => {
                         return any_node(last, &mut |n| matches!(n, Val::Backquote(_)))
                     }
                     _ => return false,
@@ -505,7 +517,68 @@ pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(Strin
             }
         }
     });
+    globals::attach(b, &mut out, &mut reads);
+    let made = learn_made(b, &out, &mut reads);
+    out.extend(made);
     out
+}
+
+/// The macros that calls in `b` of its macros `learned` define (consfigurator's
+/// `(define-property-defining-macro defprop ...)` writing `(defmacro defprop ...)`): each
+/// top-level call of a macro whose templates write a `defmacro` is expanded, within the
+/// file's budget, and the `defmacro` forms of its expansion are learned as the file's
+/// own. Macros of other files are not known here: only a macro of the same file.
+fn learn_made(
+    b: &[u8],
+    learned: &[(String, Macro)],
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) -> Vec<(String, Macro)> {
+    let writers: Vec<&str> = learned
+        .iter()
+        .filter(|(_, m)| writes_defmacro(m))
+        .map(|(n, _)| n.as_str())
+        .collect();
+    if writers.is_empty() {
+        return Vec::new();
+    }
+    let mut hits: Vec<usize> = writers
+        .iter()
+        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()))
+        .collect();
+    hits.sort_unstable();
+    hits.dedup();
+    let mut macros = Macros::default();
+    macros.extend(learned.to_vec());
+    let lookup = Lookup {
+        global: &macros,
+        locals: &[],
+    };
+    let mut budget = Budget::for_file(b.len());
+    let mut out = Vec::new();
+    each_form_holding(b, &hits, &mut |start, end| {
+        for form in read(b, start, end, reads) {
+            let Some(m) = form
+                .head()
+                .filter(|h| writers.contains(h))
+                .and_then(|h| macros.get(h))
+            else {
+                continue;
+            };
+            if let Some(expansion) = expand_charged(m, &form, &lookup, &mut budget) {
+                collect_defmacros(expansion, &mut out);
+            }
+        }
+    });
+    out
+}
+
+/// Whether a template of `m` writes a `defmacro` form.
+fn writes_defmacro(m: &Macro) -> bool {
+    m.body.iter().any(|b| {
+        any_node(b, &mut |n| {
+            matches!(n, Val::Backquote(t) if any_node(t, &mut |x| x.head() == Some("defmacro")))
+        })
+    })
 }
 
 /// The `defmacro` forms inside `form`, outside quoted data (taken apart, not copied).
@@ -578,6 +651,11 @@ fn instantiate(
         ..Env::default()
     };
     // `&whole` takes the form; the rest the arguments.
+    // The global variables it reads, under what the lambda list binds.
+    for (name, value) in m.globals.iter() {
+        budget.spend(value.size())?;
+        env.bind(name, value.clone());
+    }
     let ll = &m.lambda_list;
     let args = Val::List(items.get(1..)?.to_vec());
     budget.spend(form.size())?;
@@ -711,6 +789,13 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
             body_value(&rest[1..], env, budget, depth + 1)
         }
         Some("progn" | "locally") => body_value(rest, env, budget, depth + 1),
+        Some(op @ ("if" | "when" | "unless")) => choice(op, rest, env, budget, depth),
+        Some("alet") => {
+            let (init, body) = rest.split_first()?;
+            let value = template::eval(init, env, budget, depth)?;
+            env.bind("it", value);
+            body_value(body, env, budget, depth + 1)
+        }
         Some("multiple-value-bind") => {
             let [vars, values_form, body @ ..] = rest else {
                 return None;
@@ -724,6 +809,27 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
         }
         _ => template::eval(form, env, budget, depth),
     }
+}
+
+/// The value of `(if test then else)`, `(when test . body)` or `(unless test . body)`
+/// ending a macro's body: the branch its test takes, read as a body's end is (a `let`,
+/// `flet` ... around a template); unknown when the test is.
+fn choice(op: &str, rest: &[Val], env: &mut Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    let (test, branches) = rest.split_first()?;
+    let taken = match eval::truth(&template::eval(test, env, budget, depth)?) {
+        Some(t) => t,
+        None => return Some(Val::Unknown),
+    };
+    let body: &[Val] = match (op, taken) {
+        ("if", true) => branches.get(..1)?,
+        ("if", false) => branches.get(1..2).unwrap_or_default(),
+        ("when", true) | ("unless", false) => branches,
+        _ => &[],
+    };
+    if body.is_empty() {
+        return Some(Val::sym("nil"));
+    }
+    body_value(body, env, budget, depth + 1)
 }
 
 /// The value of the local function `f` called with the values `args` (its variables bound
@@ -895,3 +1001,7 @@ pub(crate) fn read_form(
 mod tests;
 #[cfg(test)]
 mod tests_forms;
+#[cfg(test)]
+mod tests_globals;
+#[cfg(test)]
+mod tests_nested;

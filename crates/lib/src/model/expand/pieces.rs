@@ -812,8 +812,10 @@ impl Gate {
         let functions = &lookup.global.functions;
         let mut called: Vec<&Arc<Function>> = Vec::new();
         let mut seen_functions = std::collections::HashSet::new();
+        // The values of the global variables it reads are pieces too (`globals.rs`).
         let mut pending: Vec<&Val> = std::iter::once(&m.lambda_list)
             .chain(m.body.iter())
+            .chain(m.globals.iter().map(|(_, v)| v))
             .collect();
         let (mut counts, mut gensyms) = (false, false);
         while let Some(v) = pending.pop() {

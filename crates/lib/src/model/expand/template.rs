@@ -1,5 +1,6 @@
 //! A backquote template instantiated with the macro's variables bound: `,x` and `,@x`
-//! replaced by their values (depth 1: a nested backquote is left as written), and the
+//! replaced by their values (a nested backquote keeps its own commas: `,,x` fills in the
+//! inner comma's form), and the
 //! expressions a macro computes names with evaluated when they are pure: a variable, a
 //! constant, a quoted datum, a call of a builder (`builders.rs`) or of a local function
 //! of the macro's body (`flet`, `labels`) whose value is one of these. Anything else is
@@ -8,7 +9,7 @@
 //! Besides the builders, the computing code of a macro (or of a project function,
 //! `functions.rs`) may use these pure forms, computed on known values ([`is_pure`],
 //! [`value`]): `if`, `when`, `unless`, `progn`, `with-standard-io-syntax` (its body's
-//! value: the builders print as the standard syntax does), `list`, and `mapcar`,
+//! value: the builders print as the standard syntax does), `list`, and `mapcar`, `map 'list`, `mapcan`,
 //! `apply`, `funcall` of a `lambda`, of a local or project function or of a builder. A
 //! test whose value is unknown makes the form's value unknown; a function that is none of
 //! these is not called. Each is a step of the expansion's budget, each call one more.
@@ -55,7 +56,7 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                     if op == "values" {
                         eval::values::returned(values, budget)
                     } else {
-                        eval::call(op, &values)
+                        eval::call_charged(op, &values, budget)?
                     }
                 }
                 Some(op) if eval::is_form(op) => eval::value(x, env, budget, depth + 1)?,
@@ -76,17 +77,30 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
 
 /// The template `t` with its commas filled in; `None` once the budget is spent.
 pub(crate) fn fill(t: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    fill_at(t, 1, env, budget, depth)
+}
+
+/// [`fill`] at backquote `level` (1: the macro's own template). A nested backquote
+/// raises the level, a comma lowers it: only a comma at level 1 is evaluated
+/// (consfigurator's ``(defmacro ,mname ... `(... ,,namev))``: the inner template keeps
+/// its own commas, with `,namev` filled in).
+fn fill_at(t: &Val, level: usize, env: &Env, budget: &mut Budget, depth: usize) -> Option<Val> {
     budget.spend(1)?;
     if depth > MAX_RESULT_DEPTH {
         return Some(Val::Unknown);
     }
     Some(match t {
-        Val::Comma(x) => eval(x, env, budget, depth)?,
-        Val::Splice(_) => Val::Unknown,
-        Val::List(items) => Val::List(fill_items(items, env, budget, depth)?),
+        Val::Comma(x) if level == 1 => eval(x, env, budget, depth)?,
+        Val::Comma(x) => Val::Comma(Box::new(fill_at(x, level - 1, env, budget, depth + 1)?)),
+        Val::Splice(_) if level == 1 => Val::Unknown,
+        Val::Splice(x) => Val::Splice(Box::new(fill_at(x, level - 1, env, budget, depth + 1)?)),
+        Val::Backquote(x) => {
+            Val::Backquote(Box::new(fill_at(x, level + 1, env, budget, depth + 1)?))
+        }
+        Val::List(items) => Val::List(fill_items(items, level, env, budget, depth)?),
         Val::Dotted(items, tail) => {
-            let mut out = fill_items(items, env, budget, depth)?;
-            match fill(tail, env, budget, depth + 1)? {
+            let mut out = fill_items(items, level, env, budget, depth)?;
+            match fill_at(tail, level, env, budget, depth + 1)? {
                 Val::List(more) => {
                     out.extend(more);
                     Val::List(out)
@@ -95,8 +109,8 @@ pub(crate) fn fill(t: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                 v => Val::Dotted(out, Box::new(v)),
             }
         }
-        Val::Quote(x) => Val::Quote(Box::new(fill(x, env, budget, depth + 1)?)),
-        Val::Function(x) => Val::Function(Box::new(fill(x, env, budget, depth + 1)?)),
+        Val::Quote(x) => Val::Quote(Box::new(fill_at(x, level, env, budget, depth + 1)?)),
+        Val::Function(x) => Val::Function(Box::new(fill_at(x, level, env, budget, depth + 1)?)),
         _ => {
             budget.spend(t.size())?;
             t.clone()
@@ -104,17 +118,23 @@ pub(crate) fn fill(t: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
     })
 }
 
-/// A list's elements filled in, `,@x` spliced.
-fn fill_items(items: &[Val], env: &Env, budget: &mut Budget, depth: usize) -> Option<Vec<Val>> {
+/// A list's elements filled in, `,@x` spliced (at level 1).
+fn fill_items(
+    items: &[Val],
+    level: usize,
+    env: &Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Vec<Val>> {
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         match item {
-            Val::Splice(x) => match eval(x, env, budget, depth + 1)? {
+            Val::Splice(x) if level == 1 => match eval(x, env, budget, depth + 1)? {
                 v if v.is_nil() => {}
                 Val::List(more) => out.extend(more),
                 _ => out.push(Val::Unknown),
             },
-            _ => out.push(fill(item, env, budget, depth + 1)?),
+            _ => out.push(fill_at(item, level, env, budget, depth + 1)?),
         }
     }
     Some(out)
@@ -130,6 +150,8 @@ pub(crate) fn is_pure(operator: &str) -> bool {
             | "with-standard-io-syntax"
             | "list"
             | "mapcar"
+            | "map"
+            | "mapcan"
             | "apply"
             | "funcall"
     )
@@ -196,21 +218,56 @@ pub(crate) fn value(
             let Some((f, rest)) = args.split_first() else {
                 return Some(Val::Unknown);
             };
-            let lists = values(rest, env, budget, depth)?;
-            let Some(lists) = lists.iter().map(Val::items).collect::<Option<Vec<_>>>() else {
+            match map_list(f, rest, env, budget, depth)? {
+                Some(out) => Val::List(out),
+                None => Val::Unknown,
+            }
+        }
+        // `(map 'list f ...)`: `mapcar`'s value; another result type is unknown.
+        "map" => match args {
+            [Val::Quote(k), f, rest @ ..] if k.is_symbol("list") => {
+                match map_list(f, rest, env, budget, depth)? {
+                    Some(out) => Val::List(out),
+                    None => Val::Unknown,
+                }
+            }
+            _ => Val::Unknown,
+        },
+        // The lists the function returns, appended.
+        "mapcan" => {
+            let Some((f, rest)) = args.split_first() else {
                 return Some(Val::Unknown);
             };
-            let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
-            let mut out = Vec::with_capacity(n);
-            for k in 0..n {
-                let args: Vec<Val> = lists.iter().map(|l| l[k].clone()).collect();
-                budget.spend(args.iter().map(Val::size).sum())?;
-                out.push(call(f, args, env, budget, depth)?);
+            match map_list(f, rest, env, budget, depth)? {
+                Some(out) => eval::call("append", &out),
+                None => Val::Unknown,
             }
-            Val::List(out)
         }
         _ => Val::Unknown,
     })
+}
+
+/// The values of `f` called with each element of the lists of `rest`, up to the
+/// shortest: `Some(None)` when a list is not known; `None` once the budget is spent.
+fn map_list(
+    f: &Val,
+    rest: &[Val],
+    env: &Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Option<Vec<Val>>> {
+    let lists = values(rest, env, budget, depth)?;
+    let Some(lists) = lists.iter().map(Val::items).collect::<Option<Vec<_>>>() else {
+        return Some(None);
+    };
+    let n = lists.iter().map(|l| l.len()).min().unwrap_or(0);
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let args: Vec<Val> = lists.iter().map(|l| l[k].clone()).collect();
+        budget.spend(args.iter().map(Val::size).sum())?;
+        out.push(call(f, args, env, budget, depth)?);
+    }
+    Some(Some(out))
 }
 
 /// Whether a value is true: `None` when it is unknown.
@@ -269,7 +326,7 @@ fn call(f: &Val, args: Vec<Val>, env: &Env, budget: &mut Budget, depth: usize) -
         // evaluator's.
         if eval::is_function(name) {
             budget.spend(args.iter().map(Val::size).sum::<usize>() + 1)?;
-            return Some(eval::call(name, &args));
+            return eval::call_charged(name, &args, budget);
         }
         return match env.function(name) {
             Some(function) => super::call_function(&function, args, env, budget, depth),

@@ -129,8 +129,11 @@ fn an_unknown_call_makes_no_name_but_keeps_the_others() {
     // A body whose value is not a template: not instantiable.
     let computed = "(defmacro n (name) (compute-it name `(defun ,name ())))";
     assert_eq!(expansion(computed, "(n f)"), None);
+    // A choice between templates is the branch its test takes; unknown with the test.
     let chosen = "(defmacro n (name) (if name `(defun ,name ()) `(progn)))";
-    assert_eq!(expansion(chosen, "(n f)"), None);
+    assert_eq!(expansion(chosen, "(n f)").as_deref(), Some("(defun f ())"));
+    let unknown = "(defmacro n (name) (if (compute name) `(defun ,name ()) `(progn)))";
+    assert_eq!(expansion(unknown, "(n f)"), None);
     // A `loop` holding a template is an iteration of the evaluator (`eval/`): computed.
     let looped = "(defmacro n (name) (loop for x in (list name) collect `(defun ,x ()) into l finally (return `(progn ,@l))))";
     assert_eq!(

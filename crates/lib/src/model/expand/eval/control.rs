@@ -97,7 +97,9 @@ fn compute(
                     return Some(Val::Unknown);
                 };
                 last = exec(form, env, budget, depth)?;
-                assign(place, last.clone(), env);
+                if !super::places::assign(place, &last, env, budget, depth)? {
+                    assign(place, last.clone(), env);
+                }
             }
             Some(last)
         }

@@ -1,5 +1,6 @@
 //! The list, symbol and string functions of Common Lisp computed on known values:
-//! `list`, `cons`, `car`/`cdr`/`first`..`fifth`/`rest`, `nth`, `nthcdr`, `last`, `butlast`,
+//! `list`, `cons`, `car`/`cdr`/`first`..`fifth`/`rest`, `nth`, `elt` (of a list),
+//! `make-list`, `nthcdr`, `last`, `butlast`,
 //! `append`, `reverse` (and `nreverse`, `nconc`, which the code uses for their values),
 //! `copy-list`, `length`, `subseq`, `member`, `assoc`, `getf`, `list*`, `null`/`not`,
 //! `endp`, `consp`, `listp`, `atom`, `symbolp`, `stringp`, `keywordp`, `eq`, `eql`,
@@ -29,6 +30,7 @@ pub(crate) fn is_selector(operator: &str) -> bool {
             | "fifth"
             | "rest"
             | "nth"
+            | "elt"
             | "nthcdr"
             | "last"
             | "getf"
@@ -73,6 +75,7 @@ pub(crate) fn is_function(operator: &str) -> bool {
                 | "symbol-package"
                 | "find-package"
                 | "gensym"
+                | "make-list"
         )
 }
 
@@ -99,6 +102,23 @@ fn list(items: Vec<Val>) -> Val {
     } else {
         Val::List(items)
     }
+}
+
+/// Lists longer than this are not made by `make-list` (a macro's lists are its slots).
+const MAX_MADE_LIST: usize = 4096;
+
+/// `(make-list n)`, `(make-list n :initial-element x)`.
+fn make_list(args: &[Val]) -> Option<Val> {
+    let (n, rest) = args.split_first()?;
+    let n = usize::try_from(int(n)?)
+        .ok()
+        .filter(|&n| n <= MAX_MADE_LIST)?;
+    let element = match rest {
+        [] => Val::sym("nil"),
+        [k, x] if k.is_keyword() && k.symbol_name() == Some("initial-element") => x.clone(),
+        _ => return None,
+    };
+    Some(list(vec![element; n]))
 }
 
 /// `(car . cdr)` as the reader's data: a proper list when `cdr` is one.
@@ -220,6 +240,13 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Option<Val> {
                 .cloned()
                 .unwrap_or_else(|| Val::sym("nil"))
         }
+        // `elt` of a list: its index second.
+        "elt" => {
+            let [l, k] = args else { return None };
+            let k = usize::try_from(int(k)?).ok()?;
+            l.items()?.get(k).cloned()?
+        }
+        "make-list" => make_list(args)?,
         "nth" | "nthcdr" => {
             let [k, l] = args else { return None };
             let k = usize::try_from(int(k)?).ok()?;

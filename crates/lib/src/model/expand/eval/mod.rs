@@ -9,11 +9,13 @@
 //! builders, a local or project function) or is unknown. No I/O, no global state: an
 //! assignment of a name that is not a local variable changes nothing.
 
+pub(crate) mod alexandria;
 pub(crate) mod control;
 pub(crate) mod destructure;
 pub(crate) mod lists;
 pub(crate) mod loops;
 pub(crate) mod numbers;
+pub(crate) mod places;
 pub(crate) mod values;
 
 use super::datum::{Val, MAX_DEPTH};
@@ -31,12 +33,16 @@ pub(crate) fn is_function(operator: &str) -> bool {
         || lists::is_function(operator)
         || operator == "ldb"
         || operator == "values"
+        || alexandria::is_function(operator)
 }
 
 /// Whether `operator` is a form of this evaluator that needs the variables (binding,
 /// assigning, control).
 pub(crate) fn is_form(operator: &str) -> bool {
-    control::is_form(operator) || operator == "loop" || values::is_form(operator)
+    control::is_form(operator)
+        || operator == "loop"
+        || values::is_form(operator)
+        || alexandria::is_form(operator)
 }
 
 /// The value of a function of `is_function` on evaluated arguments; unknown when it
@@ -52,6 +58,19 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Val {
         _ => lists::call(operator, args),
     };
     value.unwrap_or(Val::Unknown)
+}
+
+/// [`call`], charged to `budget` for the nodes it makes that its arguments do not hold
+/// (`make-list`'s elements); `None` once the budget is spent.
+pub(crate) fn call_charged(operator: &str, args: &[Val], budget: &mut Budget) -> Option<Val> {
+    if alexandria::is_function(operator) {
+        return Some(alexandria::parse_body(args, budget));
+    }
+    let value = call(operator, args);
+    if operator == "make-list" {
+        budget.spend(value.size())?;
+    }
+    Some(value)
 }
 
 /// The value of the form `x` (an [`is_form`] operator's) met by `template::eval`, which
@@ -86,6 +105,9 @@ pub(crate) fn exec(x: &Val, env: &mut Env, budget: &mut Budget, depth: usize) ->
     if values::is_form(op) {
         return values::bind(args, env, budget, depth + 1);
     }
+    if alexandria::is_form(op) {
+        return alexandria::value(op, args, env, budget, depth + 1);
+    }
     let builder = super::builders::is_builder(op);
     if builder || is_function(op) {
         let mut values = Vec::with_capacity(args.len());
@@ -99,7 +121,7 @@ pub(crate) fn exec(x: &Val, env: &mut Env, budget: &mut Budget, depth: usize) ->
         return Some(if builder {
             super::builders::call(op, &values)
         } else {
-            call(op, &values)
+            call_charged(op, &values, budget)?
         });
     }
     template::eval(x, env, budget, depth)

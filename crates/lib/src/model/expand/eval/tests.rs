@@ -69,8 +69,11 @@ fn variables_are_assigned_in_their_scope() {
     // The inner binding ends with its `let`; the outer one's assignment stays.
     assert_eq!(run("(let ((x 1)) (let ((x 2)) (setq x 3)) x)"), "1");
     assert_eq!(run("(let ((x 1)) (let ((y 2)) (setq x y)) x)"), "2");
-    // A place that is not a variable makes the variables it names unknown.
-    assert_eq!(run("(let ((l (list 1))) (setf (car l) 2) l)"), UNKNOWN);
+    // A place that is not a variable nor an element of one's list (`places.rs`) makes
+    // the variables it names unknown.
+    assert_eq!(run("(let ((l (list 1))) (setf (car l) 2) l)"), "(2)");
+    assert_eq!(run("(let ((l (list 1))) (setf (cdr l) 2) l)"), UNKNOWN);
+    assert_eq!(run("(let ((l (list 1))) (setf (aref l 0) 2) l)"), UNKNOWN);
 }
 
 #[test]
@@ -223,4 +226,46 @@ fn a_byte_as_wide_as_the_integers_takes_every_bit() {
     assert_eq!(run("(ldb (byte 127 0) 5)"), "5");
     assert_eq!(run("(ldb (byte 500 1) 12)"), "6");
     assert_eq!(run("(ldb (byte 127 0) -1)"), UNKNOWN);
+}
+
+#[test]
+fn setf_of_an_element_of_a_local_list() {
+    assert_eq!(
+        run("(let ((l (make-list 3))) (setf (elt l 1) 'b (nth 2 l) 'c (first l) 'a) l)"),
+        "(a b c)"
+    );
+    assert_eq!(
+        run("(let ((p (list :a 1))) (setf (getf p :b) 2 (getf p :a) 3) p)"),
+        "(:b 2 :a 3)"
+    );
+    // Out of range, or a list not known: the variable is unknown after.
+    assert_eq!(
+        run("(let ((l (make-list 1))) (setf (elt l 5) 'x) l)"),
+        UNKNOWN
+    );
+    assert_eq!(run("(let ((l y)) (setf (elt l 0) 'x) l)"), UNKNOWN);
+    assert_eq!(run("(make-list 2 :initial-element 'x)"), "(x x)");
+    assert_eq!(run("(make-list 100000)"), UNKNOWN);
+}
+
+#[test]
+fn make_list_is_charged_for_its_elements() {
+    assert_eq!(run_with("(make-list 4000)", 1000), None);
+}
+
+#[test]
+fn alexandria_parse_body_and_if_let() {
+    assert_eq!(
+        run("(multiple-value-bind (forms decls doc) (parse-body '(\"d\" (declare (ignore x)) (f x)) :documentation t) (list forms decls doc))"),
+        "(((f x)) ((declare (ignore x))) \"d\")"
+    );
+    // Without `:documentation`, a string is a form.
+    assert_eq!(run("(parse-body '(\"d\" (f x)))"), "(\"d\" (f x))");
+    assert_eq!(run("(if-let ((a 1) (b 2)) (list a b) 'no)"), "(1 2)");
+    assert_eq!(run("(if-let (a nil) a 'no)"), "no");
+    assert_eq!(
+        run("(let ((p (list :a 1))) (when-let ((x (getf p :a))) (setf (getf p :a) (+ x 1))) p)"),
+        "(:a 2)"
+    );
+    assert_eq!(run("(if-let ((a y)) 1 2)"), UNKNOWN);
 }

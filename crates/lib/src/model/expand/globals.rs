@@ -1,0 +1,169 @@
+//! The global variables a definer macro reads (clx's `def-clx-class` choosing between a
+//! class and a structure on `*def-clx-class-use-defclass*`): a `defvar` or
+//! `defparameter` of the macro's own file whose initial value is a constant (a number,
+//! a string, `t`, `nil`, a keyword, a quoted datum; after the features' branches) is
+//! that value while the macro is instantiated, unless the file assigns the variable
+//! (`setf`, `setq`, `psetf`, `psetq`, `incf`, `decf`, `push`, `pushnew`, `pop` of it, or a
+//! `let` rebinding it). A form with feature branches left undecided reads as more
+//! than one value and is not a `defvar` of this shape: unknown. Another file's
+//! assignment is not looked for; the value is the one the macro's file gives.
+
+use super::datum::{read, Val};
+use super::{each_form_holding, Macro};
+use std::collections::{HashMap, HashSet};
+
+/// Operators whose first argument they assign (`push`/`pushnew`: their second).
+const ASSIGNING: [&str; 9] = [
+    "setf", "setq", "psetf", "psetq", "incf", "decf", "pop", "push", "pushnew",
+];
+
+/// Gives each macro of `macros` (learned from `b`) the constant values of the file's
+/// global variables its body reads. Linear in the file: one pass over its words for
+/// the assignments of the variables the macros read.
+pub(crate) fn attach(
+    b: &[u8],
+    macros: &mut [(String, Macro)],
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) {
+    if macros.is_empty() {
+        return;
+    }
+    let known = constants(b, reads);
+    if known.is_empty() {
+        return;
+    }
+    // A variable defined twice in the file (a `defparameter` again, a `defvar` in two
+    // feature branches) has no one value: unknown.
+    let mut values: HashMap<&str, Option<&Val>> = HashMap::new();
+    for (name, value) in &known {
+        values
+            .entry(name.as_str())
+            .and_modify(|v| *v = None)
+            .or_insert(Some(value));
+    }
+    let values: HashMap<&str, &Val> = values
+        .into_iter()
+        .filter_map(|(n, v)| Some((n, v?)))
+        .collect();
+    // Per macro, the variables it reads (its symbols that are such variables): linear
+    // in the macros' size, however many variables the file has.
+    let read_by: Vec<Vec<&str>> = macros
+        .iter()
+        .map(|(_, m)| {
+            let mut names: Vec<&str> = symbols_of(m)
+                .into_iter()
+                .filter(|n| values.contains_key(n))
+                .collect();
+            names.sort_unstable();
+            names
+        })
+        .collect();
+    let wanted: HashSet<&str> = read_by.iter().flatten().copied().collect();
+    if wanted.is_empty() {
+        return;
+    }
+    let assigned = assigned(&b.to_ascii_lowercase(), &wanted);
+    let attached: Vec<Vec<(String, Val)>> = read_by
+        .iter()
+        .map(|names| {
+            names
+                .iter()
+                .filter(|n| !assigned.contains(*n))
+                .map(|n| (n.to_string(), values[n].clone()))
+                .collect()
+        })
+        .collect();
+    for ((_, m), globals) in macros.iter_mut().zip(attached) {
+        if !globals.is_empty() {
+            m.globals = std::sync::Arc::new(globals);
+            // The names it builds may come from the values: any.
+            m.shape = super::shape::Shape::default();
+        }
+    }
+}
+
+/// The symbols `m`'s lambda list and body name.
+fn symbols_of(m: &Macro) -> HashSet<&str> {
+    let mut out = HashSet::new();
+    let mut stack: Vec<&Val> = std::iter::once(&m.lambda_list)
+        .chain(m.body.iter())
+        .collect();
+    while let Some(v) = stack.pop() {
+        if let Val::Sym(w) = v {
+            out.insert(w.name.as_str());
+        }
+        stack.extend(v.children());
+    }
+    out
+}
+
+/// The `defvar`/`defparameter` forms of `b` (at top level or inside one, as
+/// `eval-when`) whose initial value is a constant: name and value.
+fn constants(b: &[u8], reads: &mut dyn FnMut(bool, &[u8]) -> bool) -> Vec<(String, Val)> {
+    let mut hits: Vec<usize> = ["defvar", "DEFVAR", "defparameter", "DEFPARAMETER"]
+        .iter()
+        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()))
+        .collect();
+    hits.sort_unstable();
+    let mut out = Vec::new();
+    each_form_holding(b, &hits, &mut |start, end| {
+        for form in read(b, start, end, reads) {
+            let mut stack = vec![&form];
+            while let Some(v) = stack.pop() {
+                if matches!(v.head(), Some("defvar" | "defparameter")) {
+                    out.extend(constant_definition(v));
+                    continue;
+                }
+                if let Val::List(items) = v {
+                    stack.extend(items.iter());
+                }
+            }
+        }
+    });
+    out
+}
+
+/// `(defvar NAME VALUE [DOC])` with a constant VALUE.
+fn constant_definition(form: &Val) -> Option<(String, Val)> {
+    let items = form.items()?;
+    let (name, value) = match items {
+        [_, name, value] => (name, value),
+        [_, name, value, Val::Str(_)] => (name, value),
+        _ => return None,
+    };
+    let name = name.symbol_name()?.to_string();
+    let value = match value {
+        Val::Str(_) | Val::Atom(_) => value.clone(),
+        Val::Sym(_) if value.is_keyword() || value.is_symbol("t") || value.is_nil() => {
+            value.clone()
+        }
+        Val::Quote(q) => (**q).clone(),
+        _ => return None,
+    };
+    Some((name, value))
+}
+
+/// Which of `names` (folded) the lowercased text `lower` assigns or rebinds: a word
+/// right after an assigning operator, the place of `push`, or the first binding of a
+/// `let`. Textual, so a quoted or commented occurrence counts too (the value is then not
+/// used: safe).
+fn assigned<'a>(lower: &[u8], names: &HashSet<&'a str>) -> HashSet<&'a str> {
+    let mut out = HashSet::new();
+    let (mut before, mut before_that): (&[u8], &[u8]) = (b"", b"");
+    let delimiter =
+        |c: &u8| c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b'\'' | b'`' | b',');
+    for word in lower.split(delimiter).filter(|w| !w.is_empty()) {
+        let word_is = |w: &[u8], among: &[&str]| among.iter().any(|a| a.as_bytes() == w);
+        if let Some(name) = std::str::from_utf8(word).ok().and_then(|w| names.get(w)) {
+            if word_is(before, &ASSIGNING)
+                || word_is(before_that, &["push", "pushnew"])
+                || word_is(before, &["let", "let*"])
+            {
+                out.insert(*name);
+            }
+        }
+        before_that = before;
+        before = word;
+    }
+    out
+}

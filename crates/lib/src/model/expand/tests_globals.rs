@@ -1,0 +1,119 @@
+//! A macro's body that ends in a choice on a global variable of its file, builds lists
+//! with `make-list` and `setf` of `elt`, and writes them with `map 'list` and `mapcan`
+//! (clx's `def-clx-class`, reduced).
+
+use super::tests::names_with_functions;
+
+/// `def-clx-class`, its structure of the real one: the `defclass` branch is taken when
+/// the variable is `t` (as SBCL's `#+sbcl` branch sets it).
+fn clx_class(value: &str, assignment: &str) -> String {
+    format!(
+        "(eval-when (:compile-toplevel :load-toplevel :execute)
+  (defvar *use-defclass* {value} \"Whether to use DEFCLASS.\"))
+{assignment}
+(defmacro def-clx-class ((name &rest options) &body slots)
+  (if (or (not (listp *use-defclass*)) (member name *use-defclass*))
+      (let ((clos-package (find-package :common-lisp)) (constructor t) (copier t))
+        (dolist (option options)
+          (ecase (pop option)
+            (:constructor (setf constructor (pop option)))
+            (:copier (setf copier (pop option)))))
+        (flet ((cintern (&rest symbols)
+                 (intern (apply #'concatenate 'simple-string (mapcar #'symbol-name symbols))
+                         *package*))
+               (kintern (symbol) (intern (symbol-name symbol) (find-package :keyword)))
+               (closintern (symbol) (intern (symbol-name symbol) clos-package)))
+          (when (eq constructor t) (setf constructor (cintern 'make- name)))
+          (when (eq copier t) (setf copier (cintern 'copy- name)))
+          (let* ((n-slots (length slots))
+                 (slot-names (make-list n-slots))
+                 (slot-types (make-list n-slots)))
+            (dotimes (i n-slots)
+              (let ((slot (elt slots i)))
+                (setf (elt slot-names i) (pop slot))
+                (pop slot)
+                (setf (elt slot-types i) (getf slot :type t))))
+            `(progn
+               (,(closintern 'defclass) ,name ()
+                (,@(map 'list #'(lambda (slot-name slot-type)
+                                  `(,slot-name :type ,slot-type
+                                    :accessor ,(cintern name '- slot-name)
+                                    :initarg ,(kintern slot-name)))
+                        slot-names slot-types)))
+               (defun ,constructor (&rest args) (apply #'make-instance ',name args))
+               ,(when copier
+                  `(defmethod ,copier ((object ,name))
+                     (make-instance ',name ,@(mapcan #'(lambda (s) `(,(kintern s) nil))
+                                                     slot-names))))))))
+      `(defstruct (,name ,@options) ,@slots)))"
+    )
+}
+
+const CALL: &str = "(def-clx-class (pixel-map (:copier nil)) (id 0 :type fixnum) (depth 1))";
+
+#[test]
+fn a_global_variable_of_the_macros_file_decides_its_branch() {
+    let names = names_with_functions(&clx_class("t", ""), CALL);
+    assert_eq!(
+        names,
+        [
+            "defclass pixel-map",
+            "accessor pixel-map-id",
+            "setf-accessor (setf pixel-map-id)",
+            "accessor pixel-map-depth",
+            "setf-accessor (setf pixel-map-depth)",
+            "defun make-pixel-map",
+        ]
+    );
+    // A list of type names the class is not in: the structure.
+    let names = names_with_functions(&clx_class("'(window)", ""), CALL);
+    assert!(
+        names.contains(&"defstruct pixel-map".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names.contains(&"accessor pixel-map-id".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"defclass pixel-map".to_string()),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn an_assigned_or_undecided_global_variable_is_unknown() {
+    for assignment in [
+        "(setf *use-defclass* nil)",
+        "(defun f () (setq *use-defclass* '(window)))",
+        "(push 'window *use-defclass*)",
+        "(let ((*use-defclass* nil)) (load \"x\"))",
+    ] {
+        assert_eq!(
+            names_with_functions(&clx_class("t", assignment), CALL),
+            Vec::<String>::new(),
+            "{assignment}"
+        );
+    }
+    // Two feature branches both read (no features given): not a constant.
+    assert_eq!(
+        names_with_functions(&clx_class("#+sbcl t #+cmu nil", ""), CALL),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn the_copier_branch_is_written_when_asked() {
+    let call = "(def-clx-class (gc) (id 0))";
+    let names = names_with_functions(&clx_class("t", ""), call);
+    assert!(
+        names.contains(&"defmethod copy-gc".to_string()),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn a_variable_defined_twice_in_the_file_is_unknown() {
+    let source = clx_class("t", "(defparameter *use-defclass* nil)");
+    assert_eq!(names_with_functions(&source, CALL), Vec::<String>::new());
+}

@@ -12,6 +12,10 @@
 ;;;;   :name N            the element that holds the name (default 1)
 ;;;;   :name-in-list t    when that element is a list, its first element is the name
 ;;;;                      (defstruct (point (:conc-name p-)) ...)
+;;;;   :foreign-name K    CFFI's naming, K :function or :variable: a string in the name's
+;;;;                      place is a C name, the Lisp name being it with `_` as `-`
+;;;;                      ("SSL_new" names ssl-new; a variable's "errno" names *errno*);
+;;;;                      a list there holds a C name and a Lisp name in either order
 ;;;;   :lambda-list N     an element shown as written, however long
 ;;;;   :qualifiers t      defmethod: atoms after the name are qualifiers, the first list is
 ;;;;                      the specialized lambda list; the body follows it
@@ -113,7 +117,8 @@
 (defcenum                  :name 1 :name-in-list t :slots-from 2)
 (defbitfield               :name 1 :name-in-list t :slots-from 2)
 (defctype                  :name 1 :shown (2) :doc 3)
-(defcvar                   :name 1 :shown (2) :doc 3)
+(defcfun                   :name 1 :foreign-name :function :shown (2) :doc 3)
+(defcvar                   :name 1 :foreign-name :variable :shown (2) :doc 3)
 (defcallback               :name 1 :shown (2) :lambda-list 3 :body 4)
 (define-foreign-library    :name 1 :name-in-list t)
 (define-foreign-type       :name 1 :superclasses 2 :slots 3 :options 4)

@@ -73,6 +73,10 @@ pub struct Definer {
     /// The names the form makes without spelling them as its name (accessors, a
     /// structure's constructor ...): which rule of `model::derived` reads them.
     pub derives: Option<Derives>,
+    /// CFFI's naming (`:foreign-name :function` or `:variable`): a string in the name's
+    /// place is a C name whose Lisp name is derived, and a list there holds a C name and
+    /// a Lisp name in either order (docs/reader.md#definer-table).
+    pub foreign_name: Option<ForeignName>,
     /// The generic `def...` entry: the parts after the name are inferred from the form
     /// (docs/reader.md#the-generic-def-rule). Not a key of the table.
     pub inferred: bool,
@@ -107,6 +111,25 @@ impl Derives {
             "package" => Derives::Package,
             _ => return None,
         })
+    }
+}
+
+/// How a definer in CFFI's style names what it defines from a C name (CFFI's
+/// `translate-name-from-foreign`): `"SSL_CTX_new"` defines `ssl-ctx-new`, and for a
+/// variable `"errno"` defines `*errno*`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ForeignName {
+    Function,
+    Variable,
+}
+
+impl ForeignName {
+    fn parse(keyword: &str) -> Option<ForeignName> {
+        match keyword {
+            "function" => Some(ForeignName::Function),
+            "variable" => Some(ForeignName::Variable),
+            _ => None,
+        }
     }
 }
 
@@ -334,6 +357,13 @@ fn parse_entry(value: &Value) -> Result<Definer, String> {
                 named = true;
             }
             "name-in-list" => d.name_in_list = flag()?,
+            "foreign-name" => {
+                d.foreign_name = Some(
+                    v.as_keyword()
+                        .and_then(|k| ForeignName::parse(&k.to_lowercase()))
+                        .ok_or(":foreign-name takes :function or :variable")?,
+                )
+            }
             "lambda-list" => d.lambda_list = Some(position()?),
             "qualifiers" => d.qualifiers = flag()?,
             "superclasses" => d.superclasses = Some(position()?),

@@ -1041,14 +1041,39 @@ fn pattern_literals(text: &str) -> Option<Vec<String>> {
 /// (docs/find.md#derived-definitions).
 fn with_structures(mut literals: Vec<String>, grammar: &Grammar) -> Vec<String> {
     use crate::grammar::{Derives, Lookup};
+    let mut foreign = false;
     for op in grammar.operators() {
         if let Lookup::Definer(d) = grammar.lookup(op) {
             if d.derives == Some(Derives::Structure) {
                 literals.push(op.to_string());
             }
+            foreign |= d.foreign_name.is_some();
         }
     }
+    if foreign {
+        literals = with_c_spellings(literals);
+    }
     literals
+}
+
+/// `literals` and the C names a CFFI-style definer may spell them with: `ssl-new` is
+/// made from `"SSL_new"`, `*errno*` from `"errno"` (docs/reader.md#definer-table).
+fn with_c_spellings(literals: Vec<String>) -> Vec<String> {
+    let mut out = literals.clone();
+    for literal in literals {
+        let bare = literal
+            .strip_prefix('*')
+            .and_then(|l| l.strip_suffix('*'))
+            .filter(|l| !l.is_empty())
+            .unwrap_or(&literal);
+        let c_name = bare.replace('-', "_");
+        for spelling in [bare.to_string(), c_name] {
+            if !out.contains(&spelling) {
+                out.push(spelling);
+            }
+        }
+    }
+    out
 }
 
 /// The folded name as a case-insensitive literal search over bytes: ASCII case folding

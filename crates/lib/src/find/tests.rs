@@ -596,3 +596,41 @@ fn the_names_expansions_make_are_bounded_by_the_files_budget() {
         + crate::model::expand::MAX_EXPANSION_STEPS;
     assert!(made <= bound, "{made} bytes of made names, bound {bound}");
 }
+
+#[test]
+fn cffi_definitions_are_found_by_their_lisp_names_though_only_the_c_name_is_spelled() {
+    let dir = scratch(
+        "cffi",
+        &[(
+            "ffi.lisp",
+            "(cffi:defcfun \"SSL_CTX_new\" :pointer (method :pointer))\n(defcvar \"errno\" :int)\n(defcfun (\"close\" close-socket) :int (fd :int))\n",
+        )],
+    );
+    let found = |edit: fn(&mut FindRequest)| -> Vec<String> {
+        run(&dir, edit)
+            .unwrap()
+            .definitions
+            .unwrap()
+            .into_iter()
+            .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
+            .collect()
+    };
+    // The file never spells `ssl-ctx-new` or `*errno*`: the prefilter must look for the
+    // C spellings too.
+    assert_eq!(
+        found(|r| r.name = Some("ssl-ctx-new".into())),
+        ["1:cffi:defcfun:ssl-ctx-new"]
+    );
+    assert_eq!(
+        found(|r| r.name = Some("*errno*".into())),
+        ["2:defcvar:*errno*"]
+    );
+    assert_eq!(
+        found(|r| r.name_pattern = Some("^ssl-ctx-new$".into())),
+        ["1:cffi:defcfun:ssl-ctx-new"]
+    );
+    assert_eq!(
+        found(|r| r.name = Some("close-socket".into())),
+        ["3:defcfun:close-socket"]
+    );
+}

@@ -150,12 +150,59 @@ pub(super) fn defined_name<'a>(parts: &mut Parts<'a>, d: &Definer) -> Option<Cow
             None => fold_cow(b, e.start, e.end),
         });
     }
+    if let Some(kind) = d.foreign_name {
+        if let Some(name) = foreign_lisp_name(b, &e.clone(), kind) {
+            return Some(Cow::Owned(name));
+        }
+    }
     if d.name_in_list && e.core_is_list && !d.whole {
         let e = e.clone();
         Some(first_element_text(b, &e).map_or_else(|| fold_cow(b, e.start, e.end), Cow::Owned))
     } else {
         Some(fold_cow(b, e.start, e.end))
     }
+}
+
+/// The Lisp name of a CFFI-style definition (`defcfun`, `defcvar`), as CFFI's
+/// `parse-name-and-options` makes it: `"SSL_CTX_new"` names `ssl-ctx-new` (`*errno*`
+/// for a variable's `"errno"`); `("close" close-socket)` and `(close-socket "close")`
+/// name `close-socket`. `None` when the element is neither (the name is then read as
+/// any definer's).
+fn foreign_lisp_name(b: &[u8], e: &Datum, kind: crate::grammar::ForeignName) -> Option<String> {
+    let is_lisp_symbol = |d: &Datum| {
+        is_symbol_start(b, d.start) && !is_number(&b[d.start..d.end]) && b[d.start] != b':'
+    };
+    if !e.core_is_list {
+        return translated_c_name(b, e, kind);
+    }
+    let mut elements = Elements::new(b, e.core, e.end);
+    let first = elements.next()?;
+    if is_lisp_symbol(&first) {
+        return Some(fold(b, first.start, first.end));
+    }
+    match elements.next() {
+        Some(second) if is_lisp_symbol(&second) => Some(fold(b, second.start, second.end)),
+        _ => translated_c_name(b, &first, kind),
+    }
+}
+
+/// A C name's Lisp name by CFFI's default rule: `_` as `-`, in the reader's case (folded
+/// here); a variable's between `*`s. Only a string of C identifier characters is taken.
+fn translated_c_name(b: &[u8], e: &Datum, kind: crate::grammar::ForeignName) -> Option<String> {
+    let text = &b[e.start..e.end];
+    let inner = text.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+    let identifier = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$');
+    if inner.is_empty() || inner.len() > 256 || !inner.iter().all(identifier) {
+        return None;
+    }
+    let name: String = inner
+        .iter()
+        .map(|&c| if c == b'_' { '-' } else { c.to_ascii_lowercase() as char })
+        .collect();
+    Some(match kind {
+        crate::grammar::ForeignName::Function => name,
+        crate::grammar::ForeignName::Variable => format!("*{name}*"),
+    })
 }
 
 /// The name inside a list in the name's place of a generic definer: its first element

@@ -437,3 +437,44 @@ fn a_streamed_outline_keeps_no_items_past_the_files_size() {
         walked(&outline_bytes(src.as_bytes(), &grammar))
     );
 }
+
+#[test]
+fn cffi_definitions_are_named_as_cffi_names_them() {
+    let name_and_sig = |src: &str| {
+        let f = forms(src).remove(0);
+        (f.name.as_deref().map(str::to_string), f.signature().to_string())
+    };
+    for (src, name, sig) in [
+        (
+            "(cffi:defcfun (\"close\" close-socket) :int (fd :int))",
+            "close-socket",
+            "(cffi:defcfun (\"close\" close-socket) :int ...)",
+        ),
+        (
+            "(defcfun (%getpid \"getpid\") :int)",
+            "%getpid",
+            "(defcfun (%getpid \"getpid\") :int)",
+        ),
+        (
+            "(defcfun \"SSL_CTX_new\" :pointer (method :pointer))",
+            "ssl-ctx-new",
+            "(defcfun \"SSL_CTX_new\" :pointer ...)",
+        ),
+        (
+            "(defcfun (\"SSL_free\" :convention :stdcall) :void)",
+            "ssl-free",
+            "(defcfun (\"SSL_free\" :convention :stdcall) :void)",
+        ),
+        ("(defcvar \"errno\" :int)", "*errno*", "(defcvar \"errno\" :int)"),
+        (
+            "(cffi:defcvar (\"errno\" *my-errno*) :int)",
+            "*my-errno*",
+            "(cffi:defcvar (\"errno\" *my-errno*) :int)",
+        ),
+    ] {
+        assert_eq!(name_and_sig(src), (Some(name.to_string()), sig.to_string()), "{src}");
+    }
+    // A string that is no C identifier is not translated: the name stays as written.
+    let f = forms("(defcfun \"a b\" :int)").remove(0);
+    assert_eq!(f.name.as_deref(), Some("\"a b\""));
+}

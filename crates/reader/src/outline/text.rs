@@ -144,6 +144,17 @@ fn name_part(parts: &mut Parts, d: &Definer, name: Option<&str>, shown: &mut Vec
     let Some(e) = parts.get(n).cloned() else {
         return;
     };
+    if d.foreign_name.is_some() {
+        // The C name stays in sight: `("close" close-socket)`, `"SSL_new"`.
+        let written = String::from_utf8_lossy(&b[e.start..e.end]);
+        let part = if written.chars().count() <= SHORT_PART_CHARS && !written.contains('\n') {
+            Shown::Text(written.into_owned())
+        } else {
+            Shown::Name
+        };
+        shown.push((n, part));
+        return;
+    }
     if !((d.name_in_list || d.inferred) && e.core_is_list) {
         shown.push((n, Shown::Name));
         return;

@@ -596,3 +596,43 @@ fn the_names_expansions_make_are_bounded_by_the_files_budget() {
         + crate::model::expand::MAX_EXPANSION_STEPS;
     assert!(made <= bound, "{made} bytes of made names, bound {bound}");
 }
+
+/// A macro that builds one name and writes another its call spells (osicat's
+/// `define-designator`: `(deftype ,name ...)`, `(defun ,name ...)` and a
+/// `define-foreign-type` of `NAME-designator`): the spelled name is found by name as by
+/// pattern, through the macro, not by the generic rule on the call.
+#[test]
+fn a_spelled_name_of_a_macro_that_also_builds_is_found_by_name() {
+    let dir = scratch(
+        "spelled-and-built",
+        &[(
+            "d.lisp",
+            "(defmacro define-designator (name ctype)
+  (let ((c (format-symbol t \"~A-~A\" name '#:designator)))
+    `(progn (deftype ,name () ',ctype) (defun ,name (x) x) (defvar ,c nil))))
+(define-designator file-descriptor integer)
+",
+        )],
+    );
+    let by = |edit: &dyn Fn(&mut FindRequest)| -> Vec<(String, Option<String>)> {
+        run(&dir, |r| edit(r))
+            .unwrap()
+            .definitions
+            .unwrap()
+            .iter()
+            .map(|d| (d.kind.clone(), d.via.clone()))
+            .collect()
+    };
+    let via = Some("define-designator".to_string());
+    assert_eq!(
+        by(&|r| r.name = Some("file-descriptor".into())),
+        [
+            ("deftype".to_string(), via.clone()),
+            ("defun".to_string(), via.clone())
+        ]
+    );
+    assert_eq!(
+        by(&|r| r.name = Some("file-descriptor-designator".into())),
+        [("defvar".to_string(), via)]
+    );
+}

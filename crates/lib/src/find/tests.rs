@@ -636,3 +636,52 @@ fn a_spelled_name_of_a_macro_that_also_builds_is_found_by_name() {
         [("defvar".to_string(), via)]
     );
 }
+
+/// A macro whose template writes a definition of a name it spells itself (cl-irc's
+/// `generate-maskmode-hooks` writing `(defmethod default-hook ((message ,class)) ...)`):
+/// its calls do not spell the name, and the methods they make are found by name as by
+/// pattern.
+#[test]
+fn a_name_the_template_spells_is_found_by_name() {
+    let dir = scratch(
+        "template-spells",
+        &[(
+            "h.lisp",
+            "(defgeneric default-hook (message))
+(defmacro gen-hooks (a b)
+  `(progn (defmethod default-hook ((message ,a)) 1)
+          (defmethod default-hook ((message ,b)) 2)))
+(gen-hooks m1 m2)
+(defmacro fixed () `(defun fixed-fn () 1))
+(fixed)
+",
+        )],
+    );
+    let by = |edit: &dyn Fn(&mut FindRequest)| -> Vec<(usize, String, Option<String>)> {
+        run(&dir, |r| edit(r))
+            .unwrap()
+            .definitions
+            .unwrap()
+            .iter()
+            .map(|d| (d.line, d.name.clone(), d.via.clone()))
+            .collect()
+    };
+    let hooks = by(&|r| r.name = Some("default-hook".into()));
+    let via = Some("gen-hooks".to_string());
+    assert_eq!(
+        hooks,
+        [
+            (1, "default-hook".to_string(), None),
+            (5, "default-hook (m1)".to_string(), via.clone()),
+            (5, "default-hook (m2)".to_string(), via)
+        ]
+    );
+    assert_eq!(
+        by(&|r| r.name_pattern = Some("^default-hook".into())),
+        hooks
+    );
+    assert_eq!(
+        by(&|r| r.name = Some("fixed-fn".into())),
+        [(7, "fixed-fn".to_string(), Some("fixed".to_string()))]
+    );
+}

@@ -685,3 +685,29 @@ fn a_name_the_template_spells_is_found_by_name() {
         [(7, "fixed-fn".to_string(), Some("fixed".to_string()))]
     );
 }
+
+/// The operator of a definition is not one of its callees, even when the scope defines it
+/// (SBCL's tree defines `defun` as a macro: `--callees make-hash-table` listed `calls
+/// defun (line 414)`); a call of the same operator inside the body is one.
+#[test]
+fn a_definitions_own_operator_is_not_its_callee() {
+    let dir = scratch(
+        "own-operator",
+        &[(
+            "o.lisp",
+            "(defmacro define-it (name &body body) `(defun ,name () ,@body))
+(defun bar () 1)
+#+x (define-it foo (bar) (define-it inner 2))
+",
+        )],
+    );
+    let result = run(&dir, |r| r.callees = Some("foo".into())).unwrap();
+    let entries = result.callees.unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let called: Vec<(&str, Vec<usize>)> = entries[0]
+        .callees
+        .iter()
+        .map(|c| (c.name.as_str(), c.calls.iter().map(|u| u.column).collect()))
+        .collect();
+    assert_eq!(called, [("bar", vec![20]), ("define-it", vec![26])]);
+}

@@ -221,7 +221,8 @@ pub(crate) fn of_call(
     // spells (osicat's `define-designator`: `(defun ,name ...)` beside `NAME-designator`).
     let spelled = |f: &super::literal::Finder| f.is_match(&file.bytes[item.start..item.end]);
     let spells = search.spelled.as_ref().is_none_or(spelled);
-    if !spells && !(m.builds && could_make(&m, search)) {
+    let may_make = spells || (m.builds && could_make(&m, search));
+    if !may_make {
         return Outcome::NotMade;
     }
     let lookup = Lookup {

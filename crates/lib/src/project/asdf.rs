@@ -150,6 +150,10 @@ fn dependency_name(datum: &Datum) -> Option<String> {
     .map(|n| n.to_lowercase())
 }
 
+/// A module being read: its components in load order, the index of the next, its
+/// directory, its name prefix, what its `:file` components are.
+type Level<'d> = (Vec<&'d [Datum]>, usize, String, String, Kind);
+
 /// Appends the Lisp files of a component list (`plist` holds `:components`), depth-first
 /// with an explicit stack.
 fn collect(
@@ -161,9 +165,7 @@ fn collect(
     classes: &Classes,
     out: &mut Vec<Component>,
 ) {
-    // (components of a module in load order, index of the next, its directory, name
-    // prefix, what its `:file` components are)
-    let mut stack: Vec<(Vec<&[Datum]>, usize, String, String, Kind)> = vec![(
+    let mut stack: Vec<Level> = vec![(
         ordered(plist, features),
         0,
         dir.to_string(),

@@ -744,7 +744,7 @@ says so."
 ROOT defaults to the root of the current buffer's file.  ARGUMENTS
 is an alist of the tool's arguments: exactly one of `name',
 `name_pattern' or `symbol', and optionally `path' (default \".\",
-the root), `kinds', `include_body', `offset', `limit'.  The result
+the root), `kinds', `include_body', `detail', `offset', `limit'.  The result
 is the tool's structured result as an alist (`definitions' or
 `references', `files_skipped', `total', `truncated', `next_offset'...)
 plus `root'.  Errors are signalled as `lisp-read-file-call' says."

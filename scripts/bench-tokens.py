@@ -272,7 +272,8 @@ def ours_args(task) -> tuple[str, list[str]]:
     if k == "body":
         return task["root"], ["find", "--name", task["name"], "--kinds", task["operator"], "--body"]
     if k == "callers":
-        return task["root"], ["find", "--symbol", task["symbol"]]
+        # "Which definitions use X": their names (docs/find.md#names), not the use lines.
+        return task["root"], ["find", "--symbol", task["symbol"], "--detail", "names"]
     if k == "methods":
         return task["root"], ["find", "--name", task["name"], "--kinds", "defmethod"]
     if k == "system":

@@ -180,6 +180,12 @@ fn parse_range(text: &str) -> Result<(u64, Option<u64>), String> {
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
+enum FindDetailArg {
+    /// `LINE: KIND NAME` per entry (methods with their specializers), nothing else.
+    Names,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
 enum DetailArg {
     /// Signatures with the first line of the docstring.
     Full,
@@ -383,6 +389,10 @@ struct FindArgs {
     /// Show each definition's source text, verbatim.
     #[arg(long)]
     body: bool,
+    /// `names`: each entry as `LINE: KIND NAME` only, without signatures, use or call
+    /// lines: the list of definitions that use (--symbol) or call (--callers) a symbol.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    detail: Option<FindDetailArg>,
     /// The first entry to show, 0-based (a cut result's footer names it).
     #[arg(long, value_name = "N", default_value_t = 0)]
     offset: usize,
@@ -587,6 +597,9 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
         kinds: args.kinds,
         features: args.features,
         include_body: args.body,
+        detail: args
+            .detail
+            .map(|FindDetailArg::Names| find::FindDetail::Names),
         offset: args.offset,
         limit: args.limit,
         hints: COMMAND_LINE,

@@ -3,7 +3,7 @@
 (in-package #:lisp-read-file)
 
 (defun find-request (path name name-pattern symbol text callers callees kinds features
-                     include-body offset limit)
+                     include-body detail offset limit)
   "The request for LISP-FIND's arguments, checked: ((\"path\" . STRING) ...), with only
 the arguments given. Exactly one of NAME, NAME-PATTERN, SYMBOL, TEXT, CALLERS and
 CALLEES."
@@ -38,11 +38,20 @@ CALLEES."
                        (cons "kinds" (names-list path :kinds kinds))
                        (cons "features" (names-list path :features features))
                        (cons "include_body" (and include-body t))
+                       (cons "detail" (find-detail-string path detail))
                        (cons "offset" (check-count path :offset offset 0))
                        (cons "limit" (check-count path :limit limit 1)))))))
 
+(defun find-detail-string (path detail)
+  "DETAIL, :NAMES or \"names\", as the tool's string; INVALID_ARGUMENT otherwise."
+  (when detail
+    (unless (equal (name-string detail) "names")
+      (invalid-argument path ":detail must be :names (or NIL for the lines of each ~
+                              entry), not ~S" detail))
+    "names"))
+
 (defun lisp-find (path &key name name-pattern symbol text callers callees kinds features
-                         include-body offset limit (root *root*))
+                         include-body detail offset limit (root *root*))
   "Search PATH (a file, a directory's Lisp files, recursively, or an .asd file's
 directory; \".\" is the first root) through the lisp-read-file program, and return the
 result as a property list: (:PATH :MODE :CONTENT :DEFINITIONS, :REFERENCES, :CALLERS or
@@ -62,7 +71,9 @@ the scope does not define.
 
 KINDS: only definitions (or uses in top-level forms) with these operators, a list of
 strings or symbols. FEATURES: leave out what #+/#- excludes under these features.
-INCLUDE-BODY: each definition's :BODY, verbatim. OFFSET (the first entry, 0-based, from
+INCLUDE-BODY: each definition's :BODY, verbatim. DETAIL :NAMES: :CONTENT lists each
+entry as LINE: KIND NAME only, the cheap answer to which definitions use or call a symbol
+(the plists are the same). OFFSET (the first entry, 0-based, from
 :NEXT-OFFSET) and LIMIT (lines of :CONTENT) page the result. ROOT as for READ-FILE.
 
 :DEFINITIONS is a list of plists (:FILE :LINE :END-LINE :COLUMN :KIND :NAME :SIGNATURE,
@@ -72,7 +83,7 @@ and :BODY, :FORM when present); :REFERENCES of plists (:FILE :LINE :END-LINE :KI
 :CALLEES of plists (:FILE :LINE :END-LINE :KIND :NAME :SIGNATURE :CALLEES :OUTSIDE), each
 callee (:NAME :CALLS :DEFINITIONS). Failures and bad arguments are as for READ-FILE."
   (let* ((request (find-request path name name-pattern symbol text callers callees kinds
-                                features include-body offset limit))
+                                features include-body detail offset limit))
          (path (cdr (assoc "path" request :test #'equal)))
          (roots (roots root path)))
     (check-configuration)

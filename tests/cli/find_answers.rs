@@ -153,3 +153,52 @@ fn a_use_in_a_macrolet_template_is_under_the_definition_it_writes() {
         (Some(4), Some(5))
     );
 }
+
+/// `--detail names`: the list of the definitions that use (or call, or are named) a
+/// symbol, each as `LINE: KIND NAME` under its file, without signatures, use or call
+/// lines; the JSON is the default's; callees refuse it.
+#[test]
+fn the_names_level_lists_each_entry_by_its_kind_and_name() {
+    let dir = scratch("names");
+    fs::write(dir.join("api.lisp"), API).unwrap();
+    let (out, status) = run(&dir, &["find", "--symbol", "send", "--detail", "names"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <== package demo\n4: defun send  [definition]\n12: defun helper-b\n15: defoptimizer (send derive-type)  [definition]\n"
+    );
+    assert_eq!(status, Some(0));
+    let (out, _) = run(&dir, &["find", "--callers", "send", "--detail", "names"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <== package demo\n12: defun helper-b\n15: defoptimizer (send derive-type)\n"
+    );
+    // A definition inside a container: the container's `#-abcl` is on the container's
+    // line, as at the default level.
+    let (out, _) = run(
+        &dir,
+        &["find", "--name-pattern", "helper", "--detail", "names"],
+    );
+    assert_eq!(
+        out,
+        "==> api.lisp <== package demo\n11: defun helper-a\n12: defun helper-b\n"
+    );
+    // A form that names nothing keeps its heading (here the `let`'s child form that
+    // holds all its uses, as at the default level).
+    fs::write(dir.join("api.lisp"), "(let ((x 1))\n  (send x))\n").unwrap();
+    let (out, _) = run(&dir, &["find", "--symbol", "send", "--detail", "names"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <== package common-lisp-user\n2: (send x)\n"
+    );
+    // The structured answer is the same at both levels.
+    fs::write(dir.join("api.lisp"), API).unwrap();
+    let json = |extra: &[&str]| {
+        let mut args = vec!["find", "--symbol", "send", "--json"];
+        args.extend_from_slice(extra);
+        let v: serde_json::Value = serde_json::from_str(&run(&dir, &args).0).unwrap();
+        v["references"].clone()
+    };
+    assert_eq!(json(&["--detail", "names"]), json(&[]));
+    let (out, status) = run(&dir, &["find", "--callees", "send", "--detail", "names"]);
+    assert_eq!((out.as_str(), status), ("", Some(1)));
+}

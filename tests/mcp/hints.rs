@@ -125,6 +125,7 @@ fn cases() -> Vec<Case> {
         read(json!({"path": "proj", "limit": 4}), 10_000),
         read(json!({"path": "proj", "limit": 10}), 10_000),
         find(json!({"path": "proj", "symbol": "used", "limit": 1})),
+        find(json!({"path": "proj", "symbol": "used", "detail": "names", "limit": 2})),
         find(json!({"path": "withbig", "symbol": "f1"})),
         Case {
             tool: "lisp-find",
@@ -146,6 +147,7 @@ fn hints(text: &str) -> Vec<String> {
         r"the rest is (.+?)\]",
         r"see (.+?) for why",
         r"continue with (.+?)\]",
+        r"\[more after line \d+ of \d+: (.+?)\]",
         r"(?m)a smaller path or use (.+)\]$",
     ];
     let mut found = Vec::new();

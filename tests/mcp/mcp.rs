@@ -452,6 +452,19 @@ fn lisp_find_definitions_references_and_errors() {
         refs[1]["uses"][0],
         json!({"line": 6, "column": 15, "text": "  (reduce #'+ (make-point 1 \"make-point\")))"})
     );
+    // The names level: the same entries, each one line in the text.
+    let names = call(
+        &mut client,
+        "lisp-find",
+        json!({"symbol": "make-point", "path": "p.asd", "detail": "names"}),
+    );
+    let named = structured_ok(tool, &names);
+    assert_eq!(named["references"], value["references"]);
+    assert!(
+        text_of(&names).starts_with("==> src/a.lisp <== package common-lisp-user\n1: defun make-point  [definition]\n4: defun norm\n==> src/b.lisp <== package common-lisp-user\n1: defmacro make-line\n"),
+        "{}",
+        text_of(&names)
+    );
     // Paging: one entry per page at limit 1.
     let result = call(
         &mut client,
@@ -469,6 +482,14 @@ fn lisp_find_definitions_references_and_errors() {
         (json!({"symbol": "a", "bogus": true}), "INVALID_ARGUMENT"),
         (json!({"name_pattern": "\\w{5000}"}), "INVALID_ARGUMENT"),
         (json!({"symbol": "a", "limit": 0}), "INVALID_ARGUMENT"),
+        (
+            json!({"symbol": "a", "detail": "lines"}),
+            "INVALID_ARGUMENT",
+        ),
+        (
+            json!({"callees": "a", "detail": "names"}),
+            "INVALID_ARGUMENT",
+        ),
         (json!({"symbol": "a", "path": "missing"}), "NOT_FOUND"),
         (json!({"symbol": "a", "path": "/etc"}), "ACCESS_DENIED"),
         (json!({"symbol": "a", "path": "bin.lisp"}), "BINARY_FILE"),

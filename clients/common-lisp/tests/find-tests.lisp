@@ -67,6 +67,15 @@
                                 :uses))))
           (check-equal '(11 10 "(defclass shape ()")
                        (list (getf use :line) (getf use :column) (getf use :text)))))
+      ;; The names level: each form by its kind and name, the same plists.
+      (let ((names (lisp-read-file:lisp-find *demo* :symbol "shape" :detail :names)))
+        (check (search (format nil "~%11: defclass shape  [definition]~%")
+                       (getf names :content))
+               (format nil "~S: :detail :names" transport))
+        (check (not (search "(defclass" (getf names :content))))
+        (check-equal (length (getf (lisp-read-file:lisp-find *demo* :symbol "shape")
+                                   :references))
+                     (length (getf names :references))))
       ;; A text: in a docstring, which is no use of a symbol.
       (let ((mentions (lisp-read-file:lisp-find *demo* :text "SBCL internals")))
         (check-equal "references" (getf mentions :mode))
@@ -114,7 +123,8 @@
                           (lambda () (lisp-read-file:lisp-find *demo* :text 'area))
                           (lambda () (lisp-read-file:lisp-find *demo* :name "a" :kinds "defun"))
                           (lambda () (lisp-read-file:lisp-find *demo* :name "a" :kinds '("a,b")))
-                          (lambda () (lisp-read-file:lisp-find *demo* :name "a" :limit 0))))
+                          (lambda () (lisp-read-file:lisp-find *demo* :name "a" :limit 0))
+                          (lambda () (lisp-read-file:lisp-find *demo* :name "a" :detail :lines))))
         (check-reader-error "INVALID_ARGUMENT" *demo* call))
       (check-reader-error "INVALID_ARGUMENT" nil
                           (lambda () (lisp-read-file:lisp-find 3 :name "a")))))

@@ -3,16 +3,25 @@
 //! (docs/find.md#text-format).
 //!
 //! `(defmethod scan ((s string) target &key (start 0) end) ...)` becomes
-//! `(defmethod scan ((s string) target &key ...) ...)`. One pass over the one-line
-//! signature; anything it cannot follow (an unclosed string or list) leaves the
-//! signature as it is.
+//! `(defmethod scan ((s string) target ...) ...)`: the generic function's line says the
+//! rest. One pass over the one-line signature; anything it cannot follow (an unclosed
+//! string or list) leaves the signature as it is.
 
-/// The signature with the method's lambda list cut after its first lambda-list keyword.
-/// `operator`: the form's operator as the definition's kind has it (lowercased).
+/// The signature with the method's lambda list cut before its first lambda-list keyword
+/// (after it when no required parameter comes before: `(&rest ...)`). `operator`: the
+/// form's operator as the definition's kind has it (lowercased).
 pub(crate) fn shortened(signature: &str, operator: &str) -> String {
     let open = signature.to_ascii_lowercase().find(&format!("({operator}"));
     match open.and_then(|open| cut(signature, open)) {
-        Some((keep, resume)) => format!("{} ...{}", &signature[..keep], &signature[resume..]),
+        Some((keyword, end, resume)) => {
+            let before = signature[..keyword].trim_end();
+            let keep = if before.ends_with('(') {
+                end
+            } else {
+                before.len()
+            };
+            format!("{} ...{}", &signature[..keep], &signature[resume..])
+        }
         None => signature.to_string(),
     }
 }
@@ -42,16 +51,16 @@ pub(crate) fn continued<'l>(
     Some((&line[..open], rest))
 }
 
-/// Where to cut: the end of the first `&...` element of the lambda list, and the
-/// lambda list's closing parenthesis (from which the signature goes on).
-fn cut(signature: &str, open: usize) -> Option<(usize, usize)> {
+/// Where to cut: the start and end of the first `&...` element of the lambda list, and
+/// the lambda list's closing parenthesis (from which the signature goes on).
+fn cut(signature: &str, open: usize) -> Option<(usize, usize, usize)> {
     let b = signature.as_bytes();
     let mut depth = 0usize;
     // The data at depth 1 after the operator: the name, then qualifiers, then the
     // lambda list (the first list after the name).
     let mut datum = 0usize;
     let mut lambda_list: Option<usize> = None;
-    let mut cut_at: Option<usize> = None;
+    let mut cut_at: Option<(usize, usize)> = None;
     let mut k = open;
     while k < b.len() {
         match b[k] {
@@ -69,7 +78,7 @@ fn cut(signature: &str, open: usize) -> Option<(usize, usize)> {
             }
             b')' => {
                 if lambda_list == Some(depth) {
-                    return cut_at.map(|c| (c, k));
+                    return cut_at.map(|(start, end)| (start, end, k));
                 }
                 depth = depth.checked_sub(1)?;
             }
@@ -79,7 +88,7 @@ fn cut(signature: &str, open: usize) -> Option<(usize, usize)> {
                 if depth == 1 {
                     datum += 1;
                 } else if lambda_list == Some(depth) && b[k] == b'&' && cut_at.is_none() {
-                    cut_at = Some(end);
+                    cut_at = Some((k, end));
                 }
                 k = end - 1;
             }
@@ -128,9 +137,9 @@ mod tests {
                 Some(("", ":around ((s shape))")),
             ),
             (
-                "#-x (DEFMETHOD scan ((s string) target &key ...) ...)",
+                "#-x (DEFMETHOD scan ((s string) target ...) ...)",
                 "scan",
-                Some(("#-x ", "((s string) target &key ...)")),
+                Some(("#-x ", "((s string) target ...)")),
             ),
             (
                 "(defmethod (setf foo) (new (o bar)) ...)",
@@ -147,20 +156,20 @@ mod tests {
     }
 
     #[test]
-    fn cuts_after_the_first_lambda_list_keyword() {
+    fn cuts_before_the_first_lambda_list_keyword() {
         assert_eq!(
             shortened(
                 "(defmethod scan ((s string) target &key (start 0) end) ...)",
                 "defmethod"
             ),
-            "(defmethod scan ((s string) target &key ...) ...)"
+            "(defmethod scan ((s string) target ...) ...)"
         );
         assert_eq!(
             shortened(
                 "#+(or a b) (defmethod scan :around ((s string) &optional (x \")\")) ...)",
                 "defmethod"
             ),
-            "#+(or a b) (defmethod scan :around ((s string) &optional ...) ...)"
+            "#+(or a b) (defmethod scan :around ((s string) ...) ...)"
         );
         // A (setf name) is the name, not the lambda list.
         assert_eq!(
@@ -168,7 +177,12 @@ mod tests {
                 "(DEFMETHOD (setf foo) (new (o bar) &key k) ...)",
                 "defmethod"
             ),
-            "(DEFMETHOD (setf foo) (new (o bar) &key ...) ...)"
+            "(DEFMETHOD (setf foo) (new (o bar) ...) ...)"
+        );
+        // Nothing before the keyword: the keyword stays, so that the list is not empty.
+        assert_eq!(
+            shortened("(defmethod foo (&rest args) ...)", "defmethod"),
+            "(defmethod foo (&rest ...) ...)"
         );
     }
 

@@ -17,7 +17,7 @@
 //! `definitions.rs` and `references.rs` search one file each; `calls.rs` reads the calls
 //! of a form, `callers.rs` and `callees.rs` search one file for the callers and callees
 //! modes (`callees::resolve` joins the files); `render.rs` pages the entries and makes the
-//! text view; `symbol.rs` is the rule that says when two symbols are the same.
+//! text view (`names.rs` its names level); `symbol.rs` is the rule that says when two symbols are the same.
 //!
 //! This module does not touch the file system (the guard does), nor know about argv or
 //! JSON-RPC.
@@ -34,6 +34,7 @@ pub mod learned;
 mod literal;
 mod macros;
 mod method_line;
+mod names;
 mod packages;
 mod references;
 mod render;
@@ -110,6 +111,10 @@ pub struct FindRequest {
     /// Definitions: add each one's source text, verbatim.
     #[serde(default)]
     pub include_body: bool,
+    /// How much of each entry the text shows: `names` for only its line, kind and name
+    /// (docs/find.md#names); the default shows signatures and the lines of the uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<FindDetail>,
     /// The first entry to show, 0-based.
     #[serde(default)]
     pub offset: usize,
@@ -144,11 +149,21 @@ impl FindRequest {
             kinds: None,
             features: None,
             include_body: false,
+            detail: None,
             offset: 0,
             limit: DEFAULT_LIMIT,
             hints: crate::hint::HintStyle::default(),
         }
     }
+}
+
+/// A level of the text view coarser than the default (docs/find.md#names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FindDetail {
+    /// Each entry as its line, `#+`/`#-` prefixes, kind and name (`24: defun disjoin`),
+    /// as the map's names step: the answer to "which definitions use X" is their list.
+    Names,
 }
 
 /// What a request looks for.
@@ -841,6 +856,11 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
                 given.join(" and ")
             )
         }));
+    }
+    if request.detail.is_some() && request.callees.is_some() {
+        return Err(invalid(
+            "detail \"names\" lists entries by name, and callees are what an entry calls: leave detail out with callees".into(),
+        ));
     }
     if request.limit == 0 {
         return Err(invalid(format!(

@@ -7,8 +7,8 @@
 //! the first entry of a page is always shown whole. The footer lines are not counted.
 
 use super::{
-    calls_render, CalleesEntry, Caller, Definition, FindMode, FindRequest, FindResult, Reference,
-    Search, SkippedFile, MAX_COLLECTED,
+    calls_render, names, CalleesEntry, Caller, Definition, FindDetail, FindMode, FindRequest,
+    FindResult, Reference, Search, SkippedFile, MAX_COLLECTED,
 };
 use crate::hint::{Hint, HintStyle};
 use std::cell::RefCell;
@@ -64,6 +64,7 @@ pub(crate) fn page(
     let offset = request.offset.min(total);
     // A text's occurrences are not symbols: no package lines.
     let has_packages = request.text.is_none();
+    let by_name = request.detail == Some(FindDetail::Names);
     let mut page = Page::new(request.limit);
     let (mut callers, mut callees) = (None, None);
     let (definitions, references) = match mode {
@@ -72,7 +73,11 @@ pub(crate) fn page(
                 std::mem::take(&mut gathered.callers),
                 offset,
                 |c| (&c.file, Some(package_line(&c.package))),
-                calls_render::caller_text,
+                if by_name {
+                    names::caller_line
+                } else {
+                    calls_render::caller_text
+                },
             ));
             (None, None)
         }
@@ -94,6 +99,9 @@ pub(crate) fn page(
                 offset,
                 |d| (&d.file, Some(package_line(&d.package))),
                 |d| {
+                    if by_name {
+                        return names::definition_line(d);
+                    }
                     let above = last_method.borrow_mut().take();
                     let group = method_group(d).map(|g| (d.file.clone(), g));
                     let text = match (&group, &above) {
@@ -114,7 +122,11 @@ pub(crate) fn page(
                 std::mem::take(&mut gathered.references),
                 offset,
                 |r| (&r.file, has_packages.then(|| package_line(&r.package))),
-                reference_text,
+                if by_name {
+                    names::reference_line
+                } else {
+                    reference_text
+                },
             );
             (None, Some(entries))
         }

@@ -197,7 +197,10 @@ fn text_filtered_mode() {
         r.context_lines = 0;
         r.limit = 2;
     });
-    assert_eq!(v.content, " 5: line 5 hit\n--\n 8: line 8 hit\n[Showing matches before line 18 of 20. Use offset=17 to continue.]\n");
+    assert_eq!(
+        v.content,
+        " 5: line 5 hit\n--\n 8: line 8 hit\n[more after line 17 of 20: offset=17]\n"
+    );
     assert_eq!(v.next_offset, Some(17));
 }
 

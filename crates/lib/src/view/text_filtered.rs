@@ -166,9 +166,9 @@ pub(super) fn footer(
 ) {
     if view.truncated {
         let next = view.next_offset.unwrap_or(total);
+        // Short: a cut page of a log pays it on every call (docs/views.md).
         lines.push(Line::Note(format!(
-            "[Showing matches before line {} of {total}. Use {} to continue.]",
-            next + 1,
+            "[more after line {next} of {total}: {}]",
             options.hints.render(&crate::hint::Hint::Offset(next))
         )));
     } else if matches == 0 {

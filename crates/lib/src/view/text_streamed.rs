@@ -347,9 +347,12 @@ mod tests {
         assert!(v.truncated);
         // 8 bytes a line: the fourth passes 25 bytes, the fifth waits for the next page.
         assert_eq!(v.next_offset, Some(4));
-        assert!(v.content.ends_with(
-            "  4: hit 0004\n[Showing matches before line 5 of 100. Use offset=4 to continue.]\n"
-        ), "{}", v.content);
+        assert!(
+            v.content
+                .ends_with("  4: hit 0004\n[more after line 4 of 100: offset=4]\n"),
+            "{}",
+            v.content
+        );
     }
 
     #[test]

@@ -817,7 +817,7 @@ impl Gate {
             .collect();
         let (mut counts, mut gensyms) = (false, false);
         while let Some(v) = pending.pop() {
-            of_val(v, &mut all, &mut |name| {
+            of_val(v, self, &mut all, &mut |name| {
                 counts |= computes_number(name);
                 gensyms |= name == "gensym";
                 if let Some(g) = lookup.global.get(name) {
@@ -869,16 +869,24 @@ fn computes_number(operator: &str) -> bool {
         )
 }
 
-/// Adds the pieces of the datum `v`.
-fn of_val(v: &Val, out: &mut Vec<String>, symbol: &mut dyn FnMut(&str)) {
+/// Adds the pieces of the datum `v` that `gate` finds relevant (and perhaps others: the
+/// caller keeps the relevant ones).
+fn of_val(v: &Val, gate: &Gate, out: &mut Vec<String>, symbol: &mut dyn FnMut(&str)) {
+    // A text of ASCII without `~`, `|` or `\` gives the pieces a word of the same bytes
+    // gives: slices of it, tested before they are copied (most are not relevant).
+    let simple = |t: &str| t.is_ascii() && !t.contains(['~', '|', '\\']);
     let mut stack = vec![v];
     while let Some(v) = stack.pop() {
         match v {
             Val::Sym(w) => {
                 symbol(&w.name);
                 // A symbol may be a format control (`'#:~a-p`).
-                push_text(w.name.to_lowercase(), out);
+                match simple(&w.name) {
+                    true => gate.push_word(w.name.as_bytes(), out),
+                    false => push_text(w.name.to_lowercase(), out),
+                }
             }
+            Val::Str(s) | Val::Atom(s) if simple(s) => gate.push_word(s.as_bytes(), out),
             Val::Str(s) | Val::Atom(s) => push_text(s.to_lowercase().replace('\\', ""), out),
             _ => stack.extend(v.children()),
         }
@@ -1065,6 +1073,69 @@ mod tests {
                 );
             }
             assert!(simple > 10 && simple < classified.len());
+        }
+    }
+
+    /// A macro's pieces, tested before they are copied (`of_val`), are the relevant ones
+    /// of every symbol and string lowercased and split by `push_text`, as before.
+    #[test]
+    fn a_macros_pieces_are_the_relevant_ones_of_its_texts() {
+        use super::super::datum::Val;
+        let texts = [
+            "make-~a",
+            "Make-LVAR",
+            "pkg:make-foo",
+            "#:make",
+            "##lvar",
+            "a|b",
+            "x\\y",
+            "lvar",
+            "é-lvar",
+            "make-~(~a~)-p",
+            "l",
+            "var",
+            "-lvar",
+            ":",
+            "#",
+            "",
+            "defk",
+            "lv:ar",
+            "MAKE-",
+            "~~lvar",
+        ];
+        let values: Vec<Val> = texts
+            .iter()
+            .flat_map(|t| {
+                let string = Val::Str(t.to_string());
+                let atom = Val::Atom(t.to_string());
+                [Val::sym(t), string, atom]
+            })
+            .collect();
+        let body = Val::List(values.clone());
+        for wanted in [
+            Wanted::exact("make-lvar").unwrap(),
+            Wanted::containing(&["lvar".to_string(), "make-".to_string()]).unwrap(),
+        ] {
+            let gate = Gate::new(wanted);
+            let mut fast = Vec::new();
+            super::of_val(&body, &gate, &mut fast, &mut |_| {});
+            let mut copied = Vec::new();
+            for v in &values {
+                match v {
+                    Val::Sym(w) => super::push_text(w.name.to_lowercase(), &mut copied),
+                    Val::Str(s) | Val::Atom(s) => {
+                        super::push_text(s.to_lowercase().replace('\\', ""), &mut copied)
+                    }
+                    _ => unreachable!(),
+                }
+            }
+            for pieces in [&mut fast, &mut copied] {
+                pieces.retain(|p| gate.relevant(p.as_bytes()));
+                pieces.sort_unstable();
+                pieces.dedup();
+            }
+            assert_eq!(fast, copied);
+            assert!(copied.len() > 5, "{copied:?}");
         }
     }
 

@@ -113,6 +113,46 @@ fn initialize_and_the_default_tools() {
     drop(client);
 }
 
+/// The block quotes of docs/mcp.md that say "Description, as sent" and the
+/// `instructions` are what the server sends: a reader of the docs sees what a model sees.
+#[test]
+fn the_docs_quote_what_the_server_sends() {
+    let docs = std::fs::read_to_string(repo().join("docs/mcp.md")).unwrap();
+    // Each block quote of the page, its lines joined by spaces (a word cut by the page's
+    // wrapping at a hyphen, `lisp-` then `read-file`, joined back).
+    let mut quotes: Vec<String> = Vec::new();
+    let mut open = false;
+    for line in docs.lines() {
+        match line.strip_prefix("> ") {
+            Some(text) if open => {
+                let last = quotes.last_mut().unwrap();
+                if !last.ends_with('-') {
+                    last.push(' ');
+                }
+                last.push_str(text);
+            }
+            Some(text) => quotes.push(text.to_string()),
+            None => {}
+        }
+        open = line.starts_with("> ");
+    }
+    let mut client = start(&[], &repo());
+    let instructions = client.init["instructions"].as_str().unwrap().to_string();
+    let tools = tools(&mut client);
+    for sent in [
+        instructions.as_str(),
+        find(&tools, "lisp-read-file")["description"]
+            .as_str()
+            .unwrap(),
+        find(&tools, "lisp-find")["description"].as_str().unwrap(),
+    ] {
+        assert!(
+            quotes.iter().any(|q| q == sent),
+            "docs/mcp.md does not quote, as sent:\n{sent}\nits quotes:\n{quotes:#?}"
+        );
+    }
+}
+
 #[test]
 fn every_tool_has_schemas_and_annotations() {
     let mut client = start(

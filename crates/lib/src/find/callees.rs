@@ -155,8 +155,10 @@ pub(crate) fn in_file(
                         .push((entry(&shown_file, unit_at(item, start)), Vec::new()));
                     continue;
                 };
+                let own = own_operator(b, unit, mine, &calls);
                 let raw = mine
                     .iter()
+                    .filter(|&&c| Some(c) != own)
                     .map(|&c| {
                         let call = calls[c];
                         let written = String::from_utf8_lossy(&b[call.start..call.end]);
@@ -179,6 +181,20 @@ pub(crate) fn in_file(
 }
 
 /// The unit of `item` (itself or a descendant) that starts at `start`.
+/// Which of `mine` (indices into `calls`) is the operator of the definition `unit`
+/// itself (its `defun`, or a project's definer macro): the form is not a call its code
+/// makes, even when the scope defines the operator (SBCL's tree defines `defun`). It is
+/// the unit's first call, written as its operator right after the form's `(`.
+fn own_operator(b: &[u8], unit: &OutlineItem, mine: &[usize], calls: &[Call]) -> Option<usize> {
+    let first = *mine.iter().min_by_key(|&&c| calls[c].start)?;
+    let call = calls[first];
+    let operator = unit.form.as_ref()?.operator.as_deref()?;
+    let written = b.get(call.start..call.end)?;
+    let after_paren = b[unit.start..call.start].trim_ascii_end().ends_with(b"(");
+    (after_paren && !call.setf && written.eq_ignore_ascii_case(operator.as_bytes()))
+        .then_some(first)
+}
+
 fn unit_at<'i, 'a>(item: &'i OutlineItem<'a>, start: usize) -> &'i OutlineItem<'a> {
     let mut stack = vec![item];
     while let Some(unit) = stack.pop() {

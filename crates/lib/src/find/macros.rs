@@ -215,13 +215,14 @@ pub(crate) fn of_call(
     let Some(m) = macro_called(form, grammar, search, locals) else {
         return Outcome::NotMade;
     };
-    // A macro that builds no name defines only names its call spells: a call without
-    // the searched name cannot make it (and keeps the generic rule, which cannot match).
+    // A call makes the searched name only by spelling it or, for a macro that builds
+    // names, by building it: a call that can do neither keeps the generic rule (which
+    // cannot match). A macro that builds some names may still write others its call
+    // spells (osicat's `define-designator`: `(defun ,name ...)` beside `NAME-designator`).
     let spelled = |f: &super::literal::Finder| f.is_match(&file.bytes[item.start..item.end]);
-    if !m.builds && !search.spelled.as_ref().is_none_or(spelled) {
-        return Outcome::NotMade;
-    }
-    if m.builds && !could_make(&m, search) {
+    let spells = search.spelled.as_ref().is_none_or(spelled);
+    let may_make = spells || (m.builds && could_make(&m, search));
+    if !may_make {
         return Outcome::NotMade;
     }
     let lookup = Lookup {

@@ -634,3 +634,118 @@ fn cffi_definitions_are_found_by_their_lisp_names_though_only_the_c_name_is_spel
         ["3:defcfun:close-socket"]
     );
 }
+
+/// A macro that builds one name and writes another its call spells (osicat's
+/// `define-designator`: `(deftype ,name ...)`, `(defun ,name ...)` and a
+/// `define-foreign-type` of `NAME-designator`): the spelled name is found by name as by
+/// pattern, through the macro, not by the generic rule on the call.
+#[test]
+fn a_spelled_name_of_a_macro_that_also_builds_is_found_by_name() {
+    let dir = scratch(
+        "spelled-and-built",
+        &[(
+            "d.lisp",
+            "(defmacro define-designator (name ctype)
+  (let ((c (format-symbol t \"~A-~A\" name '#:designator)))
+    `(progn (deftype ,name () ',ctype) (defun ,name (x) x) (defvar ,c nil))))
+(define-designator file-descriptor integer)
+",
+        )],
+    );
+    let by = |edit: &dyn Fn(&mut FindRequest)| -> Vec<(String, Option<String>)> {
+        run(&dir, |r| edit(r))
+            .unwrap()
+            .definitions
+            .unwrap()
+            .iter()
+            .map(|d| (d.kind.clone(), d.via.clone()))
+            .collect()
+    };
+    let via = Some("define-designator".to_string());
+    assert_eq!(
+        by(&|r| r.name = Some("file-descriptor".into())),
+        [
+            ("deftype".to_string(), via.clone()),
+            ("defun".to_string(), via.clone())
+        ]
+    );
+    assert_eq!(
+        by(&|r| r.name = Some("file-descriptor-designator".into())),
+        [("defvar".to_string(), via)]
+    );
+}
+
+/// A macro whose template writes a definition of a name it spells itself (cl-irc's
+/// `generate-maskmode-hooks` writing `(defmethod default-hook ((message ,class)) ...)`):
+/// its calls do not spell the name, and the methods they make are found by name as by
+/// pattern.
+#[test]
+fn a_name_the_template_spells_is_found_by_name() {
+    let dir = scratch(
+        "template-spells",
+        &[(
+            "h.lisp",
+            "(defgeneric default-hook (message))
+(defmacro gen-hooks (a b)
+  `(progn (defmethod default-hook ((message ,a)) 1)
+          (defmethod default-hook ((message ,b)) 2)))
+(gen-hooks m1 m2)
+(defmacro fixed () `(defun fixed-fn () 1))
+(fixed)
+",
+        )],
+    );
+    let by = |edit: &dyn Fn(&mut FindRequest)| -> Vec<(usize, String, Option<String>)> {
+        run(&dir, |r| edit(r))
+            .unwrap()
+            .definitions
+            .unwrap()
+            .iter()
+            .map(|d| (d.line, d.name.clone(), d.via.clone()))
+            .collect()
+    };
+    let hooks = by(&|r| r.name = Some("default-hook".into()));
+    let via = Some("gen-hooks".to_string());
+    assert_eq!(
+        hooks,
+        [
+            (1, "default-hook".to_string(), None),
+            (5, "default-hook (m1)".to_string(), via.clone()),
+            (5, "default-hook (m2)".to_string(), via)
+        ]
+    );
+    assert_eq!(
+        by(&|r| r.name_pattern = Some("^default-hook".into())),
+        hooks
+    );
+    assert_eq!(
+        by(&|r| r.name = Some("fixed-fn".into())),
+        [(7, "fixed-fn".to_string(), Some("fixed".to_string()))]
+    );
+}
+
+/// The operator of a definition is not one of its callees, even when the scope defines it
+/// (SBCL's tree defines `defun` as a macro: `--callees make-hash-table` listed `calls
+/// defun (line 414)`); a call of the same operator inside the body is one.
+#[test]
+fn a_definitions_own_operator_is_not_its_callee() {
+    let dir = scratch(
+        "own-operator",
+        &[(
+            "o.lisp",
+            "(defmacro define-it (name &body body) `(defun ,name () ,@body))
+(defun bar () 1)
+#+x (define-it foo (bar) (define-it inner 2))
+",
+        )],
+    );
+    let result = run(&dir, |r| r.callees = Some("foo".into())).unwrap();
+    let entries = result.callees.unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let called: Vec<(&str, Vec<usize>)> = entries[0]
+        .callees
+        .iter()
+        .map(|c| (c.name.as_str(), c.calls.iter().map(|u| u.column).collect()))
+        .collect();
+    assert_eq!(called, [("bar", vec![20]), ("define-it", vec![26])]);
+}

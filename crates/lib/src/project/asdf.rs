@@ -4,8 +4,10 @@
 //! source files in load order: `:components` in the order written, a component moved after
 //! the siblings its `:depends-on` names (a stable depth-first order; a cycle keeps the
 //! written order), `:module` directories (`:pathname` overrides the name), `:file` and
-//! `:cl-source-file` components as `NAME.lisp` (or their `:pathname`); other components
-//! (`:static-file`, `:doc-file`, custom classes) are not Lisp and are left out. `:serial t`
+//! `:cl-source-file` components as `NAME.lisp` (or their `:pathname`; a
+//! `:default-component-class` or a class the `.asd` file defines may give another type,
+//! [`classes`]); other components (`:static-file`, `:doc-file`, classes not known as Lisp
+//! source) are not Lisp and are left out. `:serial t`
 //! keeps the written order. A reader conditional in front of a component (`#+sbcl (:file
 //! "x")`) and `:if-feature` are decided when features are given; without them the component
 //! is kept (every file the system may load).
@@ -17,6 +19,9 @@
 //! directory, with forward slashes; whether they exist or may be read is the guard's call.
 
 use crate::features::{self, Features};
+use classes::{Classes, Kind};
+
+mod classes;
 
 /// Most data one file is read into; past it the rest of the file is ignored.
 pub const MAX_DATA: usize = 200_000;
@@ -93,16 +98,18 @@ enum Datum {
 /// The systems that `bytes` (an `.asd` file) defines, in the order written. `features`:
 /// decide reader conditionals and `:if-feature` (`None`: keep every component).
 pub fn systems(bytes: &[u8], features: Option<&Features>) -> Vec<System> {
-    read_data(bytes)
-        .into_iter()
-        .filter_map(|d| system(&d, features))
+    let data = read_data(bytes);
+    // A top-level form behind a reader conditional (`#+sbcl (defsystem ...)`) is read as
+    // a component is: kept without features, decided with them.
+    let forms: Vec<&[Datum]> = data.iter().filter_map(|d| kept(d, features)).collect();
+    let classes = classes::Classes::of(&forms);
+    forms
+        .iter()
+        .filter_map(|items| system(items, features, &classes))
         .collect()
 }
 
-fn system(datum: &Datum, features: Option<&Features>) -> Option<System> {
-    let Datum::List(items) = datum else {
-        return None;
-    };
+fn system(items: &[Datum], features: Option<&Features>, classes: &Classes) -> Option<System> {
     if !matches!(items.first(), Some(Datum::Sym(s)) if s == "defsystem") {
         return None;
     }
@@ -113,7 +120,8 @@ fn system(datum: &Datum, features: Option<&Features>) -> Option<System> {
         None => String::new(),
     };
     let mut components = Vec::new();
-    collect(plist, &dir, "", features, &mut components);
+    let files = classes.default_of(plist, &Kind::Lisp("lisp".into()));
+    collect(plist, &dir, "", &files, features, classes, &mut components);
     let depends_on = match plist_get(plist, "depends-on") {
         Some(Datum::List(deps)) => deps.iter().filter_map(dependency_name).collect(),
         _ => Vec::new(),
@@ -142,23 +150,29 @@ fn dependency_name(datum: &Datum) -> Option<String> {
     .map(|n| n.to_lowercase())
 }
 
+/// A module being read: its components in load order, the index of the next, its
+/// directory, its name prefix, what its `:file` components are.
+type Level<'d> = (Vec<&'d [Datum]>, usize, String, String, Kind);
+
 /// Appends the Lisp files of a component list (`plist` holds `:components`), depth-first
 /// with an explicit stack.
 fn collect(
     plist: &[Datum],
     dir: &str,
     prefix: &str,
+    files: &Kind,
     features: Option<&Features>,
+    classes: &Classes,
     out: &mut Vec<Component>,
 ) {
-    // (components of a module in load order, index of the next, its directory, name prefix)
-    let mut stack: Vec<(Vec<&[Datum]>, usize, String, String)> = vec![(
+    let mut stack: Vec<Level> = vec![(
         ordered(plist, features),
         0,
         dir.to_string(),
         prefix.to_string(),
+        files.clone(),
     )];
-    while let Some((list, next, dir, prefix)) = stack.last_mut() {
+    while let Some((list, next, dir, prefix, files)) = stack.last_mut() {
         let Some(fields) = list.get(*next).copied() else {
             stack.pop();
             continue;
@@ -190,12 +204,19 @@ fn collect(
                 } else {
                     format!("{sub_dir}/")
                 };
+                let files = classes.default_of(rest, files);
                 if stack.len() < MAX_DEPTH {
-                    stack.push((ordered(rest, features), 0, sub_dir, full_name));
+                    stack.push((ordered(rest, features), 0, sub_dir, full_name, files));
                 }
             }
-            "file" | "cl-source-file" | "cl-source-file.cl" | "cl-source-file.lsp" => {
-                let kind_type = kind.strip_prefix("cl-source-file.").unwrap_or("lisp");
+            class => {
+                let kind = match class {
+                    "file" => files.clone(),
+                    class => classes.kind(class).unwrap_or(Kind::NotLisp),
+                };
+                let Kind::Lisp(kind_type) = kind else {
+                    continue;
+                };
                 let file = match plist_get(rest, "pathname") {
                     Some(Datum::Str(p)) if has_type(p) => p.clone(),
                     Some(Datum::Str(p)) => format!("{p}.{kind_type}"),
@@ -207,7 +228,6 @@ fn collect(
                     file: joined(dir, &file),
                 });
             }
-            _ => {}
         }
     }
 }
@@ -719,6 +739,56 @@ mod tests {
         );
         let sbcl = Features::new(["sbcl"]);
         assert_eq!(files(text, Some(&sbcl)), [vec!["sb.lisp", "z.lisp"]]);
+    }
+
+    /// A `defsystem` behind a reader conditional (clx's `#+sbcl (defsystem #:clx ...)`,
+    /// aserve's `#-allegro`) is a system, kept without features and decided with them.
+    #[test]
+    fn a_conditional_defsystem_is_read() {
+        let text = r#"#+sbcl (defsystem #:clx :components ((:file "package")))
+#-sbcl (asdf:defsystem "other" :components ((:file "o")))"#;
+        assert_eq!(files(text, None), [vec!["package.lisp"], vec!["o.lisp"]]);
+        let sbcl = Features::new(["sbcl"]);
+        assert_eq!(files(text, Some(&sbcl)), [vec!["package.lisp"]]);
+    }
+
+    /// `:default-component-class`, on the system or a module and inherited by the modules
+    /// inside (as ASDF's `class-for-type` looks up the parents), gives `:file` its class:
+    /// `cl-source-file.cl` (aserve) `.cl`; a class the `.asd` file defines on one of those
+    /// (htmlgen's `acl-file` with `source-file-type` "cl", a `(type :initform "cl")` slot)
+    /// its type; one on `static-file` (clx's `legacy-file`) is not Lisp. A component of
+    /// such a class (`(:xrender-source-file "xrender")`) is read the same way.
+    #[test]
+    fn component_classes_give_file_types() {
+        let text = r#"(defclass acl-file (cl-source-file) ())
+(defmethod source-file-type ((c acl-file) (s module)) "cl")
+(defclass slot-typed (cl-source-file) ((type :initform "lsp")))
+(defclass clx-source-file (cl-source-file) ())
+(defclass xrender-source-file (clx-source-file) ())
+(defclass legacy-file (static-file) ())
+(defsystem a :default-component-class cl-source-file.cl
+  :components ((:file "packages") (:module "test" :components ((:file "t-aserve")))))
+(defsystem h :default-component-class 'acl-file :components ((:file "htmlgen")))
+(defsystem s :default-component-class slot-typed :components ((:file "s")))
+(defsystem #:clx :default-component-class clx-source-file
+  :components ((:file "package")
+               (:module "extensions" :components ((:xrender-source-file "xrender") (:file "glx")))
+               (:module "debug" :default-component-class legacy-file
+                :components ((:file "debug" :pathname "debug.lisp")))
+               (:unknown-class "u") (:static-file "README")))"#;
+        assert_eq!(
+            files(text, None),
+            [
+                vec!["packages.cl", "test/t-aserve.cl"],
+                vec!["htmlgen.cl"],
+                vec!["s.lsp"],
+                vec![
+                    "package.lisp",
+                    "extensions/xrender.lisp",
+                    "extensions/glx.lisp"
+                ],
+            ]
+        );
     }
 
     #[test]

@@ -375,7 +375,7 @@ pub(crate) fn macro_from(
             )
         })
     });
-    let builds = builds || derives;
+    let builds = builds || derives || spells_a_name(&body);
     // The variables of an iteration are not followed by the shape: any name.
     let iteration = body
         .iter()
@@ -457,6 +457,24 @@ pub(crate) fn ends_in_template(body: &[Val]) -> bool {
 }
 
 /// Whether a template in `v` writes a list headed by a `def...` symbol.
+/// Whether a template of `body` writes a `def...` form whose name it spells itself
+/// (cl-irc's `(defmethod default-hook ((message ,class)) ...)`): its calls make a name
+/// they do not spell, as a macro that builds names does.
+fn spells_a_name(body: &[Val]) -> bool {
+    let literal_def = |d: &Val| {
+        d.head().is_some_and(|h| h.starts_with("def"))
+            && d.items()
+                .and_then(|i| i.get(1))
+                .is_some_and(|n| n.symbol_name().is_some())
+    };
+    body.iter().any(|b| {
+        any_node(
+            b,
+            &mut |n| matches!(n, Val::Backquote(t) if any_node(t, &mut |d| literal_def(d))),
+        )
+    })
+}
+
 fn writes_definer(v: &Val) -> bool {
     any_node(v, &mut |n| n.head().is_some_and(|h| h.starts_with("def")))
 }

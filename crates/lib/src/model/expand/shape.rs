@@ -89,6 +89,9 @@ pub(crate) fn of_body(body: &[Val]) -> Shape {
                             Some(false) => {}
                             None => return Shape { built: None },
                         }
+                    } else if let Some(name) = items.get(1).and_then(Val::symbol_name) {
+                        // A name the template spells: the whole name is its part.
+                        forms.push(vec![name.to_string()]);
                     }
                 }
                 stack.extend(items);

@@ -146,3 +146,28 @@ fn content_pattern_takes_literal_text() {
     assert!(!text.contains("filler"), "{text}");
     fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn matches_only_inside_a_container_shows_its_head_and_the_match_alone() {
+    let dir = std::env::temp_dir().join(format!("lrf-focused-{}-container", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join("api.lisp"),
+        "(in-package :p)\n(with-upgradability ()\n  (defun before (x) x)\n  (defvar *v* 1 \"Doc.\")\n  (defun wanted (a)\n    (list a))\n  (defun after () 2))\n",
+    )
+    .unwrap();
+    let dir = fs::canonicalize(&dir).unwrap();
+    let r = read(&dir, |r| {
+        r.name_pattern = Some("^wanted$".into());
+        r.matches_only = true;
+    });
+    assert_eq!(
+        r.content,
+        "1: (in-package :p)\n\
+         2: (with-upgradability ()\n\
+         5:   (defun wanted (a)\n\
+         6:     (list a)))\n"
+    );
+    fs::remove_dir_all(dir).unwrap();
+}

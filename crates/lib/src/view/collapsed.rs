@@ -913,7 +913,14 @@ impl Context<'_> {
                 filtered = true;
                 continue;
             }
+            let at = *expanded;
             let (lines, child_tail) = self.form_lines_with_tail(child, depth + 1, expanded);
+            // Only the matches: the container's other children are not shown either
+            // (its head line says where the match is).
+            if self.options.detail == Detail::Matches && *expanded == at {
+                filtered = true;
+                continue;
+            }
             children.extend(lines);
             tail = child_tail;
         }

@@ -16,6 +16,8 @@
 ;;;;                      place is a C name, the Lisp name being it with `_` as `-`
 ;;;;                      ("SSL_new" names ssl-new; a variable's "errno" names *errno*);
 ;;;;                      a list there holds a C name and a Lisp name in either order
+;;;;   :inferred t        the parts after the name shown as the generic def... rule
+;;;;                      infers them (docs/reader.md#the-generic-def-rule)
 ;;;;   :lambda-list N     an element shown as written, however long
 ;;;;   :qualifiers t      defmethod: atoms after the name are qualifiers, the first list is
 ;;;;                      the specialized lambda list; the body follows it
@@ -117,7 +119,7 @@
 (defcenum                  :name 1 :name-in-list t :slots-from 2)
 (defbitfield               :name 1 :name-in-list t :slots-from 2)
 (defctype                  :name 1 :shown (2) :doc 3)
-(defcfun                   :name 1 :foreign-name :function :shown (2) :doc 3)
+(defcfun                   :name 1 :foreign-name :function :inferred t)
 (defcvar                   :name 1 :foreign-name :variable :shown (2) :doc 3)
 (defcallback               :name 1 :shown (2) :lambda-list 3 :body 4)
 (define-foreign-library    :name 1 :name-in-list t)

@@ -77,8 +77,8 @@ pub struct Definer {
     /// place is a C name whose Lisp name is derived, and a list there holds a C name and
     /// a Lisp name in either order (docs/reader.md#definer-table).
     pub foreign_name: Option<ForeignName>,
-    /// The generic `def...` entry: the parts after the name are inferred from the form
-    /// (docs/reader.md#the-generic-def-rule). Not a key of the table.
+    /// The parts after the name are inferred from the form, as for the generic `def...`
+    /// entry (docs/reader.md#the-generic-def-rule); `:inferred t` in the table.
     pub inferred: bool,
     /// A defining operator of COMMON-LISP itself (`:standard t`, built-in table only): a
     /// project or user table cannot replace its entry (docs/reader.md#definer-table).
@@ -357,6 +357,7 @@ fn parse_entry(value: &Value) -> Result<Definer, String> {
                 named = true;
             }
             "name-in-list" => d.name_in_list = flag()?,
+            "inferred" => d.inferred = flag()?,
             "foreign-name" => {
                 d.foreign_name = Some(
                     v.as_keyword()

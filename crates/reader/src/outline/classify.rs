@@ -143,17 +143,17 @@ pub(super) fn operator<'a>(parts: &mut Parts<'a>) -> Option<Cow<'a, str>> {
 pub(super) fn defined_name<'a>(parts: &mut Parts<'a>, d: &Definer) -> Option<Cow<'a, str>> {
     let b = parts.b;
     let e = parts.get(d.name?)?;
+    if let Some(kind) = d.foreign_name {
+        if let Some(name) = foreign_lisp_name(b, &e.clone(), kind) {
+            return Some(Cow::Owned(name));
+        }
+    }
     if d.inferred && e.core_is_list && !e.quoted {
         let e = e.clone();
         return Some(match inferred_name(b, &e) {
             Some(name) => Cow::Owned(name),
             None => fold_cow(b, e.start, e.end),
         });
-    }
-    if let Some(kind) = d.foreign_name {
-        if let Some(name) = foreign_lisp_name(b, &e.clone(), kind) {
-            return Some(Cow::Owned(name));
-        }
     }
     if d.name_in_list && e.core_is_list && !d.whole {
         let e = e.clone();

@@ -448,22 +448,22 @@ fn cffi_definitions_are_named_as_cffi_names_them() {
         (
             "(cffi:defcfun (\"close\" close-socket) :int (fd :int))",
             "close-socket",
-            "(cffi:defcfun (\"close\" close-socket) :int ...)",
+            "(cffi:defcfun (\"close\" close-socket) :int (fd :int))",
         ),
         (
-            "(defcfun (%getpid \"getpid\") :int)",
+            "(defcfun (%getpid \"getpid\") ...)",
             "%getpid",
-            "(defcfun (%getpid \"getpid\") :int)",
+            "(defcfun (%getpid \"getpid\") ...)",
         ),
         (
             "(defcfun \"SSL_CTX_new\" :pointer (method :pointer))",
             "ssl-ctx-new",
-            "(defcfun \"SSL_CTX_new\" :pointer ...)",
+            "(defcfun \"SSL_CTX_new\" :pointer (method :pointer))",
         ),
         (
-            "(defcfun (\"SSL_free\" :convention :stdcall) :void)",
+            "(defcfun (\"SSL_free\" :convention :stdcall) ...)",
             "ssl-free",
-            "(defcfun (\"SSL_free\" :convention :stdcall) :void)",
+            "(defcfun (\"SSL_free\" :convention :stdcall) ...)",
         ),
         ("(defcvar \"errno\" :int)", "*errno*", "(defcvar \"errno\" :int)"),
         (

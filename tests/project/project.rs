@@ -237,6 +237,14 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     });
     assert!(rest.content.starts_with("10 c.lisp\n[Map shown"));
     assert_eq!(rest.meta.next_offset, None);
+    // Kinds already given are not offered again.
+    let with_kinds = s.read(".", |r| {
+        r.limit = 10;
+        r.kinds = Some(vec!["defun".into()]);
+    });
+    assert!(with_kinds.content.contains(
+        "Narrow it: read a subdirectory or one file, pass a name_pattern, or raise limit."
+    ));
 }
 
 #[test]

@@ -749,3 +749,28 @@ fn a_definitions_own_operator_is_not_its_callee() {
         .collect();
     assert_eq!(called, [("bar", vec![20]), ("define-it", vec![26])]);
 }
+
+#[test]
+fn a_defcfun_wrapper_computing_its_name_with_cffis_parser_is_instantiated() {
+    // osicat's defsyscall: the name is computed by cffi::parse-name-and-options.
+    let dir = scratch(
+        "defsyscall",
+        &[(
+            "unix.lisp",
+            "(defmacro defsyscall (name-and-opts return-type &body args)\n  (multiple-value-bind (lisp-name c-name options)\n      (cffi::parse-name-and-options name-and-opts)\n    `(defcfun (,c-name ,lisp-name ,@options)\n         (errno-wrapper ,return-type :function-name ,lisp-name)\n       ,@args)))\n(defsyscall \"fchdir\" :int (fd :int))\n(defsyscall (\"mktemp\" %mktemp) :string (template :pointer))\n(defsyscall (get-pid \"getpid\") :int)\n",
+        )],
+    );
+    let found = |name: &'static str| -> Vec<String> {
+        let request = move |r: &mut FindRequest| r.name = Some(name.into());
+        run(&dir, request)
+            .unwrap()
+            .definitions
+            .unwrap()
+            .into_iter()
+            .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
+            .collect()
+    };
+    assert_eq!(found("fchdir"), ["7:defcfun:fchdir"]);
+    assert_eq!(found("%mktemp"), ["8:defcfun:%mktemp"]);
+    assert_eq!(found("get-pid"), ["9:defcfun:get-pid"]);
+}

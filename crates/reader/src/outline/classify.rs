@@ -197,7 +197,13 @@ fn translated_c_name(b: &[u8], e: &Datum, kind: crate::grammar::ForeignName) -> 
     }
     let name: String = inner
         .iter()
-        .map(|&c| if c == b'_' { '-' } else { c.to_ascii_lowercase() as char })
+        .map(|&c| {
+            if c == b'_' {
+                '-'
+            } else {
+                c.to_ascii_lowercase() as char
+            }
+        })
         .collect();
     Some(match kind {
         crate::grammar::ForeignName::Function => name,

@@ -442,7 +442,10 @@ fn a_streamed_outline_keeps_no_items_past_the_files_size() {
 fn cffi_definitions_are_named_as_cffi_names_them() {
     let name_and_sig = |src: &str| {
         let f = forms(src).remove(0);
-        (f.name.as_deref().map(str::to_string), f.signature().to_string())
+        (
+            f.name.as_deref().map(str::to_string),
+            f.signature().to_string(),
+        )
     };
     for (src, name, sig) in [
         (
@@ -465,14 +468,22 @@ fn cffi_definitions_are_named_as_cffi_names_them() {
             "ssl-free",
             "(defcfun (\"SSL_free\" :convention :stdcall) ...)",
         ),
-        ("(defcvar \"errno\" :int)", "*errno*", "(defcvar \"errno\" :int)"),
+        (
+            "(defcvar \"errno\" :int)",
+            "*errno*",
+            "(defcvar \"errno\" :int)",
+        ),
         (
             "(cffi:defcvar (\"errno\" *my-errno*) :int)",
             "*my-errno*",
             "(cffi:defcvar (\"errno\" *my-errno*) :int)",
         ),
     ] {
-        assert_eq!(name_and_sig(src), (Some(name.to_string()), sig.to_string()), "{src}");
+        assert_eq!(
+            name_and_sig(src),
+            (Some(name.to_string()), sig.to_string()),
+            "{src}"
+        );
     }
     // A string that is no C identifier is not translated: the name stays as written.
     let f = forms("(defcfun \"a b\" :int)").remove(0);

@@ -13,7 +13,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::features::Features;
 use crate::grammar::Grammar;
 use crate::guard::{Directory, Guard, LoadedFile, Skipped, WalkedFile, MAX_WALKED_FILES};
-use crate::hint::{Hint, HintStyle};
+use crate::hint::Hint;
 use crate::outline::{outline_bytes, StreamedOutline};
 use crate::project::map::{self, Section, Step};
 use crate::project::{self, plan, plan::Plan};
@@ -451,19 +451,13 @@ fn choose_step(
         whole = Some((candidates[first].lines, candidates[first].chars));
         if let Some(c) = candidates.into_iter().skip(first).find(|c| c.fits) {
             if c.step != [Step::Full, Step::NoDocstrings, Step::Names][first] {
-                notes.push(step_note(c.step, limit, whole, names_lines, options.hints));
+                notes.push(step_note(c.step, limit, whole, names_lines, options));
             }
             return (c.step, c.sections);
         }
     }
     if first < 3 {
-        notes.push(step_note(
-            Step::Counts,
-            limit,
-            whole,
-            names_lines,
-            options.hints,
-        ));
+        notes.push(step_note(Step::Counts, limit, whole, names_lines, options));
     }
     let sections = files
         .iter()
@@ -516,8 +510,9 @@ fn step_note(
     limit: usize,
     whole: Option<(usize, usize)>,
     names_lines: usize,
-    hints: HintStyle,
+    options: &ViewOptions,
 ) -> String {
+    let hints = options.hints;
     let budget = limit.saturating_mul(map::CHARS_PER_LIMIT_LINE);
     let why = match whole {
         Some((lines, chars)) => format!(
@@ -527,10 +522,15 @@ fn step_note(
             "the names of the definitions alone take {names_lines} lines, over the budget of {limit} lines"
         ),
     };
+    // Kinds already given are not offered again: a pattern or a smaller path narrows.
+    let kinds = if options.kinds.is_some() {
+        String::new()
+    } else {
+        format!("{} or ", hints.render(&Hint::Kinds(&["defun", "defmacro"])))
+    };
     format!(
-        "[Map shown at step {}: {why} (limit). Narrow it: read a subdirectory or one file, pass {} or a {}, or raise {}.]",
+        "[Map shown at step {}: {why} (limit). Narrow it: read a subdirectory or one file, pass {kinds}a {}, or raise {}.]",
         step.as_str(),
-        hints.render(&Hint::Kinds(&["defun", "defmacro"])),
         hints.render(&Hint::Parameter("name_pattern")),
         hints.render(&Hint::Parameter("limit")),
     )

@@ -10,6 +10,7 @@
 //! assignment of a name that is not a local variable changes nothing.
 
 pub(crate) mod alexandria;
+pub(crate) mod cffi;
 pub(crate) mod control;
 pub(crate) mod destructure;
 pub(crate) mod lists;
@@ -34,6 +35,7 @@ pub(crate) fn is_function(operator: &str) -> bool {
         || operator == "ldb"
         || operator == "values"
         || alexandria::is_function(operator)
+        || cffi::is_function(operator)
 }
 
 /// Whether `operator` is a form of this evaluator that needs the variables (binding,
@@ -65,6 +67,9 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Val {
 pub(crate) fn call_charged(operator: &str, args: &[Val], budget: &mut Budget) -> Option<Val> {
     if alexandria::is_function(operator) {
         return Some(alexandria::parse_body(args, budget));
+    }
+    if cffi::is_function(operator) {
+        return Some(cffi::parse_name_and_options(args, budget));
     }
     let value = call(operator, args);
     if operator == "make-list" {

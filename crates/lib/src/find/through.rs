@@ -114,6 +114,8 @@ pub(crate) fn learn(guard: &Guard, parts: &[ScopePart], search: &mut Search, can
             }
         }
     }
+    let made = made::learn(guard, parts, search, cancel, &learned);
+    learned.extend(made);
     adopt(learned, search);
 }
 
@@ -129,6 +131,8 @@ pub(crate) fn learn_in_memory(files: &[(&str, &[u8])], search: &mut Search) {
             learned.extend(defmacros(bytes, &reads));
         }
     }
+    let made = made::learn_in_memory(files, search, &learned);
+    learned.extend(made);
     adopt(learned, search);
 }
 
@@ -658,5 +662,6 @@ fn expansion_calls(
     text.contains(UNKNOWN)
 }
 
+mod made;
 #[cfg(test)]
 mod tests;

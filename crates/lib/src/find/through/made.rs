@@ -15,16 +15,21 @@
 use super::{collect, Learned};
 use crate::cancel::CancelToken;
 use crate::find::literal::{Finder, Haystack};
-use crate::find::{ScopePart, Search};
+use crate::find::{ScopePart, Search, Target};
 use crate::guard::{Guard, LoadedFile};
 use crate::model::expand::datum::{read, Val};
-use crate::model::expand::{self, functions, Budget, Lookup, Macros};
+use crate::model::expand::{self, functions, Budget, Lookup, Macros, MAX_MACRO_DEPTH};
 use std::collections::HashSet;
 
 /// The macros of the scope whose calls define macros, and where their names may be.
 struct Definers {
     macros: Macros,
     finder: Finder,
+    /// The searched name and the names of the macros whose templates write its call: a
+    /// made macro can write the call only if its definer's text or its call holds one.
+    wanted: Finder,
+    /// The definers whose text holds one of those: every call of them is instantiated.
+    holding: HashSet<String>,
 }
 
 /// The macros the definers among `learned` define in the files of `parts`, learned.
@@ -36,27 +41,28 @@ pub(super) fn learn(
     learned: &[Learned],
 ) -> Vec<Learned> {
     let reads = |plus, e: &[u8]| search.reads(plus, e);
-    let Some(mut definers) = definers(learned, &reads) else {
+    let Some(mut definers) = definers(learned, search, &reads) else {
         return Vec::new();
     };
-    let each = |work: &(dyn Fn(&LoadedFile) -> Vec<Learned> + Sync)| {
-        let mut out = Vec::new();
-        for part in parts {
-            match part {
-                ScopePart::Single(file) => out.extend(work(file)),
-                ScopePart::Walked(files) => {
-                    for found in search
+    let work = |file: &LoadedFile| calls_in(&file.bytes, &definers, &reads);
+    let mut calls = Vec::new();
+    for part in parts {
+        match part {
+            ScopePart::Single(file) => calls.push(work(file)),
+            ScopePart::Walked(files) => {
+                calls.extend(
+                    search
                         .map_files(guard, files, cancel, work)
                         .into_iter()
-                        .flatten()
-                    {
-                        out.extend(found);
-                    }
-                }
+                        .flatten(),
+                );
             }
         }
-        out
-    };
+    }
+    calls.retain(|c| !c.1.is_empty());
+    if calls.is_empty() {
+        return Vec::new();
+    }
     learn_functions(&mut definers, &|wanted| {
         let mut found = Vec::new();
         let work = |file: &LoadedFile| functions::learn(&file.bytes, wanted, &reads);
@@ -76,7 +82,10 @@ pub(super) fn learn(
         }
         found
     });
-    each(&|file: &LoadedFile| made_in(&file.bytes, &definers, &reads))
+    calls
+        .into_iter()
+        .flat_map(|(size, calls)| made_by(size, calls, &definers))
+        .collect()
 }
 
 /// [`learn`] over files already in memory.
@@ -86,28 +95,71 @@ pub(super) fn learn_in_memory(
     learned: &[Learned],
 ) -> Vec<Learned> {
     let reads = |plus, e: &[u8]| search.reads(plus, e);
-    let Some(mut definers) = definers(learned, &reads) else {
+    let Some(mut definers) = definers(learned, search, &reads) else {
         return Vec::new();
     };
+    let calls: Vec<_> = files
+        .iter()
+        .map(|(_, b)| calls_in(b, &definers, &reads))
+        .collect();
     learn_functions(&mut definers, &|wanted| {
         files
             .iter()
             .flat_map(|(_, b)| functions::learn(b, wanted, &reads))
             .collect()
     });
-    files
-        .iter()
-        .flat_map(|(_, b)| made_in(b, &definers, &reads))
+    calls
+        .into_iter()
+        .flat_map(|(size, calls)| made_by(size, calls, &definers))
         .collect()
 }
 
-/// The learned macros whose text writes a `defmacro` besides its own, that can be
-/// instantiated; `None` when there is none.
-fn definers(learned: &[Learned], reads: &dyn Fn(bool, &[u8]) -> bool) -> Option<Definers> {
+/// The learned macros whose text writes a `defmacro` besides its own, or a call of such
+/// a macro (lparallel's `defslots` writing `%defslots` writing `define-with-slots-macro`;
+/// [`MAX_MACRO_DEPTH`] deep), that can be instantiated; `None` when there is none.
+fn definers(
+    learned: &[Learned],
+    search: &Search,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> Option<Definers> {
+    let Target::Callers(query) = &search.target else {
+        return None;
+    };
+    let mut found: Vec<bool> = learned
+        .iter()
+        .map(|l| expand::defmacro_hits(&l.text).len() >= 2)
+        .collect();
+    let names_of = |ks: &mut dyn Iterator<Item = usize>| -> Vec<String> {
+        ks.map(|k| learned[k].name.clone()).collect()
+    };
+    let mut level = names_of(&mut (0..learned.len()).filter(|&k| found[k]));
+    for _ in 1..MAX_MACRO_DEPTH {
+        if level.is_empty() {
+            break;
+        }
+        let finder = Finder::any(&level);
+        let added: Vec<usize> = (0..learned.len())
+            .filter(|&k| !found[k] && finder.is_match(&learned[k].text))
+            .collect();
+        for &k in &added {
+            found[k] = true;
+        }
+        level = names_of(&mut added.into_iter());
+    }
+    if !found.contains(&true) {
+        return None;
+    }
+    let mut wanted: Vec<String> = super::writers_of(learned, query, reads)
+        .names()
+        .map(str::to_string)
+        .collect();
+    wanted.push(query.name.clone());
+    let wanted = Finder::any(&wanted);
     let mut macros = Vec::new();
-    for l in learned {
-        if expand::defmacro_hits(&l.text).len() < 2 {
-            continue;
+    let mut holding = HashSet::new();
+    for (l, _) in learned.iter().zip(&found).filter(|(_, f)| **f) {
+        if wanted.is_match(&l.text) {
+            holding.insert(l.name.clone());
         }
         macros.extend(expand::macro_of(&super::parts(l, reads)));
     }
@@ -120,6 +172,8 @@ fn definers(learned: &[Learned], reads: &dyn Fn(bool, &[u8]) -> bool) -> Option<
     Some(Definers {
         macros: table,
         finder: Finder::any(&names),
+        wanted,
+        holding,
     })
 }
 
@@ -141,26 +195,45 @@ fn learn_functions(
     }
 }
 
-/// The `defmacro`s that the calls of the definers in `b` write.
-fn made_in(b: &[u8], definers: &Definers, reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<Learned> {
+/// The calls of the definers in `b` that may make a macro writing the call (their text
+/// or their definer's holds a wanted name), with `b`'s size (its step budget).
+fn calls_in(
+    b: &[u8],
+    definers: &Definers,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> (usize, Vec<(String, Val)>) {
     let hay = Haystack::new(b);
     let hits = definers.finder.starts(&hay);
-    let mut out = Vec::new();
+    let mut calls = Vec::new();
     if hits.is_empty() {
-        return out;
+        return (b.len(), calls);
     }
-    let mut budget = Budget::for_file(b.len());
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    expand::each_form_holding(b, &hits, &mut |start, end| {
+        let holds = definers.wanted.is_match(&b[start..end]);
+        if !holds && definers.holding.is_empty() {
+            return;
+        }
+        let mut here = Vec::new();
+        for form in read(b, start, end, &mut reads) {
+            calls_of(form, &definers.macros, &mut here);
+        }
+        calls.extend(
+            here.into_iter()
+                .filter(|(name, _)| holds || definers.holding.contains(name)),
+        );
+    });
+    (b.len(), calls)
+}
+
+/// The `defmacro`s that `calls` (of a file of `size` bytes) write.
+fn made_by(size: usize, calls: Vec<(String, Val)>, definers: &Definers) -> Vec<Learned> {
+    let mut out = Vec::new();
+    let mut budget = Budget::for_file(size);
     let lookup = Lookup {
         global: &definers.macros,
         locals: &[],
     };
-    let mut reads = |plus, e: &[u8]| reads(plus, e);
-    let mut calls = Vec::new();
-    expand::each_form_holding(b, &hits, &mut |start, end| {
-        for form in read(b, start, end, &mut reads) {
-            calls_of(form, &definers.macros, &mut calls);
-        }
-    });
     for (name, call) in calls {
         let Some(m) = definers.macros.get(&name) else {
             continue;

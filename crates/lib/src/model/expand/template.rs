@@ -97,6 +97,47 @@ pub(crate) fn fill(t: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
         }
         Val::Quote(x) => Val::Quote(Box::new(fill(x, env, budget, depth + 1)?)),
         Val::Function(x) => Val::Function(Box::new(fill(x, env, budget, depth + 1)?)),
+        Val::Backquote(x) => Val::Backquote(Box::new(fill_nested(x, 1, env, budget, depth + 1)?)),
+        _ => {
+            budget.spend(t.size())?;
+            t.clone()
+        }
+    })
+}
+
+/// A template nested `level` backquotes inside the one being filled: only what a comma
+/// of each level leads back to the outer one (`,',name`, `,,x`) is filled in; the rest
+/// stays the inner template's (lparallel's `(defmacro ,name ... `(... (,',conc-name ...)))`).
+fn fill_nested(t: &Val, level: usize, env: &Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    budget.spend(1)?;
+    if depth > MAX_RESULT_DEPTH {
+        return Some(Val::Unknown);
+    }
+    let inner = |x: &Val, budget: &mut Budget| match level {
+        1 => fill(x, env, budget, depth + 1),
+        _ => fill_nested(x, level - 1, env, budget, depth + 1),
+    };
+    Some(match t {
+        Val::Comma(x) => Val::Comma(Box::new(inner(x, budget)?)),
+        Val::Splice(x) => Val::Splice(Box::new(inner(x, budget)?)),
+        Val::Backquote(x) => {
+            Val::Backquote(Box::new(fill_nested(x, level + 1, env, budget, depth + 1)?))
+        }
+        Val::List(items) => Val::List(
+            items
+                .iter()
+                .map(|i| fill_nested(i, level, env, budget, depth + 1))
+                .collect::<Option<_>>()?,
+        ),
+        Val::Dotted(items, tail) => Val::Dotted(
+            items
+                .iter()
+                .map(|i| fill_nested(i, level, env, budget, depth + 1))
+                .collect::<Option<_>>()?,
+            Box::new(fill_nested(tail, level, env, budget, depth + 1)?),
+        ),
+        Val::Quote(x) => Val::Quote(Box::new(fill_nested(x, level, env, budget, depth + 1)?)),
+        Val::Function(x) => Val::Function(Box::new(fill_nested(x, level, env, budget, depth + 1)?)),
         _ => {
             budget.spend(t.size())?;
             t.clone()

@@ -18,7 +18,7 @@ use crate::find::literal::{Finder, Haystack};
 use crate::find::{ScopePart, Search, Target};
 use crate::guard::{Guard, LoadedFile};
 use crate::model::expand::datum::{read, Val};
-use crate::model::expand::{self, functions, Budget, Lookup, Macros, MAX_MACRO_DEPTH};
+use crate::model::expand::{self, functions, Budget, Lookup, Macros};
 use std::collections::HashSet;
 
 /// The macros of the scope whose calls define macros, and where their names may be.
@@ -63,7 +63,11 @@ pub(super) fn learn(
     if calls.is_empty() {
         return Vec::new();
     }
-    learn_functions(&mut definers, &|wanted| {
+    let called: HashSet<&str> = calls
+        .iter()
+        .flat_map(|c| c.1.iter().map(|(n, _)| n.as_str()))
+        .collect();
+    learn_functions(&mut definers, &called, &|wanted| {
         let mut found = Vec::new();
         let work = |file: &LoadedFile| functions::learn(&file.bytes, wanted, &reads);
         for part in parts {
@@ -102,7 +106,11 @@ pub(super) fn learn_in_memory(
         .iter()
         .map(|(_, b)| calls_in(b, &definers, &reads))
         .collect();
-    learn_functions(&mut definers, &|wanted| {
+    let called: HashSet<&str> = calls
+        .iter()
+        .flat_map(|c| c.1.iter().map(|(n, _)| n.as_str()))
+        .collect();
+    learn_functions(&mut definers, &called, &|wanted| {
         files
             .iter()
             .flat_map(|(_, b)| functions::learn(b, wanted, &reads))
@@ -116,7 +124,7 @@ pub(super) fn learn_in_memory(
 
 /// The learned macros whose text writes a `defmacro` besides its own, or a call of such
 /// a macro (lparallel's `defslots` writing `%defslots` writing `define-with-slots-macro`;
-/// [`MAX_MACRO_DEPTH`] deep), that can be instantiated; `None` when there is none.
+/// 8 deep), that can be instantiated; `None` when there is none.
 fn definers(
     learned: &[Learned],
     search: &Search,
@@ -125,29 +133,42 @@ fn definers(
     let Target::Callers(query) = &search.target else {
         return None;
     };
-    let mut found: Vec<bool> = learned
-        .iter()
-        .map(|l| expand::defmacro_hits(&l.text).len() >= 2)
-        .collect();
-    let names_of = |ks: &mut dyn Iterator<Item = usize>| -> Vec<String> {
-        ks.map(|k| learned[k].name.clone()).collect()
-    };
-    let mut level = names_of(&mut (0..learned.len()).filter(|&k| found[k]));
-    for _ in 1..MAX_MACRO_DEPTH {
-        if level.is_empty() {
+    // The macros whose templates write a `defmacro` (their text holds a second one), or
+    // a call of such a macro, level by level (8 deep): only the macros whose text holds
+    // a name of the level before are read.
+    let mut found = vec![false; learned.len()];
+    let mut level: Vec<String> = Vec::new();
+    let mut finder: Option<Finder> = None;
+    for _ in 0..expand::MAX_MACRO_DEPTH {
+        let mut added = Vec::new();
+        for (k, l) in learned.iter().enumerate() {
+            let candidate = match &finder {
+                None => expand::defmacro_hits(&l.text).len() >= 2,
+                Some(f) => f.is_match(&l.text),
+            };
+            if found[k] || !candidate {
+                continue;
+            }
+            let body = super::parts(l, reads);
+            let writes = |n: &str| match &finder {
+                None => n == "defmacro",
+                Some(_) => level.iter().any(|m| m == n),
+            };
+            if super::template_calls(body.get(2..).unwrap_or_default())
+                .iter()
+                .any(|(n, setf)| !setf && writes(n))
+            {
+                added.push(k);
+            }
+        }
+        if added.is_empty() {
             break;
         }
-        let finder = Finder::any(&level);
-        let added: Vec<usize> = (0..learned.len())
-            .filter(|&k| !found[k] && finder.is_match(&learned[k].text))
-            .collect();
-        for &k in &added {
+        level = added.iter().map(|&k| learned[k].name.clone()).collect();
+        for k in added {
             found[k] = true;
         }
-        level = names_of(&mut added.into_iter());
-    }
-    if !found.contains(&true) {
-        return None;
+        finder = Some(Finder::any(&level));
     }
     let mut wanted: Vec<String> = super::writers_of(learned, query, reads)
         .names()
@@ -181,10 +202,17 @@ fn definers(
 /// ([`functions::MAX_ROUNDS`] rounds); `pass`: the wanted functions of the scope's files.
 fn learn_functions(
     definers: &mut Definers,
+    called: &HashSet<&str>,
     pass: &dyn Fn(&HashSet<String>) -> Vec<(String, expand::Function)>,
 ) {
     let mut tried = HashSet::new();
-    let mut wanted = definers.macros.wanted_functions();
+    // Those of the definers called in the scope only.
+    let mut wanted: HashSet<String> = called
+        .iter()
+        .filter_map(|n| definers.macros.get(n))
+        .flat_map(|m| functions::called(&m.body))
+        .filter(|n| functions::may_be_project(n) && definers.macros.get(n).is_none())
+        .collect();
     for _ in 0..functions::MAX_ROUNDS {
         wanted.retain(|n| !tried.contains(n));
         if wanted.is_empty() {

@@ -231,8 +231,14 @@ fn calls_in(
     reads: &dyn Fn(bool, &[u8]) -> bool,
 ) -> (usize, Vec<(String, Val)>) {
     let hay = Haystack::new(b);
-    let hits = definers.finder.starts(&hay);
     let mut calls = Vec::new();
+    // A file holding no wanted name calls no definer that matters but a holding one.
+    if definers.holding.is_empty() && !definers.wanted.is_in(&hay) {
+        return (b.len(), calls);
+    }
+    // Calls only: a definer's name right after `(`.
+    let mut hits = definers.finder.starts(&hay);
+    hits.retain(|&h| h > 0 && b[h - 1] == b'(');
     if hits.is_empty() {
         return (b.len(), calls);
     }

@@ -638,17 +638,7 @@ fn expansion_calls(
     let deeper = depth + 1 < MAX_MACRO_DEPTH;
     let wanted =
         |t: &[u8]| query.matches_token(t) || (deeper && writers.names.contains(&token_name(t)));
-    let mut found = calls_in(b, 0, b.len(), &mut |_, _| true, &wanted);
-    // A template in the expansion is the code of a macro it defines (a made `defmacro`):
-    // written where that macro is called, not here.
-    if text.contains('`') {
-        let spans = template_spans(b, 0, b.len(), &mut |_, _| true);
-        // The spans are in order and apart: the first ending after the call tells.
-        found.retain(|c| {
-            let k = spans.partition_point(|t| t.1 <= c.start);
-            !spans.get(k).is_some_and(|t| t.0 < c.start)
-        });
-    }
+    let found = calls_in(b, 0, b.len(), &mut |_, _| true, &wanted);
     let symbol = |c: &Call| c.setf == query.setf && query.matches_token(&b[c.start..c.end]);
     if found.iter().any(symbol) {
         return true;

@@ -21,6 +21,9 @@ use crate::model::expand::datum::{read, Val};
 use crate::model::expand::{self, functions, Budget, Lookup, Macros};
 use std::collections::HashSet;
 
+/// A pass over the scope's files learning the wanted functions.
+type FunctionsPass<'a> = dyn Fn(&HashSet<String>) -> Vec<(String, expand::Function)> + 'a;
+
 /// The macros of the scope whose calls define macros, and where their names may be.
 struct Definers {
     macros: Macros,
@@ -200,11 +203,7 @@ fn definers(
 
 /// Learns the project functions the definers call to build names, and those these call
 /// ([`functions::MAX_ROUNDS`] rounds); `pass`: the wanted functions of the scope's files.
-fn learn_functions(
-    definers: &mut Definers,
-    called: &HashSet<&str>,
-    pass: &dyn Fn(&HashSet<String>) -> Vec<(String, expand::Function)>,
-) {
+fn learn_functions(definers: &mut Definers, called: &HashSet<&str>, pass: &FunctionsPass) {
     let mut tried = HashSet::new();
     // Those of the definers called in the scope only.
     let mut wanted: HashSet<String> = called

@@ -114,6 +114,8 @@ pub(crate) fn learn(guard: &Guard, parts: &[ScopePart], search: &mut Search, can
             }
         }
     }
+    let made = made::learn(guard, parts, search, cancel, &learned);
+    learned.extend(made);
     adopt(learned, search);
 }
 
@@ -129,6 +131,8 @@ pub(crate) fn learn_in_memory(files: &[(&str, &[u8])], search: &mut Search) {
             learned.extend(defmacros(bytes, &reads));
         }
     }
+    let made = made::learn_in_memory(files, search, &learned);
+    learned.extend(made);
     adopt(learned, search);
 }
 
@@ -389,6 +393,11 @@ fn template_calls(body: &[Val]) -> Vec<(String, bool)> {
 /// `nested` (a template inside one writes code too). Recursion as deep as the datum.
 fn blank_commas<'v>(t: &'v Val, nested: &mut Vec<&'v Val>) -> Val {
     match t {
+        // A quoted constant (`,'name`, what a nested template's `,',name` becomes).
+        Val::Comma(x) if matches!(**x, Val::Quote(_)) => match &**x {
+            Val::Quote(q) => (**q).clone(),
+            _ => Val::Unknown,
+        },
         Val::Comma(x) | Val::Splice(x) => {
             nested.push(x);
             Val::Unknown
@@ -658,5 +667,6 @@ fn expansion_calls(
     text.contains(UNKNOWN)
 }
 
+mod made;
 #[cfg(test)]
 mod tests;

@@ -154,3 +154,84 @@ fn macros_inside_forms_and_at_line_starts_are_both_learned() {
     let unclosed = "(defmacro broken (\n(defmacro m () `(foo))\n(defun a () (m))";
     assert_eq!(through(unclosed, "foo"), [("m".into(), "m".into())]);
 }
+
+/// clx's accessors: `define-accessor` writes the `-get` macros, their names built by a
+/// project function calling another.
+const ACCESSORS: &str = "(defun xintern (&rest parts)
+  (intern (apply #'concatenate 'string (mapcar #'string parts))))
+(defun getify (name) (xintern name '-get))
+(defmacro define-accessor (name (width) &body get-put-macros)
+  (let ((get-macro (first get-put-macros)))
+    `(progn (setf (get ',name 'byte-width) ,width)
+            (defmacro ,(getify name) ,(car get-macro) ,@(cdr get-macro)))))
+(defmacro read-card16 (index) `(aref-card16 buffer ,index))
+(define-accessor card16 (16) ((index) `(read-card16 ,index)))
+(defun reply-length (reply) (card16-get 4))
+(defun other (reply) (card8-get 4))
+";
+
+#[test]
+fn a_macro_a_project_macro_defines_writes_calls_too() {
+    // `card16-get` is made by `define-accessor`: its template writes `read-card16`, whose
+    // template writes `aref-card16`.
+    assert_eq!(
+        through(ACCESSORS, "read-card16"),
+        [("card16-get".into(), "card16-get".into())]
+    );
+    assert_eq!(
+        through(ACCESSORS, "aref-card16"),
+        [("card16-get".into(), "card16-get".into())]
+    );
+    // A name no call of the definer makes is no macro.
+    assert!(through(ACCESSORS, "card8-get").is_empty());
+}
+
+/// consfigurator's `defprop`: made by a macro whose nested template writes the call.
+const DEFINING_MACRO: &str = "(defmacro define-property-defining-macro (mname (typev) &body mbody)
+  `(defmacro ,mname (name ,typev &body body)
+     `(progn (defun ,name () (consfigure ',name)))))
+(define-property-defining-macro defprop (type))
+(defprop installed :posix (:apply (install)))
+";
+
+#[test]
+fn a_macro_made_by_a_macro_writing_a_nested_template_writes_its_calls() {
+    // The property's `defprop` call, through the made macro. (The definer's own call is
+    // listed too: the nested template of its expansion is read as code.)
+    assert_eq!(
+        through(DEFINING_MACRO, "consfigure"),
+        [
+            (
+                "define-property-defining-macro".into(),
+                "define-property-defining-macro".into()
+            ),
+            ("defprop".into(), "defprop".into())
+        ]
+    );
+}
+
+/// lparallel's `defslots`: the `defmacro` is written two macros down, inside a nested
+/// template whose `,',conc-name` is the outer one's.
+const SLOTS: &str = "(defmacro define-with-slots-macro (name conc-name)
+  `(defmacro ,name (instance &body body)
+     `(define-slots-macrolet ,',conc-name ,instance ,@body)))
+(defmacro defslots (name)
+  `(define-with-slots-macro ,(symbolicate '#:with- name '#:-slots) ,(symbolicate name '#:-)))
+(defslots queue)
+(defun peek (queue) (with-queue-slots queue (car impl)))
+";
+
+#[test]
+fn a_macro_writing_a_call_of_a_definer_defines_macros_too() {
+    // (`defslots` too: the nested template of its expansion is read as code.)
+    assert_eq!(
+        through(SLOTS, "define-slots-macrolet"),
+        [
+            ("defslots".into(), "defslots".into()),
+            ("with-queue-slots".into(), "with-queue-slots".into())
+        ]
+    );
+    // A call of a definer is instantiated only when its text or its definer's holds the
+    // searched name or a macro writing it: `queue-impl` is only built.
+    assert!(through(SLOTS, "queue-impl").is_empty());
+}

@@ -64,6 +64,13 @@ fn text_lists_the_forms_and_lines_that_hold_it() {
         out,
         "==> api.lisp <==\n12: (defun helper-b ...)\n 13: (send y \"(handler-case\")))\n"
     );
+    // A first line holding the text and saying the form's heading is the heading,
+    // shown once.
+    let (out, _) = run(&dir, &["find", "--text", "body"]);
+    assert_eq!(
+        out,
+        "==> api.lisp <==\n4: (defun send (stream body &key (length (length body)) (headers nil))\n 7: (write-string body stream))\n15: (defoptimizer (send derive-type) ((stream body))\n 16: (send stream body))\n"
+    );
     // Case-sensitive.
     let (out, status) = run(&dir, &["find", "--text", "content-length"]);
     assert_eq!(
@@ -92,7 +99,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "==> api.lisp <== package common-lisp-user\n1: (progn ...)\n 1: (progn send\n 2: (defun a () (send 2)))\n"
+        "==> api.lisp <== package common-lisp-user\n1: (progn send\n 2: (defun a () (send 2)))\n"
     );
     fs::write(
         dir.join("api.lisp"),

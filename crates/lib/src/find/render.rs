@@ -477,7 +477,8 @@ fn method_prefixes(d: &Definition) -> String {
 /// The form's line (`(defun bar ...)`, not its lambda list), then each line with uses
 /// once, without its indentation: ` 33: (foo x))` (one space: each space is a token). A
 /// form whose uses are all on its first line, when that line shows its operator and name,
-/// is that line alone; a definition's line that only names it is not repeated.
+/// is that line alone; a first line with uses that says the heading is the heading; a
+/// definition's line that only names it is not repeated.
 fn reference_text(r: &Reference) -> String {
     let heading = if r.heading.is_empty() {
         &r.signature
@@ -496,12 +497,19 @@ fn reference_text(r: &Reference) -> String {
     let own_line = |line: usize, text: &str| {
         r.definition && said(text) && r.uses.iter().filter(|u| u.line == line).count() == 1
     };
-    let mut text = format!("{}: {heading}{marker}\n", r.line);
+    // A first line with uses that says the heading is the heading, shown once (a
+    // definition's line whose one use is its name keeps the shorter heading).
+    let first = r
+        .uses
+        .iter()
+        .find(|u| u.line == r.line && said(&u.text) && !own_line(u.line, &u.text))
+        .map(|u| u.text.trim());
+    let mut text = format!("{}: {}{marker}\n", r.line, first.unwrap_or(heading));
     use_lines(
         &mut text,
         r.uses
             .iter()
-            .filter(|u| !own_line(u.line, &u.text))
+            .filter(|u| !(first.is_some() && u.line == r.line) && !own_line(u.line, &u.text))
             .map(|u| (u.line, u.text.as_str())),
     );
     text

@@ -231,6 +231,17 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
     assert!(paged
         .content
         .contains("10 b.lisp\n[Showing map lines 1 to 2 of 3. Use offset=2 to continue.]\n"));
+    // The structured result lists the files the page shows, as the text does.
+    let paths = |r: &ReadResult| -> Vec<String> {
+        r.files
+            .as_ref()
+            .unwrap()
+            .iter()
+            .map(|f| f.path.clone())
+            .collect()
+    };
+    assert_eq!(paths(&paged), ["a.lisp", "b.lisp"]);
+    assert_eq!(paths(&full), ["a.lisp", "b.lisp", "c.lisp"]);
     let rest = s.read(".", |r| {
         r.limit = 2;
         r.offset = 2;

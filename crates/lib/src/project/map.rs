@@ -71,6 +71,8 @@ pub struct Page {
     pub next_offset: Option<usize>,
     /// Map lines of each file (header included), in map order.
     pub file_lines: Vec<usize>,
+    /// Whether a line of each file is on the page: the files the page shows.
+    pub on_page: Vec<bool>,
 }
 
 /// Lines and characters of the whole map of `sections` at `step`.
@@ -113,11 +115,13 @@ pub fn render(
 ) -> Page {
     let end = offset.saturating_add(limit);
     let mut file_lines = vec![0; sections.len()];
+    let mut on_page = vec![false; sections.len()];
     let mut content = String::new();
     let mut index = 0;
     each_line(sections, step, &mut |file, line| {
         file_lines[file] += 1;
         if (offset..end).contains(&index) {
+            on_page[file] |= !matches!(line, Line::Text(""));
             if index == offset {
                 continued(&mut content, sections, file, &line);
             }
@@ -152,6 +156,7 @@ pub fn render(
         total_lines: total,
         next_offset,
         file_lines,
+        on_page,
     }
 }
 

@@ -607,10 +607,13 @@ fn result(
     page: map::Page,
     skipped: Vec<Skipped>,
 ) -> ReadResult {
+    // The files the page shows: a paged map's structured result is its page's too.
     let map_files = sections
         .iter()
         .zip(&page.file_lines)
-        .map(|(s, &lines)| MapFile {
+        .zip(&page.on_page)
+        .filter(|(_, &shown)| shown)
+        .map(|((s, &lines), _)| MapFile {
             path: s.display_path.clone(),
             lines,
             forms: s.forms,

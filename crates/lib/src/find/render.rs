@@ -509,7 +509,11 @@ fn reference_text(r: &Reference) -> String {
         &mut text,
         r.uses
             .iter()
-            .filter(|u| !(first.is_some() && u.line == r.line) && !own_line(u.line, &u.text))
+            // The heading's line, when it is the heading, and a definition's own line.
+            .filter(|u| {
+                let heading_line = first.is_some() && u.line == r.line;
+                !heading_line && !own_line(u.line, &u.text)
+            })
             .map(|u| (u.line, u.text.as_str())),
     );
     text

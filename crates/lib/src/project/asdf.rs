@@ -6,7 +6,7 @@
 //! written order), `:module` directories (`:pathname` overrides the name), `:file` and
 //! `:cl-source-file` components as `NAME.lisp` (or their `:pathname`; a
 //! `:default-component-class` or a class the `.asd` file defines may give another type,
-//! [`classes`]); other components (`:static-file`, `:doc-file`, classes not known as Lisp
+//! `asdf/classes.rs`); other components (`:static-file`, `:doc-file`, classes not known as Lisp
 //! source) are not Lisp and are left out. `:serial t`
 //! keeps the written order. A reader conditional in front of a component (`#+sbcl (:file
 //! "x")`) and `:if-feature` are decided when features are given; without them the component

@@ -28,7 +28,9 @@ pub(crate) fn attach(
     if macros.is_empty() {
         return;
     }
-    let known = constants(b, reads);
+    let symbols: Vec<HashSet<&str>> = macros.iter().map(|(_, m)| symbols_of(m)).collect();
+    let all: HashSet<&str> = symbols.iter().flatten().copied().collect();
+    let known = constants(b, &all, reads);
     if known.is_empty() {
         return;
     }
@@ -47,11 +49,12 @@ pub(crate) fn attach(
         .collect();
     // Per macro, the variables it reads (its symbols that are such variables): linear
     // in the macros' size, however many variables the file has.
-    let read_by: Vec<Vec<&str>> = macros
+    let read_by: Vec<Vec<&str>> = symbols
         .iter()
-        .map(|(_, m)| {
-            let mut names: Vec<&str> = symbols_of(m)
-                .into_iter()
+        .map(|symbols| {
+            let mut names: Vec<&str> = symbols
+                .iter()
+                .copied()
                 .filter(|n| values.contains_key(n))
                 .collect();
             names.sort_unstable();
@@ -99,10 +102,17 @@ fn symbols_of(m: &Macro) -> HashSet<&str> {
 
 /// The `defvar`/`defparameter` forms of `b` (at top level or inside one, as
 /// `eval-when`) whose initial value is a constant: name and value.
-fn constants(b: &[u8], reads: &mut dyn FnMut(bool, &[u8]) -> bool) -> Vec<(String, Val)> {
+/// Only the forms defining a name of `wanted` (a macro's symbol) are read.
+fn constants(
+    b: &[u8],
+    wanted: &HashSet<&str>,
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) -> Vec<(String, Val)> {
     let mut hits: Vec<usize> = ["defvar", "DEFVAR", "defparameter", "DEFPARAMETER"]
         .iter()
-        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()))
+        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()).map(move |at| (at, w.len())))
+        .filter(|&(at, len)| defined_name(b, at + len).is_some_and(|n| wanted.contains(n.as_str())))
+        .map(|(at, _)| at)
         .collect();
     hits.sort_unstable();
     let mut out = Vec::new();
@@ -121,6 +131,23 @@ fn constants(b: &[u8], reads: &mut dyn FnMut(bool, &[u8]) -> bool) -> Vec<(Strin
         }
     });
     out
+}
+
+/// The folded symbol after a `defvar` or `defparameter` that ends at `at` (blanks
+/// between); `None` when none follows (the form is then not one to read).
+fn defined_name(b: &[u8], at: usize) -> Option<String> {
+    let rest = b.get(at..)?;
+    let start = rest.iter().position(|c| !c.is_ascii_whitespace())?;
+    if start == 0 {
+        return None;
+    }
+    let token = &rest[start..];
+    let end = token
+        .iter()
+        .position(|&c| c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b';' | b'"'))
+        .unwrap_or(token.len());
+    let token = std::str::from_utf8(&token[..end]).ok()?;
+    Some(token.to_lowercase())
 }
 
 /// `(defvar NAME VALUE [DOC])` with a constant VALUE.

@@ -485,6 +485,12 @@ fn cffi_definitions_are_named_as_cffi_names_them() {
             "{src}"
         );
     }
+    // The name's place is folded as any part: a comment inside it is not shown (its
+    // parenthesis would unbalance the line; found by the property test).
+    assert_eq!(
+        sig("(defcfun #(x #| a #| nested ( |# b |# x))"),
+        "(defcfun #(x x))"
+    );
     // A string that is no C identifier is not translated: the name stays as written.
     let f = forms("(defcfun \"a b\" :int)").remove(0);
     assert_eq!(f.name.as_deref(), Some("\"a b\""));

@@ -145,10 +145,11 @@ fn name_part(parts: &mut Parts, d: &Definer, name: Option<&str>, shown: &mut Vec
         return;
     };
     if d.foreign_name.is_some() {
-        // The C name stays in sight: `("close" close-socket)`, `"SSL_new"`.
-        let written = String::from_utf8_lossy(&b[e.start..e.end]);
-        let part = if written.chars().count() <= SHORT_PART_CHARS && !written.contains('\n') {
-            Shown::Text(written.into_owned())
+        // The C name stays in sight: `("close" close-socket)`, `"SSL_new"` (folded as
+        // any part: comments inside it are not shown).
+        let text = fold_short(b, e.start, e.end, SHORT_PART_CHARS);
+        let part = if text.chars().count() <= SHORT_PART_CHARS {
+            Shown::Text(text)
         } else {
             Shown::Name
         };

@@ -21,6 +21,12 @@ use std::sync::{Arc, Mutex};
 /// never asked again, so a cache that only grew would keep it).
 pub const MAX_KEPT_FILES: usize = 4 * crate::guard::MAX_WALKED_FILES;
 
+/// The most value nodes kept over all files (each a few dozen bytes; a long name or
+/// string counts one node per 64 bytes): past it the cache is emptied and fills again,
+/// and a file that taught more is not kept. Memory stays bounded whatever the project's
+/// macros (the file cache's byte cap, `index::files::MAX_KEPT_BYTES`, is the same idea).
+pub const MAX_KEPT_NODES: usize = 4 << 20;
+
 /// What one file taught.
 #[derive(Default)]
 pub(crate) struct Learned {
@@ -43,6 +49,19 @@ impl Learned {
         }
     }
 
+    /// What keeping it costs, in value nodes: its macros' lambda lists, bodies and
+    /// global values, its names.
+    fn nodes(&self) -> usize {
+        let text = |t: &str| 1 + t.len() / crate::model::expand::datum::TEXT_BYTES_PER_NODE;
+        let macros: usize = self
+            .macros
+            .iter()
+            .map(|(name, m)| text(name) + m.nodes())
+            .sum();
+        let names: usize = self.defuns.iter().chain(&self.calls).map(|n| text(n)).sum();
+        macros + names
+    }
+
     /// Adds what the file taught to a search's macros.
     pub(crate) fn teach(&self, macros: &mut Macros) {
         macros.extend_shared(&self.macros);
@@ -53,32 +72,55 @@ impl Learned {
 /// (`key`), what they taught.
 #[derive(Default)]
 pub struct LearnedCache {
-    kept: Mutex<HashMap<PathBuf, Entry>>,
+    kept: Mutex<Kept>,
 }
 
-/// A file's stamp when learned, the [`key`] it was learned for, what it taught.
-type Entry = (Stamp, String, Arc<Learned>);
+/// The files kept and the value nodes they hold together.
+#[derive(Default)]
+struct Kept {
+    files: HashMap<PathBuf, Entry>,
+    nodes: usize,
+}
+
+/// A file's stamp when learned, the [`key`] it was learned for, what it taught and its
+/// value nodes.
+type Entry = (Stamp, String, Arc<Learned>, usize);
 
 impl LearnedCache {
     fn get(&self, path: &std::path::Path, stamp: &Stamp, key: &str) -> Option<Arc<Learned>> {
         let kept = self.kept.lock().ok()?;
-        let (was, for_key, learned) = kept.get(path)?;
+        let (was, for_key, learned, _) = kept.files.get(path)?;
         (was == stamp && for_key == key).then(|| learned.clone())
     }
 
     fn put(&self, path: PathBuf, stamp: Stamp, key: &str, learned: Arc<Learned>) {
+        let nodes = learned.nodes();
         let Ok(mut kept) = self.kept.lock() else {
             return;
         };
-        if kept.len() >= MAX_KEPT_FILES && !kept.contains_key(&path) {
-            kept.clear();
+        if let Some((_, _, _, old)) = kept.files.remove(&path) {
+            kept.nodes -= old;
         }
-        kept.insert(path, (stamp, key.to_string(), learned));
+        if nodes > MAX_KEPT_NODES {
+            return;
+        }
+        if kept.files.len() >= MAX_KEPT_FILES || kept.nodes + nodes > MAX_KEPT_NODES {
+            kept.files.clear();
+            kept.nodes = 0;
+        }
+        kept.nodes += nodes;
+        kept.files
+            .insert(path, (stamp, key.to_string(), learned, nodes));
     }
 
     /// Files kept now.
     pub fn len(&self) -> usize {
-        self.kept.lock().map_or(0, |k| k.len())
+        self.kept.lock().map_or(0, |k| k.files.len())
+    }
+
+    /// Value nodes kept now.
+    pub fn nodes(&self) -> usize {
+        self.kept.lock().map_or(0, |k| k.nodes)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -141,4 +183,48 @@ pub(crate) fn map_files(
             answer.unwrap_or_else(|| Err(crate::project::cancelled(&file.display_path)))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(ino: u64) -> Stamp {
+        Stamp {
+            dev: 1,
+            ino,
+            size: 10,
+            mtime_ns: 0,
+            ctime_ns: 0,
+        }
+    }
+
+    /// A lesson of about `nodes` value nodes (names of 64 bytes cost two nodes each).
+    fn lesson(nodes: usize) -> Arc<Learned> {
+        let name = "n".repeat(64);
+        Arc::new(Learned {
+            defuns: vec![name; nodes / 2],
+            ..Learned::default()
+        })
+    }
+
+    #[test]
+    fn kept_lessons_are_bounded_in_nodes_not_only_in_files() {
+        let cache = LearnedCache::default();
+        let half = MAX_KEPT_NODES / 2 + 2;
+        cache.put("a".into(), stamp(1), "k", lesson(half));
+        assert_eq!((cache.len(), cache.nodes()), (1, half));
+        // A second lesson that would pass the bound empties the cache first.
+        cache.put("b".into(), stamp(2), "k", lesson(half));
+        assert_eq!((cache.len(), cache.nodes()), (1, half));
+        assert!(cache.get("a".as_ref(), &stamp(1), "k").is_none());
+        assert!(cache.get("b".as_ref(), &stamp(2), "k").is_some());
+        // Learned again, a file replaces its lesson and its count.
+        cache.put("b".into(), stamp(3), "k", lesson(4));
+        assert_eq!((cache.len(), cache.nodes()), (1, 4));
+        // A lesson over the bound alone is not kept at all.
+        cache.put("c".into(), stamp(4), "k", lesson(MAX_KEPT_NODES + 2));
+        assert!(cache.get("c".as_ref(), &stamp(4), "k").is_none());
+        assert_eq!(cache.nodes(), 4);
+    }
 }

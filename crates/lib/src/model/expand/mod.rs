@@ -150,6 +150,16 @@ pub(crate) struct Macros {
     functions: Arc<functions::Functions>,
 }
 
+impl Macro {
+    /// The value nodes it holds (lambda list, body, global values): what keeping it
+    /// costs (`find/learned.rs`).
+    pub(crate) fn nodes(&self) -> usize {
+        let body: usize = self.body.iter().map(Val::size).sum();
+        let globals: usize = self.globals.iter().map(|(_, v)| 1 + v.size()).sum();
+        self.lambda_list.size() + body + globals
+    }
+}
+
 impl Macros {
     /// Adds `found`; a later definition of a name replaces an earlier one, as loading
     /// does.

@@ -440,6 +440,30 @@ impl Search {
         crate::project::source::map_files_from(&*self.source, guard, files, cancel, work)
     }
 
+    /// `work` over every file of the scope, in order: a named file as it is, a walk's
+    /// files through [`Search::map_files`]; a file that cannot be read gives nothing
+    /// (its refusal is reported by the search itself).
+    fn map_parts<R: Send>(
+        &self,
+        guard: &Guard,
+        parts: &[ScopePart],
+        cancel: &CancelToken,
+        work: impl Fn(&LoadedFile) -> R + Sync,
+    ) -> Vec<R> {
+        let mut out = Vec::new();
+        for part in parts {
+            match part {
+                ScopePart::Single(file) => out.push(work(file)),
+                ScopePart::Walked(files) => out.extend(
+                    self.map_files(guard, files, cancel, &work)
+                        .into_iter()
+                        .flatten(),
+                ),
+            }
+        }
+        out
+    }
+
     pub(crate) fn mode(&self) -> FindMode {
         match self.target {
             Target::Symbol(_) | Target::Text => FindMode::References,

@@ -95,25 +95,13 @@ pub(crate) fn learn(guard: &Guard, parts: &[ScopePart], search: &mut Search, can
     if !wanted(search) {
         return;
     }
-    let mut learned = Vec::new();
-    {
-        let reads = |plus, e: &[u8]| search.reads(plus, e);
-        let work = |file: &LoadedFile| defmacros(&file.bytes, &reads);
-        for part in parts {
-            match part {
-                ScopePart::Single(file) => learned.extend(work(file)),
-                ScopePart::Walked(files) => {
-                    for found in search
-                        .map_files(guard, files, cancel, work)
-                        .into_iter()
-                        .flatten()
-                    {
-                        learned.extend(found);
-                    }
-                }
-            }
-        }
-    }
+    let reads = |plus, e: &[u8]| search.reads(plus, e);
+    let work = |file: &LoadedFile| defmacros(&file.bytes, &reads);
+    let mut learned: Vec<_> = search
+        .map_parts(guard, parts, cancel, work)
+        .into_iter()
+        .flatten()
+        .collect();
     let made = made::learn(guard, parts, search, cancel, &learned);
     learned.extend(made);
     adopt(learned, search);

@@ -48,20 +48,7 @@ pub(super) fn learn(
         return Vec::new();
     };
     let work = |file: &LoadedFile| calls_in(&file.bytes, &definers, &reads);
-    let mut calls = Vec::new();
-    for part in parts {
-        match part {
-            ScopePart::Single(file) => calls.push(work(file)),
-            ScopePart::Walked(files) => {
-                calls.extend(
-                    search
-                        .map_files(guard, files, cancel, work)
-                        .into_iter()
-                        .flatten(),
-                );
-            }
-        }
-    }
+    let mut calls = search.map_parts(guard, parts, cancel, work);
     calls.retain(|c| !c.1.is_empty());
     if calls.is_empty() {
         return Vec::new();
@@ -71,23 +58,12 @@ pub(super) fn learn(
         .flat_map(|c| c.1.iter().map(|(n, _)| n.as_str()))
         .collect();
     learn_functions(&mut definers, &called, &|wanted| {
-        let mut found = Vec::new();
         let work = |file: &LoadedFile| functions::learn(&file.bytes, wanted, &reads);
-        for part in parts {
-            match part {
-                ScopePart::Single(file) => found.extend(work(file)),
-                ScopePart::Walked(files) => {
-                    for f in search
-                        .map_files(guard, files, cancel, work)
-                        .into_iter()
-                        .flatten()
-                    {
-                        found.extend(f);
-                    }
-                }
-            }
-        }
-        found
+        search
+            .map_parts(guard, parts, cancel, work)
+            .into_iter()
+            .flatten()
+            .collect()
     });
     calls
         .into_iter()

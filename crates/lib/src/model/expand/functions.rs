@@ -64,7 +64,13 @@ fn defun_hits(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
 
 /// The folded token after `defun` at `hit`.
 fn name_after(b: &[u8], hit: usize) -> Option<String> {
-    let rest = b.get(hit + 5..)?;
+    token_after(b, hit + "defun".len())
+}
+
+/// The folded token that follows blanks at `at` (the end of an operator's name: `defun`,
+/// `defvar`); `None` when no blank separates them (a longer word) or no token follows.
+pub(crate) fn token_after(b: &[u8], at: usize) -> Option<String> {
+    let rest = b.get(at..)?;
     let start = rest.iter().position(|c| !c.is_ascii_whitespace())?;
     if start == 0 {
         return None;

@@ -111,7 +111,9 @@ fn constants(
     let mut hits: Vec<usize> = ["defvar", "DEFVAR", "defparameter", "DEFPARAMETER"]
         .iter()
         .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()).map(move |at| (at, w.len())))
-        .filter(|&(at, len)| defined_name(b, at + len).is_some_and(|n| wanted.contains(n.as_str())))
+        .filter(|&(at, len)| {
+            super::functions::token_after(b, at + len).is_some_and(|n| wanted.contains(n.as_str()))
+        })
         .map(|(at, _)| at)
         .collect();
     hits.sort_unstable();
@@ -131,23 +133,6 @@ fn constants(
         }
     });
     out
-}
-
-/// The folded symbol after a `defvar` or `defparameter` that ends at `at` (blanks
-/// between); `None` when none follows (the form is then not one to read).
-fn defined_name(b: &[u8], at: usize) -> Option<String> {
-    let rest = b.get(at..)?;
-    let start = rest.iter().position(|c| !c.is_ascii_whitespace())?;
-    if start == 0 {
-        return None;
-    }
-    let token = &rest[start..];
-    let end = token
-        .iter()
-        .position(|&c| c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b';' | b'"'))
-        .unwrap_or(token.len());
-    let token = std::str::from_utf8(&token[..end]).ok()?;
-    Some(token.to_lowercase())
 }
 
 /// `(defvar NAME VALUE [DOC])` with a constant VALUE.

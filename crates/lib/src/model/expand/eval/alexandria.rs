@@ -83,18 +83,9 @@ pub(crate) fn value(
         .collect();
     let mut test = vec![Val::sym("and")];
     test.extend(vars);
-    let choice = match operator {
-        "if-let" => {
-            let mut form = vec![Val::sym("if"), Val::List(test)];
-            form.extend(rest.iter().cloned());
-            form
-        }
-        _ => {
-            let mut form = vec![Val::sym("when"), Val::List(test)];
-            form.extend(rest.iter().cloned());
-            form
-        }
-    };
+    let choice_operator = if operator == "if-let" { "if" } else { "when" };
+    let mut choice = vec![Val::sym(choice_operator), Val::List(test)];
+    choice.extend(rest.iter().cloned());
     let form = Val::List(vec![
         Val::sym("let"),
         Val::List(bindings),

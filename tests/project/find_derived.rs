@@ -338,6 +338,45 @@ fn a_file_over_the_size_cap_is_searched() {
     assert_eq!(skipped.total, 1);
 }
 
+/// A file over the cap is searched, so its own definer macros and the uses its macros
+/// write are too: the passes that learn macros and find calls through them read it as
+/// the search does (it was left out of them, and `(defthing alpha)` in it made nothing).
+#[test]
+fn a_file_over_the_size_cap_teaches_its_macros() {
+    let mut big = String::from(
+        "(defmacro defthing (name) `(defun ,(symbolicate name \"-P\") ()))\n\
+         (defmacro with-thing ((x) &body body) `(let ((,x (open-thing))) (write-delim ,x) ,@body))\n\
+         (defthing alpha)\n\
+         (defun user () (with-thing (y) (print y)))\n",
+    );
+    while big.len() < 3000 {
+        big.push_str(";; filler filler filler filler filler filler filler filler\n");
+    }
+    let dir = project(&[("big.lisp", &big), ("small.lisp", "(defthing beta)\n")]);
+    let names = |name: &str| {
+        search_capped(&dir, 1000, |r| r.name = Some(name.into()))
+            .definitions
+            .unwrap()
+            .iter()
+            .map(|d| format!("{} {} {}:{}", d.kind, d.name, d.file, d.line))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names("alpha-p"), ["defun alpha-p big.lisp:3"]);
+    assert_eq!(names("beta-p"), ["defun beta-p small.lisp:1"]);
+    let callers = search_capped(&dir, 1000, |r| r.callers = Some("write-delim".into()));
+    let shown: Vec<_> = callers
+        .callers
+        .unwrap()
+        .iter()
+        .map(|c| format!("{} {}", c.name.as_deref().unwrap_or("-"), c.line))
+        .collect();
+    assert_eq!(
+        shown,
+        ["with-thing 2", "user 4"],
+        "the use with-thing writes"
+    );
+}
+
 #[test]
 fn global_definitions_inside_labels_and_flet_are_found() {
     let dir = project(&[(

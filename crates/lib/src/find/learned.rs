@@ -152,6 +152,21 @@ pub(crate) fn map_files(
     cancel: &CancelToken,
     learn: &(dyn Fn(&LoadedFile) -> Learned + Sync),
 ) -> Vec<Result<Arc<Learned>, ToolError>> {
+    let mut out = map_cached(search, guard, files, cancel, learn);
+    // A file over the size cap is learned as the search reads it (not kept: its size).
+    let large = |file: &LoadedFile| Arc::new(learn(file));
+    super::search_large_files(guard, files, &mut out, cancel, &large);
+    out
+}
+
+/// [`map_files`] of the files under the size cap.
+fn map_cached(
+    search: &Search,
+    guard: &Guard,
+    files: &[WalkedFile],
+    cancel: &CancelToken,
+    learn: &(dyn Fn(&LoadedFile) -> Learned + Sync),
+) -> Vec<Result<Arc<Learned>, ToolError>> {
     let Some((cache, key)) = &search.learned else {
         let work = |s: &Sourced| Arc::new(learn(&s.file));
         return crate::project::source::map_files_from(&*search.source, guard, files, cancel, work);

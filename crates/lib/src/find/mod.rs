@@ -436,8 +436,12 @@ impl Search {
         cancel: &CancelToken,
         work: impl Fn(&LoadedFile) -> R + Sync,
     ) -> Vec<Result<R, ToolError>> {
-        let work = |sourced: &Sourced| work(&sourced.file);
-        crate::project::source::map_files_from(&*self.source, guard, files, cancel, work)
+        let sourced = |sourced: &Sourced| work(&sourced.file);
+        let mut results =
+            crate::project::source::map_files_from(&*self.source, guard, files, cancel, sourced);
+        // Every pass reads the large files the answer reads: what a macro of one teaches.
+        search_large_files(guard, files, &mut results, cancel, &work);
+        results
     }
 
     /// `work` over every file of the scope, in order: a named file as it is, a walk's
@@ -711,12 +715,12 @@ pub const LARGE_FILE_FACTOR: u64 = 32;
 /// to [`LARGE_FILE_FACTOR`] times the cap: a scan is linear and the answer is what is
 /// bounded (paging, the collection budget), so a large file is not left out. Memory: one
 /// such file at a time.
-fn search_large_files(
+pub(crate) fn search_large_files<R>(
     guard: &Guard,
     files: &[WalkedFile],
-    results: &mut [Result<FileAnswer, ToolError>],
+    results: &mut [Result<R, ToolError>],
     cancel: &CancelToken,
-    work: &dyn Fn(&LoadedFile) -> FileAnswer,
+    work: &dyn Fn(&LoadedFile) -> R,
 ) {
     let large = large_guard(guard);
     for (file, result) in files.iter().zip(results.iter_mut()) {

@@ -126,7 +126,7 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
             Ok(Incoming::InvalidId(method)) => {
                 let error = serde_json::json!({
                     "id": null,
-                    "error": {"code": ErrorCode::InvalidRequest as i32, "message": format!("{method}: the id is not an integer or a string")}
+                    "error": {"code": ErrorCode::InvalidRequest as i32, "message": format!("{method}: the id is not one integer or string")}
                 });
                 out.raw(&error.to_string());
                 continue;

@@ -148,9 +148,10 @@ pub(super) fn read<R: BufRead>(
         return Ok(Some((Incoming::TooManyValues(id), length)));
     }
     let incoming = match serde_json::from_slice::<Message>(&body) {
-        // A notification has no id: one that has an invalid id was meant as a request.
+        // A notification has no id: one that has an invalid id was meant as a request, and
+        // so was one the probe refuses, which can only be one whose `id` is given twice.
         Ok(Message::Notification(n))
-            if serde_json::from_slice::<IdProbe>(&body).is_ok_and(|p| p.id.is_some()) =>
+            if serde_json::from_slice::<IdProbe>(&body).map_or(true, |p| p.id.is_some()) =>
         {
             Incoming::InvalidId(n.method)
         }

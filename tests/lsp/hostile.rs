@@ -233,3 +233,25 @@ fn a_huge_content_length_ends_the_session_with_an_error_not_an_allocation() {
     let _ = s.stdin.flush();
     assert_eq!(s.child.wait().expect("the server exits").code(), Some(1));
 }
+
+/// A request whose `id` is given twice is no valid request (which id would the answer
+/// carry?): it is answered with an `InvalidRequest` error and a null id, as an id of the
+/// wrong type is. It was read as a notification (which has no id) and never answered, so
+/// that the client waited for it forever.
+#[test]
+fn a_request_with_two_ids_gets_an_invalid_request_error() {
+    let mut s = start();
+    s.request(1, "initialize", json!({"capabilities": {}}));
+    s.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    s.raw(br#"{"jsonrpc":"2.0","id":2,"id":3,"method":"workspace/symbol","params":{"query":"a"}}"#);
+    let answer = s.next(&|m| m.get("method").is_none());
+    assert_eq!(error_code(&answer), -32600, "{answer}");
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    // A notification given an id twice was meant as a request too.
+    s.raw(br#"{"jsonrpc":"2.0","id":4,"id":5,"method":"initialized","params":{}}"#);
+    let answer = s.next(&|m| m.get("method").is_none());
+    assert_eq!(error_code(&answer), -32600, "{answer}");
+    let symbols = s.request(6, "workspace/symbol", json!({"query": "draw"}));
+    assert!(symbols["result"].is_array(), "{symbols}");
+    s.child.kill().ok();
+}

@@ -3,7 +3,8 @@
 //! them, the find library does (it learns the scope's `defmacro`s and instantiates their
 //! templates, nothing evaluated: docs/find.md). Asked only when the index has no
 //! definition of the name, over each root's files on disk, so a name that a macro call
-//! in an unsaved buffer makes is found once it is saved.
+//! in an unsaved buffer makes is found once it is saved. The index does not keep a file
+//! over the size cap either, which `find` searches: its plain definitions come from here.
 
 use super::convert::uri_of;
 use super::Server;
@@ -43,17 +44,17 @@ pub(super) fn definitions(server: &Server, query: &SymbolQuery) -> Vec<Value> {
     ) else {
         return Vec::new();
     };
-    let made = found
-        .definitions
-        .iter()
-        .flatten()
-        .filter(|d| d.via.is_some());
     let mut out = Vec::new();
-    for d in made {
+    for d in found.definitions.iter().flatten() {
         // find names a file as answers show it (escaped, below the first root).
         let Some(path) = server.guard.path_of_display(&d.file) else {
             continue;
         };
+        // Another definition the index lacks is one an open buffer no longer holds
+        // (stale), unless its file is one the index does not keep: over the size cap.
+        if d.via.is_none() && !over_cap(server, &path) {
+            continue;
+        }
         let Some(uri) = path.to_str().and_then(uri_of) else {
             continue;
         };
@@ -64,6 +65,11 @@ pub(super) fn definitions(server: &Server, query: &SymbolQuery) -> Vec<Value> {
         out.push(json!({"uri": uri, "range": Range::new(at, at)}));
     }
     out
+}
+
+/// Whether the file is over the size cap, which the index refuses and `find` searches.
+fn over_cap(server: &Server, path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.len() > server.guard.max_file_bytes())
 }
 
 /// The query as `find --name` reads it back: `pkg::name`, `(setf name)`, escaped with

@@ -544,3 +544,55 @@ fn a_walk_cut_at_its_file_limit_is_said_once_with_what_to_do() {
     assert_eq!(next["id"], json!(id), "{next}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A file over the size cap is not kept by the index, but `find` searches it: a name it
+/// defines with a plain `defun` or a `defstruct` is found by M-. as a name one of its
+/// macros makes is. The fallback kept only macro-made definitions (one a buffer does
+/// not hold any more is stale), so that `(gamma)` led nowhere.
+#[test]
+fn definitions_in_a_file_over_the_size_cap_are_found() {
+    let mut big = String::from(
+        "(defmacro defthing (name) `(defun ,(symbolicate name \"-P\") ()))\n\
+         (defthing alpha)\n\
+         (defstruct (pt (:conc-name pt-)) x)\n",
+    );
+    while big.len() < 3000 {
+        big.push_str(";; filler filler filler filler filler filler filler filler\n");
+    }
+    big.push_str("(defun gamma () 1)\n");
+    let last = big.lines().count() - 1;
+    let dir = root(
+        "over-cap-definitions",
+        &[
+            ("big.lisp", big.as_bytes()),
+            (
+                "small.lisp",
+                b"(defun caller () (gamma) (pt-x 1) (alpha-p))\n",
+            ),
+        ],
+    );
+    let mut s = start(&dir, &["--max-file-bytes", "1000"]);
+    let small = uri(&dir, "small.lisp");
+    let at = |character: u32| json!({"textDocument": {"uri": small}, "position": {"line": 0, "character": character}});
+    let lines = |answer: &Value| -> Vec<(String, u64)> {
+        let found = answer["result"].as_array().cloned().unwrap_or_default();
+        found
+            .iter()
+            .map(|l| {
+                let file = l["uri"]
+                    .as_str()
+                    .unwrap()
+                    .rsplit('/')
+                    .next()
+                    .unwrap()
+                    .to_string();
+                (file, l["range"]["start"]["line"].as_u64().unwrap())
+            })
+            .collect()
+    };
+    let big_at = |line: usize| vec![("big.lisp".to_string(), line as u64)];
+    for (character, line) in [(19, last), (27, 2), (36, 1)] {
+        let answer = s.request("textDocument/definition", at(character));
+        assert_eq!(lines(&answer), big_at(line), "at {character}: {answer}");
+    }
+}

@@ -421,3 +421,68 @@ fn the_names_of_a_wide_structure_cost_linear_space() {
         definitions.len()
     );
 }
+
+/// Known misses found by the outside review on SBCL's tree and cl-asdf, none of which
+/// the tests held; ignored until the model covers them (each assertion is what SBCL
+/// itself records).
+fn names_found(files: &[(&str, &str)], name: &str) -> Vec<String> {
+    let dir = project(files);
+    by_name(&dir, name)
+        .iter()
+        .map(|d| format!("{} {} {}:{}", d.kind, d.name, d.file, d.line))
+        .collect()
+}
+
+/// SBCL's src/code/defbangstruct.lisp holds `#+nil (defmacro sb-xc:defstruct (&rest
+/// args) `(push ...))`, and its `def!struct` writes `(sb-xc:defstruct ,@args)`. At top
+/// level a call of `sb-xc:defstruct` is the definer table's `defstruct` ("the definer
+/// table's entries stay what they are"); inside an expansion the learned macro takes its
+/// place and makes nothing, so none of the accessors of SBCL's 28 `def!struct`s is found
+/// (`find --name debug-info-source` on /usr/share/sbcl-source finds only sb-introspect's
+/// own defun, and M-. on `sb-c::debug-info-source` lands there).
+#[test]
+#[ignore = "model: a learned macro replaces a definer-table entry inside an expansion"]
+fn a_learned_macro_does_not_replace_the_definer_table_inside_an_expansion() {
+    let found = names_found(
+        &[(
+            "a.lisp",
+            "(defmacro sb-xc:defstruct (&rest args) `(push (quote ,args) *x*))\n(defmacro def!struct (&rest args) `(progn (sb-xc:defstruct ,@args)))\n(def!struct point x)\n(sb-xc:defstruct other y)\n",
+        )],
+        "point-x",
+    );
+    assert_eq!(found, ["accessor point-x a.lisp:3"]);
+}
+
+/// `(def!struct (compiled-debug-info (:include debug-info)) ...)`: the accessors of the
+/// included slots of a structure a macro writes (SBCL's `compiled-debug-info-source`).
+#[test]
+#[ignore = "model: :include of a structure written by a project macro"]
+fn an_included_structure_written_by_a_macro_gives_its_accessors() {
+    let found = names_found(
+        &[
+            ("a.lisp", "(defmacro def!struct (&rest args) `(defstruct ,@args))\n"),
+            (
+                "b.lisp",
+                "(def!struct (debug-info (:copier nil)) (name 0) (source nil))\n(def!struct (compiled-debug-info (:include debug-info)) fun-map)\n",
+            ),
+        ],
+        "compiled-debug-info-source",
+    );
+    assert_eq!(found, ["accessor compiled-debug-info-source b.lisp:2"]);
+}
+
+/// cl-asdf's `defparameter*` (upgrade.lisp) names a function with `(string-trim "*"
+/// var)`, a pure builder not among those computed: SBCL records
+/// `%compute-asdf-session-class-value` at session.lisp:29, find nothing.
+#[test]
+#[ignore = "model: string-trim is not a computed name builder"]
+fn string_trim_builds_a_name() {
+    let found = names_found(
+        &[(
+            "a.lisp",
+            "(defmacro defparameter* (var value)\n  (let* ((name (string-trim \"*\" var))\n         (valfun (intern (format nil \"%~A-~A-~A\" :compute name :value))))\n    `(progn (defun ,valfun () ,value)\n            (defvar ,var (,valfun)))))\n(defparameter* *asdf-session-class* 'session)\n",
+        )],
+        "%compute-asdf-session-class-value",
+    );
+    assert_eq!(found, ["defun %compute-asdf-session-class-value a.lisp:6"]);
+}

@@ -486,3 +486,24 @@ fn string_trim_builds_a_name() {
     );
     assert_eq!(found, ["defun %compute-asdf-session-class-value a.lisp:6"]);
 }
+
+/// A chain of 200,000 quotes in a macro's template was read into as many nested values
+/// (lists are read at most 48 deep, prefixes were not bounded), and freeing them
+/// overflowed the stack: the process aborted. Through the real binary, so that an abort
+/// fails this test and not the test binary.
+#[test]
+fn a_long_chain_of_quotes_in_a_template_is_bounded() {
+    let quotes = "'".repeat(200_000);
+    let dir = project(&[(
+        "q.lisp",
+        &format!("(defmacro m2 (x) `(defun ,x () {quotes}y))\n(m2 made-fn)\n"),
+    )]);
+    let out = Command::new(BIN)
+        .args(["find", "--name", "made-fn", "--detail", "names"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout.contains("2: defun made-fn"), "{stdout}");
+}

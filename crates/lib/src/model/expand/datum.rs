@@ -1,6 +1,7 @@
 //! Lisp data as the expander works on them: a form read from source text into a small
-//! tree ([`Val`]) and printed back as text. Bounded: lists deeper than [`MAX_DEPTH`] are
-//! read as [`Val::Unknown`], so every function over a tree recurses at most that deep.
+//! tree ([`Val`]) and printed back as text. Bounded: lists deeper than [`MAX_DEPTH`], and
+//! a datum after more than `MAX_PREFIXES` quotes and commas, are read as [`Val::Unknown`],
+//! so every function over a tree recurses at most that deep (times the prefixes).
 
 use super::super::symbols::{Prefix as Package, Written};
 use crate::scan::{each_event_read, Event, Prefix};
@@ -156,8 +157,17 @@ enum Wrap {
     Opaque,
 }
 
+/// Most prefixes read before one datum (`,',` is three): past it the datum is not read,
+/// so that a chain of quotes nests no deeper than lists do (a value's depth is what
+/// walking and freeing it take in stack).
+const MAX_PREFIXES: usize = 16;
+
 impl Frame {
     fn push(&mut self, mut v: Val) {
+        if self.prefixes.len() > MAX_PREFIXES {
+            self.prefixes.clear();
+            v = Val::Unknown;
+        }
         while let Some(w) = self.prefixes.pop() {
             v = match w {
                 Wrap::Quote => Val::Quote(Box::new(v)),

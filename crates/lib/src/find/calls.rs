@@ -782,6 +782,10 @@ fn shape(op: &str) -> Shape {
         "defstruct" => Shape::Defstruct,
         "setf" | "psetf" => Shape::Setf,
         "loop" => Shape::Loop,
+        // CFFI's declarations of C functions, variables and types: names and C types,
+        // no code (`(defcfun "SSL_new" :pointer (ctx :pointer))` calls no `ctx`).
+        "defcfun" | "defcvar" | "defcstruct" | "defcunion" | "defcenum" | "defbitfield"
+        | "defctype" => Shape::Nothing,
         _ if op.starts_with("with-") => Shape::With,
         _ => Shape::Code,
     }
@@ -848,6 +852,15 @@ mod tests {
             count("(defun a () (loop for (foo b) in x do (foo)))", "foo"),
             1
         );
+    }
+
+    #[test]
+    fn cffi_declarations_hold_no_calls() {
+        let defcfun = "(defcfun \"SSL_new\" :pointer (ctx :pointer))";
+        assert_eq!(count(defcfun, "ctx"), 0);
+        let defcstruct = "(cffi:defcstruct settings (host :char :count 119))";
+        assert_eq!(count(defcstruct, "host"), 0);
+        assert_eq!(count("(defun a () (ctx 1))", "ctx"), 1);
     }
 
     #[test]

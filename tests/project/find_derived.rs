@@ -441,7 +441,6 @@ fn names_found(files: &[(&str, &str)], name: &str) -> Vec<String> {
 /// (`find --name debug-info-source` on /usr/share/sbcl-source finds only sb-introspect's
 /// own defun, and M-. on `sb-c::debug-info-source` lands there).
 #[test]
-#[ignore = "model: a learned macro replaces a definer-table entry inside an expansion"]
 fn a_learned_macro_does_not_replace_the_definer_table_inside_an_expansion() {
     let found = names_found(
         &[(

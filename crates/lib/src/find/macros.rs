@@ -58,6 +58,7 @@ pub(crate) fn learn(
     let calls = std::mem::take(&mut needs.calls);
     learn_functions(guard, parts, &defuns, search, &mut macros, calls, cancel);
     search.read_time = needs.defines;
+    macros.forget(|n| matches!(grammar.lookup(n), GrammarLookup::Definer(_)));
     macros.finish();
     // The definer table's entries stay what they are.
     let names: Vec<String> = macros

@@ -180,6 +180,14 @@ impl Macros {
         self.map.get(name)
     }
 
+    /// Forgets the learned macros whose names `is_table_definer` says the definer table
+    /// holds: the table's entries stay what they are inside an expansion as at top level
+    /// (SBCL's `#+nil (defmacro sb-xc:defstruct ...)` would otherwise turn every
+    /// `def!struct` into a `push`).
+    pub(crate) fn forget(&mut self, is_table_definer: impl Fn(&str) -> bool) {
+        self.map.retain(|name, _| !is_table_definer(name));
+    }
+
     /// The folded names of the macros.
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.map.keys().map(String::as_str)

@@ -74,6 +74,9 @@ pub(crate) fn page(
         };
     let by_name = request.detail == Some(FindDetail::Names);
     let mut page = Page::new(request.limit);
+    // A grep line says no package: only where no header says one, so that it never reads
+    // as "the package above".
+    page.grep_lines = !has_packages;
     let (mut callers, mut callees) = (None, None);
     let (definitions, references) = match mode {
         FindMode::Callers => {
@@ -176,6 +179,8 @@ struct Page {
     /// The package line of the last entry (docs/find.md#text-format).
     current_package: Option<String>,
     shown: usize,
+    /// A file's only one-line entry may be a grep line (no header names a package).
+    grep_lines: bool,
 }
 
 impl Page {
@@ -187,12 +192,13 @@ impl Page {
             current_file: None,
             current_package: None,
             shown: 0,
+            grep_lines: false,
         }
     }
 
-    /// The entries from `offset` that fit, their text written under file headers; a
-    /// header that names no package over one entry of one line is that line as grep
-    /// prints it, `PATH:LINE:TEXT` (docs/find.md#text-format).
+    /// The entries from `offset` that fit, their text written under file headers; in an
+    /// answer whose headers name no package, a header over one entry of one line is that
+    /// line as grep prints it, `PATH:LINE:TEXT` (docs/find.md#text-format).
     fn take<T>(
         &mut self,
         entries: Vec<T>,
@@ -226,7 +232,7 @@ impl Page {
             page.push(entry);
         }
         for (file, package, text) in groups {
-            match grep_line(&text).filter(|_| package.is_empty()) {
+            match grep_line(&text).filter(|_| self.grep_lines && package.is_empty()) {
                 Some((line, rest)) => {
                     let _ = writeln!(self.content, "{file}:{line}:{rest}");
                 }

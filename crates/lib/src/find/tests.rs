@@ -115,9 +115,9 @@ fn references_group_by_top_level_form_and_mark_definitions() {
     assert_eq!(result.files_searched, 2);
     assert_eq!(result.total, 4);
     assert!(
-        result.content.starts_with(
-            "==> a.lisp <==\n2: (progn (defmacro foo ()))  [definition]\n"
-        ),
+        result
+            .content
+            .starts_with("==> a.lisp <==\n2: (progn (defmacro foo ()))  [definition]\n"),
         "{}",
         result.content
     );
@@ -194,10 +194,7 @@ fn definitions_by_name_pattern_kinds_and_body() {
     assert_eq!(d.body.as_deref(), Some("(defun make-foo (x) x)"));
     assert_eq!(d.signature, "(defun make-foo (x) ...)");
     assert_eq!(d.file, "src/a.lisp");
-    assert_eq!(
-        result.content,
-        "src/a.lisp:1:(defun make-foo (x) x)\n"
-    );
+    assert_eq!(result.content, "src/a.lisp:1:(defun make-foo (x) x)\n");
 }
 
 #[test]

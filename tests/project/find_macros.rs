@@ -161,6 +161,28 @@ fn a_pattern_lists_what_the_call_makes_instead_of_its_first_argument() {
 #[test]
 fn the_binary_says_which_macro_made_a_definition() {
     let dir = project();
+    // One call's definitions: the macro and its call said once, by the first.
+    let out = Command::new(BIN)
+        .args([
+            "find",
+            "--name-pattern",
+            "point",
+            "--kinds",
+            "defun",
+            "--root",
+        ])
+        .arg(&dir)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "3: defun make-point, via defthing at 3: (defthing point)\n 3: defun point-p\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("via defthing").count(), 1, "{text}");
     let out = Command::new(BIN)
         .args(["find", "--name", "point-p", "--root"])
         .arg(&dir)

@@ -105,6 +105,8 @@ pub(crate) fn page(
             // The file, generic function and `#+`/`#-` prefixes of the last entry, when
             // a method or a generic function's `defgeneric`.
             let last_method: RefCell<Option<(String, String, String)>> = RefCell::new(None);
+            // The file, line and macro of the form that made the last entry.
+            let last_form: RefCell<Option<Made>> = RefCell::new(None);
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
                 offset,
@@ -114,6 +116,9 @@ pub(crate) fn page(
                         return names::definition_line(d);
                     }
                     let above = last_method.borrow_mut().take();
+                    if let Some(text) = made_again(d, &mut last_form.borrow_mut()) {
+                        return text;
+                    }
                     let group = method_group(d).map(|g| (d.file.clone(), g));
                     let text = match (&group, &above) {
                         (Some((file, g)), Some((f, ag, prefixes))) if file == f && g == ag => {
@@ -492,6 +497,24 @@ fn definition_text(d: &Definition) -> String {
             text
         }
     }
+}
+
+/// The form a derived definition or a macro's definition comes from: file, line, macro.
+type Made = (String, usize, Option<String>);
+
+/// A definition made by the same form as the entry above (a macro's call, a
+/// `defstruct`): ` LINE: KIND NAME` under it, the form and macro said once by the first
+/// (docs/find.md#definitions-made-by-the-projects-own-macros). `last`: the form of the
+/// entry above, updated.
+fn made_again(d: &Definition, last: &mut Option<Made>) -> Option<String> {
+    let made = d
+        .form
+        .as_ref()
+        .filter(|_| d.body.is_none())
+        .map(|f| (d.file.clone(), f.line, d.via.clone()));
+    let again = made.is_some() && *last == made;
+    *last = made;
+    again.then(|| format!(" {}: {} {}\n", d.line, d.kind, d.name))
 }
 
 /// A method listed without its body: its generic function's name, lowercased (`area`,

@@ -87,11 +87,12 @@ fn a_line_longer_than_the_cap_is_cut_alone_and_says_where_its_rest_is() {
     assert_eq!(result["structuredContent"]["next_start_line"], 2);
     let kept = content.trim_end().len();
     let text = text_of(&result);
-    assert!(
-        text.contains(&format!(
-            "[Line 1 is longer than the size cap: its rest is bytes {kept}..{}",
-            long.len()
-        )),
-        "{text}"
+    let note = format!(
+        "[Line 1 is longer than the size cap: its rest is bytes {kept}..{}",
+        long.len()
     );
+    assert!(text.contains(&note), "{text}");
+    // Read says it in its summary.
+    let result = server.tool("Read", json!({"path": "one.txt"}));
+    assert!(text_of(&result).contains(&note), "{}", text_of(&result));
 }

@@ -342,6 +342,15 @@ pub(crate) fn read_window(
     }
 }
 
+/// What a window says of its one line when the size cap cut it (`cut`: its 1-based
+/// number and the bytes holding its rest): these tools have no byte window, the main
+/// tool does.
+pub fn cut_line_note((line, start, end): (usize, u64, u64)) -> String {
+    format!(
+        "[Line {line} is longer than the size cap: its rest is bytes {start}..{end}, read with lisp-read-file strategy {{\"type\":\"byteRange\",\"start\":{start},\"end\":{end}}}.]"
+    )
+}
+
 /// True when the file's last line has no line break: it is returned without one.
 pub(crate) fn ends_without_newline(source: &Source) -> bool {
     !source.bytes().is_empty() && !source.bytes().ends_with(b"\n")

@@ -500,6 +500,10 @@ fn call_read_file(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken)
     match outcome {
         Ok(output) => {
             let mut text = vec![ContentBlock::text(output.content.clone())];
+            if let Some(cut) = output.cut_line {
+                // Whole lines up to the size cap; a longer line alone is cut (docs/mcp.md#read_file).
+                text.push(ContentBlock::text(tool::compat::cut_line_note(cut)));
+            }
             if let Some(next) = output.next_start_line {
                 text.push(ContentBlock::text(format!(
                     "[Truncated: {} of {} lines returned. Use start_line={next} to continue.]",

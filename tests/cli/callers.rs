@@ -161,3 +161,50 @@ fn the_text_heads_each_caller_with_its_name_not_its_lambda_list() {
     );
     assert!(!text.contains("(defun total-area (shapes)"), "{text}");
 }
+
+/// A list in the arguments of an operator the scope does not define may be a binding
+/// (`(let-when (objlist (mklist objs)) ...)` binds `objlist`): a name outside the scope is
+/// listed as called only from code known to be code (under Common Lisp's operators or a
+/// function of the scope); the scope's own definitions are callees wherever they are.
+#[test]
+fn callees_outside_the_scope_are_read_from_known_code_only() {
+    let dir = std::env::temp_dir().join(format!("lrf-callees-known-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("m.lisp"),
+        "(in-package :m)
+(defun helper (x) x)
+(defun wrap (x) x)
+(defun user (objs)
+  (let-when (objlist (mklist objs))
+    (helper objlist))
+  (wrap (external-fn objs))
+  (list (other-external objs)))
+",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["find", "--callees", "user", "--json", "--root"])
+        .arg(&dir)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let entry = &result["callees"][0];
+    let names: Vec<&str> = entry["callees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["helper", "wrap"]);
+    assert_eq!(
+        entry["outside"],
+        serde_json::json!(["let-when", "external-fn", "other-external"])
+    );
+}

@@ -1182,7 +1182,7 @@ fn find_definitions_and_references() {
         .to_string();
     assert_eq!(
         out,
-        "==> src/a.lisp <== package common-lisp-user\n1: (defun make-point (x y)  [definition]\n3: (defun norm (p) (make-point p \"make-point\"))\n==> src/b.lisp <== package common-lisp-user\n2: (defvar *p* (make-point 0 0))\n==> t/c.lisp <== package common-lisp-user\n1: (deftest make-point-test () (make-point 1 2))\n"
+        "==> src/a.lisp <==\n1: (defun make-point (x y)  [definition]\n3: (defun norm (p) (make-point p \"make-point\"))\nsrc/b.lisp:2:(defvar *p* (make-point 0 0))\nt/c.lisp:1:(deftest make-point-test () (make-point 1 2))\n"
     );
     let out = s
         .run(&[
@@ -1226,7 +1226,7 @@ fn find_definitions_and_references() {
         .ok()
         .to_string();
     assert!(
-        out.starts_with("==> src/a.lisp <== package common-lisp-user\n1: (defun make-point (x y)\n  (list x y))\n"),
+        out.starts_with("==> src/a.lisp <==\n1: (defun make-point (x y)\n  (list x y))\n"),
         "{out}"
     );
     // Usage errors: no mode, two modes.

@@ -87,7 +87,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "==> api.lisp <== package demo\n4: (defun send (stream body &key (length (length body)) (headers nil))  [definition]\n12: (defun helper-b ...)\n 13: (send y \"(handler-case\")))\n15: (defoptimizer (send derive-type) ...)  [definition]\n 16: (send stream body))\n"
+        "==> api.lisp <==\n4: (defun send (stream body &key (length (length body)) (headers nil))  [definition]\n12: (defun helper-b ...)\n 13: (send y \"(handler-case\")))\n15: (defoptimizer (send derive-type) ...)  [definition]\n 16: (send stream body))\n"
     );
     // A use in the container itself, outside its child forms: the container is the one
     // entry (entries never overlap); a child form holding a use is one.
@@ -99,7 +99,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "==> api.lisp <== package common-lisp-user\n1: (progn send\n 2: (defun a () (send 2)))\n"
+        "==> api.lisp <==\n1: (progn send\n 2: (defun a () (send 2)))\n"
     );
     fs::write(
         dir.join("api.lisp"),
@@ -109,7 +109,7 @@ fn uses_are_headed_by_the_name_and_listed_under_the_child_forms_of_a_container()
     let (out, _) = run(&dir, &["find", "--symbol", "send"]);
     assert_eq!(
         out,
-        "==> api.lisp <== package common-lisp-user\n1: (progn (send 1)\n2: (defun a () (send 2)))\n"
+        "==> api.lisp <==\n1: (progn (send 1)\n2: (defun a () (send 2)))\n"
     );
 }
 
@@ -146,7 +146,7 @@ fn a_use_in_a_macrolet_template_is_under_the_definition_it_writes() {
     let (out, _) = run(&dir, &["find", "--symbol", "make-values-type"]);
     assert_eq!(
         out,
-        "==> srctran.lisp <== package common-lisp-user\n1: (macrolet (...) ...)\n 7: (make-values-type))\n4: (defoptimizer (,name derive-type) ...)\n 5: (make-values-type :required (list number divisor))))))\n"
+        "==> srctran.lisp <==\n1: (macrolet (...) ...)\n 7: (make-values-type))\n4: (defoptimizer (,name derive-type) ...)\n 5: (make-values-type :required (list number divisor))))))\n"
     );
     let (out, _) = run(&dir, &["find", "--symbol", "make-values-type", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -171,13 +171,13 @@ fn the_names_level_lists_each_entry_by_its_kind_and_name() {
     let (out, status) = run(&dir, &["find", "--symbol", "send", "--detail", "names"]);
     assert_eq!(
         out,
-        "==> api.lisp <== package demo\n4: defun send  [definition]\n12: defun helper-b\n15: defoptimizer (send derive-type)  [definition]\n"
+        "==> api.lisp <==\n4: defun send  [definition]\n12: defun helper-b\n15: defoptimizer (send derive-type)  [definition]\n"
     );
     assert_eq!(status, Some(0));
     let (out, _) = run(&dir, &["find", "--callers", "send", "--detail", "names"]);
     assert_eq!(
         out,
-        "==> api.lisp <== package demo\n12: defun helper-b\n15: defoptimizer (send derive-type)\n"
+        "==> api.lisp <==\n12: defun helper-b\n15: defoptimizer (send derive-type)\n"
     );
     // A definition inside a container: the container's `#-abcl` is on the container's
     // line, as at the default level.
@@ -187,16 +187,13 @@ fn the_names_level_lists_each_entry_by_its_kind_and_name() {
     );
     assert_eq!(
         out,
-        "==> api.lisp <== package demo\n11: defun helper-a\n12: defun helper-b\n"
+        "==> api.lisp <==\n11: defun helper-a\n12: defun helper-b\n"
     );
     // A form that names nothing keeps its heading (here the `let`'s child form that
     // holds all its uses, as at the default level).
     fs::write(dir.join("api.lisp"), "(let ((x 1))\n  (send x))\n").unwrap();
     let (out, _) = run(&dir, &["find", "--symbol", "send", "--detail", "names"]);
-    assert_eq!(
-        out,
-        "==> api.lisp <== package common-lisp-user\n2: (send x)\n"
-    );
+    assert_eq!(out, "api.lisp:2:(send x)\n");
     // The structured answer is the same at both levels.
     fs::write(dir.join("api.lisp"), API).unwrap();
     let json = |extra: &[&str]| {

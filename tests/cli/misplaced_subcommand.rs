@@ -31,5 +31,5 @@ fn options_before_find_are_told_to_go_after_it() {
         .unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(out.status.success(), "{out:?}");
-    assert!(String::from_utf8_lossy(&out.stdout).contains("\n1: (defun ok () ...)"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("a.lisp:1:(defun ok ()\n"));
 }

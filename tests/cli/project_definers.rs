@@ -37,7 +37,10 @@ fn a_project_table_cannot_hide_a_defun() {
         format!("1: (defun steal-credentials (x) ...)\n{note}")
     );
     let found = run(&["find", "--name", "steal-credentials", "."]);
-    assert!(found.contains("1: (defun steal-credentials (x)"), "{found}");
+    assert!(
+        found.contains("code.lisp:1:(defun steal-credentials (x)\n"),
+        "{found}"
+    );
     assert_eq!(found.matches(note).count(), 1, "{found}");
     let map = run(&["."]);
     assert_eq!(map.matches(note).count(), 1, "{map}");

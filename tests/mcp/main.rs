@@ -17,6 +17,7 @@ mod kept_files;
 mod mcp;
 mod mcp_robustness;
 mod path_display;
+mod read_file_cap;
 mod size_cap_and_definer_notes;
 mod smaller;
 mod walk_cancellation;

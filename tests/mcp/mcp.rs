@@ -461,7 +461,7 @@ fn lisp_find_definitions_references_and_errors() {
     let named = structured_ok(tool, &names);
     assert_eq!(named["references"], value["references"]);
     assert!(
-        text_of(&names).starts_with("==> src/a.lisp <== package common-lisp-user\n1: defun make-point  [definition]\n4: defun norm\n==> src/b.lisp <== package common-lisp-user\n1: defmacro make-line\n"),
+        text_of(&names).starts_with("==> src/a.lisp <==\n1: defun make-point  [definition]\n4: defun norm\nsrc/b.lisp:1:defmacro make-line\n"),
         "{}",
         text_of(&names)
     );

@@ -60,7 +60,8 @@ fn project() -> PathBuf {
     dir
 }
 
-/// No control character but `\n` (and `\t`) ends up in the text, and no forged header.
+/// No control character but `\n` (and `\t`) ends up in the text, and no forged header;
+/// `headers`: the files the text names (by header or grep line).
 fn assert_clean(what: &str, text: &str, headers: Option<usize>) {
     let raw: Vec<char> = text
         .chars()
@@ -81,7 +82,17 @@ fn assert_clean(what: &str, text: &str, headers: Option<usize>) {
         );
     }
     if let Some(n) = headers {
-        let count = text.lines().filter(|l| l.starts_with("==> ")).count();
+        // A file's header, or a file's only entry as grep prints it (`PATH:LINE:TEXT`).
+        let grep_line = |l: &str| {
+            !l.starts_with(|c: char| c.is_ascii_digit() || c == ' ' || c == '[')
+                && l.split(".lisp:")
+                    .nth(1)
+                    .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
+        };
+        let count = text
+            .lines()
+            .filter(|l| l.starts_with("==> ") || grep_line(l))
+            .count();
         assert_eq!(
             count, n,
             "{what}: {count} headers for {n} files in:\n{text}"
@@ -160,7 +171,9 @@ fn find_shows_the_names_escaped_and_the_backslash_as_itself() {
         assert_clean("find stderr", &err, None);
         for (_, shown) in NAMES {
             assert!(
-                out.contains(&format!("==> {shown} <==")),
+                out.contains(&format!("==> {shown} <=="))
+                    || out.contains(&format!("\n{shown}:1:"))
+                    || out.starts_with(&format!("{shown}:1:")),
                 "{args:?}: {shown} in:\n{out}"
             );
         }
@@ -336,7 +349,9 @@ fn every_mcp_tool_shows_the_names_escaped() {
     assert_answer_clean("lisp-find", &text, &structured, Some(NAMES.len()));
     for (_, shown) in NAMES {
         assert!(
-            text.contains(&format!("==> {shown} <==")),
+            text.contains(&format!("==> {shown} <=="))
+                || text.contains(&format!("\n{shown}:1:"))
+                || text.starts_with(&format!("{shown}:1:")),
             "{shown} in:\n{text}"
         );
     }

@@ -151,7 +151,10 @@ fn a_project_table_cannot_hide_defun_and_every_answer_says_it_is_in_force() {
         "{view}"
     );
     let find = texts(&results[1]).join("\n");
-    assert!(find.contains("1: (defun steal-credentials (x)"), "{find}");
+    assert!(
+        find.contains("code.lisp:1:(defun steal-credentials (x)\n"),
+        "{find}"
+    );
     for answer in [&view, &find] {
         assert_eq!(
             answer

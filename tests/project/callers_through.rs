@@ -60,18 +60,61 @@ fn find(dir: &PathBuf, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The macro a caller calls through is said once per caller: on its heading when every
+/// call is through it (three calls, one tag), after each such line when calls differ; a
+/// caller whose calls are all on its heading's line is that line alone.
+#[test]
+fn the_macro_a_caller_calls_through_is_said_once() {
+    let dir = std::env::temp_dir().join(format!("lrf-through-once-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("macros.lisp"), MACROS).unwrap();
+    std::fs::write(
+        dir.join("uses.lisp"),
+        "(in-package :json)
+
+(defun thrice ()
+  (with-object () 1)
+  (with-object () 2)
+  (with-object () 3))
+
+(defun mixed (stream)
+  (with-object () 1)
+  (write-delimiter #\\[ stream))
+
+(with-object () (top))
+",
+    )
+    .unwrap();
+    let text = find(&dir, &["--callers", "write-delimiter"]);
+    let uses = &text[text.find("==> uses.lisp").expect(&text)..];
+    assert_eq!(
+        uses,
+        "==> uses.lisp <==
+3: (defun thrice ...)  [through with-object]
+ 4: (with-object () 1)
+ 5: (with-object () 2)
+ 6: (with-object () 3))
+8: (defun mixed ...)
+ 9: (with-object () 1)  [through with-object]
+ 10: (write-delimiter #\\[ stream))
+12: (with-object () (top))  [through with-object]
+"
+    );
+}
+
 #[test]
 fn the_binary_lists_the_callers_a_macro_writes_the_call_into() {
     let dir = fixture();
     let text = find(&dir, &["--callers", "write-delimiter"]);
     // The method calls it through the macro, encode-plist through a macro calling it;
     // `spelled` calls it itself; the macro's own template is its code as before.
+    // Each caller's calls are all through one macro: it is said on the heading.
     assert!(
-        text.contains("(with-aggregate/object (stream #\\{ #\\})  [through with-aggregate/object]"),
+        text.contains("...)  [through with-aggregate/object]\n 4: (with-aggregate/object (stream #\\{ #\\})\n"),
         "{text}"
     );
     assert!(
-        text.contains("(with-object ()  [through with-object]"),
+        text.contains("(defun encode-plist ...)  [through with-object]\n 8: (with-object ()\n"),
         "{text}"
     );
     assert!(text.contains("(write-delimiter #\\[ stream))\n"), "{text}");

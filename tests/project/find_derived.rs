@@ -216,7 +216,7 @@ fn the_text_view_names_the_form_that_makes_a_definition() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("\n8: accessor lexer-reg, made by 3: (defstruct (lexer"),
+        text.contains("lexer.lisp:8:accessor lexer-reg, made by 3: (defstruct (lexer"),
         "{text}"
     );
     let out = Command::new(BIN)

@@ -161,6 +161,28 @@ fn a_pattern_lists_what_the_call_makes_instead_of_its_first_argument() {
 #[test]
 fn the_binary_says_which_macro_made_a_definition() {
     let dir = project();
+    // One call's definitions: the macro and its call said once, by the first.
+    let out = Command::new(BIN)
+        .args([
+            "find",
+            "--name-pattern",
+            "point",
+            "--kinds",
+            "defun",
+            "--root",
+        ])
+        .arg(&dir)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "3: defun make-point, via defthing at 3: (defthing point)\n 3: defun point-p\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.matches("via defthing").count(), 1, "{text}");
     let out = Command::new(BIN)
         .args(["find", "--name", "point-p", "--root"])
         .arg(&dir)
@@ -174,7 +196,7 @@ fn the_binary_says_which_macro_made_a_definition() {
     );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("\n3: defun point-p, via defthing at 3: (defthing point)"),
+        text.contains("uses.lisp:3:defun point-p, via defthing at 3: (defthing point)"),
         "{text}"
     );
     let out = Command::new(BIN)
@@ -324,7 +346,9 @@ fn names_computed_by_the_projects_functions_are_found() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("\n2: defun read-uint2, via integer-reader at 2: (integer-reader 2)\n"),
+        text.contains(
+            "helped-uses.lisp:2:defun read-uint2, via integer-reader at 2: (integer-reader 2)\n"
+        ),
         "{text}"
     );
 }
@@ -534,7 +558,7 @@ fn names_computed_by_the_evaluated_forms_are_found() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("\n2: defun ub16ref/be, via #. at 2: #.(loop"),
+        text.contains("eval-uses.lisp:2:defun ub16ref/be, via #. at 2: #.(loop"),
         "{text}"
     );
 }

@@ -259,7 +259,7 @@ async def test_lisp_find_definitions_references_and_refusals(project: Project) -
             ("src/b.lisp", 1, False, [(1, 18)]),
         ]
         # A form whose uses are all on its first line is that line; a whole answer has no count line.
-        assert refs["content"].startswith("==> src/a.lisp <== package common-lisp-user\n1: (defun make-point (x y)  [definition]\n3: (defun norm ...)\n 5: (make-point p")
+        assert refs["content"].startswith("==> src/a.lisp <==\n1: (defun make-point (x y)  [definition]\n3: (defun norm ...)\n 5: (make-point p")
         assert "searched]" not in refs["content"]
         mentions = await server.ok("lisp-find", {"text": "make-point", "path": "src"})
         assert mentions["mode"] == "references" and mentions["total"] == 3

@@ -68,8 +68,10 @@ pub const MAX_CALLEE_DEFINITIONS: usize = 256;
 /// A symbol as the index keys it: folded name, and whether it is a `(setf name)`.
 type Key = (String, bool);
 
-/// A call not yet resolved: its key, its name as written, where it is.
-pub(crate) type RawCall = (Key, String, Use);
+/// A call not yet resolved: its key, its name as written, where it is, and the key and
+/// name of the operator without a standard shape whose argument its list is
+/// ([`super::calls::Call::under`]).
+pub(crate) type RawCall = (Key, String, Use, Option<(Key, String)>);
 
 /// What one file gives a callees search.
 #[derive(Default)]
@@ -168,7 +170,12 @@ pub(crate) fn in_file(
                             written.to_string()
                         };
                         let key = (token_name(&b[call.start..call.end]), call.setf);
-                        (key, shown, uses[c].clone())
+                        let under = call.under.map(|(start, end)| {
+                            let token = &b[start..end];
+                            let written = String::from_utf8_lossy(token).to_string();
+                            ((token_name(token), false), written)
+                        });
+                        (key, shown, uses[c].clone(), under)
                     })
                     .collect();
                 found.entries.push((entry(&shown_file, unit), raw));
@@ -303,6 +310,18 @@ fn is_common_lisp(written: &str, name: &str) -> bool {
     }
 }
 
+/// Whether the operator `written` (key `key`) is known to take forms as arguments:
+/// Common Lisp's own (its macros without a standard shape take forms too) or a function
+/// of the scope. A name outside the scope at the head of a list in the arguments of any
+/// other operator (a macro, or one the scope does not define) may be a binding's or
+/// data's, not a call (docs/find.md#callees): it is not listed.
+fn known_function(index: &HashMap<Key, Vec<CalleeDefinition>>, key: &Key, written: &str) -> bool {
+    is_common_lisp(written, &key.0)
+        || index
+            .get(key)
+            .is_some_and(|ds| ds.iter().any(|d| !d.kind.ends_with("defmacro")))
+}
+
 /// The entries with their calls resolved against the index of every file.
 pub(crate) fn resolve(found: Vec<FileCallees>) -> Vec<CalleesEntry> {
     let mut index: HashMap<Key, Vec<CalleeDefinition>> = HashMap::new();
@@ -318,7 +337,7 @@ pub(crate) fn resolve(found: Vec<FileCallees>) -> Vec<CalleesEntry> {
         .map(|(mut entry, raw)| {
             let mut slot: HashMap<Key, usize> = HashMap::new();
             let mut outside: HashSet<Key> = HashSet::new();
-            for (key, written, at) in raw {
+            for (key, written, at, under) in raw {
                 if let Some(&k) = slot.get(&key) {
                     entry.callees[k].calls.push(at);
                 } else if let Some(definitions) = index.get(&key) {
@@ -332,7 +351,10 @@ pub(crate) fn resolve(found: Vec<FileCallees>) -> Vec<CalleesEntry> {
                             .cloned()
                             .collect(),
                     });
-                } else if !is_common_lisp(&written, &key.0) && outside.insert(key) {
+                } else if !is_common_lisp(&written, &key.0)
+                    && under.is_none_or(|(k, w)| known_function(&index, &k, &w))
+                    && outside.insert(key)
+                {
                     entry.outside.push(written);
                 }
             }

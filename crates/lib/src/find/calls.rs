@@ -19,11 +19,16 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 /// One call found: the operator's token `[start, end)`; `setf`: a call of `(setf sym)`.
+/// `under`: the operator's token `[start, end)` of the form whose argument this call's
+/// list is, when that operator has no standard shape: a function's argument is code, a
+/// macro's may be anything (`(let-when (x (f)) ...)` binds `x`), so whether the list is
+/// a call is known only once the operator is ([`super::callees`] asks the scope).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Call {
     pub start: usize,
     pub end: usize,
     pub setf: bool,
+    pub under: Option<(usize, usize)>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -188,6 +193,9 @@ enum Task {
     Form(u32),
     /// This node and its following siblings, each a form.
     Forms(u32),
+    /// This node and its following siblings, each an argument of the operator (a token)
+    /// of a form without a standard shape.
+    Args(u32, u32),
     /// A lambda list: the default values of its parameters are code.
     LambdaList(u32),
     /// Local functions enter (`true`) or leave scope: indices into `Walk::scopes`.
@@ -260,6 +268,12 @@ impl Walk<'_> {
                         self.tasks.push(Task::Form(id));
                     }
                 }
+                Task::Args(id, op) => {
+                    if id != NONE {
+                        self.tasks.push(Task::Args(self.tree.next(id), op));
+                        self.argument(id, op);
+                    }
+                }
                 Task::LambdaList(id) => self.lambda_list(id),
                 Task::Scope(k, enter) => {
                     for name in &self.scopes[k] {
@@ -294,6 +308,11 @@ impl Walk<'_> {
 
     /// Records a call of the token `id` unless a local function of its name shadows it.
     fn call(&mut self, id: u32, setf: bool) {
+        self.call_under(id, setf, None);
+    }
+
+    /// [`Walk::call`] of the head of a list that is an argument of the operator `under`.
+    fn call_under(&mut self, id: u32, setf: bool, under: Option<u32>) {
         if !self.is_token(id) || !(self.wanted)(self.text(id)) {
             return;
         }
@@ -308,11 +327,23 @@ impl Walk<'_> {
             return;
         }
         let n = self.tree.node(id);
+        let under = under.map(|u| (self.tree.node(u).start, self.tree.node(u).end));
         self.calls.push(Call {
             start: n.start,
             end: n.end,
             setf,
+            under,
         });
+    }
+
+    /// An argument of the operator `op`, which has no standard shape: a form, whose call
+    /// (if a list) is said to be under `op`.
+    fn argument(&mut self, id: u32, op: u32) {
+        let node = *self.tree.node(id);
+        if node.kind == Kind::List && !node.quoted && !node.function {
+            return self.list_under(id, Some(op));
+        }
+        self.form(id);
     }
 
     fn form(&mut self, id: u32) {
@@ -390,6 +421,10 @@ impl Walk<'_> {
     }
 
     fn list(&mut self, id: u32) {
+        self.list_under(id, None);
+    }
+
+    fn list_under(&mut self, id: u32, under: Option<u32>) {
         let op = self.tree.node(id).first;
         if op == NONE {
             return;
@@ -403,9 +438,9 @@ impl Walk<'_> {
         if op_node.kind != Kind::Token || op_node.quoted {
             return self.tasks.push(Task::Forms(args));
         }
-        self.call(op, false);
+        self.call_under(op, false, under);
         let name = token_name(self.text(op));
-        self.shape(&name, args);
+        self.shape(op, &name, args);
     }
 
     fn nth_arg(&self, args: u32, n: usize) -> u32 {
@@ -416,7 +451,8 @@ impl Walk<'_> {
         at
     }
 
-    fn shape(&mut self, op: &str, args: u32) {
+    /// The arguments `args` of the form whose operator is the token `op_id`, named `op`.
+    fn shape(&mut self, op_id: u32, op: &str, args: u32) {
         let a1 = self.nth_arg(args, 1);
         let a2 = self.nth_arg(args, 2);
         let shape = shape(op);
@@ -430,7 +466,7 @@ impl Walk<'_> {
             self.tasks.extend(computed.into_iter().map(Task::Form));
         }
         match shape {
-            Shape::Code => self.tasks.push(Task::Forms(args)),
+            Shape::Code => self.tasks.push(Task::Args(args, op_id)),
             Shape::Nothing => {}
             Shape::Function => {
                 if args != NONE {
@@ -519,7 +555,7 @@ impl Walk<'_> {
                         && self.is_token(head)
                         && token_name(self.text(head)) == "method"
                     {
-                        self.shape("defmethod", head);
+                        self.shape(head, "defmethod", head);
                     }
                 }
             }
@@ -806,6 +842,29 @@ mod tests {
 
     fn count(text: &str, name: &str) -> usize {
         calls(text, name).len()
+    }
+
+    #[test]
+    fn a_list_in_the_arguments_of_an_operator_without_a_shape_is_under_it() {
+        let text = "(defun f () (let-when (x (g)) (h x)) (let ((y (k))) y))";
+        let all = |_: &[u8]| true;
+        let found = calls_in(text.as_bytes(), 0, text.len(), &mut |_, _| true, &all);
+        let under: Vec<(&str, Option<&str>)> = found
+            .iter()
+            .map(|c| (&text[c.start..c.end], c.under.map(|(s, e)| &text[s..e])))
+            .collect();
+        assert_eq!(
+            under,
+            [
+                ("defun", None),
+                ("let-when", None),
+                ("x", Some("let-when")),
+                ("g", Some("x")),
+                ("h", Some("let-when")),
+                ("let", None),
+                ("k", None)
+            ]
+        );
     }
 
     #[test]

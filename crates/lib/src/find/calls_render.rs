@@ -4,24 +4,37 @@ use super::{CalleesEntry, Caller};
 use std::fmt::Write;
 
 /// The caller's line (its heading, as a reference's), then each line with calls once,
-/// without its indentation: ` 33: (foo x))`, `  [through M]` after a line whose call is
-/// one a macro writes.
+/// without its indentation: ` 33: (foo x))`. A call a macro writes is said once per
+/// entry: `  [through M]` after the heading when every call of the entry is through M,
+/// else after each line whose call is through one. An entry whose calls are all on its
+/// heading's line, which says the heading, is that line alone.
 pub(crate) fn caller_text(c: &Caller) -> String {
     let heading = if c.heading.is_empty() {
         &c.signature
     } else {
         &c.heading
     };
-    let mut text = format!("{}: {heading}\n", c.line);
+    let first = c.calls.first();
+    let all_through = first
+        .and_then(|u| u.through.as_deref())
+        .filter(|m| c.calls.iter().all(|u| u.through.as_deref() == Some(*m)));
+    let tag = |m: Option<&str>| m.map(|m| format!("  [through {m}]")).unwrap_or_default();
+    if let Some(only) = first.filter(|u| {
+        c.calls.iter().all(|v| v.line == c.line)
+            && super::render::said_by(&u.text, heading, &c.kind)
+    }) {
+        return format!("{}: {}{}\n", c.line, only.text.trim(), tag(all_through));
+    }
+    let mut text = format!("{}: {heading}{}\n", c.line, tag(all_through));
     // The calls come in line order: each line's run once.
     for (k, u) in c.calls.iter().enumerate() {
         if k > 0 && c.calls[k - 1].line == u.line {
             continue;
         }
         let _ = write!(text, " {}: {}", u.line, u.text.trim());
-        let run = c.calls[k..].iter().take_while(|v| v.line == u.line);
-        if let Some(m) = run.filter_map(|v| v.through.as_deref()).next() {
-            let _ = write!(text, "  [through {m}]");
+        if all_through.is_none() {
+            let mut run = c.calls[k..].iter().take_while(|v| v.line == u.line);
+            text.push_str(&tag(run.find_map(|v| v.through.as_deref())));
         }
         text.push('\n');
     }

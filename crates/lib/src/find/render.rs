@@ -62,17 +62,28 @@ pub(crate) fn page(
         _ => gathered.references.iter().map(|r| r.uses.len()).sum(),
     };
     let offset = request.offset.min(total);
-    // A text's occurrences are not symbols: no package lines.
-    let has_packages = request.text.is_none();
+    // A header names its entries' package only where that tells them apart: in an
+    // answer whose entries are in more than one package (docs/find.md#text-format). A
+    // text's occurrences are not symbols: no package lines.
+    let has_packages = request.text.is_none()
+        && match mode {
+            FindMode::Definitions => several(gathered.definitions.iter().map(|d| &d.package)),
+            FindMode::References => several(gathered.references.iter().map(|r| &r.package)),
+            FindMode::Callers => several(gathered.callers.iter().map(|c| &c.package)),
+            FindMode::Callees => false,
+        };
     let by_name = request.detail == Some(FindDetail::Names);
     let mut page = Page::new(request.limit);
+    // A grep line says no package: only where no header says one, so that it never reads
+    // as "the package above".
+    page.grep_lines = !has_packages;
     let (mut callers, mut callees) = (None, None);
     let (definitions, references) = match mode {
         FindMode::Callers => {
             callers = Some(page.take(
                 std::mem::take(&mut gathered.callers),
                 offset,
-                |c| (&c.file, Some(package_line(&c.package))),
+                |c| (&c.file, has_packages.then(|| package_line(&c.package))),
                 if by_name {
                     names::caller_line
                 } else {
@@ -92,17 +103,22 @@ pub(crate) fn page(
         }
         FindMode::Definitions => {
             // The file, generic function and `#+`/`#-` prefixes of the last entry, when
-            // a method.
+            // a method or a generic function's `defgeneric`.
             let last_method: RefCell<Option<(String, String, String)>> = RefCell::new(None);
+            // The file, line and macro of the form that made the last entry.
+            let last_form: RefCell<Option<Made>> = RefCell::new(None);
             let entries = page.take(
                 std::mem::take(&mut gathered.definitions),
                 offset,
-                |d| (&d.file, Some(package_line(&d.package))),
+                |d| (&d.file, has_packages.then(|| package_line(&d.package))),
                 |d| {
                     if by_name {
                         return names::definition_line(d);
                     }
                     let above = last_method.borrow_mut().take();
+                    if let Some(text) = made_again(d, &mut last_form.borrow_mut()) {
+                        return text;
+                    }
                     let group = method_group(d).map(|g| (d.file.clone(), g));
                     let text = match (&group, &above) {
                         (Some((file, g)), Some((f, ag, prefixes))) if file == f && g == ag => {
@@ -110,8 +126,9 @@ pub(crate) fn page(
                         }
                         _ => None,
                     };
-                    *last_method.borrow_mut() =
-                        group.map(|(file, g)| (file, g, method_prefixes(d)));
+                    *last_method.borrow_mut() = group
+                        .or_else(|| generic_group(d).map(|g| (d.file.clone(), g)))
+                        .map(|(file, g)| (file, g, method_prefixes(d)));
                     text.unwrap_or_else(|| definition_text(d))
                 },
             );
@@ -167,6 +184,8 @@ struct Page {
     /// The package line of the last entry (docs/find.md#text-format).
     current_package: Option<String>,
     shown: usize,
+    /// A file's only one-line entry may be a grep line (no header names a package).
+    grep_lines: bool,
 }
 
 impl Page {
@@ -178,10 +197,13 @@ impl Page {
             current_file: None,
             current_package: None,
             shown: 0,
+            grep_lines: false,
         }
     }
 
-    /// The entries from `offset` that fit, their text written under file headers.
+    /// The entries from `offset` that fit, their text written under file headers; in an
+    /// answer whose headers name no package, a header over one entry of one line is that
+    /// line as grep prints it, `PATH:LINE:TEXT` (docs/find.md#text-format).
     fn take<T>(
         &mut self,
         entries: Vec<T>,
@@ -190,6 +212,8 @@ impl Page {
         text_of: impl Fn(&T) -> String,
     ) -> Vec<T> {
         let mut page = Vec::new();
+        // Each header and the text of the entries under it.
+        let mut groups: Vec<(String, String, String)> = Vec::new();
         for entry in entries.into_iter().skip(offset) {
             let text = text_of(&entry);
             let (file, package) = file_of(&entry);
@@ -202,13 +226,26 @@ impl Page {
                 if let Some(package) = new_package {
                     self.current_package = Some(package);
                 }
-                let package = self.current_package.as_deref().unwrap_or_default();
-                let _ = writeln!(self.content, "==> {file} <=={package}");
+                let package = self.current_package.clone().unwrap_or_default();
+                groups.push((file.clone(), package, String::new()));
                 self.current_file = Some(file.clone());
             }
-            self.content.push_str(&text);
+            if let Some((_, _, group)) = groups.last_mut() {
+                group.push_str(&text);
+            }
             self.shown += 1;
             page.push(entry);
+        }
+        for (file, package, text) in groups {
+            match grep_line(&text).filter(|_| self.grep_lines && package.is_empty()) {
+                Some((line, rest)) => {
+                    let _ = writeln!(self.content, "{file}:{line}:{rest}");
+                }
+                None => {
+                    let _ = writeln!(self.content, "==> {file} <=={package}");
+                    self.content.push_str(&text);
+                }
+            }
         }
         page
     }
@@ -379,6 +416,31 @@ fn target_text(request: &FindRequest) -> String {
     }
 }
 
+/// Whether the answer's entries are in more than one package (no package counts as one).
+fn several<'p>(mut packages: impl Iterator<Item = &'p Option<String>>) -> bool {
+    let first = packages.next();
+    packages.any(|p| Some(p) != first)
+}
+
+/// A header's only entry, when it is one line `LINE: TEXT`: its line and text.
+fn grep_line(text: &str) -> Option<(&str, &str)> {
+    let line = text.strip_suffix('\n')?;
+    if line.contains('\n') {
+        return None;
+    }
+    let (number, rest) = line.split_once(": ")?;
+    number
+        .bytes()
+        .all(|b| b.is_ascii_digit())
+        .then_some((number, rest))
+}
+
+/// A definition's line in a list: its head, the operator, name and lambda list, without
+/// the ` ...)` that closes the collapsed form (the list shows no body; `--body` does).
+fn entry_head(signature: &str) -> &str {
+    signature.strip_suffix(" ...)").unwrap_or(signature)
+}
+
 /// What a file header says of its entries' package: ` package cl-ppcre`, nothing for
 /// no package (an uninterned symbol, a package's name). Whether the package is defined
 /// in the scope is left to the structured result (`package_unresolved`).
@@ -423,11 +485,11 @@ fn definition_text(d: &Definition) -> String {
             format!(
                 "{}: {}\n",
                 d.line,
-                super::method_line::shortened(&d.signature, &d.kind)
+                entry_head(&super::method_line::shortened(&d.signature, &d.kind))
             )
         }
         (None, None) => {
-            let mut text = format!("{}: {}\n", d.line, d.signature);
+            let mut text = format!("{}: {}\n", d.line, entry_head(&d.signature));
             if let Some(exports) = &d.exports {
                 // A package's exports, as a list: its `defpackage` is `include_body`.
                 let _ = writeln!(text, " exports: {}", exports.join(" "));
@@ -435,6 +497,24 @@ fn definition_text(d: &Definition) -> String {
             text
         }
     }
+}
+
+/// The form a derived definition or a macro's definition comes from: file, line, macro.
+type Made = (String, usize, Option<String>);
+
+/// A definition made by the same form as the entry above (a macro's call, a
+/// `defstruct`): ` LINE: KIND NAME` under it, the form and macro said once by the first
+/// (docs/find.md#definitions-made-by-the-projects-own-macros). `last`: the form of the
+/// entry above, updated.
+fn made_again(d: &Definition, last: &mut Option<Made>) -> Option<String> {
+    let made = d
+        .form
+        .as_ref()
+        .filter(|_| d.body.is_none())
+        .map(|f| (d.file.clone(), f.line, d.via.clone()));
+    let again = made.is_some() && *last == made;
+    *last = made;
+    again.then(|| format!(" {}: {} {}\n", d.line, d.kind, d.name))
 }
 
 /// A method listed without its body: its generic function's name, lowercased (`area`,
@@ -451,7 +531,15 @@ fn method_group(d: &Definition) -> Option<String> {
     Some(d.name[..end.unwrap_or(d.name.len())].to_ascii_lowercase())
 }
 
-/// A method after another of the same generic function in the same file: its line
+/// A `defgeneric` listed without its body: its name, lowercased, which a method of it
+/// after it in the same file need not repeat.
+fn generic_group(d: &Definition) -> Option<String> {
+    let plain = d.form.is_none() && d.body.is_none();
+    (plain && d.kind.ends_with("defgeneric")).then(|| d.name.to_ascii_lowercase())
+}
+
+/// A method after another of the same generic function, or after its `defgeneric`, in
+/// the same file: its line
 /// without the operator and name (`74: ((alternation alternation) next-fn)`), and
 /// without the `#+`/`#-` prefixes when the line above has the same (a feature expression
 /// is a dozen tokens). `above`: the prefixes of the method above. A method without
@@ -523,7 +611,7 @@ fn reference_text(r: &Reference) -> String {
 /// token of the name (`(defmethod area` of `(defmethod area :around (shape) ...)`), or
 /// with the operator alone when the heading names nothing (`(declaim ...)`), its
 /// `#+`/`#-` prefixes aside.
-fn said_by(line: &str, heading: &str, operator: &str) -> bool {
+pub(crate) fn said_by(line: &str, heading: &str, operator: &str) -> bool {
     let lower = heading.to_ascii_lowercase();
     let Some(start) = lower.find(&format!("({operator} ")) else {
         return false;

@@ -259,6 +259,9 @@ pub(crate) struct WindowText {
     pub valid_utf8: bool,
     /// The file's last line has no line break.
     pub ends_without_newline: bool,
+    /// The window's one line, when it is longer than the size cap: its 1-based number and
+    /// the bytes `start..end` of the file that hold what the window does not.
+    pub cut_line: Option<(usize, u64, u64)>,
 }
 
 /// At most `max_lines` lines from 1-based `start_line`. A window of a file over the size
@@ -287,6 +290,7 @@ pub(crate) fn read_window(
                 valid_utf8: source.is_valid_utf8(),
                 ends_without_newline: ends_without_newline(&source),
                 display_path: file.display_path,
+                cut_line: None,
             })
         }
         Err(e) if e.code == ErrorCode::SizeLimitExceeded => {
@@ -297,17 +301,27 @@ pub(crate) fn read_window(
                     count: max_lines as u64,
                     // Whole lines, as these tools return them; the cap bounds the window.
                     keep_per_line: usize::try_from(guard.max_file_bytes()).unwrap_or(usize::MAX),
-                    long_line_bytes: u64::MAX,
+                    // Every line's place: a line the cap cut is known by its kept prefix.
+                    long_line_bytes: 0,
                 },
                 cancel,
             )?;
             let total = usize::try_from(scanned.total_lines).unwrap_or(usize::MAX);
             let first = start_line.saturating_sub(1).min(total);
-            let returned = usize::try_from(scanned.returned).unwrap_or(0);
-            let lines: Vec<String> = scanned
-                .text
-                .split(|&b| b == b'\n')
-                .take(returned)
+            // A line the cap cut is left to the next window, which starts at it: these
+            // tools return whole lines. Alone in its window, it is cut and said.
+            let cut = scanned.long_lines.iter().find(|l| l.kept < l.len);
+            let returned = match cut {
+                Some(l) if l.index > 0 => usize::try_from(l.index).unwrap_or(0),
+                _ => usize::try_from(scanned.returned).unwrap_or(0),
+            };
+            let cut_line = cut
+                .filter(|l| l.index == 0)
+                .map(|l| (first + 1, l.start + l.kept, l.start + l.len));
+            let kept: Vec<&[u8]> = scanned.text.split(|&b| b == b'\n').take(returned).collect();
+            let valid_utf8 = kept.iter().all(|line| std::str::from_utf8(line).is_ok());
+            let lines: Vec<String> = kept
+                .iter()
                 .map(|line| String::from_utf8_lossy(line).into_owned())
                 .collect();
             Ok(WindowText {
@@ -318,13 +332,23 @@ pub(crate) fn read_window(
                 },
                 byte_length: usize::try_from(scanned.info.size).unwrap_or(usize::MAX),
                 mtime_ms: scanned.info.mtime_ms,
-                valid_utf8: std::str::from_utf8(&scanned.text).is_ok(),
-                ends_without_newline: scanned.ends_without_newline,
+                valid_utf8,
+                ends_without_newline: scanned.ends_without_newline && cut.is_none(),
                 display_path: scanned.display_path,
+                cut_line,
             })
         }
         Err(e) => Err(e),
     }
+}
+
+/// What a window says of its one line when the size cap cut it (`cut`: its 1-based
+/// number and the bytes holding its rest): these tools have no byte window, the main
+/// tool does.
+pub fn cut_line_note((line, start, end): (usize, u64, u64)) -> String {
+    format!(
+        "[Line {line} is longer than the size cap: its rest is bytes {start}..{end}, read with lisp-read-file strategy {{\"type\":\"byteRange\",\"start\":{start},\"end\":{end}}}.]"
+    )
 }
 
 /// True when the file's last line has no line break: it is returned without one.

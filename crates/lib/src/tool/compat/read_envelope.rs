@@ -296,6 +296,10 @@ fn summary(read: &WindowText, time_ms: u64) -> String {
             "\n[Encoding: the file is not valid UTF-8; invalid bytes were replaced with U+FFFD.]",
         );
     }
+    if let Some(cut) = read.cut_line {
+        text.push('\n');
+        text.push_str(&super::cut_line_note(cut));
+    }
     text
 }
 

@@ -115,6 +115,10 @@ pub struct ReadFileOutput {
     pub truncated: bool,
     pub next_start_line: Option<usize>,
     pub meta: ReadFileMeta,
+    /// The window's one line when the size cap cut it: its number and the bytes of the
+    /// file holding its rest (said in the text; the published output has no place for it).
+    #[serde(skip)]
+    pub cut_line: Option<(usize, u64, u64)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -153,8 +157,9 @@ pub fn read_file(
     Ok(ReadFileOutput {
         path: read.display_path.clone(),
         content,
-        truncated: window.truncated(),
+        truncated: window.truncated() || read.cut_line.is_some(),
         next_start_line: window.next_start_line(),
+        cut_line: read.cut_line,
         meta: ReadFileMeta {
             byte_length: read.byte_length,
             line_count: window.total,

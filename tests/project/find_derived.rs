@@ -504,5 +504,5 @@ fn a_long_chain_of_quotes_in_a_template_is_bounded() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
-    assert!(stdout.contains("2: defun made-fn"), "{stdout}");
+    assert!(stdout.contains("q.lisp:2:defun made-fn"), "{stdout}");
 }

@@ -22,6 +22,7 @@ pub(crate) mod functions;
 pub(crate) mod globals;
 pub(crate) mod lambda_list;
 pub(crate) mod pieces;
+pub(crate) mod properties;
 pub(crate) mod read_time;
 pub(crate) mod shape;
 pub(crate) mod template;
@@ -93,6 +94,8 @@ pub(crate) struct Env {
     functions: HashMap<String, Arc<Function>>,
     /// The project's functions its macros call (`functions.rs`).
     globals: Arc<functions::Functions>,
+    /// The symbol properties `get` reads (`properties.rs`); none known without.
+    properties: Option<Arc<properties::Store>>,
 }
 
 /// A local function of a macro's body: called as the macro's body is evaluated (its
@@ -148,6 +151,8 @@ pub(crate) struct Macros {
     map: HashMap<String, Arc<Macro>, foldhash::fast::RandomState>,
     /// The project functions the macros call (`functions.rs`).
     functions: Arc<functions::Functions>,
+    /// The symbol properties of the scope, when a macro reads one (`properties.rs`).
+    properties: Option<Arc<properties::Store>>,
 }
 
 impl Macro {
@@ -291,6 +296,11 @@ impl Macros {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.map.is_empty()
+    }
+
+    /// The symbol properties `get` reads in the expansions from now on.
+    pub(crate) fn set_properties(&mut self, store: properties::Store) {
+        self.properties = Some(Arc::new(store));
     }
 
     /// The names of the macros whose calls may define names they do not spell.
@@ -646,7 +656,7 @@ pub(crate) fn local_macros(form: &Val) -> Locals {
 /// template, the budget ran out). Calls of learned macros where the result defines
 /// things (`progn`, `eval-when`, `let` bodies ...) are expanded in turn.
 pub(crate) fn expand(m: &Macro, form: &Val, lookup: &Lookup, budget: &mut Budget) -> Option<Val> {
-    let expansion = instantiate(m, form, &lookup.global.functions, budget)?;
+    let expansion = instantiate(m, form, lookup.global, None, budget)?;
     let mut locals: Locals = lookup.locals.to_vec();
     let result = expand_inside(expansion, lookup.global, &mut locals, budget, 1)?;
     (result.size() <= MAX_RESULT_NODES).then_some(result)
@@ -666,16 +676,19 @@ pub(crate) fn expand_charged(
     expansion
 }
 
-/// The value of the macro's body for the call `form`.
-fn instantiate(
+/// The value of the macro's body for the call `form`, with the functions of `macros`
+/// and the symbol properties of `properties` (else of `macros`).
+pub(crate) fn instantiate(
     m: &Macro,
     form: &Val,
-    globals: &Arc<functions::Functions>,
+    macros: &Macros,
+    properties: Option<&Arc<properties::Store>>,
     budget: &mut Budget,
 ) -> Option<Val> {
     let items = form.items()?;
     let mut env = Env {
-        globals: globals.clone(),
+        globals: macros.functions.clone(),
+        properties: properties.or(macros.properties.as_ref()).cloned(),
         ..Env::default()
     };
     // `&whole` takes the form; the rest the arguments.
@@ -879,6 +892,7 @@ pub(crate) fn call_function(
     let mut inner = if f.global {
         Env {
             globals: env.globals.clone(),
+            properties: env.properties.clone(),
             ..Env::default()
         }
     } else {
@@ -935,7 +949,7 @@ fn expand_inside(
     if depth >= MAX_MACRO_DEPTH {
         return Some(v);
     }
-    match instantiate(&m, &v, &global.functions, budget) {
+    match instantiate(&m, &v, global, None, budget) {
         Some(expansion) => expand_inside(expansion, global, locals, budget, depth + 1),
         None => Some(v),
     }
@@ -1033,3 +1047,5 @@ mod tests_forms;
 mod tests_globals;
 #[cfg(test)]
 mod tests_nested;
+#[cfg(test)]
+mod tests_properties;

@@ -1,0 +1,232 @@
+//! Symbol properties a macro reads while it expands (clx's `def-clx-class` reading
+//! `(get include 'def-clx-class)`, the slots an earlier `def-clx-class` expansion stored
+//! with `(setf (get ',name 'def-clx-class) ',slots)`): a store of the scope's
+//! `(setf (get 'SYMBOL 'PROPERTY) VALUE)` forms, those the source writes at top level
+//! (inside `progn`/`eval-when` too) and those the expansions of its macros' calls write,
+//! read by `(get SYMBOL 'PROPERTY [DEFAULT])` in later expansions. Nothing is evaluated:
+//! VALUE is a quoted datum or a self-evaluating atom, anything else is unknown.
+//!
+//! A file's settings are collected in its order, each expansion seeing the settings
+//! before it in the file ([`Store::partial`]: a property not set there yet may be set by
+//! another file, so it is unknown). The files' stores are then merged
+//! ([`Store::merge`]): a property set to one value in the scope has it; set to different
+//! values (another file's, a branch's) it is unknown, as the load order would decide; a
+//! property the scope never sets is the default (`nil`), what a scope that is the whole
+//! program gives.
+
+use super::datum::Val;
+use super::{any_node, Budget, Env, Macro, Macros, MAX_MACRO_DEPTH};
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+/// Property settings kept per file at most (each a value the evaluator may copy): past
+/// it, the file's further settings are not kept, and the properties they set unknown.
+pub(crate) const MAX_SETTINGS_PER_FILE: usize = 4096;
+
+/// A store of symbol properties: (folded symbol name, folded property name) -> value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Store {
+    values: HashMap<(String, String), Val>,
+    /// Whether every setting of the scope is in it: a property it lacks is the default.
+    complete: bool,
+    /// Whether some settings were not kept (past [`MAX_SETTINGS_PER_FILE`]): a property
+    /// it lacks is unknown.
+    overflowed: bool,
+}
+
+impl Store {
+    /// The store of one file's settings, while they are collected: a property it lacks
+    /// may be another file's, unknown.
+    pub(crate) fn partial() -> Store {
+        Store::default()
+    }
+
+    /// The scope's store made of its files' (`parts`, each complete for its file): a
+    /// property set to different values is unknown.
+    pub(crate) fn merge(parts: impl IntoIterator<Item = Store>) -> Store {
+        let mut out = Store {
+            complete: true,
+            ..Store::default()
+        };
+        for part in parts {
+            out.overflowed |= part.overflowed;
+            for (key, value) in part.values {
+                match out.values.get_mut(&key) {
+                    Some(old) if *old != value => *old = Val::Unknown,
+                    Some(_) => {}
+                    None => {
+                        out.values.insert(key, value);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The value of `(get symbol property default)`.
+    pub(crate) fn get(&self, symbol: &Val, property: &Val, default: Val) -> Val {
+        let (Some(symbol), Some(property)) = (symbol.symbol_name(), property.symbol_name()) else {
+            return Val::Unknown;
+        };
+        match self.values.get(&(symbol.to_string(), property.to_string())) {
+            Some(v) => v.clone(),
+            None if self.complete && !self.overflowed => default,
+            None => Val::Unknown,
+        }
+    }
+
+    /// Records `(setf (get 'symbol 'property) value ...)` (`form`); a place or value
+    /// that is not a literal makes nothing known (a computed symbol could be any).
+    fn set(&mut self, form: &Val) {
+        let Some(items) = form.items() else { return };
+        for pair in items.get(1..).unwrap_or_default().chunks(2) {
+            let [place, value] = pair else { return };
+            let Some(place) = place.items().filter(|_| place.head() == Some("get")) else {
+                continue;
+            };
+            let (Some(symbol), Some(property)) = (
+                place.get(1).and_then(quoted_symbol),
+                place.get(2).and_then(quoted_symbol),
+            ) else {
+                continue;
+            };
+            if self.values.len() >= MAX_SETTINGS_PER_FILE {
+                self.overflowed = true;
+                return;
+            }
+            self.values
+                .insert((symbol.to_string(), property.to_string()), literal(value));
+        }
+    }
+}
+
+/// The name of `'symbol`.
+fn quoted_symbol(v: &Val) -> Option<&str> {
+    match v {
+        Val::Quote(q) => q.symbol_name(),
+        _ => None,
+    }
+}
+
+/// The value of a literal form: a quoted datum, a string, a number, `t`, `nil`, a
+/// keyword; anything else unknown.
+fn literal(v: &Val) -> Val {
+    match v {
+        Val::Quote(q) => (**q).clone(),
+        Val::Str(_) | Val::Atom(_) => v.clone(),
+        Val::Sym(_) if v.is_keyword() || v.is_symbol("t") || v.is_nil() => v.clone(),
+        _ => Val::Unknown,
+    }
+}
+
+/// Whether `form` is `(setf (get ...) ...)`.
+fn is_setting(form: &Val) -> bool {
+    form.head() == Some("setf")
+        && form
+            .items()
+            .and_then(|i| i.get(1))
+            .is_some_and(|p| p.head() == Some("get"))
+}
+
+/// Whether a macro's computing code reads a symbol property (`get` outside its
+/// templates): the scope's settings are wanted only then.
+pub(crate) fn reads_properties(m: &Macro) -> bool {
+    super::functions::called(&m.body).contains("get")
+}
+
+/// Whether a macro's templates write `(setf (get ...) ...)`: its calls may set a
+/// property.
+pub(crate) fn sets_properties(m: &Macro) -> bool {
+    m.body.iter().any(|b| {
+        any_node(
+            b,
+            &mut |n| matches!(n, Val::Backquote(t) if any_node(t, &mut |x| is_setting(x))),
+        )
+    })
+}
+
+/// The names of the macros of `macros` whose calls may set a property, when some macro
+/// reads one (else none: nothing asks for the store).
+pub(crate) fn setters(macros: &Macros) -> Vec<String> {
+    if !macros.map.values().any(|m| reads_properties(m)) {
+        return Vec::new();
+    }
+    let mut names: Vec<String> = macros
+        .map
+        .iter()
+        .filter(|(_, m)| sets_properties(m))
+        .map(|(n, _)| n.clone())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The settings of one file, `forms` its top-level forms in order: each
+/// `(setf (get ...))` at top level (inside `progn`, `eval-when`, `locally` too), and
+/// those the expansion of a call of a macro among `setters` writes there, each call
+/// expanded with the settings before it. Within `budget` (the file's); past it, the rest
+/// of the file sets nothing known, and its store says so.
+pub(crate) fn of_forms(
+    forms: impl IntoIterator<Item = Val>,
+    macros: &Macros,
+    setters: &HashSet<&str>,
+    budget: &mut Budget,
+) -> Store {
+    let mut store = Arc::new(Store::partial());
+    // (form, macros expanded to get there)
+    let mut pending: Vec<(Val, usize)> = Vec::new();
+    for form in forms {
+        pending.push((form, 0));
+        while let Some((v, depth)) = pending.pop() {
+            if is_setting(&v) {
+                Arc::make_mut(&mut store).set(&v);
+                continue;
+            }
+            let first = match v.head() {
+                Some("progn" | "locally") => 1,
+                Some("eval-when") => 2,
+                // A call of a setter, or inside an expansion any learned macro's (clx's
+                // `define-accessor` writes its settings inside `within-definition`).
+                Some(h) if setters.contains(h) || depth > 0 => {
+                    let Some(m) = macros.get(h) else { continue };
+                    if depth >= MAX_MACRO_DEPTH {
+                        continue;
+                    }
+                    let mut part = budget.part();
+                    let expansion = super::instantiate(m, &v, macros, Some(&store), &mut part);
+                    budget.charge(&part);
+                    if budget.steps == 0 {
+                        Arc::make_mut(&mut store).overflowed = true;
+                        return Arc::unwrap_or_clone(store);
+                    }
+                    pending.extend(expansion.map(|e| (e, depth + 1)));
+                    continue;
+                }
+                _ => continue,
+            };
+            if let Val::List(items) = v {
+                pending.extend(items.into_iter().skip(first).rev().map(|i| (i, depth)));
+            }
+        }
+    }
+    Arc::unwrap_or_clone(store)
+}
+
+/// The value of `(get symbol property [default])` on evaluated arguments, from the
+/// store of `env`; unknown without one. `None` once the budget is spent.
+pub(crate) fn get(env: &Env, args: &[Val], budget: &mut Budget) -> Option<Val> {
+    let Some(store) = &env.properties else {
+        return Some(Val::Unknown);
+    };
+    let value = match args {
+        [symbol, property] => store.get(symbol, property, Val::sym("nil")),
+        [symbol, property, default] => store.get(symbol, property, default.clone()),
+        _ => Val::Unknown,
+    };
+    budget.spend(value.size())?;
+    Some(value)
+}

@@ -59,6 +59,7 @@ pub(crate) fn learn(
     learn_functions(guard, parts, &defuns, search, &mut macros, calls, cancel);
     search.read_time = needs.defines;
     macros.finish();
+    super::properties::learn(guard, parts, search, &mut macros, cancel);
     // The definer table's entries stay what they are.
     let names: Vec<String> = macros
         .definer_names()

@@ -63,8 +63,9 @@ impl Store {
         out
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
-        self.values.is_empty()
+    /// The values stored (the pieces of the names a reader of them may build).
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Val> {
+        self.values.values()
     }
 
     /// The value of `(get symbol property default)`.
@@ -135,7 +136,7 @@ fn is_setting(form: &Val) -> bool {
 /// Whether a macro's computing code reads a symbol property (`get` outside its
 /// templates): the scope's settings are wanted only then.
 pub(crate) fn reads_properties(m: &Macro) -> bool {
-    super::functions::called(&m.body).contains("get")
+    reads(&m.body)
 }
 
 /// Whether a macro's templates write `(setf (get ...) ...)`: its calls may set a
@@ -150,10 +151,12 @@ pub(crate) fn sets_properties(m: &Macro) -> bool {
 }
 
 /// The names of the macros of `macros` whose calls may set a property, when some macro
-/// reads one (else none: nothing asks for the store).
-pub(crate) fn setters(macros: &Macros) -> Vec<String> {
-    if !macros.map.values().any(|m| reads_properties(m)) {
-        return Vec::new();
+/// reads one; `None` when none does (nothing asks for the store).
+pub(crate) fn setters(macros: &Macros) -> Option<Vec<String>> {
+    if !macros.map.values().any(|m| reads_properties(m))
+        && !macros.functions.values().any(|f| reads(&f.body))
+    {
+        return None;
     }
     let mut names: Vec<String> = macros
         .map
@@ -162,7 +165,45 @@ pub(crate) fn setters(macros: &Macros) -> Vec<String> {
         .map(|(n, _)| n.clone())
         .collect();
     names.sort();
-    names
+    Some(names)
+}
+
+/// Whether a body reads a symbol property.
+fn reads(body: &[Val]) -> bool {
+    super::functions::called(body).contains("get")
+}
+
+/// Where in `b` a setting may be: `(setf (get` (either case), or a call of a setter.
+pub(crate) fn hits(b: &[u8], setters: &[String]) -> Vec<usize> {
+    let mut out: Vec<usize> = Vec::new();
+    for text in ["(setf (get ", "(SETF (GET "] {
+        out.extend(memchr::memmem::find_iter(b, text.as_bytes()));
+    }
+    for name in setters {
+        for text in [format!("({name}"), format!("({}", name.to_uppercase())] {
+            out.extend(memchr::memmem::find_iter(b, text.as_bytes()));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// The settings of the file `b` (see [`of_forms`]): only its top-level forms holding one
+/// of [`hits`] are read.
+pub(crate) fn of_file(
+    b: &[u8],
+    macros: &Macros,
+    setters: &[String],
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) -> Store {
+    let hits = hits(b, setters);
+    let mut forms = Vec::new();
+    super::each_form_holding(b, &hits, &mut |start, end| {
+        forms.extend(super::datum::read(b, start, end, reads));
+    });
+    let names: HashSet<&str> = setters.iter().map(String::as_str).collect();
+    of_forms(forms, macros, &names, &mut Budget::for_file(b.len()))
 }
 
 /// The settings of one file, `forms` its top-level forms in order: each

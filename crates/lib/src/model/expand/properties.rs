@@ -133,76 +133,139 @@ fn is_setting(form: &Val) -> bool {
             .is_some_and(|p| p.head() == Some("get"))
 }
 
-/// Whether a macro's computing code reads a symbol property (`get` outside its
-/// templates): the scope's settings are wanted only then.
-pub(crate) fn reads_properties(m: &Macro) -> bool {
-    reads(&m.body)
+/// The properties code reads: their folded names, or any (one read by a computed name).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Read {
+    names: HashSet<String>,
+    any: bool,
 }
 
-/// Whether a macro's templates write `(setf (get ...) ...)`: its calls may set a
-/// property.
-pub(crate) fn sets_properties(m: &Macro) -> bool {
+impl Read {
+    fn wants(&self, property: &Val) -> bool {
+        self.any || quoted_symbol(property).is_some_and(|p| self.names.contains(p))
+    }
+
+    fn is_empty(&self) -> bool {
+        !self.any && self.names.is_empty()
+    }
+}
+
+/// Adds to `read` the properties that `body` reads with `get` outside its templates
+/// (computing code). One walk, nothing allocated but its stack.
+fn add_read(body: &[Val], read: &mut Read) {
+    // (value, inside a template's literal part)
+    let mut stack: Vec<(&Val, bool)> = body.iter().map(|v| (v, false)).collect();
+    while let Some((v, literal)) = stack.pop() {
+        match v {
+            Val::Backquote(t) => stack.push((t, true)),
+            Val::Comma(x) | Val::Splice(x) => stack.push((x, false)),
+            Val::List(items) => {
+                if !literal && v.head() == Some("get") {
+                    match items.get(2).and_then(quoted_symbol) {
+                        Some(p) => {
+                            read.names.insert(p.to_string());
+                        }
+                        None => read.any = true,
+                    }
+                }
+                stack.extend(items.iter().map(|i| (i, literal)));
+            }
+            Val::Dotted(items, tail) => {
+                stack.extend(items.iter().map(|i| (i, literal)));
+                stack.push((tail, literal));
+            }
+            Val::Function(x) => stack.push((x, literal)),
+            Val::Quote(x) if literal => stack.push((x, true)),
+            _ => {}
+        }
+    }
+}
+
+/// Whether a macro's templates write `(setf (get ...) ...)` of a property of `read`
+/// (or of a computed one): its calls may set a property read.
+fn sets_read(m: &Macro, read: &Read) -> bool {
+    let sets = |x: &Val| {
+        is_setting(x)
+            && x.items().and_then(|i| i[1].items()).is_some_and(|place| {
+                place
+                    .get(2)
+                    .is_some_and(|p| !matches!(p, Val::Quote(_)) || read.wants(p))
+            })
+    };
     m.body.iter().any(|b| {
         any_node(
             b,
-            &mut |n| matches!(n, Val::Backquote(t) if any_node(t, &mut |x| is_setting(x))),
+            &mut |n| matches!(n, Val::Backquote(t) if any_node(t, &mut |x| sets(x))),
         )
     })
 }
 
-/// The names of the macros of `macros` whose calls may set a property, when some macro
-/// reads one; `None` when none does (nothing asks for the store).
-pub(crate) fn setters(macros: &Macros) -> Option<Vec<String>> {
-    if !macros.map.values().any(|m| reads_properties(m))
-        && !macros.functions.values().any(|f| reads(&f.body))
-    {
+/// What a scope's settings are looked for with: the names of the macros whose calls may
+/// set a property a macro or function reads, and where a setting may be written.
+pub(crate) struct Setters {
+    pub(crate) names: Vec<String>,
+    finders: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl Setters {
+    /// Where in `b` a setting may be: `(setf (get` (either case), or a setter's call.
+    fn hits(&self, b: &[u8]) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        for f in &self.finders {
+            out.extend(f.find_iter(b));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+/// The setters of `macros` when a macro or a function it calls reads a property with
+/// `get`; `None` when none does (nothing asks for the store).
+pub(crate) fn setters(macros: &Macros) -> Option<Setters> {
+    let mut read = Read::default();
+    for m in macros.map.values() {
+        add_read(&m.body, &mut read);
+    }
+    for f in macros.functions.values() {
+        add_read(&f.body, &mut read);
+    }
+    if read.is_empty() {
         return None;
     }
     let mut names: Vec<String> = macros
         .map
         .iter()
-        .filter(|(_, m)| sets_properties(m))
+        .filter(|(_, m)| sets_read(m, &read))
         .map(|(n, _)| n.clone())
         .collect();
     names.sort();
-    Some(names)
-}
-
-/// Whether a body reads a symbol property.
-fn reads(body: &[Val]) -> bool {
-    super::functions::called(body).contains("get")
-}
-
-/// Where in `b` a setting may be: `(setf (get` (either case), or a call of a setter.
-pub(crate) fn hits(b: &[u8], setters: &[String]) -> Vec<usize> {
-    let mut out: Vec<usize> = Vec::new();
-    for text in ["(setf (get ", "(SETF (GET "] {
-        out.extend(memchr::memmem::find_iter(b, text.as_bytes()));
+    let mut texts = vec!["(setf (get ".to_string(), "(SETF (GET ".to_string()];
+    for name in &names {
+        texts.push(format!("({name}"));
+        texts.push(format!("({}", name.to_uppercase()));
     }
-    for name in setters {
-        for text in [format!("({name}"), format!("({}", name.to_uppercase())] {
-            out.extend(memchr::memmem::find_iter(b, text.as_bytes()));
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
+    let finders = texts
+        .iter()
+        .map(|t| memchr::memmem::Finder::new(t.as_bytes()).into_owned())
+        .collect();
+    Some(Setters { names, finders })
 }
 
-/// The settings of the file `b` (see [`of_forms`]): only its top-level forms holding one
-/// of [`hits`] are read.
+/// The settings of the file `b` (see [`of_forms`]): only its top-level forms holding a
+/// setting's or a setter call's text are read.
 pub(crate) fn of_file(
     b: &[u8],
     macros: &Macros,
-    setters: &[String],
+    setters: &Setters,
     reads: &mut dyn FnMut(bool, &[u8]) -> bool,
 ) -> Store {
-    let hits = hits(b, setters);
+    let hits = setters.hits(b);
     let mut forms = Vec::new();
     super::each_form_holding(b, &hits, &mut |start, end| {
         forms.extend(super::datum::read(b, start, end, reads));
     });
-    let names: HashSet<&str> = setters.iter().map(String::as_str).collect();
+    let names: HashSet<&str> = setters.names.iter().map(String::as_str).collect();
     of_forms(forms, macros, &names, &mut Budget::for_file(b.len()))
 }
 

@@ -2,7 +2,7 @@
 //! (clx's `def-clx-class` with `(:include buffer)`, reduced).
 
 use super::datum::Val;
-use super::properties::{of_forms, Store};
+use super::properties::{of_forms, setters, Store};
 use super::tests::{macros_and_functions, made_names, val};
 use super::{Budget, MAX_EXPANSION_STEPS};
 use std::collections::HashSet;
@@ -110,4 +110,21 @@ fn the_settings_of_a_file_are_bounded_by_its_budget() {
         val("(a)")
     );
     let _ = MAX_EXPANSION_STEPS;
+}
+
+#[test]
+fn settings_are_looked_for_only_when_a_macro_reads_the_property() {
+    // Nothing reads a property: no pass over the scope.
+    let writes_only = "(defmacro m (x) `(setf (get ',x 'p) 1))";
+    assert!(setters(&macros_and_functions(writes_only)).is_none());
+    assert_eq!(
+        setters(&macros_and_functions(DEFTHING)).unwrap().names,
+        ["defthing"]
+    );
+    // A template setting a property nothing reads makes no setter.
+    let other = format!("{DEFTHING}\n{writes_only}");
+    assert_eq!(
+        setters(&macros_and_functions(&other)).unwrap().names,
+        ["defthing"]
+    );
 }

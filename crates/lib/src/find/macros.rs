@@ -59,7 +59,6 @@ pub(crate) fn learn(
     learn_functions(guard, parts, &defuns, search, &mut macros, calls, cancel);
     search.read_time = needs.defines;
     macros.finish();
-    super::properties::learn(guard, parts, search, &mut macros, cancel);
     // The definer table's entries stay what they are.
     let names: Vec<String> = macros
         .definer_names()
@@ -68,6 +67,7 @@ pub(crate) fn learn(
         // A search by name needs the calls of the macros that may build it only.
         .filter(|n| macros.get(n).is_some_and(|m| could_make(m, search)))
         .collect();
+    super::properties::learn(guard, parts, search, &mut macros, &names, cancel);
     if let Some(literals) = &search.literals {
         search.spelled = Some(super::literal::Finder::any(literals));
         let mut literals = literals.clone();

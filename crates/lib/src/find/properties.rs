@@ -10,15 +10,17 @@ use crate::cancel::CancelToken;
 use crate::guard::{Guard, LoadedFile};
 use crate::model::expand::{properties, Macros};
 
-/// Gives `macros` the scope's symbol properties when one of them reads one.
+/// Gives `macros` the scope's symbol properties when one of the macros named `relevant`
+/// (whose calls the search may expand), or a function they call, reads one.
 pub(crate) fn learn(
     guard: &Guard,
     parts: &[ScopePart],
     search: &Search,
     macros: &mut Macros,
+    relevant: &[String],
     cancel: &CancelToken,
 ) {
-    let Some(setters) = properties::setters(macros) else {
+    let Some(setters) = properties::setters(macros, relevant) else {
         return;
     };
     let shared: &Macros = macros;

@@ -151,8 +151,19 @@ impl Read {
 }
 
 /// Adds to `read` the properties that `body` reads with `get` outside its templates
-/// (computing code). One walk, nothing allocated but its stack.
-fn add_read(body: &[Val], read: &mut Read) {
+/// (computing code), and to `calls` the names of `functions` it calls there (an
+/// operator or `#'name`). One walk, nothing allocated but its stack.
+fn add_read<'a>(
+    body: &[Val],
+    functions: &'a super::functions::Functions,
+    read: &mut Read,
+    calls: &mut Vec<&'a str>,
+) {
+    let mut call = |name: &str| {
+        if let Some((k, _)) = functions.get_key_value(name) {
+            calls.push(k.as_str());
+        }
+    };
     // (value, inside a template's literal part)
     let mut stack: Vec<(&Val, bool)> = body.iter().map(|v| (v, false)).collect();
     while let Some((v, literal)) = stack.pop() {
@@ -160,13 +171,15 @@ fn add_read(body: &[Val], read: &mut Read) {
             Val::Backquote(t) => stack.push((t, true)),
             Val::Comma(x) | Val::Splice(x) => stack.push((x, false)),
             Val::List(items) => {
-                if !literal && v.head() == Some("get") {
-                    match items.get(2).and_then(quoted_symbol) {
+                match v.head() {
+                    Some("get") if !literal => match items.get(2).and_then(quoted_symbol) {
                         Some(p) => {
                             read.names.insert(p.to_string());
                         }
                         None => read.any = true,
-                    }
+                    },
+                    Some(h) if !literal && !functions.is_empty() => call(h),
+                    _ => {}
                 }
                 stack.extend(items.iter().map(|i| (i, literal)));
             }
@@ -174,15 +187,21 @@ fn add_read(body: &[Val], read: &mut Read) {
                 stack.extend(items.iter().map(|i| (i, literal)));
                 stack.push((tail, literal));
             }
-            Val::Function(x) => stack.push((x, literal)),
+            Val::Function(x) => {
+                if let (false, Some(name)) = (literal, x.symbol_name()) {
+                    call(name);
+                }
+                stack.push((x, literal));
+            }
             Val::Quote(x) if literal => stack.push((x, true)),
             _ => {}
         }
     }
 }
 
-/// Whether a macro's templates write `(setf (get ...) ...)` of a property of `read`
-/// (or of a computed one): its calls may set a property read.
+/// Whether a macro's body writes `(setf (get ...) ...)` of a property of `read` (or of a
+/// computed one): its calls may set a property read. One walk; a setting its computing
+/// code makes for itself counts too (a call expanded for nothing costs only its steps).
 fn sets_read(m: &Macro, read: &Read) -> bool {
     let sets = |x: &Val| {
         is_setting(x)
@@ -192,43 +211,67 @@ fn sets_read(m: &Macro, read: &Read) -> bool {
                     .is_some_and(|p| !matches!(p, Val::Quote(_)) || read.wants(p))
             })
     };
-    m.body.iter().any(|b| {
-        any_node(
-            b,
-            &mut |n| matches!(n, Val::Backquote(t) if any_node(t, &mut |x| sets(x))),
-        )
-    })
+    m.body.iter().any(|b| any_node(b, &mut |x| sets(x)))
 }
 
 /// What a scope's settings are looked for with: the names of the macros whose calls may
 /// set a property a macro or function reads, and where a setting may be written.
 pub(crate) struct Setters {
     pub(crate) names: Vec<String>,
+    /// `(setf (get ` in either case, then `(` and each setter's name in either case.
     finders: Vec<memchr::memmem::Finder<'static>>,
+    /// The properties read (folded), `None` for any.
+    read: Option<Vec<String>>,
 }
 
+/// Bytes after `(setf (get ` in which a literal setting names its property.
+const SETTING_WINDOW: usize = 256;
+
 impl Setters {
-    /// Where in `b` a setting may be: `(setf (get` (either case), or a setter's call.
+    /// Where in `b` a setting may be: `(setf (get` (either case) with a property read
+    /// written shortly after, or a setter's call.
     fn hits(&self, b: &[u8]) -> Vec<usize> {
         let mut out: Vec<usize> = Vec::new();
-        for f in &self.finders {
-            out.extend(f.find_iter(b));
+        for (k, f) in self.finders.iter().enumerate() {
+            let literal = k < 2;
+            out.extend(
+                f.find_iter(b).filter(|&h| {
+                    !literal || self.names_read(&b[h..b.len().min(h + SETTING_WINDOW)])
+                }),
+            );
         }
         out.sort_unstable();
         out.dedup();
         out
     }
+
+    /// Whether `text` may name a property read.
+    fn names_read(&self, text: &[u8]) -> bool {
+        let Some(read) = &self.read else { return true };
+        let lower = text.to_ascii_lowercase();
+        read.iter()
+            .any(|p| memchr::memmem::find(&lower, p.as_bytes()).is_some())
+    }
 }
 
-/// The setters of `macros` when a macro or a function it calls reads a property with
-/// `get`; `None` when none does (nothing asks for the store).
-pub(crate) fn setters(macros: &Macros) -> Option<Setters> {
+/// The setters of `macros` when one of the macros named `relevant` (those whose calls a
+/// search may expand), or a project function they call, reads a property with `get`;
+/// `None` when none does (nothing asks for the store). Only those bodies are walked.
+pub(crate) fn setters(macros: &Macros, relevant: &[String]) -> Option<Setters> {
     let mut read = Read::default();
-    for m in macros.map.values() {
-        add_read(&m.body, &mut read);
+    let mut functions: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str> = HashSet::new();
+    for m in relevant.iter().filter_map(|n| macros.map.get(n)) {
+        add_read(&m.body, &macros.functions, &mut read, &mut functions);
     }
-    for f in macros.functions.values() {
-        add_read(&f.body, &mut read);
+    // The project functions they call, and those these call, each once.
+    while let Some(name) = functions.pop() {
+        if !seen.insert(name) {
+            continue;
+        }
+        if let Some(f) = macros.functions.get(name) {
+            add_read(&f.body, &macros.functions, &mut read, &mut functions);
+        }
     }
     if read.is_empty() {
         return None;
@@ -249,7 +292,12 @@ pub(crate) fn setters(macros: &Macros) -> Option<Setters> {
         .iter()
         .map(|t| memchr::memmem::Finder::new(t.as_bytes()).into_owned())
         .collect();
-    Some(Setters { names, finders })
+    let read = (!read.any).then(|| read.names.into_iter().collect());
+    Some(Setters {
+        names,
+        finders,
+        read,
+    })
 }
 
 /// The settings of the file `b` (see [`of_forms`]): only its top-level forms holding a

@@ -116,15 +116,21 @@ fn the_settings_of_a_file_are_bounded_by_its_budget() {
 fn settings_are_looked_for_only_when_a_macro_reads_the_property() {
     // Nothing reads a property: no pass over the scope.
     let writes_only = "(defmacro m (x) `(setf (get ',x 'p) 1))";
-    assert!(setters(&macros_and_functions(writes_only)).is_none());
+    assert!(setters(&macros_and_functions(writes_only), &["m".into()]).is_none());
     assert_eq!(
-        setters(&macros_and_functions(DEFTHING)).unwrap().names,
+        setters(&macros_and_functions(DEFTHING), &["defthing".into()])
+            .unwrap()
+            .names,
         ["defthing"]
     );
+    // Only the macros a search may expand are asked.
+    assert!(setters(&macros_and_functions(DEFTHING), &[]).is_none());
     // A template setting a property nothing reads makes no setter.
     let other = format!("{DEFTHING}\n{writes_only}");
     assert_eq!(
-        setters(&macros_and_functions(&other)).unwrap().names,
+        setters(&macros_and_functions(&other), &["defthing".into()])
+            .unwrap()
+            .names,
         ["defthing"]
     );
 }

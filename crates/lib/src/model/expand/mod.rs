@@ -96,6 +96,8 @@ pub(crate) struct Env {
     globals: Arc<functions::Functions>,
     /// The symbol properties `get` reads (`properties.rs`); none known without.
     properties: Option<Arc<properties::Store>>,
+    /// The scope's learned macros, for `macroexpand` (`eval/context.rs`).
+    macros: Option<Arc<MacroMap>>,
 }
 
 /// A local function of a macro's body: called as the macro's body is evaluated (its
@@ -144,11 +146,15 @@ pub(crate) struct Macro {
     pub globals: Arc<Vec<(String, Val)>>,
 }
 
+/// Learned macros by folded name.
+pub(crate) type MacroMap = HashMap<String, Arc<Macro>, foldhash::fast::RandomState>;
+
 /// The learned macros of a scope, by folded name.
 #[derive(Default, Debug)]
 pub(crate) struct Macros {
-    /// foldhash: a search looks up every word of the calls it may expand.
-    map: HashMap<String, Arc<Macro>, foldhash::fast::RandomState>,
+    /// foldhash: a search looks up every word of the calls it may expand. Shared, so
+    /// that an expansion's `macroexpand` reaches it (`eval/context.rs`).
+    map: Arc<MacroMap>,
     /// The project functions the macros call (`functions.rs`).
     functions: Arc<functions::Functions>,
     /// The symbol properties of the scope, when a macro reads one (`properties.rs`).
@@ -170,14 +176,14 @@ impl Macros {
     /// does.
     pub(crate) fn extend(&mut self, found: Vec<(String, Macro)>) {
         for (name, m) in found {
-            self.map.insert(name, Arc::new(m));
+            Arc::make_mut(&mut self.map).insert(name, Arc::new(m));
         }
     }
 
     /// [`Macros::extend`] with macros kept from an earlier search (`find/learned.rs`).
     pub(crate) fn extend_shared(&mut self, found: &[(String, Arc<Macro>)]) {
         for (name, m) in found {
-            self.map.insert(name.clone(), m.clone());
+            Arc::make_mut(&mut self.map).insert(name.clone(), m.clone());
         }
     }
 
@@ -230,7 +236,7 @@ impl Macros {
         let functions = self.functions.clone();
         // Each macro's callers among the learned macros, for `defines` below.
         let mut callers: HashMap<String, Vec<String>> = HashMap::new();
-        for (name, m) in self.map.iter_mut() {
+        for (name, m) in Arc::make_mut(&mut self.map).iter_mut() {
             let helpers: Vec<&Arc<Function>> =
                 if functions.is_empty() || !functions::may_define(m.defines, &m.body) {
                     Vec::new()
@@ -282,7 +288,7 @@ impl Macros {
             .collect();
         while let Some(name) = pending.pop() {
             for caller in callers.get(&name).into_iter().flatten() {
-                let Some(m) = self.map.get_mut(caller) else {
+                let Some(m) = Arc::make_mut(&mut self.map).get_mut(caller) else {
                     continue;
                 };
                 if m.defines {
@@ -689,6 +695,7 @@ pub(crate) fn instantiate(
     let mut env = Env {
         globals: macros.functions.clone(),
         properties: properties.or(macros.properties.as_ref()).cloned(),
+        macros: Some(macros.map.clone()),
         ..Env::default()
     };
     // `&whole` takes the form; the rest the arguments.
@@ -893,6 +900,7 @@ pub(crate) fn call_function(
         Env {
             globals: env.globals.clone(),
             properties: env.properties.clone(),
+            macros: env.macros.clone(),
             ..Env::default()
         }
     } else {

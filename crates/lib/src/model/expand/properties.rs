@@ -218,11 +218,23 @@ fn sets_read(m: &Macro, read: &Read) -> bool {
 /// set a property a macro or function reads, and where a setting may be written.
 pub(crate) struct Setters {
     pub(crate) names: Vec<String>,
-    /// `(setf (get ` in either case, then `(` and each setter's name in either case.
-    finders: Vec<memchr::memmem::Finder<'static>>,
+    /// `(setf (get ` and `(` followed by each setter's name, in either case.
+    search: Needles,
     /// The properties read (folded), `None` for any.
     read: Option<Vec<String>>,
 }
+
+/// Up to this many texts are searched one `memmem` pass each; more, in one pass of an
+/// alternation (so that the pass over a file stays linear whatever the setters).
+const SEPARATE_PASSES: usize = 6;
+
+enum Needles {
+    Each(Vec<memchr::memmem::Finder<'static>>),
+    All(regex::bytes::Regex),
+}
+
+/// What a literal setting starts with.
+const SETTING: &[u8] = b"(setf (get ";
 
 /// Bytes after `(setf (get ` in which a literal setting names its property.
 const SETTING_WINDOW: usize = 256;
@@ -231,15 +243,15 @@ impl Setters {
     /// Where in `b` a setting may be: `(setf (get` (either case) with a property read
     /// written shortly after, or a setter's call.
     fn hits(&self, b: &[u8]) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::new();
-        for (k, f) in self.finders.iter().enumerate() {
-            let literal = k < 2;
-            out.extend(
-                f.find_iter(b).filter(|&h| {
-                    !literal || self.names_read(&b[h..b.len().min(h + SETTING_WINDOW)])
-                }),
-            );
-        }
+        let mut out: Vec<usize> = match &self.search {
+            Needles::Each(finders) => finders.iter().flat_map(|f| f.find_iter(b)).collect(),
+            Needles::All(regex) => regex.find_iter(b).map(|m| m.start()).collect(),
+        };
+        out.retain(|&h| {
+            let literal = b[h..].len() >= SETTING.len()
+                && b[h..h + SETTING.len()].eq_ignore_ascii_case(SETTING);
+            !literal || self.names_read(&b[h..b.len().min(h + SETTING_WINDOW)])
+        });
         out.sort_unstable();
         out.dedup();
         out
@@ -283,19 +295,34 @@ pub(crate) fn setters(macros: &Macros, relevant: &[String]) -> Option<Setters> {
         .map(|(n, _)| n.clone())
         .collect();
     names.sort();
-    let mut texts = vec!["(setf (get ".to_string(), "(SETF (GET ".to_string()];
-    for name in &names {
-        texts.push(format!("({name}"));
-        texts.push(format!("({}", name.to_uppercase()));
-    }
-    let finders = texts
-        .iter()
-        .map(|t| memchr::memmem::Finder::new(t.as_bytes()).into_owned())
-        .collect();
+    let search = if 2 + 2 * names.len() <= SEPARATE_PASSES {
+        let mut texts = vec!["(setf (get ".to_string(), "(SETF (GET ".to_string()];
+        for name in &names {
+            texts.push(format!("({name}"));
+            texts.push(format!("({}", name.to_uppercase()));
+        }
+        Needles::Each(
+            texts
+                .iter()
+                .map(|t| memchr::memmem::Finder::new(t.as_bytes()).into_owned())
+                .collect(),
+        )
+    } else {
+        let texts: Vec<String> = std::iter::once("(setf (get ".to_string())
+            .chain(names.iter().map(|n| format!("({n}")))
+            .map(|t| regex::escape(&t))
+            .collect();
+        Needles::All(
+            regex::bytes::RegexBuilder::new(&format!("(?i-u){}", texts.join("|")))
+                .size_limit(1 << 24)
+                .build()
+                .ok()?,
+        )
+    };
     let read = (!read.any).then(|| read.names.into_iter().collect());
     Some(Setters {
         names,
-        finders,
+        search,
         read,
     })
 }

@@ -134,3 +134,32 @@ fn settings_are_looked_for_only_when_a_macro_reads_the_property() {
         ["defthing"]
     );
 }
+
+#[test]
+fn many_setters_are_found_in_one_pass_in_either_case() {
+    // Eight setters: one alternation over the file instead of a pass per name and case.
+    let mut source = DEFTHING.to_string();
+    for k in 0..8 {
+        source.push_str(&format!(
+            "\n(defmacro set{k} (x) `(setf (get ',x 'defthing) '(s{k})))"
+        ));
+    }
+    let macros = macros_and_functions(&source);
+    let setters = setters(&macros, &["defthing".into()]).unwrap();
+    assert_eq!(setters.names.len(), 9);
+    let file = "(SET7 shape)\n(defthing (circle :include shape) r)";
+    let store = Store::merge([super::properties::of_file(
+        file.as_bytes(),
+        &macros,
+        &setters,
+        &mut |_, _| true,
+    )]);
+    assert_eq!(
+        store.get(&Val::sym("shape"), &Val::sym("defthing"), Val::Unknown),
+        val("(s7)")
+    );
+    assert_eq!(
+        store.get(&Val::sym("circle"), &Val::sym("defthing"), Val::Unknown),
+        val("(s7 r)")
+    );
+}

@@ -68,6 +68,7 @@ pub(crate) fn learn(
         // A search by name needs the calls of the macros that may build it only.
         .filter(|n| macros.get(n).is_some_and(|m| could_make(m, search)))
         .collect();
+    super::properties::learn(guard, parts, search, &mut macros, &names, cancel);
     if let Some(literals) = &search.literals {
         search.spelled = Some(super::literal::Finder::any(literals));
         let mut literals = literals.clone();

@@ -36,6 +36,7 @@ mod macros;
 mod method_line;
 mod names;
 mod packages;
+mod properties;
 mod references;
 mod render;
 pub mod schema;

@@ -22,6 +22,7 @@ pub(crate) mod functions;
 pub(crate) mod globals;
 pub(crate) mod lambda_list;
 pub(crate) mod pieces;
+pub(crate) mod properties;
 pub(crate) mod read_time;
 pub(crate) mod shape;
 pub(crate) mod template;
@@ -93,6 +94,10 @@ pub(crate) struct Env {
     functions: HashMap<String, Arc<Function>>,
     /// The project's functions its macros call (`functions.rs`).
     globals: Arc<functions::Functions>,
+    /// The symbol properties `get` reads (`properties.rs`); none known without.
+    properties: Option<Arc<properties::Store>>,
+    /// The scope's learned macros, for `macroexpand` (`eval/context.rs`).
+    macros: Option<Arc<MacroMap>>,
 }
 
 /// A local function of a macro's body: called as the macro's body is evaluated (its
@@ -141,13 +146,19 @@ pub(crate) struct Macro {
     pub globals: Arc<Vec<(String, Val)>>,
 }
 
+/// Learned macros by folded name.
+pub(crate) type MacroMap = HashMap<String, Arc<Macro>, foldhash::fast::RandomState>;
+
 /// The learned macros of a scope, by folded name.
 #[derive(Default, Debug)]
 pub(crate) struct Macros {
-    /// foldhash: a search looks up every word of the calls it may expand.
-    map: HashMap<String, Arc<Macro>, foldhash::fast::RandomState>,
+    /// foldhash: a search looks up every word of the calls it may expand. Shared, so
+    /// that an expansion's `macroexpand` reaches it (`eval/context.rs`).
+    map: Arc<MacroMap>,
     /// The project functions the macros call (`functions.rs`).
     functions: Arc<functions::Functions>,
+    /// The symbol properties of the scope, when a macro reads one (`properties.rs`).
+    properties: Option<Arc<properties::Store>>,
 }
 
 impl Macro {
@@ -165,14 +176,14 @@ impl Macros {
     /// does.
     pub(crate) fn extend(&mut self, found: Vec<(String, Macro)>) {
         for (name, m) in found {
-            self.map.insert(name, Arc::new(m));
+            Arc::make_mut(&mut self.map).insert(name, Arc::new(m));
         }
     }
 
     /// [`Macros::extend`] with macros kept from an earlier search (`find/learned.rs`).
     pub(crate) fn extend_shared(&mut self, found: &[(String, Arc<Macro>)]) {
         for (name, m) in found {
-            self.map.insert(name.clone(), m.clone());
+            Arc::make_mut(&mut self.map).insert(name.clone(), m.clone());
         }
     }
 
@@ -233,7 +244,7 @@ impl Macros {
         let functions = self.functions.clone();
         // Each macro's callers among the learned macros, for `defines` below.
         let mut callers: HashMap<String, Vec<String>> = HashMap::new();
-        for (name, m) in self.map.iter_mut() {
+        for (name, m) in Arc::make_mut(&mut self.map).iter_mut() {
             let helpers: Vec<&Arc<Function>> =
                 if functions.is_empty() || !functions::may_define(m.defines, &m.body) {
                     Vec::new()
@@ -285,7 +296,7 @@ impl Macros {
             .collect();
         while let Some(name) = pending.pop() {
             for caller in callers.get(&name).into_iter().flatten() {
-                let Some(m) = self.map.get_mut(caller) else {
+                let Some(m) = Arc::make_mut(&mut self.map).get_mut(caller) else {
                     continue;
                 };
                 if m.defines {
@@ -299,6 +310,11 @@ impl Macros {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.map.is_empty()
+    }
+
+    /// The symbol properties `get` reads in the expansions from now on.
+    pub(crate) fn set_properties(&mut self, store: properties::Store) {
+        self.properties = Some(Arc::new(store));
     }
 
     /// The names of the macros whose calls may define names they do not spell.
@@ -654,7 +670,7 @@ pub(crate) fn local_macros(form: &Val) -> Locals {
 /// template, the budget ran out). Calls of learned macros where the result defines
 /// things (`progn`, `eval-when`, `let` bodies ...) are expanded in turn.
 pub(crate) fn expand(m: &Macro, form: &Val, lookup: &Lookup, budget: &mut Budget) -> Option<Val> {
-    let expansion = instantiate(m, form, &lookup.global.functions, budget)?;
+    let expansion = instantiate(m, form, lookup.global, None, budget)?;
     let mut locals: Locals = lookup.locals.to_vec();
     let result = expand_inside(expansion, lookup.global, &mut locals, budget, 1)?;
     (result.size() <= MAX_RESULT_NODES).then_some(result)
@@ -674,16 +690,20 @@ pub(crate) fn expand_charged(
     expansion
 }
 
-/// The value of the macro's body for the call `form`.
-fn instantiate(
+/// The value of the macro's body for the call `form`, with the functions of `macros`
+/// and the symbol properties of `properties` (else of `macros`).
+pub(crate) fn instantiate(
     m: &Macro,
     form: &Val,
-    globals: &Arc<functions::Functions>,
+    macros: &Macros,
+    properties: Option<&Arc<properties::Store>>,
     budget: &mut Budget,
 ) -> Option<Val> {
     let items = form.items()?;
     let mut env = Env {
-        globals: globals.clone(),
+        globals: macros.functions.clone(),
+        properties: properties.or(macros.properties.as_ref()).cloned(),
+        macros: Some(macros.map.clone()),
         ..Env::default()
     };
     // `&whole` takes the form; the rest the arguments.
@@ -887,6 +907,8 @@ pub(crate) fn call_function(
     let mut inner = if f.global {
         Env {
             globals: env.globals.clone(),
+            properties: env.properties.clone(),
+            macros: env.macros.clone(),
             ..Env::default()
         }
     } else {
@@ -943,7 +965,7 @@ fn expand_inside(
     if depth >= MAX_MACRO_DEPTH {
         return Some(v);
     }
-    match instantiate(&m, &v, &global.functions, budget) {
+    match instantiate(&m, &v, global, None, budget) {
         Some(expansion) => expand_inside(expansion, global, locals, budget, depth + 1),
         None => Some(v),
     }
@@ -1041,3 +1063,5 @@ mod tests_forms;
 mod tests_globals;
 #[cfg(test)]
 mod tests_nested;
+#[cfg(test)]
+mod tests_properties;

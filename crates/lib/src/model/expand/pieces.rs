@@ -817,11 +817,12 @@ impl Gate {
             .chain(m.body.iter())
             .chain(m.globals.iter().map(|(_, v)| v))
             .collect();
-        let (mut counts, mut gensyms) = (false, false);
+        let (mut counts, mut gensyms, mut gets) = (false, false, false);
         while let Some(v) = pending.pop() {
             of_val(v, self, &mut all, &mut |name| {
                 counts |= computes_number(name);
                 gensyms |= name == "gensym";
+                gets |= name == "get";
                 if let Some(g) = lookup.global.get(name) {
                     names.push(g.clone());
                 }
@@ -837,6 +838,10 @@ impl Gate {
                 for f in called.drain(..) {
                     pending.extend(std::iter::once(&f.lambda_list).chain(&f.body));
                 }
+            }
+            // The symbol properties it reads are pieces too (`properties.rs`), once.
+            if pending.is_empty() && std::mem::take(&mut gets) {
+                pending.extend(lookup.global.properties.iter().flat_map(|p| p.values()));
             }
         }
         // What the evaluator prints of its own: the digits (and sign) of a number it

@@ -60,6 +60,14 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                     }
                 }
                 Some(op) if eval::is_form(op) => eval::value(x, env, budget, depth + 1)?,
+                Some(op) if eval::context::is_function(op) => {
+                    let values = values(args, env, budget, depth + 1)?;
+                    eval::context::call(op, &values, env, budget)?
+                }
+                Some("get") if env.properties.is_some() => {
+                    let values = values(args, env, budget, depth + 1)?;
+                    super::properties::get(env, &values, budget)?
+                }
                 Some(op) => match env.function(op) {
                     Some(f) => {
                         let values = values(args, env, budget, depth + 1)?;

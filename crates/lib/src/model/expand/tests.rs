@@ -1,6 +1,6 @@
 use super::*;
 
-fn val(text: &str) -> Val {
+pub(super) fn val(text: &str) -> Val {
     read_form(text.as_bytes(), 0, text.len(), &|_, _| true).unwrap()
 }
 
@@ -320,7 +320,7 @@ fn shapes_say_which_names_a_macro_can_build() {
 
 /// The macros of `source` and the project functions they call, learned as a search
 /// learns them (rounds of helpers calling helpers).
-fn macros_and_functions(source: &str) -> Macros {
+pub(super) fn macros_and_functions(source: &str) -> Macros {
     let mut m = macros(source);
     let mut wanted = m.wanted_functions();
     for _ in 0..functions::MAX_ROUNDS {
@@ -333,11 +333,15 @@ fn macros_and_functions(source: &str) -> Macros {
 
 /// The definitions the expansion of `call` makes, with the functions of `source`.
 pub(super) fn names_with_functions(source: &str, call: &str) -> Vec<String> {
-    let global = macros_and_functions(source);
+    made_names(&macros_and_functions(source), call)
+}
+
+/// The definitions the expansion of `call` makes with the macros `global`.
+pub(super) fn made_names(global: &Macros, call: &str) -> Vec<String> {
     let form = val(call);
     let m = global.get(form.head().unwrap()).unwrap().clone();
     let lookup = Lookup {
-        global: &global,
+        global,
         locals: &[],
     };
     match expand(&m, &form, &lookup, &mut Budget::new(MAX_EXPANSION_STEPS)) {

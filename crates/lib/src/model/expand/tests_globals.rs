@@ -117,3 +117,46 @@ fn a_variable_defined_twice_in_the_file_is_unknown() {
     let source = clx_class("t", "(defparameter *use-defclass* nil)");
     assert_eq!(names_with_functions(&source, CALL), Vec::<String>::new());
 }
+
+/// clx's `check-put`, reduced: the branch taken on `(null (macroexpand ...))` of a project
+/// macro whose expansion is `nil` while a global variable of its file is.
+const CHECKED: &str = "(defvar *type-check* nil)
+(defmacro type-check (value type)
+  (when *type-check*
+    `(typep ,value ',type)))
+(defmacro def-put (name type &environment env)
+  (if (null (macroexpand `(type-check ,name ,type) env))
+      `(defun ,(symbolicate name '-fast-put) (x) x)
+      `(defun ,(symbolicate name '-checked-put) (x) (type-check x ,type) x)))
+(defmacro def-put-1 (name &environment env)
+  `(defun ,(if (equal (macroexpand-1 `(car ,name) env) `(car ,name))
+               (symbolicate name '-unchanged)
+               (symbolicate name '-changed))
+       ()))
+(defmacro def-put-2 (name &environment env)
+  (if (macroexpand `(when ,name) env) `(defun ,name ()) `(defvar ,name)))
+(defmacro again (name &environment env)
+  (if (macroexpand `(again ,name) env) `(defun ,name ()) `(defvar ,name)))";
+
+#[test]
+fn macroexpand_expands_with_the_scopes_macros() {
+    assert_eq!(
+        names_with_functions(CHECKED, "(def-put card32 integer)"),
+        ["defun card32-fast-put"]
+    );
+    let checking = CHECKED.replace("(defvar *type-check* nil)", "(defvar *type-check* t)");
+    assert_eq!(
+        names_with_functions(&checking, "(def-put card32 integer)"),
+        ["defun card32-checked-put"]
+    );
+    // A function's call is no macro's: unchanged.
+    assert_eq!(
+        names_with_functions(CHECKED, "(def-put-1 card32)"),
+        ["defun card32-unchanged"]
+    );
+    // A macro that is not the scope's (`when` is Common Lisp's) expands as the
+    // implementation does: unknown, so no branch is taken.
+    assert!(names_with_functions(CHECKED, "(def-put-2 card32)").is_empty());
+    // A macro asking for its own expansion ends, unknown.
+    assert!(names_with_functions(CHECKED, "(again card32)").is_empty());
+}

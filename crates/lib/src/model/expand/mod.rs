@@ -196,7 +196,7 @@ impl Macros {
     /// (SBCL's `#+nil (defmacro sb-xc:defstruct ...)` would otherwise turn every
     /// `def!struct` into a `push`).
     pub(crate) fn forget(&mut self, is_table_definer: impl Fn(&str) -> bool) {
-        self.map.retain(|name, _| !is_table_definer(name));
+        Arc::make_mut(&mut self.map).retain(|name, _| !is_table_definer(name));
     }
 
     /// The folded names of the macros.

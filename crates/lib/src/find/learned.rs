@@ -37,6 +37,8 @@ pub(crate) struct Learned {
     pub read_time_defines: bool,
     /// The functions its read-time forms and `macrolet`s call.
     pub calls: HashSet<String>,
+    /// The global variables its read-time forms may read.
+    pub read_variables: HashSet<String>,
 }
 
 impl Learned {
@@ -46,6 +48,7 @@ impl Learned {
             defuns,
             read_time_defines: needs.defines,
             calls: needs.calls,
+            read_variables: needs.variables,
         }
     }
 
@@ -58,7 +61,13 @@ impl Learned {
             .iter()
             .map(|(name, m)| text(name) + m.nodes())
             .sum();
-        let names: usize = self.defuns.iter().chain(&self.calls).map(|n| text(n)).sum();
+        let names: usize = self
+            .defuns
+            .iter()
+            .chain(&self.calls)
+            .chain(&self.read_variables)
+            .map(|n| text(n))
+            .sum();
         macros + names
     }
 

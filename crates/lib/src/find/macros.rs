@@ -40,6 +40,9 @@ pub(crate) fn learn(
             learned.teach(&mut macros);
             needs.defines |= learned.read_time_defines;
             needs.calls.extend(learned.calls.iter().cloned());
+            needs
+                .variables
+                .extend(learned.read_variables.iter().cloned());
             learned.defuns.clone()
         };
         for part in parts {
@@ -57,6 +60,7 @@ pub(crate) fn learn(
     }
     let calls = std::mem::take(&mut needs.calls);
     learn_functions(guard, parts, &defuns, search, &mut macros, calls, cancel);
+    learn_read_globals(guard, parts, search, &mut macros, &needs.variables, cancel);
     search.read_time = needs.defines;
     macros.finish();
     // The definer table's entries stay what they are.
@@ -78,6 +82,26 @@ pub(crate) fn learn(
         search.widened = Some(super::literal::Finder::any(&literals));
     }
     search.macros = macros;
+}
+
+/// Learns the values of the global variables that read-time forms of the scope may read
+/// (`wanted`): read only when some form names one ([`expand::read_eval`]).
+fn learn_read_globals(
+    guard: &Guard,
+    parts: &[ScopePart],
+    search: &Search,
+    macros: &mut Macros,
+    wanted: &std::collections::HashSet<String>,
+    cancel: &CancelToken,
+) {
+    if wanted.is_empty() {
+        return;
+    }
+    let per_file = search.map_parts(guard, parts, cancel, |file: &LoadedFile| {
+        let mut reads = |plus, e: &[u8]| search.reads(plus, e);
+        expand::read_eval::definitions(&file.bytes, wanted, &mut reads)
+    });
+    macros.read_globals = std::sync::Arc::new(expand::read_eval::known_globals(per_file));
 }
 
 /// Learns the project functions the macros call (docs/find.md#definitions-made-by-the-projects-own-macros):
@@ -221,16 +245,20 @@ pub(crate) fn of_call(
     // spells (osicat's `define-designator`: `(defun ,name ...)` beside `NAME-designator`).
     let spelled = |f: &super::literal::Finder| f.is_match(&file.bytes[item.start..item.end]);
     let spells = search.spelled.as_ref().is_none_or(spelled);
-    let may_make = spells || (m.builds && could_make(&m, search));
-    if !may_make {
+    let text = &file.bytes[item.start..item.end];
+    // A read-time form of the call is computed: what it gives is not in its text.
+    let read_time = || expand::read_eval::holds_read_time(text);
+    let builds = m.builds && could_make(&m, search);
+    if !spells && !builds && !read_time() {
         return Outcome::NotMade;
     }
+    let read_time = read_time();
     let lookup = Lookup {
         global: &search.macros,
         locals,
     };
-    let text = &file.bytes[item.start..item.end];
     if m.builds
+        && !read_time
         && !search
             .gate
             .as_ref()
@@ -243,9 +271,23 @@ pub(crate) fn of_call(
     if item.end - item.start > budget.part().steps {
         return Outcome::NotMade;
     }
-    let Some(call) = expand::read_form(&file.bytes, item.start, item.end, &|p, e| {
-        search.reads(p, e)
-    }) else {
+    let reads = |p, e: &[u8]| search.reads(p, e);
+    let call = if read_time {
+        let mut part = budget.part();
+        let call = expand::read_eval::read_call(
+            &file.bytes,
+            item.start,
+            item.end,
+            &reads,
+            &search.macros,
+            &mut part,
+        );
+        budget.charge(&part);
+        call
+    } else {
+        expand::read_form(&file.bytes, item.start, item.end, &reads)
+    };
+    let Some(call) = call else {
         return Outcome::NotMade;
     };
     let Some(expansion) = expand::expand_charged(&m, &call, &lookup, budget) else {

@@ -30,7 +30,7 @@ pub(crate) fn attach(
     }
     let symbols: Vec<HashSet<&str>> = macros.iter().map(|(_, m)| symbols_of(m)).collect();
     let all: HashSet<&str> = symbols.iter().flatten().copied().collect();
-    let known = constants(b, &all, reads);
+    let known = constants(b, &all, false, reads);
     if known.is_empty() {
         return;
     }
@@ -101,14 +101,28 @@ fn symbols_of(m: &Macro) -> HashSet<&str> {
 }
 
 /// The `defvar`/`defparameter` forms of `b` (at top level or inside one, as
-/// `eval-when`) whose initial value is a constant: name and value.
+/// `eval-when`) whose initial value is a constant: name and value; `defconstant`s too
+/// when `with_constants`.
 /// Only the forms defining a name of `wanted` (a macro's symbol) are read.
-fn constants(
+pub(crate) fn constants(
     b: &[u8],
     wanted: &HashSet<&str>,
+    with_constants: bool,
     reads: &mut dyn FnMut(bool, &[u8]) -> bool,
 ) -> Vec<(String, Val)> {
-    let mut hits: Vec<usize> = ["defvar", "DEFVAR", "defparameter", "DEFPARAMETER"]
+    let definers: &[&str] = if with_constants {
+        &[
+            "defvar",
+            "DEFVAR",
+            "defparameter",
+            "DEFPARAMETER",
+            "defconstant",
+            "DEFCONSTANT",
+        ]
+    } else {
+        &["defvar", "DEFVAR", "defparameter", "DEFPARAMETER"]
+    };
+    let mut hits: Vec<usize> = definers
         .iter()
         .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()).map(move |at| (at, w.len())))
         .filter(|&(at, len)| {
@@ -122,7 +136,9 @@ fn constants(
         for form in read(b, start, end, reads) {
             let mut stack = vec![&form];
             while let Some(v) = stack.pop() {
-                if matches!(v.head(), Some("defvar" | "defparameter")) {
+                if matches!(v.head(), Some("defvar" | "defparameter"))
+                    || (with_constants && v.head() == Some("defconstant"))
+                {
                     out.extend(constant_definition(v));
                     continue;
                 }
@@ -159,7 +175,7 @@ fn constant_definition(form: &Val) -> Option<(String, Val)> {
 /// right after an assigning operator, the place of `push`, or the first binding of a
 /// `let`. Textual, so a quoted or commented occurrence counts too (the value is then not
 /// used: safe).
-fn assigned<'a>(lower: &[u8], names: &HashSet<&'a str>) -> HashSet<&'a str> {
+pub(crate) fn assigned<'a>(lower: &[u8], names: &HashSet<&'a str>) -> HashSet<&'a str> {
     let mut out = HashSet::new();
     let (mut before, mut before_that): (&[u8], &[u8]) = (b"", b"");
     let delimiter =

@@ -22,6 +22,7 @@ pub(crate) mod functions;
 pub(crate) mod globals;
 pub(crate) mod lambda_list;
 pub(crate) mod pieces;
+pub(crate) mod read_eval;
 pub(crate) mod read_time;
 pub(crate) mod shape;
 pub(crate) mod template;
@@ -148,6 +149,9 @@ pub(crate) struct Macros {
     map: HashMap<String, Arc<Macro>, foldhash::fast::RandomState>,
     /// The project functions the macros call (`functions.rs`).
     functions: Arc<functions::Functions>,
+    /// The scope's global variables whose values the read-time forms inside calls may
+    /// read (`read_eval.rs`).
+    pub(crate) read_globals: Arc<HashMap<String, Val>>,
 }
 
 impl Macro {

@@ -1,0 +1,188 @@
+//! Read-time forms inside a call of a learned macro (cl-irc's
+//! `(create-irc-message-classes #.(remove-duplicates (mapcar #'second *reply-names*)))`):
+//! the reader gives the macro the value of the `#.` form, so the form is computed by the
+//! evaluator (`eval/`) before the call is instantiated, over the scope's global
+//! variables whose value is known ([`known_globals`]: a `defvar`, `defparameter` or
+//! `defconstant` of a constant, defined once in the scope, that no file defining it
+//! assigns). A form that cannot be computed is unknown, as before. Only text is read:
+//! nothing is run.
+
+use super::datum::{read_keeping_read_time, Val, READ_TIME};
+use super::{eval, Budget, Env, Macros};
+use std::collections::{HashMap, HashSet};
+
+/// The longest text after a `#.` looked at for the global variables it names.
+const MAX_SCANNED: usize = 4096;
+
+/// The most global variable names one file's read-time forms ask for.
+const MAX_NAMES_PER_FILE: usize = 64;
+
+/// Where `#.` occurs in `b` (anywhere: inside a form, in a string or a comment).
+pub(crate) fn hits(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    memchr::memmem::find_iter(b, b"#.")
+}
+
+/// Whether the text of a call holds a read-time form.
+pub(crate) fn holds_read_time(text: &[u8]) -> bool {
+    memchr::memmem::find(text, b"#.").is_some()
+}
+
+/// The global variables the read-time forms of `b` may read: the words written `*x*` or
+/// `+x+` in the text of each `#.` form (up to its closing parenthesis, at most
+/// [`MAX_SCANNED`] bytes), folded. Textual: a word in a string counts too (it is only
+/// looked for).
+/// `hits`: where `#.` occurs in `b` ([`hits`]).
+pub(crate) fn variables(b: &[u8], hits: &[usize]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for &at in hits {
+        let text = &b[at + 2..b.len().min(at + 2 + MAX_SCANNED)];
+        let mut open = 0usize;
+        let mut end = text.len();
+        for (k, &c) in text.iter().enumerate() {
+            match c {
+                b'(' => open += 1,
+                b')' if open <= 1 => {
+                    end = k;
+                    break;
+                }
+                b')' => open -= 1,
+                // `#.+foo+`, `#.*foo*`: the word alone.
+                c if open == 0 && (c.is_ascii_whitespace() || c == b';') => {
+                    end = k;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let delimiter = |c: &u8| c.is_ascii_whitespace() || b"()'`,#\"".contains(c);
+        for word in text[..end].split(delimiter) {
+            let word = word.rsplit(|&c| c == b':').next().unwrap_or(word);
+            let earmuffed = |m: u8| word.len() >= 3 && word[0] == m && word[word.len() - 1] == m;
+            if (earmuffed(b'*') || earmuffed(b'+')) && out.len() < MAX_NAMES_PER_FILE {
+                out.insert(String::from_utf8_lossy(word).to_ascii_lowercase());
+            }
+        }
+    }
+    out
+}
+
+/// The global variables of `wanted` that `b` defines with a constant value (`defvar`,
+/// `defparameter`, `defconstant`; after the features' branches), each as often as it is
+/// defined, and those `b` assigns.
+pub(crate) fn definitions(
+    b: &[u8],
+    wanted: &HashSet<String>,
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) -> (Vec<(String, Val)>, HashSet<String>) {
+    let wanted: HashSet<&str> = wanted.iter().map(String::as_str).collect();
+    let defined = super::globals::constants(b, &wanted, true, reads);
+    if defined.is_empty() {
+        return (defined, HashSet::new());
+    }
+    let names: HashSet<&str> = defined.iter().map(|(n, _)| n.as_str()).collect();
+    let assigned = super::globals::assigned(&b.to_ascii_lowercase(), &names)
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    (defined, assigned)
+}
+
+/// The known values of the scope's global variables, from every file's
+/// [`definitions`]: a variable defined once, and assigned by no file that defines it.
+pub(crate) fn known_globals(
+    per_file: Vec<(Vec<(String, Val)>, HashSet<String>)>,
+) -> HashMap<String, Val> {
+    let mut values: HashMap<String, Option<Val>> = HashMap::new();
+    let mut assigned = HashSet::new();
+    for (defined, written) in per_file {
+        for (name, value) in defined {
+            values
+                .entry(name)
+                .and_modify(|v| *v = None)
+                .or_insert(Some(value));
+        }
+        assigned.extend(written);
+    }
+    values
+        .into_iter()
+        .filter(|(n, _)| !assigned.contains(n))
+        .filter_map(|(n, v)| Some((n, v?)))
+        .collect()
+}
+
+/// The call `b[start..end]` read with the value of each of its read-time forms computed
+/// (unknown where it cannot be), over the scope's known global variables and the project
+/// functions `macros` learned; `None` when it cannot be read or the budget is spent.
+pub(crate) fn read_call(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+    macros: &Macros,
+    budget: &mut Budget,
+) -> Option<Val> {
+    let (globals, functions) = (&macros.read_globals, &macros.functions);
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    let form = read_keeping_read_time(b, start, end, &mut reads)
+        .into_iter()
+        .next()?;
+    let mut env = Env {
+        globals: functions.clone(),
+        ..Env::default()
+    };
+    // Only the variables the call's forms name are bound.
+    let mut named = Vec::new();
+    symbols(&form, &mut named);
+    for name in named {
+        if let Some(value) = globals.get(name) {
+            budget.spend(value.size())?;
+            env.bind(name, value.clone());
+        }
+    }
+    resolve(form, &env, budget, 0)
+}
+
+/// The symbols inside `v`'s read-time forms.
+fn symbols<'v>(v: &'v Val, out: &mut Vec<&'v str>) {
+    let mut stack = vec![(v, false)];
+    while let Some((v, inside)) = stack.pop() {
+        let inside = inside || v.head() == Some(READ_TIME);
+        if let (true, Some(name)) = (inside, v.symbol_name()) {
+            out.push(name);
+        }
+        stack.extend(v.children().map(|c| (c, inside)));
+    }
+}
+
+/// `v` with each read-time form replaced by its value (the innermost first, as the
+/// reader reads them).
+fn resolve(v: Val, env: &Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    if depth > super::MAX_DEPTH {
+        return Some(Val::Unknown);
+    }
+    let again = |items: Vec<Val>, budget: &mut Budget| -> Option<Vec<Val>> {
+        items
+            .into_iter()
+            .map(|x| resolve(x, env, budget, depth + 1))
+            .collect()
+    };
+    let boxed =
+        |x: Box<Val>, budget: &mut Budget| resolve(*x, env, budget, depth + 1).map(Box::new);
+    Some(match v {
+        Val::List(items) if items.first().and_then(Val::symbol_name) == Some(READ_TIME) => {
+            let form = items.into_iter().nth(1)?;
+            let form = resolve(form, env, budget, depth + 1)?;
+            // Evaluated in a copy of the variables: the form's own assignments stay in it.
+            let mut scope = env.clone();
+            eval::exec(&form, &mut scope, budget, depth)?
+        }
+        Val::List(items) => Val::List(again(items, budget)?),
+        Val::Dotted(items, tail) => Val::Dotted(again(items, budget)?, boxed(tail, budget)?),
+        Val::Quote(x) => Val::Quote(boxed(x, budget)?),
+        Val::Backquote(x) => Val::Backquote(boxed(x, budget)?),
+        Val::Comma(x) => Val::Comma(boxed(x, budget)?),
+        Val::Splice(x) => Val::Splice(boxed(x, budget)?),
+        Val::Function(x) => Val::Function(boxed(x, budget)?),
+        atom => atom,
+    })
+}

@@ -110,26 +110,19 @@ pub(crate) fn constants(
     with_constants: bool,
     reads: &mut dyn FnMut(bool, &[u8]) -> bool,
 ) -> Vec<(String, Val)> {
-    let definers: &[&str] = if with_constants {
-        &[
-            "defvar",
-            "DEFVAR",
-            "defparameter",
-            "DEFPARAMETER",
-            "defconstant",
-            "DEFCONSTANT",
-        ]
+    let mut hits: Vec<usize> = if with_constants {
+        definition_hits(b, wanted)
     } else {
-        &["defvar", "DEFVAR", "defparameter", "DEFPARAMETER"]
+        ["defvar", "DEFVAR", "defparameter", "DEFPARAMETER"]
+            .iter()
+            .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()).map(move |at| (at, w.len())))
+            .filter(|&(at, len)| {
+                super::functions::token_after(b, at + len)
+                    .is_some_and(|n| wanted.contains(n.as_str()))
+            })
+            .map(|(at, _)| at)
+            .collect()
     };
-    let mut hits: Vec<usize> = definers
-        .iter()
-        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()).map(move |at| (at, w.len())))
-        .filter(|&(at, len)| {
-            super::functions::token_after(b, at + len).is_some_and(|n| wanted.contains(n.as_str()))
-        })
-        .map(|(at, _)| at)
-        .collect();
     hits.sort_unstable();
     let mut out = Vec::new();
     each_form_holding(b, &hits, &mut |start, end| {
@@ -149,6 +142,25 @@ pub(crate) fn constants(
         }
     });
     out
+}
+
+/// Where `(defvar`, `(defparameter` or `(defconstant` (in either case) defines a name of
+/// `wanted`: one pass over `b` for `(def` and one for `(DEF`.
+fn definition_hits(b: &[u8], wanted: &HashSet<&str>) -> Vec<usize> {
+    const DEFINERS: [&[u8]; 3] = [b"var", b"parameter", b"constant"];
+    ["(def", "(DEF"]
+        .iter()
+        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()))
+        .filter_map(|at| {
+            let rest = &b[at + 4..];
+            let len = DEFINERS
+                .iter()
+                .find(|d| rest.len() >= d.len() && rest[..d.len()].eq_ignore_ascii_case(d))?
+                .len();
+            let name = super::functions::token_after(b, at + 4 + len)?;
+            wanted.contains(name.as_str()).then_some(at + 1)
+        })
+        .collect()
 }
 
 /// `(defvar NAME VALUE [DOC])` with a constant VALUE.

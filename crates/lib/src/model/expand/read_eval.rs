@@ -7,8 +7,9 @@
 //! assigns). A form that cannot be computed is unknown, as before. Only text is read:
 //! nothing is run.
 
-use super::datum::{read_keeping_read_time, Val, READ_TIME};
+use super::datum::{print, read_keeping_read_time, Val, READ_TIME};
 use super::{eval, Budget, Env, Macros};
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 /// The longest text after a `#.` looked at for the global variables it names.
@@ -16,6 +17,38 @@ const MAX_SCANNED: usize = 4096;
 
 /// The most global variable names one file's read-time forms ask for.
 const MAX_NAMES_PER_FILE: usize = 64;
+
+/// The text of a call as far as the names it can make go: `text`, followed by the
+/// printed values of the known global variables its read-time forms name (none
+/// without a known global in the scope: `text` as it is, nothing looked at). The values
+/// printed are charged to `budget` by their size ([`Val::size`]); `None` once it
+/// is spent.
+pub(crate) fn with_values<'t>(
+    text: &'t [u8],
+    macros: &Macros,
+    budget: &mut Budget,
+) -> Option<Cow<'t, [u8]>> {
+    if macros.read_globals.is_empty() {
+        return Some(Cow::Borrowed(text));
+    }
+    let mut printed = String::new();
+    for at in hits(text) {
+        let form = &text[at + 2..];
+        for name in earmuffed_words(&form[..form_end(form)]) {
+            if let Some(value) = macros.read_globals.get(&name) {
+                budget.spend(value.size())?;
+                printed.push(' ');
+                print(value, &mut printed);
+            }
+        }
+    }
+    if printed.is_empty() {
+        return Some(Cow::Borrowed(text));
+    }
+    let mut out = text.to_vec();
+    out.extend_from_slice(printed.as_bytes());
+    Some(Cow::Owned(out))
+}
 
 /// Where `#.` occurs in `b` (anywhere: inside a form, in a string or a comment).
 pub(crate) fn hits(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
@@ -27,43 +60,87 @@ pub(crate) fn holds_read_time(text: &[u8]) -> bool {
     memchr::memmem::find(text, b"#.").is_some()
 }
 
-/// The global variables the read-time forms of `b` may read: the words written `*x*` or
-/// `+x+` in the text of each `#.` form (up to its closing parenthesis, at most
-/// [`MAX_SCANNED`] bytes), folded. Textual: a word in a string counts too (it is only
-/// looked for).
+/// The global variables the read-time forms of `b` may read, each with the operator of
+/// the list the form is in (a call of a learned macro, once the macros are known): the
+/// words written `*x*` or `+x+` in the text of each `#.` form (up to its closing
+/// parenthesis, at most [`MAX_SCANNED`] bytes), folded; the operator is the word after
+/// the nearest unclosed `(` before the form (at most [`MAX_SCANNED`] bytes back).
+/// Textual: a word in a string counts too, a parenthesis in one may give another
+/// operator (a variable is only looked for when its operator is a learned macro's).
 /// `hits`: where `#.` occurs in `b` ([`hits`]).
-pub(crate) fn variables(b: &[u8], hits: &[usize]) -> HashSet<String> {
+pub(crate) fn variables(b: &[u8], hits: &[usize]) -> HashSet<(String, String)> {
     let mut out = HashSet::new();
     for &at in hits {
         let text = &b[at + 2..b.len().min(at + 2 + MAX_SCANNED)];
-        let mut open = 0usize;
-        let mut end = text.len();
-        for (k, &c) in text.iter().enumerate() {
-            match c {
-                b'(' => open += 1,
-                b')' if open <= 1 => {
-                    end = k;
-                    break;
-                }
-                b')' => open -= 1,
-                // `#.+foo+`, `#.*foo*`: the word alone.
-                c if open == 0 && (c.is_ascii_whitespace() || c == b';') => {
-                    end = k;
-                    break;
-                }
-                _ => {}
-            }
+        let named = earmuffed_words(&text[..form_end(text)]);
+        if named.is_empty() {
+            continue;
         }
-        let delimiter = |c: &u8| c.is_ascii_whitespace() || b"()'`,#\"".contains(c);
-        for word in text[..end].split(delimiter) {
-            let word = word.rsplit(|&c| c == b':').next().unwrap_or(word);
-            let earmuffed = |m: u8| word.len() >= 3 && word[0] == m && word[word.len() - 1] == m;
-            if (earmuffed(b'*') || earmuffed(b'+')) && out.len() < MAX_NAMES_PER_FILE {
-                out.insert(String::from_utf8_lossy(word).to_ascii_lowercase());
+        let Some(operator) = enclosing_operator(&b[at.saturating_sub(MAX_SCANNED)..at]) else {
+            continue;
+        };
+        for name in named {
+            if out.len() < MAX_NAMES_PER_FILE {
+                out.insert((operator.clone(), name));
             }
         }
     }
     out
+}
+
+/// Where the datum at the start of `text` ends (textually: its closing parenthesis, or
+/// the end of a word).
+fn form_end(text: &[u8]) -> usize {
+    let mut open = 0usize;
+    for (k, &c) in text.iter().enumerate() {
+        match c {
+            b'(' => open += 1,
+            b')' if open <= 1 => return k,
+            b')' => open -= 1,
+            // `#.+foo+`, `#.*foo*`: the word alone.
+            c if open == 0 && (c.is_ascii_whitespace() || c == b';') => return k,
+            _ => {}
+        }
+    }
+    text.len()
+}
+
+/// The words of `text` written `*x*` or `+x+` (after a package prefix), folded.
+fn earmuffed_words(text: &[u8]) -> Vec<String> {
+    let delimiter = |c: &u8| c.is_ascii_whitespace() || b"()'`,#\"".contains(c);
+    text.split(delimiter)
+        .map(|word| word.rsplit(|&c| c == b':').next().unwrap_or(word))
+        .filter(|word| {
+            let earmuffed = |m: u8| word.len() >= 3 && word[0] == m && word[word.len() - 1] == m;
+            earmuffed(b'*') || earmuffed(b'+')
+        })
+        .map(|word| String::from_utf8_lossy(word).to_ascii_lowercase())
+        .collect()
+}
+
+/// The operator of the list left open at the end of `before`: the word after its `(`.
+fn enclosing_operator(before: &[u8]) -> Option<String> {
+    let mut closed = 0usize;
+    let open = before.iter().rposition(|&c| match c {
+        b')' => {
+            closed += 1;
+            false
+        }
+        b'(' if closed == 0 => true,
+        b'(' => {
+            closed -= 1;
+            false
+        }
+        _ => false,
+    })?;
+    let word = &before[open + 1..];
+    let end = word
+        .iter()
+        .position(|c| c.is_ascii_whitespace() || b"()'`,\";".contains(c))
+        .unwrap_or(word.len());
+    let word = &word[..end];
+    let word = word.rsplit(|&c| c == b':').next().unwrap_or(word);
+    (!word.is_empty()).then(|| String::from_utf8_lossy(word).to_ascii_lowercase())
 }
 
 /// The global variables of `wanted` that `b` defines with a constant value (`defvar`,

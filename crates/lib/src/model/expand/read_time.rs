@@ -43,8 +43,9 @@ pub(crate) fn as_macro(
 pub(crate) struct Needs {
     pub defines: bool,
     pub calls: HashSet<String>,
-    /// The global variables its read-time forms may read (`read_eval.rs`).
-    pub variables: HashSet<String>,
+    /// The global variables its read-time forms may read, with the operator of the
+    /// list each form is in (`read_eval.rs`).
+    pub variables: HashSet<(String, String)>,
 }
 
 /// `macrolets`: whether to read the `macrolet`s too (a search by pattern: a search by

@@ -91,6 +91,7 @@ pub(crate) fn learn(
         }
         search.widened = Some(super::literal::Finder::any(&literals));
     }
+    macros.features = search.features.as_ref().and_then(expand::features_value);
     search.macros = macros;
 }
 

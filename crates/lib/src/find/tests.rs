@@ -827,3 +827,33 @@ fn a_read_time_form_in_a_call_is_computed_over_the_scopes_constant_globals() {
         );
     }
 }
+
+/// cl+ssl's `defcfun-versioned` chooses its expansion by `(member :cmucl *features*)`:
+/// with `features` given, `*features*` holds them (the image expanding the macro is the
+/// one reading the code); without, it is unknown and the call is not instantiated.
+#[test]
+fn a_macro_reading_features_expands_with_the_searchs_features() {
+    let dir = scratch(
+        "features-var",
+        &[(
+            "ffi.lisp",
+            "(defmacro versioned (name)\n  (if (member :cmucl *features*)\n      `(defun ,(intern (format nil \"LATE-~A\" name)) ())\n      `(defun ,(intern (format nil \"NOW-~A\" name)) ())))\n(versioned open)\n",
+        )],
+    );
+    let found = |features: &[&str]| -> Vec<String> {
+        let features: Vec<String> = features.iter().map(|f| f.to_string()).collect();
+        run(&dir, |r| {
+            r.name_pattern = Some("open".into());
+            r.features = (!features.is_empty()).then(|| features.clone());
+        })
+        .unwrap()
+        .definitions
+        .unwrap()
+        .into_iter()
+        .map(|d| format!("{}:{}", d.line, d.name))
+        .collect()
+    };
+    assert_eq!(found(&["sbcl", "unix"]), ["5:now-open"]);
+    assert_eq!(found(&["cmucl", "unix"]), ["5:late-open"]);
+    assert_eq!(found(&[]), Vec::<String>::new());
+}

@@ -152,6 +152,8 @@ pub(crate) struct Macros {
     /// The scope's global variables whose values the read-time forms inside calls may
     /// read (`read_eval.rs`).
     pub(crate) read_globals: Arc<HashMap<String, Val>>,
+    /// `*features*` as the search's features give it (`None`: not given, unknown).
+    pub(crate) features: Option<Arc<Val>>,
 }
 
 impl Macro {
@@ -650,7 +652,7 @@ pub(crate) fn local_macros(form: &Val) -> Locals {
 /// template, the budget ran out). Calls of learned macros where the result defines
 /// things (`progn`, `eval-when`, `let` bodies ...) are expanded in turn.
 pub(crate) fn expand(m: &Macro, form: &Val, lookup: &Lookup, budget: &mut Budget) -> Option<Val> {
-    let expansion = instantiate(m, form, &lookup.global.functions, budget)?;
+    let expansion = instantiate(m, form, lookup.global, budget)?;
     let mut locals: Locals = lookup.locals.to_vec();
     let result = expand_inside(expansion, lookup.global, &mut locals, budget, 1)?;
     (result.size() <= MAX_RESULT_NODES).then_some(result)
@@ -670,18 +672,35 @@ pub(crate) fn expand_charged(
     expansion
 }
 
+/// `*features*` holding `features` (keywords, and symbols of other packages).
+pub(crate) fn features_value(features: &crate::features::Features) -> Option<Arc<Val>> {
+    use crate::model::symbols::{Prefix, Written};
+    // Folded as the expander folds names.
+    let symbol = |(package, name): (Option<&str>, &str)| {
+        Val::Sym(Written {
+            prefix: match package {
+                None => Prefix::Keyword,
+                Some(p) => Prefix::Package(p.to_lowercase()),
+            },
+            name: name.to_lowercase(),
+        })
+    };
+    let symbols = features.symbols().into_iter().map(symbol).collect();
+    Some(Arc::new(Val::List(symbols)))
+}
+
 /// The value of the macro's body for the call `form`.
-fn instantiate(
-    m: &Macro,
-    form: &Val,
-    globals: &Arc<functions::Functions>,
-    budget: &mut Budget,
-) -> Option<Val> {
+fn instantiate(m: &Macro, form: &Val, global: &Macros, budget: &mut Budget) -> Option<Val> {
     let items = form.items()?;
     let mut env = Env {
-        globals: globals.clone(),
+        globals: global.functions.clone(),
         ..Env::default()
     };
+    // The features the search gives are those of the image that expands the macro.
+    if let Some(features) = &global.features {
+        budget.spend(features.size())?;
+        env.bind("*features*", (**features).clone());
+    }
     // `&whole` takes the form; the rest the arguments.
     // The global variables it reads, under what the lambda list binds.
     for (name, value) in m.globals.iter() {
@@ -939,7 +958,7 @@ fn expand_inside(
     if depth >= MAX_MACRO_DEPTH {
         return Some(v);
     }
-    match instantiate(&m, &v, &global.functions, budget) {
+    match instantiate(&m, &v, global, budget) {
         Some(expansion) => expand_inside(expansion, global, locals, budget, depth + 1),
         None => Some(v),
     }

@@ -316,7 +316,8 @@ pub(crate) fn of_call(
         return Outcome::NotMade;
     };
     let spells = search.spelled.as_ref().is_none_or(|f| f.is_match(&text));
-    if !spells && !(m.builds && could_make(&m, search)) {
+    let may_make = spells || (m.builds && could_make(&m, search));
+    if !may_make {
         return Outcome::NotMade;
     }
     let lookup = Lookup {

@@ -143,6 +143,10 @@ fn enclosing_operator(before: &[u8]) -> Option<String> {
     (!word.is_empty()).then(|| String::from_utf8_lossy(word).to_ascii_lowercase())
 }
 
+/// What one file says of the global variables: the constant values it defines them with
+/// (each definition once), and the names it assigns.
+pub(crate) type FileGlobals = (Vec<(String, Val)>, HashSet<String>);
+
 /// The global variables of `wanted` that `b` defines with a constant value (`defvar`,
 /// `defparameter`, `defconstant`; after the features' branches), each as often as it is
 /// defined, and those `b` assigns.
@@ -150,7 +154,7 @@ pub(crate) fn definitions(
     b: &[u8],
     wanted: &HashSet<String>,
     reads: &mut dyn FnMut(bool, &[u8]) -> bool,
-) -> (Vec<(String, Val)>, HashSet<String>) {
+) -> FileGlobals {
     let wanted: HashSet<&str> = wanted.iter().map(String::as_str).collect();
     let defined = super::globals::constants(b, &wanted, true, reads);
     if defined.is_empty() {
@@ -166,9 +170,7 @@ pub(crate) fn definitions(
 
 /// The known values of the scope's global variables, from every file's
 /// [`definitions`]: a variable defined once, and assigned by no file that defines it.
-pub(crate) fn known_globals(
-    per_file: Vec<(Vec<(String, Val)>, HashSet<String>)>,
-) -> HashMap<String, Val> {
+pub(crate) fn known_globals(per_file: Vec<FileGlobals>) -> HashMap<String, Val> {
     let mut values: HashMap<String, Option<Val>> = HashMap::new();
     let mut assigned = HashSet::new();
     for (defined, written) in per_file {

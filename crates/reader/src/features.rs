@@ -40,6 +40,18 @@ impl Features {
     fn has(&self, s: &Symbol) -> bool {
         self.0.contains(s)
     }
+
+    /// The features, sorted: each one's package (`None`: a keyword) and name, as
+    /// `*features*` holds them.
+    pub fn symbols(&self) -> Vec<(Option<&str>, &str)> {
+        let mut out: Vec<(Option<&str>, &str)> = self
+            .0
+            .iter()
+            .map(|s| (s.package.as_deref(), s.name.as_str()))
+            .collect();
+        out.sort_unstable();
+        out
+    }
 }
 
 /// Whether a form behind `#+expr` is read (`plus`) or behind `#-expr`: `Some(true)` when

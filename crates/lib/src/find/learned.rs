@@ -33,19 +33,32 @@ pub(crate) struct Learned {
     pub macros: Vec<(String, Arc<Macro>)>,
     /// The names its `(defun NAME` forms spell.
     pub defuns: Vec<String>,
+    /// The names its `(defvar NAME` (`defparameter`, `defconstant`) forms spell.
+    pub globals: Vec<String>,
     /// Whether a top-level read-time form of it defines something.
     pub read_time_defines: bool,
     /// The functions its read-time forms and `macrolet`s call.
     pub calls: HashSet<String>,
+    /// The global variables its read-time forms may read, with the operator of the list
+    /// each form is in.
+    pub read_variables: HashSet<(String, String)>,
 }
 
 impl Learned {
-    pub(crate) fn new(macros: Vec<(String, Macro)>, defuns: Vec<String>, needs: Needs) -> Learned {
+    /// `names`: the names its `defun`s and its global variables' definitions spell.
+    pub(crate) fn new(
+        macros: Vec<(String, Macro)>,
+        names: (Vec<String>, Vec<String>),
+        needs: Needs,
+    ) -> Learned {
+        let (defuns, globals) = names;
         Learned {
             macros: macros.into_iter().map(|(n, m)| (n, Arc::new(m))).collect(),
             defuns,
+            globals,
             read_time_defines: needs.defines,
             calls: needs.calls,
+            read_variables: needs.variables,
         }
     }
 
@@ -58,7 +71,14 @@ impl Learned {
             .iter()
             .map(|(name, m)| text(name) + m.nodes())
             .sum();
-        let names: usize = self.defuns.iter().chain(&self.calls).map(|n| text(n)).sum();
+        let names: usize = self
+            .defuns
+            .iter()
+            .chain(&self.globals)
+            .chain(&self.calls)
+            .chain(self.read_variables.iter().flat_map(|(o, v)| [o, v]))
+            .map(|n| text(n))
+            .sum();
         macros + names
     }
 

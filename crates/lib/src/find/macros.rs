@@ -24,15 +24,17 @@ pub(crate) fn learn(
     cancel: &CancelToken,
 ) {
     let mut macros = Macros::default();
-    // Per part, per file: the names its `(defun NAME` forms spell.
+    // Per part, per file: the names its `(defun NAME` forms spell, and its
+    // `(defvar NAME` (`defparameter`, `defconstant`) forms.
     let mut defuns: Vec<Vec<Vec<String>>> = Vec::with_capacity(parts.len());
+    let mut globals: Vec<Vec<Vec<String>>> = Vec::with_capacity(parts.len());
     // What top-level `#.` forms and `macrolet`s need (docs/find.md).
     let mut needs = expand::read_time::Needs::default();
     {
         let reads = |plus, e: &[u8]| search.reads(plus, e);
         let macrolets = matches!(search.target, Target::Pattern(_));
         let work = |file: &LoadedFile| {
-            let names = expand::functions::defun_names(&file.bytes);
+            let names = expand::functions::defined_names(&file.bytes);
             let needs = expand::read_time::needs(&file.bytes, macrolets, &reads);
             Learned::new(expand::learn(&file.bytes, &reads), names, needs)
         };
@@ -40,19 +42,26 @@ pub(crate) fn learn(
             learned.teach(&mut macros);
             needs.defines |= learned.read_time_defines;
             needs.calls.extend(learned.calls.iter().cloned());
-            learned.defuns.clone()
+            needs
+                .variables
+                .extend(learned.read_variables.iter().cloned());
+            (learned.defuns.clone(), learned.globals.clone())
         };
         for part in parts {
-            match part {
-                ScopePart::Single(file) => defuns.push(vec![add(&work(file))]),
-                ScopePart::Walked(files) => {
-                    let mut names_of = Vec::with_capacity(files.len());
-                    for answer in super::learned::map_files(search, guard, files, cancel, &work) {
-                        names_of.push(answer.map(|l| add(&l)).unwrap_or_default());
-                    }
-                    defuns.push(names_of);
+            let (names_of, globals_of) = match part {
+                ScopePart::Single(file) => {
+                    let (names, globals) = add(&work(file));
+                    (vec![names], vec![globals])
                 }
-            }
+                ScopePart::Walked(files) => {
+                    super::learned::map_files(search, guard, files, cancel, &work)
+                        .into_iter()
+                        .map(|answer| answer.map(|l| add(&l)).unwrap_or_default())
+                        .unzip()
+                }
+            };
+            defuns.push(names_of);
+            globals.push(globals_of);
         }
     }
     let calls = std::mem::take(&mut needs.calls);
@@ -60,6 +69,11 @@ pub(crate) fn learn(
     search.read_time = needs.defines;
     macros.forget(|n| matches!(grammar.lookup(n), GrammarLookup::Definer(_)));
     macros.finish();
+    let read = ReadGlobals {
+        variables: &needs.variables,
+        defined: &globals,
+    };
+    learn_read_globals(guard, parts, search, &mut macros, read, cancel);
     // The definer table's entries stay what they are.
     let names: Vec<String> = macros
         .definer_names()
@@ -79,7 +93,83 @@ pub(crate) fn learn(
         }
         search.widened = Some(super::literal::Finder::any(&literals));
     }
+    macros.features = search.features.as_ref().and_then(expand::features_value);
     search.macros = macros;
+}
+
+/// Learns the values of the global variables that read-time forms in calls of the
+/// scope's learned definer macros may read (`variables`: each with the operator of the
+/// list its form is in): the files are read again only when such a form names one
+/// ([`expand::read_eval`]). In a search by name, a macro that builds no name the search
+/// wants writes only names its call's data spell: a variable's value spells one only
+/// when the file defining it holds the name, so for its calls only those files are read.
+fn learn_read_globals(
+    guard: &Guard,
+    parts: &[ScopePart],
+    search: &Search,
+    macros: &mut Macros,
+    read: ReadGlobals,
+    cancel: &CancelToken,
+) {
+    let mut built = std::collections::HashSet::new();
+    let mut spelled = std::collections::HashSet::new();
+    for (operator, name) in read.variables {
+        match macros.get(operator) {
+            Some(m) if m.defines && m.builds && could_make(m, search) => built.insert(name.clone()),
+            Some(m) if m.defines => spelled.insert(name.clone()),
+            _ => false,
+        };
+    }
+    if built.is_empty() && spelled.is_empty() {
+        return;
+    }
+    let spells = match (&search.target, &search.literals) {
+        (Target::Name(_), Some(literals)) => Some(super::literal::Finder::any(literals)),
+        _ => None,
+    };
+    // Only the files whose `(defvar NAME` forms spell a wanted name are read again.
+    let defines = |names: &Vec<String>| {
+        names
+            .iter()
+            .any(|n| built.contains(n) || spelled.contains(n))
+    };
+    let work = |file: &LoadedFile| {
+        let mut reads = |plus, e: &[u8]| search.reads(plus, e);
+        let wanted =
+            if spelled.is_empty() || spells.as_ref().is_some_and(|f| !f.is_match(&file.bytes)) {
+                std::borrow::Cow::Borrowed(&built)
+            } else {
+                std::borrow::Cow::Owned(built.union(&spelled).cloned().collect())
+            };
+        expand::read_eval::definitions(&file.bytes, &wanted, &mut reads)
+    };
+    let mut per_file = Vec::new();
+    for (part, names_of) in parts.iter().zip(read.defined) {
+        match part {
+            ScopePart::Single(file) if names_of.iter().any(defines) => per_file.push(work(file)),
+            ScopePart::Single(_) => {}
+            ScopePart::Walked(files) => {
+                let those: Vec<_> = files
+                    .iter()
+                    .zip(names_of)
+                    .filter(|(_, names)| defines(names))
+                    .map(|(f, _)| f.clone())
+                    .collect();
+                for answer in search.map_files(guard, &those, cancel, work) {
+                    per_file.extend(answer.ok());
+                }
+            }
+        }
+    }
+    macros.read_globals = std::sync::Arc::new(expand::read_eval::known_globals(per_file));
+}
+
+/// What [`learn_read_globals`] looks for: the variables read-time forms name, each with
+/// the operator of the list its form is in, and per part, per file, the global
+/// variables its `(defvar NAME` forms spell.
+struct ReadGlobals<'a> {
+    variables: &'a std::collections::HashSet<(String, String)>,
+    defined: &'a [Vec<Vec<String>>],
 }
 
 /// Learns the project functions the macros call (docs/find.md#definitions-made-by-the-projects-own-macros):
@@ -221,8 +311,13 @@ pub(crate) fn of_call(
     // names, by building it: a call that can do neither keeps the generic rule (which
     // cannot match). A macro that builds some names may still write others its call
     // spells (osicat's `define-designator`: `(defun ,name ...)` beside `NAME-designator`).
-    let spelled = |f: &super::literal::Finder| f.is_match(&file.bytes[item.start..item.end]);
-    let spells = search.spelled.as_ref().is_none_or(spelled);
+    let text = &file.bytes[item.start..item.end];
+    // The call as far as the names it can make go: its text, and the printed values of
+    // the scope's global variables its read-time forms name (`expand::read_eval`).
+    let Some(text) = expand::read_eval::with_values(text, &search.macros, budget) else {
+        return Outcome::NotMade;
+    };
+    let spells = search.spelled.as_ref().is_none_or(|f| f.is_match(&text));
     let may_make = spells || (m.builds && could_make(&m, search));
     if !may_make {
         return Outcome::NotMade;
@@ -231,12 +326,11 @@ pub(crate) fn of_call(
         global: &search.macros,
         locals,
     };
-    let text = &file.bytes[item.start..item.end];
     if m.builds
         && !search
             .gate
             .as_ref()
-            .is_none_or(|g| g.call_may_make(text, Some(&m), &lookup))
+            .is_none_or(|g| g.call_may_make(&text, Some(&m), &lookup))
     {
         return Outcome::NotMade;
     }
@@ -245,9 +339,24 @@ pub(crate) fn of_call(
     if item.end - item.start > budget.part().steps {
         return Outcome::NotMade;
     }
-    let Some(call) = expand::read_form(&file.bytes, item.start, item.end, &|p, e| {
-        search.reads(p, e)
-    }) else {
+    let reads = |p, e: &[u8]| search.reads(p, e);
+    // A read-time form of the call is computed: the reader gives the macro its value.
+    let call = if expand::read_eval::holds_read_time(&file.bytes[item.start..item.end]) {
+        let mut part = budget.part();
+        let call = expand::read_eval::read_call(
+            &file.bytes,
+            item.start,
+            item.end,
+            &reads,
+            &search.macros,
+            &mut part,
+        );
+        budget.charge(&part);
+        call
+    } else {
+        expand::read_form(&file.bytes, item.start, item.end, &reads)
+    };
+    let Some(call) = call else {
         return Outcome::NotMade;
     };
     let Some(expansion) = expand::expand_charged(&m, &call, &lookup, budget) else {

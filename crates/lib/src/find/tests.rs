@@ -771,3 +771,86 @@ fn a_defcfun_wrapper_computing_its_name_with_cffis_parser_is_instantiated() {
     assert_eq!(found("%mktemp"), ["8:defcfun:%mktemp"]);
     assert_eq!(found("get-pid"), ["9:defcfun:get-pid"]);
 }
+
+/// cl-irc's `(create-irc-message-classes #.(remove-duplicates (mapcar #'second
+/// *reply-names*)))`: a read-time form in a call of a learned macro is computed over the
+/// scope's global variables (another file's `defparameter` of a constant) before the
+/// call is instantiated; by name as by pattern. A variable some file assigns, or defines
+/// twice, has no known value: the call keeps the generic rule.
+#[test]
+fn a_read_time_form_in_a_call_is_computed_over_the_scopes_constant_globals() {
+    let dir = scratch(
+        "read-eval",
+        &[
+            (
+                "variable.lisp",
+                "(defparameter *names* '((1 :welcome) (2 :bye) (3 :welcome)))\n(defvar *moved* '(:a))\n(setf *moved* (list :b))\n(defvar *twice* '(:x))\n(defconstant +late+ '(:late))\n",
+            ),
+            (
+                "other.lisp",
+                "(defvar *twice* '(:y))\n(defun run-later () (setf +late+ '(:c)))\n",
+            ),
+            (
+                "classes.lisp",
+                "(defmacro classes (list)\n  `(progn ,@(mapcar (lambda (k) `(defclass ,(intern (concatenate 'string \"MSG-\" (symbol-name k))) () ())) list)))\n(classes #.(remove-duplicates (mapcar #'second *names*)))\n(classes #.*moved*)\n(classes #.*twice*)\n(classes #.+late+)\n",
+            ),
+        ],
+    );
+    let found = |edit: &dyn Fn(&mut FindRequest)| -> Vec<String> {
+        let mut names: Vec<String> = run(&dir, |r| edit(r))
+            .unwrap()
+            .definitions
+            .unwrap()
+            .into_iter()
+            .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
+            .collect();
+        names.sort();
+        names
+    };
+    let made = [
+        "3:defclass:msg-bye",
+        "3:defclass:msg-welcome",
+        "6:defclass:msg-late",
+    ];
+    assert_eq!(found(&|r| r.name_pattern = Some("^msg-".into())), made);
+    assert_eq!(found(&|r| r.name = Some("msg-welcome".into())), made[1..2]);
+    assert_eq!(found(&|r| r.name = Some("msg-bye".into())), made[..1]);
+    // A function's assignment runs after the file is read: the value stays known.
+    assert_eq!(found(&|r| r.name = Some("msg-late".into())), made[2..]);
+    for unknown in ["msg-a", "msg-b", "msg-x", "msg-y"] {
+        assert_eq!(
+            found(&|r| r.name = Some(unknown.into())),
+            Vec::<String>::new()
+        );
+    }
+}
+
+/// cl+ssl's `defcfun-versioned` chooses its expansion by `(member :cmucl *features*)`:
+/// with `features` given, `*features*` holds them (the image expanding the macro is the
+/// one reading the code); without, it is unknown and the call is not instantiated.
+#[test]
+fn a_macro_reading_features_expands_with_the_searchs_features() {
+    let dir = scratch(
+        "features-var",
+        &[(
+            "ffi.lisp",
+            "(defmacro versioned (name)\n  (if (member :cmucl *features*)\n      `(defun ,(intern (format nil \"LATE-~A\" name)) ())\n      `(defun ,(intern (format nil \"NOW-~A\" name)) ())))\n(versioned open)\n",
+        )],
+    );
+    let found = |features: &[&str]| -> Vec<String> {
+        let features: Vec<String> = features.iter().map(|f| f.to_string()).collect();
+        run(&dir, |r| {
+            r.name_pattern = Some("open".into());
+            r.features = (!features.is_empty()).then(|| features.clone());
+        })
+        .unwrap()
+        .definitions
+        .unwrap()
+        .into_iter()
+        .map(|d| format!("{}:{}", d.line, d.name))
+        .collect()
+    };
+    assert_eq!(found(&["sbcl", "unix"]), ["5:now-open"]);
+    assert_eq!(found(&["cmucl", "unix"]), ["5:late-open"]);
+    assert_eq!(found(&[]), Vec::<String>::new());
+}

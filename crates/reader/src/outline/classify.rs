@@ -175,7 +175,11 @@ fn foreign_lisp_name(b: &[u8], e: &Datum, kind: crate::grammar::ForeignName) -> 
     if !e.core_is_list {
         return translated_c_name(b, e, kind);
     }
-    let mut elements = Elements::new(b, e.core, e.end);
+    // The C name's variants for other platforms (`(#-windows "close" #+windows
+    // "closesocket" close-socket)`) are left out: the Lisp name is the same under any
+    // features.
+    let mut elements = Elements::new(b, e.core, e.end)
+        .filter(|d| d.conditionals.is_empty() || b.get(d.core) != Some(&b'"'));
     let first = elements.next()?;
     if is_lisp_symbol(&first) {
         return Some(fold(b, first.start, first.end));

@@ -453,6 +453,12 @@ fn cffi_definitions_are_named_as_cffi_names_them() {
             "close-socket",
             "(cffi:defcfun (\"close\" close-socket) :int (fd :int))",
         ),
+        // cl+ssl: the C name differs by platform, the Lisp name does not.
+        (
+            "(cffi:defcfun (#-windows \"close\" #+windows \"closesocket\" close-socket) :int)",
+            "close-socket",
+            "(cffi:defcfun (#-windows \"close\" #+windows \"closesocket\" close-socket) ...)",
+        ),
         (
             "(defcfun (%getpid \"getpid\") ...)",
             "%getpid",

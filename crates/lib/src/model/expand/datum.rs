@@ -155,12 +155,18 @@ enum Wrap {
     Function,
     /// `#.` or a data dispatch (`#(`, `#S(`): what follows is not read as code.
     Opaque,
+    /// `#.` read by [`read_keeping_read_time`]: what follows is kept, marked.
+    ReadTime,
 }
 
 /// Most prefixes read before one datum (`,',` is three): past it the datum is not read,
 /// so that a chain of quotes nests no deeper than lists do (a value's depth is what
 /// walking and freeing it take in stack).
 const MAX_PREFIXES: usize = 16;
+
+/// The operator of the list that stands for a read-time form `#.x` in what
+/// [`read_keeping_read_time`] reads: `(READ_TIME x)`. No source text spells it.
+pub(crate) const READ_TIME: &str = "\u{1}#.";
 
 impl Frame {
     fn push(&mut self, mut v: Val) {
@@ -176,6 +182,7 @@ impl Frame {
                 Wrap::Splice => Val::Splice(Box::new(v)),
                 Wrap::Function => Val::Function(Box::new(v)),
                 Wrap::Opaque => Val::Unknown,
+                Wrap::ReadTime => Val::List(vec![Val::sym(READ_TIME), v]),
             };
         }
         if self.dot {
@@ -199,6 +206,28 @@ pub(crate) fn read(
     start: usize,
     end: usize,
     reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) -> Vec<Val> {
+    read_with(b, start, end, reads, false)
+}
+
+/// [`read`], a read-time form `#.x` read as `(READ_TIME x)` ([`READ_TIME`]) instead of
+/// [`Val::Unknown`]: for its value to be computed where it can be
+/// (`super::read_eval`).
+pub(crate) fn read_keeping_read_time(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+) -> Vec<Val> {
+    read_with(b, start, end, reads, true)
+}
+
+fn read_with(
+    b: &[u8],
+    start: usize,
+    end: usize,
+    reads: &mut dyn FnMut(bool, &[u8]) -> bool,
+    keep_read_time: bool,
 ) -> Vec<Val> {
     let mut stack: Vec<Frame> = vec![Frame::default()];
     // Lists opened below the depth limit, not read.
@@ -260,6 +289,7 @@ pub(crate) fn read(
                     Prefix::Comma if matches!(b.get(at + 1), Some(b'@' | b'.')) => Wrap::Splice,
                     Prefix::Comma => Wrap::Comma,
                     Prefix::Function => Wrap::Function,
+                    Prefix::Eval if keep_read_time => Wrap::ReadTime,
                     Prefix::Eval | Prefix::Data => Wrap::Opaque,
                     Prefix::Label | Prefix::Other => return ControlFlow::Continue(()),
                 };

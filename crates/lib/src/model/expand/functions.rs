@@ -44,16 +44,26 @@ pub(crate) fn may_define(defines: bool, body: &[Val]) -> bool {
 /// The project functions learned, by folded name.
 pub(crate) type Functions = HashMap<String, Arc<Function>>;
 
-/// The names that `(defun NAME` spells in `b` (either case), folded; cheap: no form is
-/// read, so a name in a comment or a string may be listed (its form is not learned).
-pub(crate) fn defun_names(b: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    for hit in defun_hits(b) {
-        if let Some(name) = name_after(b, hit) {
-            out.push(name);
+/// The names that `(defun NAME` spells in `b` (either case), folded, and those `(defvar
+/// NAME`, `(defparameter NAME` and `(defconstant NAME` spell, from one pass over `b`;
+/// cheap: no form is read, so a name in a comment or a string may be listed (its form
+/// is not learned).
+pub(crate) fn defined_names(b: &[u8]) -> (Vec<String>, Vec<String>) {
+    const GLOBALS: [&[u8]; 3] = [b"var", b"parameter", b"constant"];
+    let (mut defuns, mut globals) = (Vec::new(), Vec::new());
+    let hits = memchr::memmem::find_iter(b, b"(def").chain(memchr::memmem::find_iter(b, b"(DEF"));
+    for hit in hits {
+        let rest = &b[hit + 4..];
+        if rest.len() >= 2 && rest[..2].eq_ignore_ascii_case(b"un") {
+            defuns.extend(token_after(b, hit + 6));
+        } else if let Some(d) = GLOBALS
+            .iter()
+            .find(|d| rest.len() >= d.len() && rest[..d.len()].eq_ignore_ascii_case(d))
+        {
+            globals.extend(token_after(b, hit + 4 + d.len()));
         }
     }
-    out
+    (defuns, globals)
 }
 
 fn defun_hits(b: &[u8]) -> impl Iterator<Item = usize> + '_ {

@@ -30,7 +30,7 @@ pub(crate) fn attach(
     }
     let symbols: Vec<HashSet<&str>> = macros.iter().map(|(_, m)| symbols_of(m)).collect();
     let all: HashSet<&str> = symbols.iter().flatten().copied().collect();
-    let known = constants(b, &all, reads);
+    let known = constants(b, &all, false, reads);
     if known.is_empty() {
         return;
     }
@@ -101,28 +101,37 @@ fn symbols_of(m: &Macro) -> HashSet<&str> {
 }
 
 /// The `defvar`/`defparameter` forms of `b` (at top level or inside one, as
-/// `eval-when`) whose initial value is a constant: name and value.
+/// `eval-when`) whose initial value is a constant: name and value; `defconstant`s too
+/// when `with_constants`.
 /// Only the forms defining a name of `wanted` (a macro's symbol) are read.
-fn constants(
+pub(crate) fn constants(
     b: &[u8],
     wanted: &HashSet<&str>,
+    with_constants: bool,
     reads: &mut dyn FnMut(bool, &[u8]) -> bool,
 ) -> Vec<(String, Val)> {
-    let mut hits: Vec<usize> = ["defvar", "DEFVAR", "defparameter", "DEFPARAMETER"]
-        .iter()
-        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()).map(move |at| (at, w.len())))
-        .filter(|&(at, len)| {
-            super::functions::token_after(b, at + len).is_some_and(|n| wanted.contains(n.as_str()))
-        })
-        .map(|(at, _)| at)
-        .collect();
+    let mut hits: Vec<usize> = if with_constants {
+        definition_hits(b, wanted)
+    } else {
+        ["defvar", "DEFVAR", "defparameter", "DEFPARAMETER"]
+            .iter()
+            .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()).map(move |at| (at, w.len())))
+            .filter(|&(at, len)| {
+                super::functions::token_after(b, at + len)
+                    .is_some_and(|n| wanted.contains(n.as_str()))
+            })
+            .map(|(at, _)| at)
+            .collect()
+    };
     hits.sort_unstable();
     let mut out = Vec::new();
     each_form_holding(b, &hits, &mut |start, end| {
         for form in read(b, start, end, reads) {
             let mut stack = vec![&form];
             while let Some(v) = stack.pop() {
-                if matches!(v.head(), Some("defvar" | "defparameter")) {
+                if matches!(v.head(), Some("defvar" | "defparameter"))
+                    || (with_constants && v.head() == Some("defconstant"))
+                {
                     out.extend(constant_definition(v));
                     continue;
                 }
@@ -133,6 +142,25 @@ fn constants(
         }
     });
     out
+}
+
+/// Where `(defvar`, `(defparameter` or `(defconstant` (in either case) defines a name of
+/// `wanted`: one pass over `b` for `(def` and one for `(DEF`.
+fn definition_hits(b: &[u8], wanted: &HashSet<&str>) -> Vec<usize> {
+    const DEFINERS: [&[u8]; 3] = [b"var", b"parameter", b"constant"];
+    ["(def", "(DEF"]
+        .iter()
+        .flat_map(|w| memchr::memmem::find_iter(b, w.as_bytes()))
+        .filter_map(|at| {
+            let rest = &b[at + 4..];
+            let len = DEFINERS
+                .iter()
+                .find(|d| rest.len() >= d.len() && rest[..d.len()].eq_ignore_ascii_case(d))?
+                .len();
+            let name = super::functions::token_after(b, at + 4 + len)?;
+            wanted.contains(name.as_str()).then_some(at + 1)
+        })
+        .collect()
 }
 
 /// `(defvar NAME VALUE [DOC])` with a constant VALUE.
@@ -159,7 +187,7 @@ fn constant_definition(form: &Val) -> Option<(String, Val)> {
 /// right after an assigning operator, the place of `push`, or the first binding of a
 /// `let`. Textual, so a quoted or commented occurrence counts too (the value is then not
 /// used: safe).
-fn assigned<'a>(lower: &[u8], names: &HashSet<&'a str>) -> HashSet<&'a str> {
+pub(crate) fn assigned<'a>(lower: &[u8], names: &HashSet<&'a str>) -> HashSet<&'a str> {
     let mut out = HashSet::new();
     let (mut before, mut before_that): (&[u8], &[u8]) = (b"", b"");
     let delimiter =

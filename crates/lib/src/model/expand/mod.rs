@@ -23,6 +23,7 @@ pub(crate) mod globals;
 pub(crate) mod lambda_list;
 pub(crate) mod pieces;
 pub(crate) mod properties;
+pub(crate) mod read_eval;
 pub(crate) mod read_time;
 pub(crate) mod shape;
 pub(crate) mod template;
@@ -159,6 +160,11 @@ pub(crate) struct Macros {
     functions: Arc<functions::Functions>,
     /// The symbol properties of the scope, when a macro reads one (`properties.rs`).
     properties: Option<Arc<properties::Store>>,
+    /// The scope's global variables whose values the read-time forms inside calls may
+    /// read (`read_eval.rs`).
+    pub(crate) read_globals: Arc<HashMap<String, Val>>,
+    /// `*features*` as the search's features give it (`None`: not given, unknown).
+    pub(crate) features: Option<Arc<Val>>,
 }
 
 impl Macro {
@@ -690,6 +696,23 @@ pub(crate) fn expand_charged(
     expansion
 }
 
+/// `*features*` holding `features` (keywords, and symbols of other packages).
+pub(crate) fn features_value(features: &crate::features::Features) -> Option<Arc<Val>> {
+    use crate::model::symbols::{Prefix, Written};
+    // Folded as the expander folds names.
+    let symbol = |(package, name): (Option<&str>, &str)| {
+        Val::Sym(Written {
+            prefix: match package {
+                None => Prefix::Keyword,
+                Some(p) => Prefix::Package(p.to_lowercase()),
+            },
+            name: name.to_lowercase(),
+        })
+    };
+    let symbols = features.symbols().into_iter().map(symbol).collect();
+    Some(Arc::new(Val::List(symbols)))
+}
+
 /// The value of the macro's body for the call `form`, with the functions of `macros`
 /// and the symbol properties of `properties` (else of `macros`).
 pub(crate) fn instantiate(
@@ -706,6 +729,11 @@ pub(crate) fn instantiate(
         macros: Some(macros.map.clone()),
         ..Env::default()
     };
+    // The features the search gives are those of the image that expands the macro.
+    if let Some(features) = &macros.features {
+        budget.spend(features.size())?;
+        env.bind("*features*", (**features).clone());
+    }
     // `&whole` takes the form; the rest the arguments.
     // The global variables it reads, under what the lambda list binds.
     for (name, value) in m.globals.iter() {

@@ -9,10 +9,12 @@ use super::datum::{read, Val};
 use super::{functions, macro_from, Macro};
 use std::collections::HashSet;
 
-/// Where a `#.(` starts a line of `b` (a top-level read-time form, by convention).
-pub(crate) fn hits(b: &[u8]) -> Vec<usize> {
-    memchr::memmem::find_iter(b, b"#.(")
-        .filter(|&h| h == 0 || b[h - 1] == b'\n')
+/// Of the `#.` of `b` at `all`, those where a `#.(` starts a line (a top-level read-time
+/// form, by convention).
+pub(crate) fn hits(b: &[u8], all: &[usize]) -> Vec<usize> {
+    all.iter()
+        .copied()
+        .filter(|&h| b.get(h + 2) == Some(&b'(') && (h == 0 || b[h - 1] == b'\n'))
         .collect()
 }
 
@@ -41,15 +43,21 @@ pub(crate) fn as_macro(
 pub(crate) struct Needs {
     pub defines: bool,
     pub calls: HashSet<String>,
+    /// The global variables its read-time forms may read, with the operator of the
+    /// list each form is in (`read_eval.rs`).
+    pub variables: HashSet<(String, String)>,
 }
 
 /// `macrolets`: whether to read the `macrolet`s too (a search by pattern: a search by
 /// name reads a `macrolet` only when its own text can make the name, docs/find.md).
 pub(crate) fn needs(b: &[u8], macrolets: bool, reads: &dyn Fn(bool, &[u8]) -> bool) -> Needs {
     let mut out = Needs::default();
+    // Every `#.` of the file, from one pass over it.
+    let all: Vec<usize> = super::read_eval::hits(b).collect();
+    out.variables = super::read_eval::variables(b, &all);
     // The top-level forms that open with a hit, from one scan of the file: scanning on
     // from each hit to its form's end read a file of unclosed `#.(` lines once per line.
-    super::each_form_holding(b, &hits(b), &mut |start, end| {
+    super::each_form_holding(b, &hits(b, &all), &mut |start, end| {
         if !is_read_time(b, start) {
             return;
         }

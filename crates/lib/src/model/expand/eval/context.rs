@@ -168,6 +168,8 @@ fn expand(operator: &str, args: &[Val], env: &Env, budget: &mut Budget) -> Optio
         map: map.clone(),
         functions: env.globals.clone(),
         properties: env.properties.clone(),
+        // `*features*` is not carried into a nested expansion: unknown there.
+        ..Macros::default()
     };
     let steps = if operator == "macroexpand-1" {
         1

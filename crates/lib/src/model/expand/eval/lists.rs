@@ -5,6 +5,7 @@
 //! `copy-list`, `length`, `subseq`, `member`, `assoc`, `getf`, `list*`, `null`/`not`,
 //! `endp`, `consp`, `listp`, `atom`, `symbolp`, `stringp`, `keywordp`, `eq`, `eql`,
 //! `equal`, `string=`, `string-equal`, `identity`, `load-time-value` (of its value),
+//! `remove-duplicates` (by `eql`, without keyword arguments),
 //! alexandria's `ensure-list`,
 //! `gensym` (an uninterned symbol), `symbol-package` and `find-package` of `KEYWORD` (a
 //! symbol without a prefix is in the file's package, which is not `KEYWORD`; another
@@ -76,6 +77,7 @@ pub(crate) fn is_function(operator: &str) -> bool {
                 | "find-package"
                 | "gensym"
                 | "make-list"
+                | "remove-duplicates"
         )
 }
 
@@ -119,6 +121,33 @@ fn make_list(args: &[Val]) -> Option<Val> {
         _ => return None,
     };
     Some(list(vec![element; n]))
+}
+
+/// Elements compared by `remove-duplicates` at most (it compares each with the later
+/// ones).
+const MAX_DEDUPLICATED: usize = 4096;
+
+/// `(remove-duplicates list)` by `eql`, without keyword arguments: of equal elements
+/// the last stays, as Common Lisp's does; unknown when two cannot be compared.
+fn remove_duplicates(l: &Val) -> Option<Val> {
+    let items = l.items()?;
+    if items.len() > MAX_DEDUPLICATED {
+        return None;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for (k, x) in items.iter().enumerate() {
+        let mut later = false;
+        for y in &items[k + 1..] {
+            if eql(x, y)? {
+                later = true;
+                break;
+            }
+        }
+        if !later {
+            out.push(x.clone());
+        }
+    }
+    Some(list(out))
 }
 
 /// `(car . cdr)` as the reader's data: a proper list when `cdr` is one.
@@ -247,6 +276,7 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Option<Val> {
             l.items()?.get(k).cloned()?
         }
         "make-list" => make_list(args)?,
+        "remove-duplicates" => remove_duplicates(one()?)?,
         "nth" | "nthcdr" => {
             let [k, l] = args else { return None };
             let k = usize::try_from(int(k)?).ok()?;

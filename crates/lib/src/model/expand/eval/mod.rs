@@ -72,6 +72,11 @@ pub(crate) fn call_charged(operator: &str, args: &[Val], budget: &mut Budget) ->
     if cffi::is_function(operator) {
         return Some(cffi::parse_name_and_options(args, budget));
     }
+    if operator == "remove-duplicates" {
+        // Each element is compared with the later ones: a step per 16 comparisons.
+        let n = args.first().and_then(Val::items).map_or(0, <[Val]>::len);
+        budget.spend(n.saturating_mul(n) / 16)?;
+    }
     let value = call(operator, args);
     if operator == "make-list" {
         budget.spend(value.size())?;

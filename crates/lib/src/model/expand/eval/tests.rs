@@ -269,3 +269,15 @@ fn alexandria_parse_body_and_if_let() {
     );
     assert_eq!(run("(if-let ((a y)) 1 2)"), UNKNOWN);
 }
+
+/// `remove-duplicates` keeps the last of equal elements, compares by `eql` (two strings
+/// ask for identity: unknown), and is charged a step per 16 comparisons.
+#[test]
+fn remove_duplicates_keeps_the_last_by_eql() {
+    assert_eq!(run("(remove-duplicates '(:a :b :a 1 1 c))"), "(:b :a 1 c)");
+    assert_eq!(run("(remove-duplicates nil)"), "nil");
+    assert_eq!(run("(remove-duplicates '(\"x\" \"x\"))"), UNKNOWN);
+    let long = format!("(remove-duplicates '({}))", "x ".repeat(2000));
+    assert_eq!(run_with(&long, 200_000), None);
+    assert_eq!(run_with(&long, 300_000).as_deref(), Some("(x)"));
+}

@@ -705,12 +705,12 @@ fn content_pattern_flag() {
     // Context 5 around lines 3 and 12: blocks 1-8 and 7-12 overlap, so one block.
     assert_eq!(
         v["content"],
-        " 1- one\n 2- two\n 3: three match\n 4- four\n 5- five\n 6- six\n 7- seven\n 8- eight\n 9- nine\n10- ten\n11- eleven\n12: twelve match\n"
+        "1-one\n2-two\n3:three match\n4-four\n5-five\n6-six\n7-seven\n8-eight\n9-nine\n10-ten\n11-eleven\n12:twelve match\n"
     );
     // Context 2: two blocks, separated by `--`.
     assert_eq!(
         s.run(&["-c", "match", "--context", "2", "notes.txt"]).ok(),
-        " 1- one\n 2- two\n 3: three match\n 4- four\n 5- five\n--\n10- ten\n11- eleven\n12: twelve match\n"
+        "1-one\n2-two\n3:three match\n4-four\n5-five\n--\n10-ten\n11-eleven\n12:twelve match\n"
     );
 }
 
@@ -764,16 +764,16 @@ fn context_flag() {
     s.write("log.txt", "a\nb\nc\nHIT\nd\ne\nf\n");
     assert_eq!(
         s.run(&["-c", "HIT", "--context", "0", "log.txt"]).ok(),
-        "4: HIT\n"
+        "4:HIT\n"
     );
     assert_eq!(
         s.run(&["-c", "HIT", "--context", "1", "log.txt"]).ok(),
-        "3- c\n4: HIT\n5- d\n"
+        "3-c\n4:HIT\n5-d\n"
     );
     // Default 5: the whole file here.
     assert_eq!(
         s.run(&["-c", "HIT", "log.txt"]).ok(),
-        "1- a\n2- b\n3- c\n4: HIT\n5- d\n6- e\n7- f\n"
+        "1-a\n2-b\n3-c\n4:HIT\n5-d\n6-e\n7-f\n"
     );
 }
 

@@ -212,7 +212,7 @@ fn every_number_at_the_integer_maximum_on_the_cli() {
     let out = run(&s.0, &["-c", "TODO", "--context", MAX, "notes.txt"], None);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "1- one\n2: TODO two\n3- three\n"
+        "1-one\n2:TODO two\n3-three\n"
     );
     let out = run(&s.0, &["-c", "TODO", "--offset", MAX, "notes.txt"], None);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -253,7 +253,7 @@ fn every_number_at_the_integer_maximum_over_mcp() {
     for ((tool, args), response) in calls.iter().zip(&responses) {
         assert!(response["result"].is_object(), "{tool} {args}: {response}");
     }
-    assert_eq!(text_of(&responses[0]).0, "1- one\n2: TODO two\n3- three\n");
+    assert_eq!(text_of(&responses[0]).0, "1-one\n2:TODO two\n3-three\n");
     // Read: past the end is its INVALID_PARAM, naming the path.
     let read_past = responses[7]["result"]["structuredContent"].to_string();
     assert!(

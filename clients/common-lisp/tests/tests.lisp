@@ -184,9 +184,9 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
                                                         :context-lines 1)))
       (check-equal "text-filtered" (getf result :mode))
       (check-equal (format nil "~{~A~%~}"
-                           '(" 3-  8: (defvar *count* 0 ...) ;; How many shapes exist."
-                             " 4: 11: (defclass shape () (name size) ...) ;; A thing with a size."
-                             " 5- 16: (defgeneric area (shape) ...) ;; Area of SHAPE."))
+                           '("3- 8: (defvar *count* 0 ...) ;; How many shapes exist."
+                             "4:11: (defclass shape () (name size) ...) ;; A thing with a size."
+                             "5-16: (defgeneric area (shape) ...) ;; Area of SHAPE."))
                    (getf result :content)))))
 
 (deftest read-file-takes-pathnames-and-absolute-paths

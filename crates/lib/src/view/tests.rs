@@ -183,13 +183,13 @@ fn text_filtered_mode() {
     assert_eq!(v.mode, Mode::TextFiltered);
     assert_eq!(
         v.content,
-        " 4- line 4\n 5: line 5 hit\n 6- line 6\n 7- line 7\n 8: line 8 hit\n 9- line 9\n--\n17- line 17\n18: line 18 hit\n19- line 19\n"
+        "4-line 4\n5:line 5 hit\n6-line 6\n7-line 7\n8:line 8 hit\n9-line 9\n--\n17-line 17\n18:line 18 hit\n19-line 19\n"
     );
     let v = view_of(&text, false, |r| {
         r.content_pattern = Some("hit".into());
         r.context_lines = 2;
     });
-    assert!(v.content.starts_with(" 3- line 3\n 4- line 4\n 5: line 5 hit\n 6- line 6\n 7- line 7\n 8: line 8 hit\n 9- line 9\n10- line 10\n--\n16- line 16\n"), "{}", v.content);
+    assert!(v.content.starts_with("3-line 3\n4-line 4\n5:line 5 hit\n6-line 6\n7-line 7\n8:line 8 hit\n9-line 9\n10-line 10\n--\n16-line 16\n"), "{}", v.content);
     let v = view_of(&text, false, |r| r.content_pattern = Some("nope".into()));
     assert_eq!(v.content, "[No line matched content_pattern \"nope\".]\n");
     let v = view_of(&text, false, |r| {
@@ -199,7 +199,7 @@ fn text_filtered_mode() {
     });
     assert_eq!(
         v.content,
-        " 5: line 5 hit\n--\n 8: line 8 hit\n[more after line 17 of 20: offset=17]\n"
+        "5:line 5 hit\n--\n8:line 8 hit\n[more after line 17 of 20: offset=17]\n"
     );
     assert_eq!(v.next_offset, Some(17));
 }

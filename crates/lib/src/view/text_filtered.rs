@@ -1,5 +1,5 @@
 //! Text-filtered mode (docs/views.md#text-filtered-view): grep with context, in the convention of `grep -n -C`:
-//! matching lines `N: text`, context lines `N- text`, blocks separated by `--`.
+//! matching lines `N:text`, context lines `N-text` (numbers unpadded), blocks separated by `--`.
 
 use super::lines::{join, number_width, shown_line, Line};
 use super::{CutLine, Mode, View, ViewOptions};
@@ -122,8 +122,8 @@ impl Grep<'_, '_> {
                 end,
             });
         }
-        self.lines.push(Line::Shown {
-            number: Some(k + 1),
+        self.lines.push(Line::Grep {
+            number: k + 1,
             sep,
             text,
         });

@@ -198,8 +198,8 @@ impl<'o> StreamedGrep<'o> {
             });
         }
         self.shown_bytes += text.len();
-        self.lines.push(Line::Shown {
-            number: usize::try_from(index + 1).ok(),
+        self.lines.push(Line::Grep {
+            number: usize::try_from(index + 1).unwrap_or(usize::MAX),
             sep,
             text,
         });
@@ -349,7 +349,7 @@ mod tests {
         assert_eq!(v.next_offset, Some(4));
         assert!(
             v.content
-                .ends_with("  4: hit 0004\n[more after line 4 of 100: offset=4]\n"),
+                .ends_with("\n4:hit 0004\n[more after line 4 of 100: offset=4]\n"),
             "{}",
             v.content
         );

@@ -307,6 +307,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
             "path", "collapsed", "name_pattern", "content_pattern", "offset", "limit",
             "comments", "context_lines", "line_numbers", "strategy", "include_metadata",
             "kinds", "features", "matches_only", "detail",
+            "before_context", "after_context", "max_count",
         }
         assert tool["inputSchema"]["required"] == ["path"]
         expected = {
@@ -325,6 +326,9 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
             "features": ("array", None),
             "matches_only": ("boolean", False),
             "detail": ("string", None),
+            "before_context": ("integer", None),
+            "after_context": ("integer", None),
+            "max_count": ("integer", None),
         }
         for name, (kind, default) in expected.items():
             assert props[name]["type"] == kind, name

@@ -189,6 +189,23 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
                              "5-16: (defgeneric area (shape) ...) ;; Area of SHAPE."))
                    (getf result :content)))))
 
+(deftest read-file-greps-with-max-count-and-one-sided-context
+  (dolist (transport '(:mcp :cli))
+    (with-client (:transport transport)
+      (let ((result (lisp-read-file:read-file *demo-text* :content-pattern "def"
+                                                          :max-count 1 :before-context 0
+                                                          :after-context 1)))
+        (check-equal (format nil "~{~A~%~}"
+                             '("1: 2: (defpackage #:demo ...)"
+                               "2- 6: (in-package #:demo)"))
+                     (getf result :content))
+        (check-equal 1 (getf (getf result :meta) :stopped-at-max-count)))
+      (handler-case (progn (lisp-read-file:read-file *demo-text* :content-pattern "def"
+                                                                 :max-count 0)
+                           (check nil))
+        (lisp-read-file:reader-error (e)
+          (check-equal "INVALID_ARGUMENT" (lisp-read-file:reader-error-code e)))))))
+
 (deftest read-file-takes-pathnames-and-absolute-paths
   (with-client ()
     (let ((absolute (lisp-read-file:read-file (merge-pathnames *demo* *repository*))))

@@ -148,6 +148,14 @@ Point goes to the first non-blank character of the line."
 The second form is the map's counts step, one line \"N PATH\" per file,
 N its number of definitions.")
 
+(defun lisp-read-file--view-line-regexp (mode)
+  "Regexp matching a numbered line at point in a view of MODE.
+The grep of a text file (\"text-filtered\") prints \"N:text\" and
+\"N-text\" as grep -n does; the other views \" N: text\", padded."
+  (if (equal mode "text-filtered")
+      "\\([0-9]+\\)\\([:-]\\)"
+    " *\\([0-9]+\\)\\([:-]\\)\\(?: \\|$\\)"))
+
 (defun lisp-read-file--insert-view (text file mode &optional root)
   "Insert the view TEXT of FILE, in view MODE, with a button per numbered line.
 With ROOT, TEXT is a project map: a header line \"==> PATH <==\" is a
@@ -168,7 +176,7 @@ after it visit lines of that file."
         (let ((bol (point))
               (eol (line-end-position)))
           (cond
-           ((looking-at " *\\([0-9]+\\)\\([:-]\\)\\(?: \\|$\\)")
+           ((looking-at (lisp-read-file--view-line-regexp mode))
             (put-text-property (match-beginning 1) (match-end 2)
                                'face 'lisp-read-file-line-number)
             (make-text-button bol eol
@@ -509,7 +517,11 @@ first expanded line."
           (goto-char (point-min))
           (while (and (not first) (not (eobp)))
             (let ((line (buffer-substring-no-properties (point) (line-end-position))))
-              (when (and (string-match-p "\\` *[0-9]+: " line)
+              (when (and (string-match-p (if (equal (alist-get 'mode lisp-read-file--result)
+                                                      "text-filtered")
+                                                 "\\`[0-9]+:"
+                                               "\\` *[0-9]+: ")
+                                             line)
                          (not (gethash line outline-lines)))
                 (setq first (point))))
             (forward-line 1)))

@@ -285,11 +285,12 @@ def ours_args(task) -> tuple[str, list[str]]:
         return task["root"], ["find", "--name", task["package"], "--kinds", "defpackage"]
     if k == "outline":
         return task["root"], ["--detail", "names", task["file"]]
-    # The first match and the 5 lines before it: the first 6 lines of the grep's page.
-    pattern, context, limit = {"log-error-backtrace": ("ERROR", "12", None),
-                               "log-first-timeout": ("timed out", "5", "6"),
-                               "log-last-restart": ("server restarted", "0", None)}[task["id"]]
-    return log_dir(task), ["-c", pattern, "--context", context, *(["--limit", limit] if limit else []), "app.log"]
+    if task["id"] == "log-first-timeout":
+        # The first match and the 5 lines before it, as grep -m 1 -B 5 (docs/views.md).
+        return log_dir(task), ["-c", "timed out", "-m", "1", "-B", "5", "app.log"]
+    pattern, context = {"log-error-backtrace": ("ERROR", "12"),
+                        "log-last-restart": ("server restarted", "0")}[task["id"]]
+    return log_dir(task), ["-c", pattern, "--context", context, "app.log"]
 
 
 def run_ours(task, binary: str, side: Side, surface: str) -> None:
@@ -299,7 +300,8 @@ def run_ours(task, binary: str, side: Side, surface: str) -> None:
     call(args)
     if task["id"] == "log-last-restart":
         # As the plain side: the matching lines, then a window from the last one.
-        hits = re.findall(r"(?m)^\s*(\d+): ", side.calls[-1].text)
+        # The grep of a text file prints matching lines as grep -n does: N:text.
+        hits = re.findall(r"(?m)^(\d+):", side.calls[-1].text)
         if hits:
             last = int(hits[-1])
             call(["--lines", f"{last}..{last + 5}", "app.log"])
@@ -311,7 +313,7 @@ def mcp_arguments(args: list[str]) -> tuple[str, dict]:
     rest = args[1:] if args[0] == "find" else args
     out: dict = {}
     names = {"--name": "name", "--symbol": "symbol", "-c": "content_pattern", "--text": "text", "--limit": "limit",
-             "--context": "context_lines", "--detail": "detail"}
+             "--context": "context_lines", "--detail": "detail", "-m": "max_count", "-B": "before_context"}
     i = 0
     while i < len(rest):
         a = rest[i]
@@ -326,7 +328,7 @@ def mcp_arguments(args: list[str]) -> tuple[str, dict]:
             out["strategy"] = {"type": "lineRange", "startLine": int(first), "endLine": int(last)}
         elif a in names:
             i += 1
-            out[names[a]] = int(rest[i]) if a in ("--limit", "--context") else rest[i]
+            out[names[a]] = int(rest[i]) if a in ("--limit", "--context", "-m", "-B") else rest[i]
         else:
             out["path"] = a
         i += 1
@@ -460,6 +462,11 @@ def parts(text: str) -> dict[str, str]:
             seen_header = True
             continue
         m = re.match(r"^( *)(\d+): ", body)
+        grep = None if m else re.match(r"^\d+[:-]", body)  # a text grep's N:text, N-text
+        if grep:
+            out["line numbers"].append(grep.group(0))
+            out["verbatim text"].append(line[grep.end():])
+            continue
         if not m:
             out["verbatim text"].append(line)
             continue

@@ -118,9 +118,20 @@ struct ReadArgs {
     /// (comma-separated), e.g. `--features sbcl,x86-64,unix`.
     #[arg(long, value_name = "FEATURES", value_delimiter = ',')]
     features: Option<Vec<String>>,
-    /// Lines of context around each match when grepping a text file.
-    #[arg(long = "context", value_name = "N", default_value_t = DEFAULT_CONTEXT_LINES)]
-    context_lines: usize,
+    /// Lines of context around each match when grepping a text file [default: 5].
+    #[arg(short = 'C', long = "context", value_name = "N")]
+    context_lines: Option<usize>,
+    /// Grepping a text file: lines of context before each match (as grep -B); with -A
+    /// or alone, the side not given has none unless --context is given.
+    #[arg(short = 'B', long, value_name = "N")]
+    before_context: Option<usize>,
+    /// Grepping a text file: lines of context after each match (as grep -A).
+    #[arg(short = 'A', long, value_name = "N")]
+    after_context: Option<usize>,
+    /// Grepping a text file: stop after N matching lines (as grep -m), e.g.
+    /// `-c "timed out" -m 1 -B 5 app.log` for the first one and what came before.
+    #[arg(short = 'm', long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_count: Option<usize>,
     /// Number the lines in raw mode.
     #[arg(long)]
     line_numbers: bool,
@@ -503,7 +514,15 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         comments: args.comments.into(),
         kinds: args.kinds.clone(),
         features: args.features.clone(),
-        context_lines: args.context_lines,
+        context_lines: args.context_lines.unwrap_or(DEFAULT_CONTEXT_LINES),
+        // --context with -B or -A sets the side not given (as grep -C 3 -A 1).
+        before_context: args
+            .before_context
+            .or(args.after_context.and(args.context_lines)),
+        after_context: args
+            .after_context
+            .or(args.before_context.and(args.context_lines)),
+        max_count: args.max_count,
         line_numbers: args.line_numbers,
         strategy: match (args.bytes, args.lines, args.strategy) {
             (Some((start, end)), _, _) => Strategy::ByteRange { start, end },

@@ -919,6 +919,9 @@ mod tests {
             "kinds",
             "features",
             "detail",
+            "before_context",
+            "after_context",
+            "max_count",
         ];
         for field in optional {
             assert!(properties.contains_key(field), "{field}");

@@ -124,7 +124,8 @@ INVALID_ARGUMENT otherwise."
       (:line-range (list (format nil "--lines=~D..~@[~D~]" start end))))))
 
 (defun read-request (path collapsed name-pattern content-pattern offset limit comments
-                     context-lines line-numbers &optional kinds features strategy)
+                     context-lines line-numbers &optional kinds features strategy
+                       before-context after-context max-count)
   "The request for READ-FILE's arguments, checked: ((\"path\" . STRING) ...), with
 only the arguments given (besides path and collapsed)."
   (let ((path (path-string path)))
@@ -141,6 +142,9 @@ only the arguments given (besides path and collapsed)."
                   (cons "limit" (check-count path :limit limit 1))
                   (cons "comments" (comments-string path comments))
                   (cons "context_lines" (check-count path :context-lines context-lines 0))
+                  (cons "before_context" (check-count path :before-context before-context 0))
+                  (cons "after_context" (check-count path :after-context after-context 0))
+                  (cons "max_count" (check-count path :max-count max-count 1))
                   (cons "line_numbers" (and line-numbers t))
                   (cons "kinds" (names-list path :kinds kinds))
                   (cons "features" (names-list path :features features))
@@ -179,7 +183,7 @@ integers are written in decimal whatever *PRINT-BASE* says."
 
 (defun read-file (path &key (collapsed t) name-pattern content-pattern offset limit
                          comments context-lines line-numbers kinds features strategy
-                         (root *root*))
+                         before-context after-context max-count (root *root*))
   "Read PATH through the lisp-read-file program and return its result as a property
 list: (:PATH STRING :MODE STRING :CONTENT STRING :META PLIST).
 
@@ -190,7 +194,9 @@ the program may read.
 COLLAPSED (default T): the collapsed outline of a Lisp file, one line per definition;
 NIL gives raw lines. NAME-PATTERN, CONTENT-PATTERN: regexes (Rust syntax) of the
 definitions to show whole, verbatim; for a text file CONTENT-PATTERN greps with
-CONTEXT-LINES lines of context. OFFSET (0-based line) and LIMIT (lines) page the view;
+CONTEXT-LINES lines of context (BEFORE-CONTEXT and AFTER-CONTEXT set each side, as grep
+-B and -A; MAX-COUNT stops after that many matching lines, as grep -m, and :META's
+:STOPPED-AT-MAX-COUNT then says so). OFFSET (0-based line) and LIMIT (lines) page the view;
 :META's :NEXT-OFFSET continues it. OFFSET and CONTEXT-LINES are integers from 0,
 LIMIT from 1, all at most 2^64-1. COMMENTS: :NONE, :HEADERS, :PRECEDING or :ALL.
 LINE-NUMBERS numbers the raw view. KINDS: a list of operators (strings or symbols,
@@ -209,7 +215,7 @@ INVALID_ARGUMENT, and a bad *TRANSPORT*, *TIMEOUT* or *EXTRA-ARGUMENTS* as
 CONFIGURATION-ERROR."
   (let* ((request (read-request path collapsed name-pattern content-pattern offset limit
                                 comments context-lines line-numbers kinds features
-                                strategy))
+                                strategy before-context after-context max-count))
          (roots (roots root (cdr (assoc "path" request :test #'equal)))))
     (check-configuration)
     (to-lisp

@@ -639,6 +639,20 @@ and following that shows the outline."
       (backward-char 1)
       (should (equal (lisp-read-file--default-pattern) (cdr case))))))
 
+(ert-deftest lrf-test-expand-text-file ()
+  "A pattern on a text file greps it: lines as grep -n prints them, each a button."
+  (lrf-test-with-project
+    (let* ((file (lrf-test-file "notes.txt"))
+           (expand (lisp-read-file-expand "todo" file)))
+      (with-current-buffer expand
+        (should (equal (alist-get 'mode lisp-read-file--result) "text-filtered"))
+        (should (equal (buffer-substring-no-properties (point-min) (point-max))
+                       "1-alpha\n2:beta TODO one\n3-gamma\n"))
+        ;; Point starts on the matching line.
+        (should (looking-at "2:beta TODO one$"))
+        (should (equal (lrf-test-button-lines) '(1 2 3))))
+      (should (equal (lrf-test-check-buttons expand file) '(1 2 3))))))
+
 (ert-deftest lrf-test-expand-no-match ()
   "A pattern that matches nothing says so."
   (lrf-test-with-project

@@ -705,12 +705,12 @@ fn content_pattern_flag() {
     // Context 5 around lines 3 and 12: blocks 1-8 and 7-12 overlap, so one block.
     assert_eq!(
         v["content"],
-        " 1- one\n 2- two\n 3: three match\n 4- four\n 5- five\n 6- six\n 7- seven\n 8- eight\n 9- nine\n10- ten\n11- eleven\n12: twelve match\n"
+        "1-one\n2-two\n3:three match\n4-four\n5-five\n6-six\n7-seven\n8-eight\n9-nine\n10-ten\n11-eleven\n12:twelve match\n"
     );
     // Context 2: two blocks, separated by `--`.
     assert_eq!(
         s.run(&["-c", "match", "--context", "2", "notes.txt"]).ok(),
-        " 1- one\n 2- two\n 3: three match\n 4- four\n 5- five\n--\n10- ten\n11- eleven\n12: twelve match\n"
+        "1-one\n2-two\n3:three match\n4-four\n5-five\n--\n10-ten\n11-eleven\n12:twelve match\n"
     );
 }
 
@@ -759,21 +759,57 @@ fn comments_flag() {
 }
 
 #[test]
+fn grep_max_count_and_one_sided_context_flags() {
+    let s = Scratch::new("grep-flags");
+    s.write("log.txt", "a\nb\nc\nHIT 1\nd\ne\nHIT 2\nf\ng\nh\nHIT 3\n");
+    // As `rg -n -m 1 -B 2`: the first match and the two lines before it, no note.
+    assert_eq!(
+        s.run(&["-c", "HIT", "-m", "1", "-B", "2", "log.txt"]).ok(),
+        "2-b\n3-c\n4:HIT 1\n"
+    );
+    assert_eq!(
+        s.run(&[
+            "-c",
+            "HIT",
+            "--max-count",
+            "2",
+            "--after-context",
+            "1",
+            "log.txt"
+        ])
+        .ok(),
+        "4:HIT 1\n5-d\n--\n7:HIT 2\n8-f\n"
+    );
+    // -C with -A sets the leading side (as grep -C 1 -A 0).
+    assert_eq!(
+        s.run(&["-c", "HIT", "-C", "1", "-A", "0", "log.txt"]).ok(),
+        "3-c\n4:HIT 1\n--\n6-e\n7:HIT 2\n--\n10-h\n11:HIT 3\n"
+    );
+    let v = s
+        .run(&["--json", "-c", "HIT", "-m", "2", "-B", "0", "log.txt"])
+        .json();
+    assert_eq!(v["content"], "4:HIT 1\n--\n7:HIT 2\n");
+    assert_eq!(v["meta"]["stopped_at_max_count"], 2);
+    // -m 0 is a usage error (exit status 2), as a limit of 0 is.
+    s.run(&["-c", "HIT", "-m", "0", "log.txt"]).usage_error();
+}
+
+#[test]
 fn context_flag() {
     let s = Scratch::new("context");
     s.write("log.txt", "a\nb\nc\nHIT\nd\ne\nf\n");
     assert_eq!(
         s.run(&["-c", "HIT", "--context", "0", "log.txt"]).ok(),
-        "4: HIT\n"
+        "4:HIT\n"
     );
     assert_eq!(
         s.run(&["-c", "HIT", "--context", "1", "log.txt"]).ok(),
-        "3- c\n4: HIT\n5- d\n"
+        "3-c\n4:HIT\n5-d\n"
     );
     // Default 5: the whole file here.
     assert_eq!(
         s.run(&["-c", "HIT", "log.txt"]).ok(),
-        "1- a\n2- b\n3- c\n4: HIT\n5- d\n6- e\n7- f\n"
+        "1-a\n2-b\n3-c\n4:HIT\n5-d\n6-e\n7-f\n"
     );
 }
 

@@ -121,6 +121,16 @@ fn cases() -> Vec<Case> {
             json!({"path": "notes.txt", "content_pattern": "TODO", "limit": 2}),
             100,
         ),
+        // A page cut before max_count matching lines are shown continues, in memory and
+        // streamed.
+        read(
+            json!({"path": "notes.txt", "content_pattern": "TODO", "limit": 2, "max_count": 3, "before_context": 0}),
+            10_000,
+        ),
+        read(
+            json!({"path": "notes.txt", "content_pattern": "TODO", "limit": 2, "max_count": 3, "after_context": 1}),
+            100,
+        ),
         read(json!({"path": "progn.lisp"}), 1 << 20),
         read(json!({"path": "proj", "limit": 4}), 10_000),
         read(json!({"path": "proj", "limit": 10}), 10_000),

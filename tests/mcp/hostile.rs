@@ -200,6 +200,7 @@ fn every_number_at_the_integer_maximum_on_the_cli() {
             vec!["--raw", "--line-numbers", "--limit", MAX],
             vec!["--comments", "all", "--offset", MAX, "--limit", MAX],
             vec!["--json", "-c", "TODO", "--offset", MAX, "--context", MAX],
+            vec!["-c", "TODO", "-m", MAX, "-B", MAX, "-A", MAX],
         ] {
             let mut args = extra.clone();
             args.push(file);
@@ -212,7 +213,7 @@ fn every_number_at_the_integer_maximum_on_the_cli() {
     let out = run(&s.0, &["-c", "TODO", "--context", MAX, "notes.txt"], None);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "1- one\n2: TODO two\n3- three\n"
+        "1-one\n2:TODO two\n3-three\n"
     );
     let out = run(&s.0, &["-c", "TODO", "--offset", MAX, "notes.txt"], None);
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -235,6 +236,7 @@ fn every_number_at_the_integer_maximum_over_mcp() {
     let calls = [
         read(json!({"context_lines": max})),
         read(json!({"offset": max})),
+        read(json!({"max_count": max, "before_context": max, "after_context": max})),
         read(json!({"limit": max})),
         read(json!({"path": "a.lisp", "offset": max, "limit": max})),
         read(json!({"path": "a.lisp", "collapsed": false, "line_numbers": true, "offset": max})),
@@ -253,9 +255,10 @@ fn every_number_at_the_integer_maximum_over_mcp() {
     for ((tool, args), response) in calls.iter().zip(&responses) {
         assert!(response["result"].is_object(), "{tool} {args}: {response}");
     }
-    assert_eq!(text_of(&responses[0]).0, "1- one\n2: TODO two\n3- three\n");
+    assert_eq!(text_of(&responses[0]).0, "1-one\n2:TODO two\n3-three\n");
+    assert_eq!(text_of(&responses[2]).0, "1-one\n2:TODO two\n3-three\n");
     // Read: past the end is its INVALID_PARAM, naming the path.
-    let read_past = responses[7]["result"]["structuredContent"].to_string();
+    let read_past = responses[8]["result"]["structuredContent"].to_string();
     assert!(
         read_past.contains("INVALID_PARAM") && read_past.contains("a.lisp"),
         "{read_past}"

@@ -293,6 +293,11 @@ fn lisp_read_file_views_match_the_cli() {
             vec!["-c", "MCP", "--context", "1", "README.md"],
             "text-filtered",
         ),
+        (
+            json!({"path": "README.md", "content_pattern": "MCP", "max_count": 2, "before_context": 3, "after_context": 1}),
+            vec!["-c", "MCP", "-m", "2", "-B", "3", "-A", "1", "README.md"],
+            "text-filtered",
+        ),
     ];
     for (args, cli_args, mode) in cases {
         let result = call(&mut client, "lisp-read-file", args.clone());
@@ -329,6 +334,63 @@ fn lisp_read_file_views_match_the_cli() {
         "[features: 1 form not shown, excluded by #+/#- under (ccl).]\n[kinds: 9 other forms not shown (kinds defclass).]\n 5: (defclass shape () (name))\n"
     ), "{}", text_of(&result));
     drop(client);
+}
+
+/// The grep of a text file with `max_count`, `before_context` and `after_context`: the
+/// answer `rg -n -m 1 -B 2` gives, complete (no note), said so in `meta`, on both sides
+/// of the size cap; `max_count` 0 is refused.
+#[test]
+fn grep_max_count_and_one_sided_context() {
+    let dir = scratch("grep-max-count");
+    let log: String = (1..=30)
+        .map(|i| format!("line {i}{}\n", if i % 10 == 0 { " timed out" } else { "" }))
+        .collect();
+    std::fs::write(dir.join("app.log"), log).unwrap();
+    for cap in ["1000000", "100"] {
+        let mut client = start(&["--max-file-bytes", cap], &dir);
+        let tools = tools(&mut client);
+        let tool = find(&tools, "lisp-read-file");
+        let read = |client: &mut RawServer, extra: Value| {
+            let mut args = json!({"path": "app.log", "content_pattern": "timed out"});
+            args.as_object_mut()
+                .unwrap()
+                .extend(extra.as_object().unwrap().clone());
+            call(client, "lisp-read-file", args)
+        };
+        let result = read(&mut client, json!({"max_count": 1, "before_context": 2}));
+        let value = structured_ok(tool, &result);
+        assert_eq!(
+            text_of(&result),
+            "8-line 8\n9-line 9\n10:line 10 timed out\n"
+        );
+        assert_eq!(value["meta"]["stopped_at_max_count"], 1, "{value}");
+        assert_eq!(value["meta"]["truncated"], false);
+        // after_context alone: no leading context; every match, nothing stopped.
+        let result = read(&mut client, json!({"after_context": 1}));
+        let value = structured_ok(tool, &result);
+        assert_eq!(
+            text_of(&result),
+            "10:line 10 timed out\n11-line 11\n--\n20:line 20 timed out\n21-line 21\n--\n30:line 30 timed out\n"
+        );
+        assert!(
+            value["meta"].get("stopped_at_max_count").is_none(),
+            "{value}"
+        );
+        // The second match is in the first's trailing context: shown as context (grep -m).
+        let result = read(
+            &mut client,
+            json!({"max_count": 1, "before_context": 0, "after_context": 10}),
+        );
+        structured_ok(tool, &result);
+        assert!(
+            text_of(&result).ends_with("19-line 19\n20-line 20 timed out\n"),
+            "{}",
+            text_of(&result)
+        );
+        let result = read(&mut client, json!({"max_count": 0}));
+        assert_eq!(error_code(&result), "INVALID_ARGUMENT");
+        drop(client);
+    }
 }
 
 /// `lisp-find` over a scratch project: definitions, references, paging, every refusal as

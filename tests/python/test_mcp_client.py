@@ -307,6 +307,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
             "path", "collapsed", "name_pattern", "content_pattern", "offset", "limit",
             "comments", "context_lines", "line_numbers", "strategy", "include_metadata",
             "kinds", "features", "matches_only", "detail",
+            "before_context", "after_context", "max_count",
         }
         assert tool["inputSchema"]["required"] == ["path"]
         expected = {
@@ -325,6 +326,9 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
             "features": ("array", None),
             "matches_only": ("boolean", False),
             "detail": ("string", None),
+            "before_context": ("integer", None),
+            "after_context": ("integer", None),
+            "max_count": ("integer", None),
         }
         for name, (kind, default) in expected.items():
             assert props[name]["type"] == kind, name
@@ -498,11 +502,11 @@ async def test_text_filtered_on_a_non_lisp_file(project: Project) -> None:
         plain = await server.ok("lisp-read-file", {"path": "notes.md"})
     assert grep["mode"] == "text-filtered"
     assert grep["content"] == cli_view("-c", "TODO", "--context", "1", "notes.md", cwd=project.root)
-    assert grep["content"].startswith(" 2- Intro paragraph.\n 3: TODO: write the summary.\n")
+    assert grep["content"].startswith("2-Intro paragraph.\n3:TODO: write the summary.\n")
     assert "\n--\n" in grep["content"]
-    assert "24: Last line: TODO at the end of the file.\n" in grep["content"]
+    assert "24:Last line: TODO at the end of the file.\n" in grep["content"]
     # The default context is 5 lines.
-    assert default_context["content"].startswith(" 1- # Release notes\n")
+    assert default_context["content"].startswith("1-# Release notes\n")
     assert default_context["content"] == cli_view("-c", "TODO", "notes.md", cwd=project.root)
     assert nothing["mode"] == "text-filtered"
     assert '[No line matched content_pattern "absent-word".]' in nothing["content"]
@@ -516,8 +520,8 @@ async def test_patterns_on_a_text_file_name_is_case_insensitive_content_is_not(p
         by_name = await server.ok("lisp-read-file", {"path": "notes.md", "name_pattern": "todo", "context_lines": 0})
         by_content = await server.ok("lisp-read-file", {"path": "notes.md", "content_pattern": "todo", "context_lines": 0})
     assert by_name["mode"] == by_content["mode"] == "text-filtered"
-    assert by_name["content"].count("--\n") == 4 and "21: a lower-case todo" in by_name["content"]
-    assert by_content["content"] == "21: a lower-case todo (matches only case-insensitively).\n"
+    assert by_name["content"].count("--\n") == 4 and "21:a lower-case todo" in by_name["content"]
+    assert by_content["content"] == "21:a lower-case todo (matches only case-insensitively).\n"
     assert by_name["content"] == cli_view("-n", "todo", "--context", "0", "notes.md", cwd=project.root)
 
 

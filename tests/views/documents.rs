@@ -203,11 +203,7 @@ mod with_parsers {
             q.context_lines = 0;
         })
         .unwrap();
-        assert!(
-            r.content.contains("10: defclass | a class"),
-            "{}",
-            r.content
-        );
+        assert!(r.content.contains("10:defclass | a class"), "{}", r.content);
     }
 
     #[test]

@@ -184,10 +184,27 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
                                                         :context-lines 1)))
       (check-equal "text-filtered" (getf result :mode))
       (check-equal (format nil "~{~A~%~}"
-                           '(" 3-  8: (defvar *count* 0 ...) ;; How many shapes exist."
-                             " 4: 11: (defclass shape () (name size) ...) ;; A thing with a size."
-                             " 5- 16: (defgeneric area (shape) ...) ;; Area of SHAPE."))
+                           '("3- 8: (defvar *count* 0 ...) ;; How many shapes exist."
+                             "4:11: (defclass shape () (name size) ...) ;; A thing with a size."
+                             "5-16: (defgeneric area (shape) ...) ;; Area of SHAPE."))
                    (getf result :content)))))
+
+(deftest read-file-greps-with-max-count-and-one-sided-context
+  (dolist (transport '(:mcp :cli))
+    (with-client (:transport transport)
+      (let ((result (lisp-read-file:read-file *demo-text* :content-pattern "def"
+                                                          :max-count 1 :before-context 0
+                                                          :after-context 1)))
+        (check-equal (format nil "~{~A~%~}"
+                             '("1: 2: (defpackage #:demo ...)"
+                               "2- 6: (in-package #:demo)"))
+                     (getf result :content))
+        (check-equal 1 (getf (getf result :meta) :stopped-at-max-count)))
+      (handler-case (progn (lisp-read-file:read-file *demo-text* :content-pattern "def"
+                                                                 :max-count 0)
+                           (check nil))
+        (lisp-read-file:reader-error (e)
+          (check-equal "INVALID_ARGUMENT" (lisp-read-file:reader-error-code e)))))))
 
 (deftest read-file-takes-pathnames-and-absolute-paths
   (with-client ()

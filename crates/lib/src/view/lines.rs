@@ -24,6 +24,13 @@ pub(crate) enum Line {
         sep: char,
         text: String,
     },
+    /// A line of a grep of a text file, as `grep -n`/`rg -n` print it: `N:text` (a match)
+    /// or `N-text` (context), the number unpadded and no space after the separator.
+    Grep {
+        number: usize,
+        sep: char,
+        text: String,
+    },
 }
 
 impl Line {
@@ -45,6 +52,7 @@ pub(crate) fn join(lines: &[Line], width: usize) -> String {
             Line::Numbered { text, .. } => width + 3 + text.len(),
             Line::Plain(text) | Line::Note(text) => text.len() + 1,
             Line::Shown { text, .. } => width + 3 + text.len(),
+            Line::Grep { text, .. } => 22 + text.len(),
         })
         .sum();
     let mut out = String::with_capacity(size);
@@ -64,6 +72,11 @@ pub(crate) fn join(lines: &[Line], width: usize) -> String {
                     out.push(*sep);
                     out.push(' ');
                 }
+                out.push_str(text);
+            }
+            Line::Grep { number, sep, text } => {
+                push_number(&mut out, *number, 0);
+                out.push(*sep);
                 out.push_str(text);
             }
         }

@@ -88,8 +88,15 @@ pub struct ViewOptions {
     pub kinds: Option<Kinds>,
     /// Collapsed view: hide the forms `#+`/`#-` exclude under these features.
     pub features: Option<FeatureList>,
-    /// Context lines around each match in text-filtered mode.
+    /// Context lines around each match in text-filtered mode (before and after, unless
+    /// `before_context` or `after_context` is given: [`ViewOptions::before`]).
     pub context_lines: usize,
+    /// Text-filtered mode: context lines before each match, when not `context_lines`.
+    pub before_context: Option<usize>,
+    /// Text-filtered mode: context lines after each match, when not `context_lines`.
+    pub after_context: Option<usize>,
+    /// Text-filtered mode: stop after this many matching lines (as `grep -m`).
+    pub max_count: Option<usize>,
     /// Number lines in raw mode.
     pub line_numbers: bool,
     /// Set when the caller no longer wants the answer: the views stop early (the
@@ -100,6 +107,29 @@ pub struct ViewOptions {
     pub detail: Detail,
     /// How the surface that prints the view spells its hints (docs/tool.md#hints).
     pub hints: crate::hint::HintStyle,
+}
+
+impl ViewOptions {
+    /// Lines of leading context of a match in the text-filtered view: `before_context`;
+    /// 0 when only `after_context` is given (as `grep -A`); else `context_lines`.
+    pub fn before(&self) -> usize {
+        one_side(self.before_context, self.after_context, self.context_lines)
+    }
+
+    /// Lines of trailing context of a match in the text-filtered view (as [`Self::before`]).
+    pub fn after(&self) -> usize {
+        one_side(self.after_context, self.before_context, self.context_lines)
+    }
+}
+
+/// The context of one side: its own setting, else none when the other side's is set
+/// (`-B 5` alone shows no trailing context, as in grep), else `context_lines`.
+fn one_side(this: Option<usize>, other: Option<usize>, both: usize) -> usize {
+    match (this, other) {
+        (Some(n), _) => n,
+        (None, Some(_)) => 0,
+        (None, None) => both,
+    }
 }
 
 /// How much the collapsed view shows of each form that no pattern expands.
@@ -133,6 +163,9 @@ impl Default for ViewOptions {
             kinds: None,
             features: None,
             context_lines: DEFAULT_CONTEXT_LINES,
+            before_context: None,
+            after_context: None,
+            max_count: None,
             line_numbers: false,
             cancel: CancelToken::default(),
             detail: Detail::Full,
@@ -156,6 +189,9 @@ pub struct View {
     pub next_offset: Option<usize>,
     /// Lines cut at [`MAX_LINE_CHARS`] characters, with the byte range of their rest.
     pub cut_lines: Vec<CutLine>,
+    /// The text-filtered view stopped after this many matching lines (`max_count`): the
+    /// answer is whole for the request, and lines after it were not searched.
+    pub stopped_at_max_count: Option<usize>,
 }
 
 impl View {
@@ -169,6 +205,7 @@ impl View {
             truncated: false,
             next_offset: None,
             cut_lines: Vec::new(),
+            stopped_at_max_count: None,
         }
     }
 }

@@ -183,13 +183,13 @@ fn text_filtered_mode() {
     assert_eq!(v.mode, Mode::TextFiltered);
     assert_eq!(
         v.content,
-        " 4- line 4\n 5: line 5 hit\n 6- line 6\n 7- line 7\n 8: line 8 hit\n 9- line 9\n--\n17- line 17\n18: line 18 hit\n19- line 19\n"
+        "4-line 4\n5:line 5 hit\n6-line 6\n7-line 7\n8:line 8 hit\n9-line 9\n--\n17-line 17\n18:line 18 hit\n19-line 19\n"
     );
     let v = view_of(&text, false, |r| {
         r.content_pattern = Some("hit".into());
         r.context_lines = 2;
     });
-    assert!(v.content.starts_with(" 3- line 3\n 4- line 4\n 5: line 5 hit\n 6- line 6\n 7- line 7\n 8: line 8 hit\n 9- line 9\n10- line 10\n--\n16- line 16\n"), "{}", v.content);
+    assert!(v.content.starts_with("3-line 3\n4-line 4\n5:line 5 hit\n6-line 6\n7-line 7\n8:line 8 hit\n9-line 9\n10-line 10\n--\n16-line 16\n"), "{}", v.content);
     let v = view_of(&text, false, |r| r.content_pattern = Some("nope".into()));
     assert_eq!(v.content, "[No line matched content_pattern \"nope\".]\n");
     let v = view_of(&text, false, |r| {
@@ -199,9 +199,44 @@ fn text_filtered_mode() {
     });
     assert_eq!(
         v.content,
-        " 5: line 5 hit\n--\n 8: line 8 hit\n[more after line 17 of 20: offset=17]\n"
+        "5:line 5 hit\n--\n8:line 8 hit\n[more after line 17 of 20: offset=17]\n"
     );
     assert_eq!(v.next_offset, Some(17));
+}
+
+#[test]
+fn grep_context_before_and_after_and_max_count() {
+    let text: String = (1..=20)
+        .map(|i| format!("line {i}{}\n", if i % 6 == 0 { " hit" } else { "" }))
+        .collect();
+    let grep = |before: Option<usize>, after: Option<usize>, max_count: Option<usize>| {
+        view_of(&text, false, |r| {
+            r.content_pattern = Some("hit".into());
+            r.before_context = before;
+            r.after_context = after;
+            r.max_count = max_count;
+        })
+    };
+    // -m 1 -B 2: the first match and the two lines before it, as `rg -n -m 1 -B 2`.
+    let v = grep(Some(2), None, Some(1));
+    assert_eq!(v.content, "4-line 4\n5-line 5\n6:line 6 hit\n");
+    assert_eq!(v.stopped_at_max_count, Some(1));
+    assert!(!v.truncated);
+    // -A 1 alone: no leading context; every match.
+    let v = grep(None, Some(1), None);
+    assert_eq!(
+        v.content,
+        "6:line 6 hit\n7-line 7\n--\n12:line 12 hit\n13-line 13\n--\n18:line 18 hit\n19-line 19\n"
+    );
+    assert_eq!(v.stopped_at_max_count, None);
+    // -m 2 -A 7: a third match inside the second's trailing context is context (grep -m).
+    let v = grep(Some(0), Some(7), Some(2));
+    assert!(
+        v.content.ends_with("12:line 12 hit\n13-line 13\n14-line 14\n15-line 15\n16-line 16\n17-line 17\n18-line 18 hit\n19-line 19\n"),
+        "{}",
+        v.content
+    );
+    assert_eq!(v.stopped_at_max_count, Some(2));
 }
 
 #[test]

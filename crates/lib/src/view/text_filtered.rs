@@ -1,5 +1,5 @@
 //! Text-filtered mode (docs/views.md#text-filtered-view): grep with context, in the convention of `grep -n -C`:
-//! matching lines `N: text`, context lines `N- text`, blocks separated by `--`.
+//! matching lines `N:text`, context lines `N-text` (numbers unpadded), blocks separated by `--`.
 
 use super::lines::{join, number_width, shown_line, Line};
 use super::{CutLine, Mode, View, ViewOptions};
@@ -17,11 +17,16 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
         lines: Vec::new(),
         shown: 0,
         last_printed: None,
+        matched_lines: 0,
     };
     let total = source.line_count();
     let mut matches = 0usize;
     let mut i = options.offset;
     while i < total && !grep.view.truncated {
+        if grep.at_max_count() {
+            grep.view.stopped_at_max_count = options.max_count;
+            break;
+        }
         // Polled once per 4096 lines: a relaxed load, nothing next to a regex search.
         if i.is_multiple_of(4096) && options.cancel.is_cancelled() {
             break;
@@ -31,8 +36,8 @@ pub(crate) fn render(source: &Source, options: &ViewOptions) -> View {
             continue;
         }
         matches += 1;
-        let to = grep.block_end(i);
-        grep.push_block(i, to);
+        let (to, last_match) = grep.block_end(i);
+        grep.push_block(i, to, last_match);
         i = to + 1;
     }
     grep.footer(matches);
@@ -53,6 +58,8 @@ struct Grep<'s, 'o> {
     /// Source lines shown (notes and separators not counted).
     shown: usize,
     last_printed: Option<usize>,
+    /// Matching lines counted so far (against `max_count`).
+    matched_lines: usize,
 }
 
 impl Grep<'_, '_> {
@@ -61,26 +68,38 @@ impl Grep<'_, '_> {
         self.patterns.iter().any(|p| p.is_match(&line))
     }
 
-    /// The last line of the block around the match at `i`: extended while matches keep
-    /// coming within the context window.
-    fn block_end(&self, i: usize) -> usize {
+    /// Whether `max_count` matching lines were found: the grep stops (as `grep -m`).
+    fn at_max_count(&self) -> bool {
+        self.options
+            .max_count
+            .is_some_and(|m| self.matched_lines >= m)
+    }
+
+    /// The last line of the block around the match at `i`, and its last line counted as
+    /// a match: extended while matches keep coming within the trailing context, until
+    /// `max_count` matching lines are counted (the lines after are context).
+    fn block_end(&mut self, i: usize) -> (usize, usize) {
         let last = self.source.line_count() - 1;
-        let context = self.options.context_lines;
+        let context = self.options.after();
+        self.matched_lines += 1;
+        let mut last_match = i;
         let mut to = i.saturating_add(context).min(last);
         let mut j = i + 1;
-        while j <= to {
+        while j <= to && !self.at_max_count() {
             if self.is_match(j) {
+                self.matched_lines += 1;
+                last_match = j;
                 to = j.saturating_add(context).min(last);
             }
             j += 1;
         }
-        to
+        (to, last_match)
     }
 
     /// Prints the block of the match at `i` up to `to`, with its leading context, until
     /// the page is full. The match is on the page when any line is: leading context that
     /// does not fit with it is left out, the lines nearest the match kept.
-    fn push_block(&mut self, i: usize, to: usize) {
+    fn push_block(&mut self, i: usize, to: usize, last_match: usize) {
         let from = block_start(
             i,
             self.options,
@@ -97,7 +116,7 @@ impl Grep<'_, '_> {
             if k == from && separated {
                 self.lines.push(Line::Plain("--".into()));
             }
-            let sep = if k == i || (k > i && self.is_match(k)) {
+            let sep = if k == i || (k > i && k <= last_match && self.is_match(k)) {
                 ':'
             } else {
                 '-'
@@ -122,8 +141,8 @@ impl Grep<'_, '_> {
                 end,
             });
         }
-        self.lines.push(Line::Shown {
-            number: Some(k + 1),
+        self.lines.push(Line::Grep {
+            number: k + 1,
             sep,
             text,
         });
@@ -147,7 +166,7 @@ pub(super) fn block_start(
     last_printed: Option<usize>,
     room: usize,
 ) -> usize {
-    let from = i.saturating_sub(options.context_lines).max(options.offset);
+    let from = i.saturating_sub(options.before()).max(options.offset);
     let from = last_printed.map_or(from, |p| from.max(p + 1));
     if room == 0 {
         return from;

@@ -28,7 +28,7 @@ pub struct StreamedGrep<'o> {
     patterns: Vec<&'o crate::pattern::Pattern>,
     /// Bytes of shown text a page may hold (the size cap): with `limit`, what bounds it.
     page_bytes: usize,
-    /// The last lines not shown, up to `context_lines` of them: shown if a match follows.
+    /// The last lines not shown, up to `before()` of them: shown if a match follows.
     before: VecDeque<Kept>,
     before_bytes: usize,
     /// Lines of trailing context still to show after the last match.
@@ -39,6 +39,8 @@ pub struct StreamedGrep<'o> {
     last_printed: Option<u64>,
     /// Match blocks (a match within the context of the previous one extends its block).
     matches: usize,
+    /// Matching lines counted (against `max_count`).
+    matched_lines: usize,
     /// A line searched was not valid UTF-8 (decoded with U+FFFD).
     replaced: bool,
     /// Lines that did not match in their kept prefix but go on past it (a match in the
@@ -67,6 +69,7 @@ impl<'o> StreamedGrep<'o> {
             shown_bytes: 0,
             last_printed: None,
             matches: 0,
+            matched_lines: 0,
             replaced: false,
             partly_searched: 0,
             first_partly_searched: None,
@@ -80,12 +83,23 @@ impl<'o> StreamedGrep<'o> {
         if line.index < self.options.offset as u64 {
             return true;
         }
+        let at_max_count = self
+            .options
+            .max_count
+            .is_some_and(|m| self.matched_lines >= m);
+        if at_max_count && self.after == 0 {
+            // As grep -m: the Nth match's block is done; the rest (from this line, so
+            // that a block that ends the file stops nothing) is not searched.
+            self.view.stopped_at_max_count = self.options.max_count;
+            return false;
+        }
         let text = String::from_utf8_lossy(line.bytes);
         self.replaced |= matches!(text, std::borrow::Cow::Owned(_));
-        if self.patterns.iter().any(|p| p.is_match(&text)) {
+        if !at_max_count && self.patterns.iter().any(|p| p.is_match(&text)) {
             if self.after == 0 {
                 self.matches += 1;
             }
+            self.matched_lines += 1;
             if !self.drop_unshown_context(line.index) {
                 return false;
             }
@@ -102,12 +116,12 @@ impl<'o> StreamedGrep<'o> {
                 }
             }
             self.before_bytes = 0;
-            self.after = self.options.context_lines;
+            self.after = self.options.after();
             return self.push(
                 line.index, line.start, line.len, line.chars, line.bytes, ':',
             );
         }
-        if line.len > line.bytes.len() as u64 {
+        if !at_max_count && line.len > line.bytes.len() as u64 {
             self.partly_searched += 1;
             self.first_partly_searched
                 .get_or_insert((line.index, line.bytes.len()));
@@ -147,10 +161,10 @@ impl<'o> StreamedGrep<'o> {
         true
     }
 
-    /// Keeps `line` as leading context: the last `context_lines` lines (no more than a
+    /// Keeps `line` as leading context: the last `before()` lines (no more than a
     /// page can show, in lines and in bytes; the lines nearest the match are kept).
     fn keep_before(&mut self, line: StreamedLine<'_>) {
-        let most = self.options.context_lines.min(self.options.limit);
+        let most = self.options.before().min(self.options.limit);
         if most == 0 {
             return;
         }
@@ -198,8 +212,8 @@ impl<'o> StreamedGrep<'o> {
             });
         }
         self.shown_bytes += text.len();
-        self.lines.push(Line::Shown {
-            number: usize::try_from(index + 1).ok(),
+        self.lines.push(Line::Grep {
+            number: usize::try_from(index + 1).unwrap_or(usize::MAX),
             sep,
             text,
         });
@@ -317,8 +331,31 @@ mod tests {
                 );
                 compared += 1;
             }
+            // Separate leading and trailing context, and a stop after N matching lines.
+            for (before, after, max_count, limit) in [
+                (Some(5), None, Some(1), 2000),
+                (None, Some(2), Some(2), 2000),
+                (Some(1), Some(3), Some(3), 4),
+                (Some(0), Some(0), Some(1), 2000),
+                (Some(2), Some(1), None, 5),
+            ] {
+                let options = ViewOptions {
+                    before_context: before,
+                    after_context: after,
+                    max_count,
+                    ..grep_options(4, 0, limit)
+                };
+                let source = Source::new(text.as_bytes());
+                let memory = super::super::render(&source, None, &options);
+                assert_eq!(
+                    streamed(&text, &options, usize::MAX),
+                    memory,
+                    "{text:?} {before:?} {after:?} {max_count:?} {limit}"
+                );
+                compared += 1;
+            }
         }
-        assert_eq!(compared, 750);
+        assert_eq!(compared, 1500);
     }
 
     #[test]
@@ -349,7 +386,7 @@ mod tests {
         assert_eq!(v.next_offset, Some(4));
         assert!(
             v.content
-                .ends_with("  4: hit 0004\n[more after line 4 of 100: offset=4]\n"),
+                .ends_with("\n4:hit 0004\n[more after line 4 of 100: offset=4]\n"),
             "{}",
             v.content
         );

@@ -64,6 +64,16 @@ pub struct ReadRequest {
     /// Context lines around matches in text-filtered mode.
     #[serde(default = "default_context_lines")]
     pub context_lines: usize,
+    /// Text-filtered mode: context lines before each match (as `grep -B`); with
+    /// `after_context`, they replace `context_lines` (a side not given has none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_context: Option<usize>,
+    /// Text-filtered mode: context lines after each match (as `grep -A`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_context: Option<usize>,
+    /// Text-filtered mode: stop after this many matching lines (as `grep -m`; at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_count: Option<usize>,
     /// Number lines in raw mode.
     #[serde(default)]
     pub line_numbers: bool,
@@ -216,6 +226,9 @@ impl ReadRequest {
             kinds: None,
             features: None,
             context_lines: DEFAULT_CONTEXT_LINES,
+            before_context: None,
+            after_context: None,
+            max_count: None,
             line_numbers: false,
             strategy: Strategy::Default,
             include_metadata: false,
@@ -316,6 +329,10 @@ pub struct Meta {
     /// Lines cut at 2,000 characters, with the byte range that holds their rest.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cut_lines: Vec<CutLine>,
+    /// The grep of a text file stopped after this many matching lines (`max_count`):
+    /// complete for the request; the lines after its last block were not searched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_at_max_count: Option<usize>,
     /// The file is a document (PDF, DOCX, notebook) and the views show its extracted text
     /// (docs/documents.md): its format, pages or cells, kernel language.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -498,6 +515,7 @@ fn empty_meta(strategy: Strategy) -> Meta {
         remaining_bytes: None,
         remaining_lines: None,
         cut_lines: Vec::new(),
+        stopped_at_max_count: None,
         document: None,
     }
 }
@@ -782,6 +800,7 @@ fn render_file(
             remaining_bytes: None,
             remaining_lines,
             cut_lines: view.cut_lines,
+            stopped_at_max_count: view.stopped_at_max_count,
             document: None,
         },
         metadata: file.info.as_ref().map(FileMetadata::of),
@@ -809,6 +828,11 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         )));
     }
     check_strategy(request, &reading).map_err(invalid)?;
+    if request.max_count == Some(0) {
+        return Err(invalid(format!(
+            "max_count must be at least 1 (reading {reading}); omit it to show every match"
+        )));
+    }
     // Both patterns are also literal text (docs/views.md#expanded-forms); `name_pattern`
     // is case-insensitive, `content_pattern` case-sensitive.
     let compile = |name: &str, text: &Option<String>, by_name: bool| {
@@ -836,6 +860,9 @@ pub fn view_options(request: &ReadRequest) -> Result<ViewOptions, ToolError> {
         kinds: request.kinds.as_ref().map(view::Kinds::new),
         features: request.features.as_ref().map(view::FeatureList::new),
         context_lines: request.context_lines,
+        before_context: request.before_context,
+        after_context: request.after_context,
+        max_count: request.max_count,
         line_numbers: request.line_numbers,
         cancel: CancelToken::default(),
         detail: if request.matches_only {

@@ -38,6 +38,7 @@ pub(super) fn grep(
     meta.byte_length = usize::try_from(file.info.size).unwrap_or(usize::MAX);
     meta.mtime_ms = file.info.mtime_ms;
     meta.cut_lines = view.cut_lines;
+    meta.stopped_at_max_count = view.stopped_at_max_count;
     meta.fallback_encoding = replaced.then(|| "replace".to_string());
     Ok(ReadResult {
         path: file.display_path,

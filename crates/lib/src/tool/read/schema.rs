@@ -20,6 +20,9 @@ pub const INPUT_SCHEMA: &str = r#"{
     "kinds": {"type": "array", "items": {"type": "string"}, "description": "Collapsed view: show only the top-level forms (and container children) whose operator is one of these, case-insensitive, package prefix ignored (e.g. [\"defmethod\"]); the others are counted in a note."},
     "features": {"type": "array", "items": {"type": "string"}, "description": "Collapsed view: the features present (e.g. [\"sbcl\", \"x86-64\", \"unix\"]); forms that #+/#- exclude under them are hidden and counted in a note (undecidable expressions keep the form)."},
     "context_lines": {"type": "integer", "minimum": 0, "description": "Lines of context around matches in the text-filtered (grep) view."},
+    "before_context": {"type": "integer", "minimum": 0, "description": "Grep of a text file: lines of context before each match (as grep -B); with after_context, replaces context_lines (a side not given has none)."},
+    "after_context": {"type": "integer", "minimum": 0, "description": "Grep of a text file: lines of context after each match (as grep -A); with before_context, replaces context_lines."},
+    "max_count": {"type": "integer", "minimum": 1, "description": "Grep of a text file: stop after this many matching lines (as grep -m); the answer is then complete, meta.stopped_at_max_count says so."},
     "line_numbers": {"type": "boolean", "description": "Prefix raw lines with their numbers (N: )."},
     "strategy": {
       "type": "object",
@@ -96,6 +99,7 @@ pub const OUTPUT_SCHEMA: &str = r#"{
             "additionalProperties": false
           }
         },
+        "stopped_at_max_count": {"type": "integer", "minimum": 1, "description": "The grep of a text file stopped after this many matching lines (max_count): the answer is complete for the request; lines after it were not searched."},
         "document": {
           "type": "object",
           "description": "The file is a document (PDF, DOCX, Jupyter notebook): the view shows its extracted text, and byte_length, lines and ranges count that text.",

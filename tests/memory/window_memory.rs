@@ -93,7 +93,7 @@ fn windows_of_a_400_mb_file_need_a_few_megabytes() {
     assert_eq!(
         text,
         format!(
-            "{}- {}{}- {}{}: {}{}- {}",
+            "{}-{}{}-{}{}:{}{}-{}",
             LINES - 3,
             line(LINES - 3),
             LINES - 2,

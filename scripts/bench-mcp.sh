@@ -6,6 +6,8 @@
 # a line end), and prints the median and p90 of
 #   * the time inside the server: the handler's own `micros=` log line per call (the view
 #     is computed from the file on disk each time: open, read, scan, outline, render);
+#   * over the raw pipe: from the request's write to the answer's last byte read, before
+#     the client parses it (the client's JSON parsing is its own cost, ~70 µs in Python);
 #   * the round trip seen by the client over the pipe (JSON encoding, pipe, tokio), in a
 #     second server at the default log level: at debug, rmcp logs every answer whole on
 #     stderr (a 50 KB answer formatted and written again), which a server as clients run
@@ -42,10 +44,13 @@ def send(message):
     server.stdin.write((json.dumps(message) + "\n").encode())
     server.stdin.flush()
 def receive(id):
+    """The answer to `id`, and when its last byte was read (before the client parses it)."""
     while True:
-        message = json.loads(server.stdout.readline())
+        line = server.stdout.readline()
+        read = time.perf_counter()
+        message = json.loads(line)
         if message.get("id") == id:
-            return message
+            return message, read
 def run(level):
     """The round trips of CALLS sequential calls to a server logging at LEVEL, and the last answer."""
     global server
@@ -55,19 +60,20 @@ def run(level):
         "clientInfo": {"name": "bench", "version": "1"}}})
     receive(0)
     send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-    round_trips = []
+    round_trips, raw = [], []
     for i in range(1, calls + 1):
         started = time.perf_counter()
         send({"jsonrpc": "2.0", "id": i, "method": "tools/call",
               "params": {"name": "lisp-read-file", "arguments": {"path": "file.lisp"}}})
-        response = receive(i)
+        response, read = receive(i)
         round_trips.append((time.perf_counter() - started) * 1e6)
+        raw.append((read - started) * 1e6)
         assert response["result"]["isError"] is False, response
     server.stdin.close()
     server.wait()
-    return round_trips, response
-round_trips_debug, _ = run("debug")
-round_trips, response = run("warn")
+    return round_trips, raw, response
+round_trips_debug, _, _ = run("debug")
+round_trips, raw, response = run("warn")
 inside = [int(m) for m in re.findall(r'tools/call.*?micros=(\d+)|micros=(\d+).*?tools/call',
                                       open(f"{work}/stderr-debug.log").read()) for m in m if m]
 assert len(inside) == calls, f"{len(inside)} server timings for {calls} calls"
@@ -77,6 +83,7 @@ def summary(name, values):
 forms = response["result"]["structuredContent"]["meta"]["total_forms"]
 print(f"view: lisp-collapsed, {forms} forms, {len(response['result']['content'][0]['text'])} chars")
 summary("inside the server (handler)", inside)
+summary("raw pipe (request to answer read)", raw)
 summary("round trip (client over the pipe)", round_trips)
 summary("round trip, server logging at debug", round_trips_debug)
 PY

@@ -213,6 +213,53 @@ fn the_binary_says_which_macro_made_a_definition() {
     assert_eq!(d["form"]["kind"], "defthing");
 }
 
+/// A file whose macro calls spend its budget of expansions (linear in its size) has
+/// definitions that are not made; the answer says so and names the file, where it had
+/// listed the first few hundred as if they were all (the outside review's case). A file
+/// within its budget has no such note.
+#[test]
+fn a_file_whose_expansions_stop_at_their_budget_is_named_in_a_note() {
+    let dir = std::env::temp_dir().join(format!("lrf-find-cut-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let many = |calls: usize| {
+        let mut text = String::from(
+            "(defmacro def-many (name)\n  `(progn ,@(loop for i below 300 collect `(defvar ,(symbolicate name \"-\" (princ-to-string i)) nil))))\n",
+        );
+        for i in 0..calls {
+            text.push_str(&format!("(def-many a{i})\n"));
+        }
+        text
+    };
+    std::fs::write(dir.join("many.lisp"), many(3_000)).unwrap();
+    std::fs::write(dir.join("few.lisp"), many(10)).unwrap();
+    let run = |file: &str| {
+        let out = Command::new(BIN)
+            .args([
+                "find",
+                "--name-pattern=a.*-299$",
+                "--detail",
+                "names",
+                "--json",
+            ])
+            .arg(dir.join(file))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let note = "stopped at their budget";
+    let few = run("few.lisp");
+    assert_eq!(few["total"], 10);
+    assert!(!few["content"].as_str().unwrap().contains(note), "{few}");
+    let cut = run("many.lisp");
+    let total = cut["total"].as_u64().unwrap();
+    assert!(total < 3_000, "{total}");
+    let text = cut["content"].as_str().unwrap();
+    assert!(text.contains(note) && text.contains("many.lisp"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `n` calls of a macro whose expansion doubles at each of 12 levels of macros calling
 /// macros: each call is cut by its budget.
 fn multiplying(size: usize) -> Vec<u8> {

@@ -123,6 +123,7 @@ pub(crate) fn in_file(
     );
     let mut answer = FileAnswer::definitions(found, over);
     answer.structures = structures;
+    answer.expansions_cut = budget.ran_short;
     answer
 }
 

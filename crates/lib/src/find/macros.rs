@@ -337,6 +337,7 @@ pub(crate) fn of_call(
     // Reading a call makes at least a node per byte of it: a call larger than an
     // expansion's budget is not read.
     if item.end - item.start > budget.part().steps {
+        budget.refuse();
         return Outcome::NotMade;
     }
     let reads = |p, e: &[u8]| search.reads(p, e);
@@ -385,6 +386,7 @@ pub(crate) fn of_read_time(
         return Outcome::NotMade;
     }
     if item.end - item.start > budget.part().steps {
+        budget.refuse();
         return Outcome::NotMade;
     }
     let reads = |p, e: &[u8]| search.reads(p, e);

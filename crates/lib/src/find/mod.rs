@@ -490,6 +490,9 @@ pub(crate) struct FileAnswer {
     pub over_budget: bool,
     /// Definitions mode: the file's structures, for the accessors of `:include`.
     pub structures: Vec<derived::FileStructure>,
+    /// Definitions mode: the file's budget of macro expansions ran short (linear in its
+    /// size): definitions its later macro calls make may be missing.
+    pub expansions_cut: bool,
     /// Callers mode: the file's callers.
     pub callers: Vec<Caller>,
     /// Callees mode: the file's definitions named NAME and the names it defines.
@@ -681,6 +684,14 @@ pub fn find_kept(
         skipped: scope.skipped,
         ..render::Gathered::default()
     };
+    let cut: Vec<&str> = answers
+        .iter()
+        .filter(|(_, a)| a.as_ref().is_ok_and(|a| a.expansions_cut))
+        .map(|(file, _)| file.as_str())
+        .collect();
+    if !cut.is_empty() {
+        gathered.notes.push(expansions_cut_note(&cut));
+    }
     let mut callees_found = Vec::new();
     let mut package_definitions = Vec::new();
     for (file, answer) in answers {
@@ -706,6 +717,25 @@ pub fn find_kept(
     }
     packages::resolve(&mut gathered, package_definitions, &search);
     Ok(render::page(shown, &search, request, gathered))
+}
+
+/// Files named at most in the note of files whose macro expansions ran short.
+const MAX_CUT_FILES_NAMED: usize = 5;
+
+/// The note that some files' macro expansions stopped at their budget.
+fn expansions_cut_note(files: &[&str]) -> String {
+    let named = files[..files.len().min(MAX_CUT_FILES_NAMED)].join(", ");
+    let more = files.len().saturating_sub(MAX_CUT_FILES_NAMED);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "[the macro expansions of {} file{} stopped at their budget (linear in the file's size): definitions their later macro calls make may be missing: {named}{more}]",
+        files.len(),
+        if files.len() == 1 { "" } else { "s" },
+    )
 }
 
 /// A walked file may be this many times the size cap: it is still searched, alone (the

@@ -54,11 +54,26 @@ pub(crate) const STEPS_PER_BYTE: usize = 64;
 /// Steps left.
 pub(crate) struct Budget {
     pub(crate) steps: usize,
+    /// Some work was refused for lack of this budget's steps (for a file's budget: not
+    /// only one expansion's bound): what later calls would make may be missing, which the
+    /// answer says (`find/definitions.rs`).
+    pub(crate) ran_short: bool,
 }
 
 impl Budget {
     pub(crate) fn new(steps: usize) -> Budget {
-        Budget { steps }
+        Budget {
+            steps,
+            ran_short: false,
+        }
+    }
+
+    /// Marks the budget short when it cannot give one expansion its whole bound: a call
+    /// refused now for its size might have been read with the file's full budget.
+    pub(crate) fn refuse(&mut self) {
+        if self.steps < MAX_EXPANSION_STEPS {
+            self.ran_short = true;
+        }
     }
 
     /// The budget of the expansions of a file of `bytes` bytes.
@@ -75,11 +90,19 @@ impl Budget {
     pub(crate) fn charge(&mut self, part: &Budget) {
         let given = self.steps.min(MAX_EXPANSION_STEPS);
         self.steps -= given - part.steps.min(given);
+        // The part ran short because this budget gave it less than the bound.
+        if part.ran_short && given < MAX_EXPANSION_STEPS {
+            self.ran_short = true;
+        }
     }
 
     /// Takes `n` steps; `None` once spent.
     pub(crate) fn spend(&mut self, n: usize) -> Option<()> {
-        self.steps = self.steps.checked_sub(n)?;
+        let Some(left) = self.steps.checked_sub(n) else {
+            self.ran_short = true;
+            return None;
+        };
+        self.steps = left;
         Some(())
     }
 }

@@ -143,24 +143,7 @@ fn learn_read_globals(
             };
         expand::read_eval::definitions(&file.bytes, &wanted, &mut reads)
     };
-    let mut per_file = Vec::new();
-    for (part, names_of) in parts.iter().zip(read.defined) {
-        match part {
-            ScopePart::Single(file) if names_of.iter().any(defines) => per_file.push(work(file)),
-            ScopePart::Single(_) => {}
-            ScopePart::Walked(files) => {
-                let those: Vec<_> = files
-                    .iter()
-                    .zip(names_of)
-                    .filter(|(_, names)| defines(names))
-                    .map(|(f, _)| f.clone())
-                    .collect();
-                for answer in search.map_files(guard, &those, cancel, work) {
-                    per_file.extend(answer.ok());
-                }
-            }
-        }
-    }
+    let per_file = search.map_chosen_parts(guard, parts, read.defined, defines, cancel, work);
     macros.read_globals = std::sync::Arc::new(expand::read_eval::known_globals(per_file));
 }
 
@@ -210,24 +193,11 @@ fn learn_functions(
         tried.extend(wanted.iter().cloned());
         let defines = |names: &Vec<String>| names.iter().any(|n| wanted.contains(n));
         let work = |file: &LoadedFile| expand::functions::learn(&file.bytes, &wanted, &reads);
-        let mut found = Vec::new();
-        for (part, names_of) in parts.iter().zip(defuns) {
-            match part {
-                ScopePart::Single(file) if names_of.iter().any(defines) => found.extend(work(file)),
-                ScopePart::Single(_) => {}
-                ScopePart::Walked(files) => {
-                    let those: Vec<_> = files
-                        .iter()
-                        .zip(names_of)
-                        .filter(|(_, names)| defines(names))
-                        .map(|(f, _)| f.clone())
-                        .collect();
-                    for answer in search.map_files(guard, &those, cancel, work) {
-                        found.extend(answer.unwrap_or_default());
-                    }
-                }
-            }
-        }
+        let found: Vec<_> = search
+            .map_chosen_parts(guard, parts, defuns, defines, cancel, work)
+            .into_iter()
+            .flatten()
+            .collect();
         wanted = macros.add_functions(found);
     }
 }

@@ -469,6 +469,41 @@ impl Search {
         out
     }
 
+    /// [`Search::map_parts`] over only the files whose names (`names_of`: per part, per
+    /// file, the names a first pass read in it) `chosen` accepts: the files read again
+    /// when learning what the macros need.
+    fn map_chosen_parts<R: Send>(
+        &self,
+        guard: &Guard,
+        parts: &[ScopePart],
+        names_of: &[Vec<Vec<String>>],
+        chosen: impl Fn(&Vec<String>) -> bool,
+        cancel: &CancelToken,
+        work: impl Fn(&LoadedFile) -> R + Sync,
+    ) -> Vec<R> {
+        let mut out = Vec::new();
+        for (part, names_of) in parts.iter().zip(names_of) {
+            match part {
+                ScopePart::Single(file) if names_of.iter().any(&chosen) => out.push(work(file)),
+                ScopePart::Single(_) => {}
+                ScopePart::Walked(files) => {
+                    let those: Vec<_> = files
+                        .iter()
+                        .zip(names_of)
+                        .filter(|(_, names)| chosen(names))
+                        .map(|(f, _)| f.clone())
+                        .collect();
+                    out.extend(
+                        self.map_files(guard, &those, cancel, &work)
+                            .into_iter()
+                            .flatten(),
+                    );
+                }
+            }
+        }
+        out
+    }
+
     pub(crate) fn mode(&self) -> FindMode {
         match self.target {
             Target::Symbol(_) | Target::Text => FindMode::References,

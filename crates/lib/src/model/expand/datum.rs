@@ -64,6 +64,19 @@ impl Val {
         matches!(self, Val::Sym(w) if w.prefix == Package::Keyword)
     }
 
+    /// The value of this form when it is a literal: a quoted datum, a string, a number,
+    /// `t`, `nil`, a keyword (a global's constant initial value, a property's value).
+    pub(crate) fn literal_value(&self) -> Option<Val> {
+        match self {
+            Val::Quote(q) => Some((**q).clone()),
+            Val::Str(_) | Val::Atom(_) => Some(self.clone()),
+            Val::Sym(_) if self.is_keyword() || self.is_symbol("t") || self.is_nil() => {
+                Some(self.clone())
+            }
+            _ => None,
+        }
+    }
+
     /// `nil` or `()`.
     pub(crate) fn is_nil(&self) -> bool {
         match self {

@@ -172,15 +172,7 @@ fn constant_definition(form: &Val) -> Option<(String, Val)> {
         _ => return None,
     };
     let name = name.symbol_name()?.to_string();
-    let value = match value {
-        Val::Str(_) | Val::Atom(_) => value.clone(),
-        Val::Sym(_) if value.is_keyword() || value.is_symbol("t") || value.is_nil() => {
-            value.clone()
-        }
-        Val::Quote(q) => (**q).clone(),
-        _ => return None,
-    };
-    Some((name, value))
+    Some((name, value.literal_value()?))
 }
 
 /// Which of `names` (folded) the lowercased text `lower` assigns or rebinds: a word

@@ -113,15 +113,9 @@ fn quoted_symbol(v: &Val) -> Option<&str> {
     }
 }
 
-/// The value of a literal form: a quoted datum, a string, a number, `t`, `nil`, a
-/// keyword; anything else unknown.
+/// The value of a literal form ([`Val::literal_value`]); anything else unknown.
 fn literal(v: &Val) -> Val {
-    match v {
-        Val::Quote(q) => (**q).clone(),
-        Val::Str(_) | Val::Atom(_) => v.clone(),
-        Val::Sym(_) if v.is_keyword() || v.is_symbol("t") || v.is_nil() => v.clone(),
-        _ => Val::Unknown,
-    }
+    v.literal_value().unwrap_or(Val::Unknown)
 }
 
 /// Whether `form` is `(setf (get ...) ...)`.

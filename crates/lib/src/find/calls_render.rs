@@ -19,10 +19,9 @@ pub(crate) fn caller_text(c: &Caller) -> String {
         .and_then(|u| u.through.as_deref())
         .filter(|m| c.calls.iter().all(|u| u.through.as_deref() == Some(*m)));
     let tag = |m: Option<&str>| m.map(|m| format!("  [through {m}]")).unwrap_or_default();
-    if let Some(only) = first.filter(|u| {
-        c.calls.iter().all(|v| v.line == c.line)
-            && super::render::said_by(&u.text, heading, &c.kind)
-    }) {
+    if let Some(only) = first
+        .filter(|u| c.calls.iter().all(|v| v.line == c.line) && said_by(&u.text, heading, &c.kind))
+    {
         return format!("{}: {}{}\n", c.line, only.text.trim(), tag(all_through));
     }
     let mut text = format!("{}: {heading}{}\n", c.line, tag(all_through));
@@ -66,4 +65,24 @@ pub(crate) fn callees_text(e: &CalleesEntry) -> String {
         let _ = writeln!(text, "  not defined in the scope: {}", e.outside.join(", "));
     }
     text
+}
+
+/// Whether a line says a form's heading: it starts with the operator and the first
+/// token of the name (`(defmethod area` of `(defmethod area :around (shape) ...)`), or
+/// with the operator alone when the heading names nothing (`(declaim ...)`), its
+/// `#+`/`#-` prefixes aside.
+pub(crate) fn said_by(line: &str, heading: &str, operator: &str) -> bool {
+    let lower = heading.to_ascii_lowercase();
+    let Some(start) = lower.find(&format!("({operator} ")) else {
+        return false;
+    };
+    let name = start + operator.len() + 2;
+    let end = match heading[name..].find([' ', ')']) {
+        Some(k) if &heading[name..name + k] == "..." => name,
+        Some(k) => name + k,
+        None => heading.len(),
+    };
+    let line = line.trim_start().to_ascii_lowercase();
+    let line = line.get(line.find(&format!("({operator} ")).unwrap_or(usize::MAX)..);
+    line.is_some_and(|l| l.starts_with(&lower[start..end]))
 }

@@ -574,7 +574,7 @@ fn reference_text(r: &Reference) -> String {
         &r.heading
     };
     let marker = if r.definition { "  [definition]" } else { "" };
-    let said = |text: &str| said_by(text, heading, &r.kind);
+    let said = |text: &str| calls_render::said_by(text, heading, &r.kind);
     if let Some(only) = r.uses.first() {
         if r.uses.iter().all(|u| u.line == r.line) && said(&only.text) {
             return format!("{}: {}{marker}\n", r.line, only.text.trim());
@@ -605,26 +605,6 @@ fn reference_text(r: &Reference) -> String {
             .map(|u| (u.line, u.text.as_str())),
     );
     text
-}
-
-/// Whether a line says a form's heading: it starts with the operator and the first
-/// token of the name (`(defmethod area` of `(defmethod area :around (shape) ...)`), or
-/// with the operator alone when the heading names nothing (`(declaim ...)`), its
-/// `#+`/`#-` prefixes aside.
-pub(crate) fn said_by(line: &str, heading: &str, operator: &str) -> bool {
-    let lower = heading.to_ascii_lowercase();
-    let Some(start) = lower.find(&format!("({operator} ")) else {
-        return false;
-    };
-    let name = start + operator.len() + 2;
-    let end = match heading[name..].find([' ', ')']) {
-        Some(k) if &heading[name..name + k] == "..." => name,
-        Some(k) => name + k,
-        None => heading.len(),
-    };
-    let line = line.trim_start().to_ascii_lowercase();
-    let line = line.get(line.find(&format!("({operator} ")).unwrap_or(usize::MAX)..);
-    line.is_some_and(|l| l.starts_with(&lower[start..end]))
 }
 
 /// Each line with uses once, without its indentation: ` 33: (foo x))`.

@@ -150,8 +150,8 @@ struct ReadArgs {
     /// Add the file's size, modification time, owner and permissions (with --json).
     #[arg(long)]
     metadata: bool,
-    /// How hints are written: as flags of this command line, or as keyword arguments of
-    /// the Common Lisp client's functions (`lisp`, for the client running this program).
+    /// How hints are written: as flags of this command line, as the MCP tools' JSON
+    /// arguments, or as keyword arguments of the Common Lisp client's functions (`lisp`).
     #[arg(long, value_enum, value_name = "STYLE", default_value = "command-line")]
     hint_style: HintStyleArg,
     /// Print the result object (path, mode, content, meta) as JSON.
@@ -170,6 +170,8 @@ struct ReadArgs {
 enum HintStyleArg {
     /// Flags of this command line (`--offset 15`).
     CommandLine,
+    /// JSON arguments of the MCP tools (`offset=15`).
+    Arguments,
     /// Keyword arguments of the Common Lisp client (`:offset 15`).
     Lisp,
 }
@@ -178,6 +180,7 @@ impl HintStyleArg {
     fn style(self) -> HintStyle {
         match self {
             HintStyleArg::CommandLine => COMMAND_LINE,
+            HintStyleArg::Arguments => HintStyle::ARGUMENTS,
             HintStyleArg::Lisp => HintStyle::LISP,
         }
     }
@@ -435,8 +438,8 @@ struct FindArgs {
     /// Print the result object (docs/find.md#json) as JSON.
     #[arg(long)]
     json: bool,
-    /// How hints are written: as flags of this command line, or as keyword arguments of
-    /// the Common Lisp client's functions (`lisp`).
+    /// How hints are written: as flags of this command line, as the MCP tools' JSON
+    /// arguments, or as keyword arguments of the Common Lisp client's functions (`lisp`).
     #[arg(long, value_enum, value_name = "STYLE", default_value = "command-line")]
     hint_style: HintStyleArg,
     #[command(flatten)]

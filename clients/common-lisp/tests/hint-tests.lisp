@@ -57,6 +57,7 @@
 (defparameter *hint-cases*
   '((lisp-read-file:read-file 10000 "big.lisp")
     (lisp-read-file:read-file 10000 "big.lisp" :name-pattern "f1")
+    (lisp-read-file:read-file 10000 "big.lisp" :name-pattern "f1" :content-pattern "x")
     (lisp-read-file:read-file 10000 "api.lisp" :name-pattern "^wanted$" :limit 2)
     (lisp-read-file:read-file 10000 "api.lisp" :name-pattern "^wanted" :limit 5)
     (lisp-read-file:read-file 10000 "api.lisp" :limit 3)
@@ -142,7 +143,8 @@ for a hint that names where the result lists the skipped files."
   (let ((at (search "windows without " note)))
     (when at
       (let* ((start (+ at (length "windows without ")))
-             (end (position #\: note :start (1+ (position #\: note :start start)))))
+             ;; The list ends at the colon that introduces the windows.
+             (end (search ": " note :start2 start)))
         (loop for word in (uiop:split-string (subseq note start end) :separator " ")
               when (and (plusp (length word)) (char= (char word 0) #\:))
                 collect (intern (string-upcase (string-right-trim ":" (subseq word 1)))

@@ -150,6 +150,10 @@ struct ReadArgs {
     /// Add the file's size, modification time, owner and permissions (with --json).
     #[arg(long)]
     metadata: bool,
+    /// How hints are written: as flags of this command line, as the MCP tools' JSON
+    /// arguments, or as keyword arguments of the Common Lisp client's functions (`lisp`).
+    #[arg(long, value_enum, value_name = "STYLE", default_value = "command-line")]
+    hint_style: HintStyleArg,
     /// Print the result object (path, mode, content, meta) as JSON.
     #[arg(long)]
     json: bool,
@@ -159,6 +163,27 @@ struct ReadArgs {
     /// `.asd` file gives the project map; several paths give the map of them all.
     #[arg(value_name = "PATH", required = true, num_args = 1..)]
     paths: Vec<String>,
+}
+
+/// `--hint-style`: the surface whose syntax the hints of the answer use.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum HintStyleArg {
+    /// Flags of this command line (`--offset 15`).
+    CommandLine,
+    /// JSON arguments of the MCP tools (`offset=15`).
+    Arguments,
+    /// Keyword arguments of the Common Lisp client (`:offset 15`).
+    Lisp,
+}
+
+impl HintStyleArg {
+    fn style(self) -> HintStyle {
+        match self {
+            HintStyleArg::CommandLine => COMMAND_LINE,
+            HintStyleArg::Arguments => HintStyle::ARGUMENTS,
+            HintStyleArg::Lisp => HintStyle::LISP,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -413,6 +438,10 @@ struct FindArgs {
     /// Print the result object (docs/find.md#json) as JSON.
     #[arg(long)]
     json: bool,
+    /// How hints are written: as flags of this command line, as the MCP tools' JSON
+    /// arguments, or as keyword arguments of the Common Lisp client's functions (`lisp`).
+    #[arg(long, value_enum, value_name = "STYLE", default_value = "command-line")]
+    hint_style: HintStyleArg,
     #[command(flatten)]
     guard: GuardArgs,
     /// Files or directories to search (default: the current directory, or the first root).
@@ -535,7 +564,7 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
         },
         include_metadata: args.metadata,
         detail: args.detail.map(Detail::from),
-        hints: COMMAND_LINE,
+        hints: args.hint_style.style(),
     };
     let result = setup(&args.guard).and_then(|(guard, grammar)| {
         if args.paths.len() > 1 {
@@ -621,7 +650,7 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
             .map(|FindDetailArg::Names| find::FindDetail::Names),
         offset: args.offset,
         limit: args.limit,
-        hints: COMMAND_LINE,
+        hints: args.hint_style.style(),
     };
     let result = setup(&args.guard).and_then(|(guard, grammar)| {
         find::find_in(&guard, &grammar, &paths, &request, &CancelToken::new())

@@ -14,6 +14,7 @@ use lisp_read_file::error::{ErrorCode, ToolError};
 use lisp_read_file::find::{self, FindRequest};
 use lisp_read_file::grammar::Grammar;
 use lisp_read_file::guard::Guard;
+use lisp_read_file::hint::HintStyle;
 use lisp_read_file::tool::{self, read_by_name, read_envelope, read_file, ReadRequest};
 use rmcp::handler::server::ServerHandler;
 use rmcp::model::{
@@ -433,6 +434,41 @@ fn request_of<T: serde::de::DeserializeOwned>(
     })
 }
 
+/// The arguments without `hint_style`, and the style it names (docs/mcp.md#hint-style):
+/// how the answer spells its hints is the caller's surface, not a parameter of the
+/// request, so it is taken out before the request is read.
+fn hint_style_of(
+    arguments: &JsonObject,
+    default_path: &str,
+) -> Result<(JsonObject, HintStyle), CallToolResult> {
+    let mut rest = arguments.clone();
+    let style = match rest.remove(HINT_STYLE) {
+        None => Some(HintStyle::default()),
+        Some(Value::String(name)) => HintStyle::named(&name),
+        Some(_) => None,
+    };
+    match style {
+        Some(style) => Ok((rest, style)),
+        None => {
+            let path = arguments
+                .get("path")
+                .and_then(Value::as_str)
+                .unwrap_or(default_path);
+            let message = format!(
+                "invalid arguments: {HINT_STYLE} must be \"arguments\" or \"lisp\"; see the tool's inputSchema"
+            );
+            Err(error_result(&ToolError::new(
+                ErrorCode::InvalidArgument,
+                path,
+                message,
+            )))
+        }
+    }
+}
+
+/// The argument that chooses how hints are spelled, in `lisp-read-file` and `lisp-find`.
+const HINT_STYLE: &str = "hint_style";
+
 /// A number or boolean given as a string (`"limit": "20"`), when serde refused a string
 /// where it expected one: the argument's name and text, so that the message says what to
 /// write instead of `expected usize`.
@@ -453,7 +489,9 @@ fn call_lisp_read_file(
     arguments: &JsonObject,
     cancel: &CancelToken,
 ) -> CallToolResult {
-    let request: ReadRequest = match request_of(arguments, "") {
+    let request = match hint_style_of(arguments, "").and_then(|(arguments, hints)| {
+        request_of(&arguments, "").map(|request: ReadRequest| ReadRequest { hints, ..request })
+    }) {
         Ok(request) => request,
         Err(refused) => return refused,
     };
@@ -473,7 +511,9 @@ fn call_lisp_read_file(
 }
 
 fn call_lisp_find(reader: &Reader, arguments: &JsonObject, cancel: &CancelToken) -> CallToolResult {
-    let request: FindRequest = match request_of(arguments, ".") {
+    let request = match hint_style_of(arguments, ".").and_then(|(arguments, hints)| {
+        request_of(&arguments, ".").map(|request: FindRequest| FindRequest { hints, ..request })
+    }) {
         Ok(request) => request,
         Err(refused) => return refused,
     };
@@ -598,6 +638,16 @@ fn required_branch(names: &[&str], properties: &Map<String, Value>) -> Value {
     serde_json::json!({"required": names, "properties": defined})
 }
 
+/// `hint_style`, an argument of the server rather than of the library's requests.
+fn hint_style_schema() -> Value {
+    serde_json::json!({
+        "type": "string",
+        "enum": ["arguments", "lisp"],
+        "default": "arguments",
+        "description": "How the answer's hints (what to pass next: an offset, a window, kinds) are written: `arguments`, as this tool's JSON arguments (`offset=15`); `lisp`, as keyword arguments of the Common Lisp client's functions (`:offset 15`)."
+    })
+}
+
 /// What a tool's definition is made of.
 struct ToolSpec {
     title: &'static str,
@@ -680,6 +730,9 @@ fn input_schema(tool: ToolName, text: &str) -> Arc<JsonObject> {
         _ => Vec::new(),
     };
     if let Some(Value::Object(properties)) = input.get_mut("properties") {
+        if matches!(tool, ToolName::LispReadFile | ToolName::LispFind) {
+            properties.insert(HINT_STYLE.into(), hint_style_schema());
+        }
         for (name, value) in defaults {
             if let Some(Value::Object(property)) = properties.get_mut(&name) {
                 property.insert("default".into(), value);
@@ -922,6 +975,7 @@ mod tests {
             "before_context",
             "after_context",
             "max_count",
+            HINT_STYLE,
         ];
         for field in optional {
             assert!(properties.contains_key(field), "{field}");

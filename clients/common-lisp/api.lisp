@@ -5,6 +5,13 @@
 ;;; A request is a list of (JSON-NAME . VALUE) in the order of the tool's parameters,
 ;;; built once and sent either as MCP tool arguments or as CLI flags.
 
+;;; The program writes its hints (what to pass next: an offset, a form read raw, a window,
+;;; kinds) in the syntax of whoever reads them: here the keyword arguments of READ-FILE and
+;;; LISP-FIND, so that a hint followed literally is a call of the same function.
+(defvar *hint-style* "lisp"
+  "The program's hint_style for the calls: \"lisp\" (:offset 15), or \"arguments\"
+(offset=15) for the cl-mcp drop-in, whose callers pass its tool's JSON arguments.")
+
 (defun path-string (path)
   "PATH, a string or pathname, as the string the program takes; INVALID_ARGUMENT for
 anything else, a wild pathname or an empty path."
@@ -148,7 +155,8 @@ only the arguments given (besides path and collapsed)."
                   (cons "line_numbers" (and line-numbers t))
                   (cons "kinds" (names-list path :kinds kinds))
                   (cons "features" (names-list path :features features))
-                  (cons "strategy" (strategy-list path strategy))))))
+                  (cons "strategy" (strategy-list path strategy))
+                  (cons "hint_style" *hint-style*)))))
 
 (defun request-arguments (request)
   "REQUEST as the MCP tool's arguments, a JSON object."

@@ -134,7 +134,9 @@ EQUAL hash table). Patterns use Rust regex syntax. Errors are READER-ERROR condi
   (check-compat-arguments path collapsed include-comments comment-context offset limit)
   ;; cl-mcp treats an empty pattern as no pattern.
   (let ((name-pattern (non-empty name-pattern))
-        (content-pattern (non-empty content-pattern)))
+        (content-pattern (non-empty content-pattern))
+        ;; Its answers go to cl-mcp's callers, who pass JSON arguments (offset=2).
+        (*hint-style* "arguments"))
     (compat-read path collapsed name-pattern content-pattern offset limit
                  (if include-comments comment-context "none"))))
 

@@ -40,7 +40,8 @@ CALLEES."
                        (cons "include_body" (and include-body t))
                        (cons "detail" (find-detail-string path detail))
                        (cons "offset" (check-count path :offset offset 0))
-                       (cons "limit" (check-count path :limit limit 1)))))))
+                       (cons "limit" (check-count path :limit limit 1))
+                       (cons "hint_style" *hint-style*))))))
 
 (defun find-detail-string (path detail)
   "DETAIL, :NAMES or \"names\", as the tool's string; INVALID_ARGUMENT otherwise."

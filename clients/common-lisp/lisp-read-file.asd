@@ -25,7 +25,8 @@ lisp-read-file program (one MCP child process per root), without evaluating them
   :serial t
   :components ((:file "harness")
                (:file "tests")
-               (:file "find-tests"))
+               (:file "find-tests")
+               (:file "hint-tests"))
   :perform (test-op (o c)
              (unless (uiop:symbol-call '#:lisp-read-file/tests '#:run-tests)
                (error "lisp-read-file client tests failed"))))

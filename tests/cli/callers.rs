@@ -208,3 +208,49 @@ fn callees_outside_the_scope_are_read_from_known_code_only() {
         serde_json::json!(["let-when", "external-fn", "other-external"])
     );
 }
+
+/// A file whose writer macro is called nested 100 deep around a long list: each nested
+/// call is read whole, more than the file's budget of expansions (linear in its size).
+fn nested_writer_calls() -> String {
+    let big = format!("(list {})", "x ".repeat(10_000));
+    format!(
+        "(defmacro w (&body body)\n  `(progn (target) ,@body))\n\n(defun deep ()\n  {}{big}{})\n\n(defun later ()\n  (w 2))\n",
+        "(w ".repeat(100),
+        ")".repeat(100)
+    )
+}
+
+/// `--callers` cut by a file's budget of expansions says so and names the file, as the
+/// definitions search does: the calls its later writer macros make may be missing (the
+/// answer listed 57 of `deep`'s 100 calls through `w` and said nothing). A file within
+/// its budget has no such note.
+#[test]
+fn callers_cut_by_the_expansion_budget_say_so() {
+    let dir = std::env::temp_dir().join(format!("lrf-callers-cut-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("cut.lisp"), nested_writer_calls()).unwrap();
+    std::fs::write(
+        dir.join("ok.lisp"),
+        "(defmacro w (&body body)\n  `(progn (target) ,@body))\n\n(defun later ()\n  (w 2))\n",
+    )
+    .unwrap();
+    let run = |file: &str| {
+        let out = Command::new(BIN)
+            .args(["find", "--callers", "target"])
+            .arg(dir.join(file))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let note = "stopped at their budget (linear in the file's size): calls their later macro calls write may be missing";
+    let ok = run("ok.lisp");
+    assert!(
+        ok.contains("(defun later") && !ok.contains("stopped at"),
+        "{ok}"
+    );
+    let cut = run("cut.lisp");
+    assert!(cut.contains(note) && cut.contains("cut.lisp]"), "{cut}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -545,9 +545,9 @@ fn a_walk_cut_at_its_file_limit_is_said_once_with_what_to_do() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A file over the size cap is not kept by the index, but `find` searches it: a name it
-/// defines with a plain `defun` or a `defstruct` is found by M-. as a name one of its
-/// macros makes is. The fallback kept only macro-made definitions (one a buffer does
+/// A file over the size cap is searched (the index keeps it, as `find` searches it): a
+/// name it defines with a plain `defun` or a `defstruct` is found by M-. as a name one of
+/// its macros makes is. The fallback kept only macro-made definitions (one a buffer does
 /// not hold any more is stale), so that `(gamma)` led nowhere.
 #[test]
 fn definitions_in_a_file_over_the_size_cap_are_found() {
@@ -595,4 +595,73 @@ fn definitions_in_a_file_over_the_size_cap_are_found() {
         let answer = s.request("textDocument/definition", at(character));
         assert_eq!(lines(&answer), big_at(line), "at {character}: {answer}");
     }
+}
+
+/// A file over the size cap is searched by references and workspace symbols too: the cap
+/// bounds what an answer returns (places), not what is searched. The index had left such
+/// files out, so that `gamma`, defined and used in one, had no reference there and no
+/// symbol.
+#[test]
+fn references_and_symbols_search_files_over_the_size_cap() {
+    let mut big = String::from("(defun gamma () 1)\n");
+    while big.len() < 3000 {
+        big.push_str(";; filler filler filler filler filler filler filler filler\n");
+    }
+    big.push_str("(defun uses-gamma () (gamma))\n");
+    let last = big.lines().count() - 1;
+    let dir = root(
+        "over-cap-references",
+        &[
+            ("big.lisp", big.as_bytes()),
+            ("small.lisp", b"(defun caller () (gamma))\n"),
+        ],
+    );
+    let mut s = start(&dir, &["--max-file-bytes", "1000"]);
+    let small = uri(&dir, "small.lisp");
+    let places = |answer: &Value| -> Vec<(String, u64)> {
+        let mut found: Vec<(String, u64)> = answer["result"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|l| {
+                let l = if l["location"].is_object() {
+                    &l["location"]
+                } else {
+                    l
+                };
+                let file = l["uri"].as_str().unwrap().rsplit('/').next().unwrap();
+                (
+                    file.to_string(),
+                    l["range"]["start"]["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let references = s.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": small}, "position": {"line": 0, "character": 19},
+               "context": {"includeDeclaration": true}}),
+    );
+    assert_eq!(
+        places(&references),
+        [
+            ("big.lisp".to_string(), 0),
+            ("big.lisp".to_string(), last as u64),
+            ("small.lisp".to_string(), 0)
+        ],
+        "{references}"
+    );
+    let symbols = s.request("workspace/symbol", json!({"query": "gamma"}));
+    assert_eq!(
+        places(&symbols),
+        [
+            ("big.lisp".to_string(), 0),
+            ("big.lisp".to_string(), last as u64)
+        ],
+        "{symbols}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

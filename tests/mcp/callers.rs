@@ -78,3 +78,33 @@ fn lisp_find_lists_callers_and_callees_within_its_published_schemas() {
     let message = results[3]["content"][0]["text"].as_str().unwrap();
     assert!(message.contains("name and callers"), "{message}");
 }
+
+/// Over MCP too, callers cut by a file's budget of expansions say so (the command line's
+/// case: tests/cli/callers.rs).
+#[test]
+fn callers_cut_by_the_expansion_budget_say_so_over_mcp() {
+    let dir = std::env::temp_dir().join(format!("lrf-mcp-callers-cut-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let big = format!("(list {})", "x ".repeat(10_000));
+    let text = format!(
+        "(defmacro w (&body body)\n  `(progn (target) ,@body))\n\n(defun deep ()\n  {}{big}{})\n",
+        "(w ".repeat(100),
+        ")".repeat(100)
+    );
+    std::fs::write(dir.join("cut.lisp"), text).unwrap();
+    let root = dir.to_str().unwrap();
+    let mut server = RawServer::start_in(&["--root", root], &dir, None);
+    let result = server.tool(
+        "lisp-find",
+        json!({"path": "cut.lisp", "callers": "target"}),
+    );
+    assert_eq!(result["isError"], false, "{result}");
+    let content = result["content"][0]["text"].as_str().unwrap();
+    assert!(
+        content.contains("calls their later macro calls write may be missing: cut.lisp]"),
+        "{content}"
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}

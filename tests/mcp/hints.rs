@@ -422,3 +422,32 @@ fn every_mcp_hint_works_when_followed() {
     }
     fs::remove_dir_all(dir).unwrap();
 }
+
+/// `hint_style` chooses how both tools write their hints (docs/mcp.md#hint-style):
+/// `"lisp"` as the Common Lisp client's keyword arguments (followed in Lisp by
+/// clients/common-lisp/tests/hint-tests.lisp); another value is refused, naming the two.
+#[test]
+fn hint_style_lisp_writes_keyword_arguments_and_other_styles_are_refused() {
+    let dir = corpus("style");
+    let mut server = Server::start(&dir, 10_000);
+    let (ok, text, _) = server.call(
+        "lisp-read-file",
+        &json!({"path": "api.lisp", "limit": 3, "hint_style": "lisp"}),
+    );
+    assert!(ok && text.contains("Use :offset "), "{text}");
+    let (ok, text, _) = server.call(
+        "lisp-find",
+        &json!({"path": "proj", "symbol": "used", "limit": 1, "hint_style": "lisp"}),
+    );
+    assert!(ok && text.contains("continue with :offset 1]"), "{text}");
+    let (ok, text, _) = server.call(
+        "lisp-read-file",
+        &json!({"path": "api.lisp", "limit": 3, "hint_style": "cli"}),
+    );
+    assert!(
+        !ok && text.contains("INVALID_ARGUMENT") && text.contains("\"arguments\" or \"lisp\""),
+        "{text}"
+    );
+    drop(server);
+    fs::remove_dir_all(dir).unwrap();
+}

@@ -307,7 +307,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
             "path", "collapsed", "name_pattern", "content_pattern", "offset", "limit",
             "comments", "context_lines", "line_numbers", "strategy", "include_metadata",
             "kinds", "features", "matches_only", "detail",
-            "before_context", "after_context", "max_count",
+            "before_context", "after_context", "max_count", "hint_style",
         }
         assert tool["inputSchema"]["required"] == ["path"]
         expected = {
@@ -329,6 +329,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
             "before_context": ("integer", None),
             "after_context": ("integer", None),
             "max_count": ("integer", None),
+            "hint_style": ("string", "arguments"),
         }
         for name, (kind, default) in expected.items():
             assert props[name]["type"] == kind, name
@@ -338,6 +339,7 @@ async def test_lisp_read_file_schemas_match_the_reference_docs(project: Project)
         assert props["context_lines"]["minimum"] == 0
         assert props["comments"]["enum"] == ["none", "headers", "preceding", "all"]
         assert props["detail"]["enum"] == ["full", "no-docstrings", "names", "counts"]
+        assert props["hint_style"]["enum"] == ["arguments", "lisp"]
         out = tool["outputSchema"]
         # One object schema for the result and the error object (docs/mcp.md): the result's
         # members are required in the first branch of anyOf, the error's in the second.

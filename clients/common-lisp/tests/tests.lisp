@@ -170,12 +170,12 @@ JOIN-RESULT. Its value, or the condition it signalled, is what JOIN-RESULT retur
                                                    :line-numbers t)))
       (check-equal "raw" (getf result :mode))
       (check-equal (format nil " 2: (defpackage #:demo~% 3:   (:use #:cl)~%~
-                                 [Showing lines 2-3 of 35. Use offset=3 to read more.]~%")
+                                 [Showing lines 2-3 of 35. Use :offset 3 to read more.]~%")
                    (getf result :content))
       (check-equal 3 (getf (getf result :meta) :next-offset)))
     (let ((plain (lisp-read-file:read-file *demo* :collapsed nil :limit 1)))
       (check-equal (format nil ";;;; demo.lisp -- shapes: the example of lisp-read-file's ~
-                                README~%[Showing lines 1-1 of 35. Use offset=1 to read more.]~%")
+                                README~%[Showing lines 1-1 of 35. Use :offset 1 to read more.]~%")
                    (getf plain :content)))))
 
 (deftest read-file-greps-text-with-context
@@ -908,3 +908,15 @@ written in different packages."
                  (format nil "INVALID_ARGUMENT for ~S" arguments)))))
     (check-reader-error "NOT_FOUND" "nope.lisp"
                         (lambda () (lisp-read-file:lisp-read-file "nope.lisp")))))
+
+(deftest compat-hints-are-cl-mcp-arguments
+  ;; The drop-in answers cl-mcp's callers, who pass its tool's JSON arguments: its hints
+  ;; are written so (offset=3), in both transports, while READ-FILE's are keywords.
+  (dolist (transport '(:mcp :cli))
+    (with-client (:transport transport)
+      (let ((raw (lisp-read-file:lisp-read-file *demo* :collapsed nil :offset 0 :limit 3)))
+        (check (search "Use offset=3 to read more." (gethash "content" raw))
+               (format nil "~S: ~A" transport (gethash "content" raw))))
+      (let ((paged (lisp-read-file:read-file *demo* :collapsed nil :limit 3)))
+        (check (search "Use :offset 3 to read more." (getf paged :content))
+               (format nil "~S: ~A" transport (getf paged :content)))))))

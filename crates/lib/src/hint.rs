@@ -2,8 +2,9 @@
 //! form raw, read a window, narrow a map), as data. The library says *what* to pass; the
 //! surface that prints the answer says *how* it is typed there: JSON arguments over MCP
 //! (the default, [`HintStyle::ARGUMENTS`]), flags on the command line (the CLI gives its
-//! own [`HintStyle`]). So a hint followed literally works where it was printed
-//! (docs/tool.md#hints).
+//! own [`HintStyle`]), keyword arguments of the Common Lisp client's functions
+//! ([`HintStyle::LISP`], asked for with `hint_style`). So a hint followed literally works
+//! where it was printed (docs/tool.md#hints).
 
 use std::fmt;
 
@@ -40,6 +41,20 @@ impl HintStyle {
     /// JSON arguments, as an MCP client passes them: `offset=10`,
     /// `collapsed=false offset=29 limit=6`, `strategy {"type":"lineRange","startLine":1}`.
     pub const ARGUMENTS: HintStyle = HintStyle(arguments);
+
+    /// Keyword arguments of the Common Lisp client's `read-file` and `lisp-find`
+    /// (docs/lisp-client.md): `:offset 10`, `:collapsed nil :offset 29 :limit 6`,
+    /// `:strategy '(:line-range 1)`, `:kinds '("defun" "defmacro")`.
+    pub const LISP: HintStyle = HintStyle(lisp);
+
+    /// The style a request names (`hint_style`): `arguments` or `lisp`.
+    pub fn named(name: &str) -> Option<HintStyle> {
+        match name {
+            "arguments" => Some(HintStyle::ARGUMENTS),
+            "lisp" => Some(HintStyle::LISP),
+            _ => None,
+        }
+    }
 
     /// The hint as this style spells it.
     pub fn render(&self, hint: &Hint) -> String {
@@ -100,6 +115,37 @@ fn arguments(hint: &Hint) -> String {
     }
 }
 
+/// Keywords as the Lisp client's functions take them: a parameter's `_` is `-`, a list is
+/// quoted. The size cap is an argument of the program the client starts, which the
+/// calling Lisp program sets (`*extra-arguments*`).
+fn lisp(hint: &Hint) -> String {
+    match *hint {
+        Hint::Offset(offset) => format!(":offset {offset}"),
+        Hint::Raw {
+            offset,
+            limit: Some(limit),
+        } => format!(":collapsed nil :offset {offset} :limit {limit}"),
+        Hint::Raw {
+            offset,
+            limit: None,
+        } => format!(":collapsed nil :offset {offset}"),
+        Hint::LineRange { start } => format!(":strategy '(:line-range {start})"),
+        Hint::ByteRange { start, end } | Hint::Rest { start, end } => {
+            format!(":strategy '(:byte-range {start} {end})")
+        }
+        Hint::Kinds(kinds) => {
+            let quoted: Vec<String> = kinds.iter().map(|k| format!("\"{k}\"")).collect();
+            format!(":kinds '({})", quoted.join(" "))
+        }
+        Hint::Parameter(name) => format!(":{}", name.replace('_', "-")),
+        Hint::SkippedFiles => ":files-skipped".to_string(),
+        Hint::SizeCap => {
+            "bind lisp-read-file:*extra-arguments* to (\"--max-file-bytes\" \"BYTES\") for a larger cap"
+                .to_string()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +169,32 @@ mod tests {
             s.render(&Hint::LineRange { start: 1 }),
             "strategy {\"type\":\"lineRange\",\"startLine\":1}"
         );
+    }
+
+    #[test]
+    fn lisp_hints_are_keyword_arguments() {
+        let s = HintStyle::named("lisp").unwrap();
+        assert_eq!(s.render(&Hint::Offset(10)), ":offset 10");
+        assert_eq!(
+            s.render(&Hint::Raw {
+                offset: 29,
+                limit: Some(6)
+            }),
+            ":collapsed nil :offset 29 :limit 6"
+        );
+        assert_eq!(
+            s.render(&Hint::Kinds(&["defun", "defmacro"])),
+            ":kinds '(\"defun\" \"defmacro\")"
+        );
+        assert_eq!(
+            s.render(&Hint::LineRange { start: 1 }),
+            ":strategy '(:line-range 1)"
+        );
+        assert_eq!(
+            s.render(&Hint::Rest { start: 4, end: 9 }),
+            ":strategy '(:byte-range 4 9)"
+        );
+        assert_eq!(s.render(&Hint::Parameter("name_pattern")), ":name-pattern");
+        assert!(HintStyle::named("cli").is_none());
     }
 }

@@ -146,6 +146,8 @@ pub(crate) fn in_file(
             ControlFlow::Continue(())
         },
     );
+    // Calls through macros past the file's budget were not looked for: the answer says so.
+    answer.expansions_cut = budget.ran_short;
     answer
 }
 

@@ -525,8 +525,9 @@ pub(crate) struct FileAnswer {
     pub over_budget: bool,
     /// Definitions mode: the file's structures, for the accessors of `:include`.
     pub structures: Vec<derived::FileStructure>,
-    /// Definitions mode: the file's budget of macro expansions ran short (linear in its
-    /// size): definitions its later macro calls make may be missing.
+    /// Definitions and callers modes: the file's budget of macro expansions ran short
+    /// (linear in its size): definitions its later macro calls make, or calls they
+    /// write, may be missing.
     pub expansions_cut: bool,
     /// Callers mode: the file's callers.
     pub callers: Vec<Caller>,
@@ -725,7 +726,9 @@ pub fn find_kept(
         .map(|(file, _)| file.as_str())
         .collect();
     if !cut.is_empty() {
-        gathered.notes.push(expansions_cut_note(&cut));
+        gathered
+            .notes
+            .push(expansions_cut_note(&cut, search.mode()));
     }
     let mut callees_found = Vec::new();
     let mut package_definitions = Vec::new();
@@ -757,8 +760,14 @@ pub fn find_kept(
 /// Files named at most in the note of files whose macro expansions ran short.
 const MAX_CUT_FILES_NAMED: usize = 5;
 
-/// The note that some files' macro expansions stopped at their budget.
-fn expansions_cut_note(files: &[&str]) -> String {
+/// The note that some files' macro expansions stopped at their budget, saying what the
+/// search may miss for it.
+fn expansions_cut_note(files: &[&str], mode: FindMode) -> String {
+    let missing = if mode == FindMode::Callers {
+        "calls their later macro calls write"
+    } else {
+        "definitions their later macro calls make"
+    };
     let named = files[..files.len().min(MAX_CUT_FILES_NAMED)].join(", ");
     let more = files.len().saturating_sub(MAX_CUT_FILES_NAMED);
     let more = if more > 0 {
@@ -767,7 +776,7 @@ fn expansions_cut_note(files: &[&str]) -> String {
         String::new()
     };
     format!(
-        "[the macro expansions of {} file{} stopped at their budget (linear in the file's size): definitions their later macro calls make may be missing: {named}{more}]",
+        "[the macro expansions of {} file{} stopped at their budget (linear in the file's size): {missing} may be missing: {named}{more}]",
         files.len(),
         if files.len() == 1 { "" } else { "s" },
     )

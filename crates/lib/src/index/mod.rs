@@ -204,7 +204,7 @@ impl WorkspaceFile {
         let Some(read) = self.on_disk else {
             return Ok(Text::Kept(self.data.bytes.clone()));
         };
-        let loaded = guard.read(&self.path).map_err(|_| Changed)?;
+        let loaded = large_guard(guard).read(&self.path).map_err(|_| Changed)?;
         if !read.is(&loaded) {
             return Err(Changed);
         }
@@ -273,8 +273,9 @@ impl Index {
     /// Every Lisp file under the roots (walk order, root by root; ignore files honoured;
     /// at most [`crate::guard::MAX_WALKED_FILES`] per root), each from `buffers` when
     /// open there (by absolute path), else from the cache when its size and time are
-    /// unchanged, else read through the guard (on up to 8 threads). Files the guard
-    /// refuses are left out.
+    /// unchanged, else read through the guard (on up to 8 threads; a file over the size
+    /// cap after the others, one at a time, up to [`crate::find::LARGE_FILE_FACTOR`]
+    /// times the cap). Files the guard refuses are left out.
     pub fn files(
         &mut self,
         guard: &Guard,
@@ -326,26 +327,33 @@ impl Index {
             .collect();
         let slow: Vec<usize> = (0..paths.len()).filter(|&n| answers[n].is_none()).collect();
         let done = std::sync::atomic::AtomicUsize::new(0);
+        let large = large_guard(guard);
         let read = crate::project::par_map(&slow, cancel, |&n| {
             let path = &paths[n];
             let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
             progress(count, slow.len());
-            let info = guard.open(path).ok()?.info;
+            let Ok(opened) = guard.open(path) else {
+                return Ok(None);
+            };
+            let info = opened.info;
             if let Some(c) = self.cached.get(path) {
                 if c.read.size == info.size && c.read.mtime_ms == info.mtime_ms {
-                    return Some((None, c.data.clone(), Some(c.read)));
+                    return Ok(Some((None, c.data.clone(), Some(c.read))));
                 }
             }
-            let loaded = guard.read(path).ok()?;
-            let read = Read::of(&loaded.bytes, loaded.info.as_ref());
-            Some((
-                Some(read),
-                FileData::without_text(&loaded.bytes, grammar),
-                Some(read),
-            ))
+            // Read after the parallel run, one at a time (memory: one large file).
+            if info.size > guard.max_file_bytes() {
+                return Err(OverCap);
+            }
+            Ok(index_read(guard, path, grammar))
         });
         for (n, answer) in slow.into_iter().zip(read) {
-            answers[n] = answer;
+            answers[n] = match answer {
+                None => None,
+                Some(Ok(found)) => Some(found),
+                Some(Err(OverCap)) if cancel.is_cancelled() => None,
+                Some(Err(OverCap)) => Some(index_read(&large, &paths[n], grammar)),
+            };
         }
         let mut out = Vec::with_capacity(paths.len());
         let mut complete = !cancel.is_cancelled();
@@ -356,7 +364,7 @@ impl Index {
             }
             let (fresh, data, on_disk) = match answer {
                 Some(Some(found)) => found,
-                // Refused by the guard (gone, over the cap): forgotten.
+                // Refused by the guard (gone, over even the large-file cap): forgotten.
                 Some(None) => {
                     self.cached.remove(&path);
                     continue;
@@ -443,7 +451,7 @@ impl Index {
     /// unchanged on disk.
     pub fn data_if_unchanged(&self, guard: &Guard, path: &str) -> Option<FileData> {
         let c = self.cached.get(path)?;
-        let loaded = guard.read(path).ok()?;
+        let loaded = large_guard(guard).read(path).ok()?;
         c.read.is(&loaded).then(|| FileData {
             bytes: loaded.bytes.into(),
             ..c.data.clone()
@@ -464,6 +472,35 @@ impl Index {
     pub fn is_empty(&self) -> bool {
         self.cached.is_empty()
     }
+}
+
+/// A file over the size cap, read after the others.
+struct OverCap;
+
+/// What the index keeps of the file at `path`, read through `guard`; `None` when the
+/// guard refuses it.
+type Indexed = (Option<Read>, FileData, Option<Read>);
+
+fn index_read(guard: &Guard, path: &str, grammar: &Grammar) -> Option<Indexed> {
+    let loaded = guard.read(path).ok()?;
+    let read = Read::of(&loaded.bytes, loaded.info.as_ref());
+    Some((
+        Some(read),
+        FileData::without_text(&loaded.bytes, grammar),
+        Some(read),
+    ))
+}
+
+/// The guard workspace files are read through: a file over the size cap is still
+/// indexed and searched, up to [`crate::find::LARGE_FILE_FACTOR`] times the cap, as
+/// `lisp-find` searches it (the scan is linear; the cap bounds what an answer returns,
+/// and an answer of the index returns places, not text).
+fn large_guard(guard: &Guard) -> Guard {
+    guard.with_max_file_bytes(
+        guard
+            .max_file_bytes()
+            .saturating_mul(crate::find::LARGE_FILE_FACTOR),
+    )
 }
 
 /// Every Lisp file under the roots (absolute, walk order, each once), and the roots

@@ -10,7 +10,7 @@
 
 use super::datum::{read, Val};
 use super::{any_node, Function};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Rounds of helpers named by learned helpers (`byte-ref-fun-name` calling
@@ -42,7 +42,7 @@ pub(crate) fn may_define(defines: bool, body: &[Val]) -> bool {
 }
 
 /// The project functions learned, by folded name.
-pub(crate) type Functions = HashMap<String, Arc<Function>>;
+pub(crate) type Functions = super::FoldMap<String, Arc<Function>>;
 
 /// The names that `(defun NAME` spells in `b` (either case), folded, and those `(defvar
 /// NAME`, `(defparameter NAME` and `(defconstant NAME` spell, from one pass over `b`;

@@ -10,7 +10,11 @@
 
 use super::datum::{read, Val};
 use super::{each_form_holding, Macro};
-use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
+// The keys are symbol names of the scope's macros (hostile input): foldhash seeded per
+// process, as the macro table's; SipHash was a tenth of learning a scope's macros.
+type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 /// Operators whose first argument they assign (`push`/`pushnew`: their second).
 const ASSIGNING: [&str; 9] = [
@@ -36,7 +40,7 @@ pub(crate) fn attach(
     }
     // A variable defined twice in the file (a `defparameter` again, a `defvar` in two
     // feature branches) has no one value: unknown.
-    let mut values: HashMap<&str, Option<&Val>> = HashMap::new();
+    let mut values: HashMap<&str, Option<&Val>> = HashMap::default();
     for (name, value) in &known {
         values
             .entry(name.as_str())
@@ -87,7 +91,7 @@ pub(crate) fn attach(
 
 /// The symbols `m`'s lambda list and body name.
 fn symbols_of(m: &Macro) -> HashSet<&str> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     let mut stack: Vec<&Val> = std::iter::once(&m.lambda_list)
         .chain(m.body.iter())
         .collect();
@@ -104,9 +108,9 @@ fn symbols_of(m: &Macro) -> HashSet<&str> {
 /// `eval-when`) whose initial value is a constant: name and value; `defconstant`s too
 /// when `with_constants`.
 /// Only the forms defining a name of `wanted` (a macro's symbol) are read.
-pub(crate) fn constants(
+pub(crate) fn constants<S: BuildHasher>(
     b: &[u8],
-    wanted: &HashSet<&str>,
+    wanted: &std::collections::HashSet<&str, S>,
     with_constants: bool,
     reads: &mut dyn FnMut(bool, &[u8]) -> bool,
 ) -> Vec<(String, Val)> {
@@ -146,7 +150,10 @@ pub(crate) fn constants(
 
 /// Where `(defvar`, `(defparameter` or `(defconstant` (in either case) defines a name of
 /// `wanted`: one pass over `b` for `(def` and one for `(DEF`.
-fn definition_hits(b: &[u8], wanted: &HashSet<&str>) -> Vec<usize> {
+fn definition_hits<S: BuildHasher>(
+    b: &[u8],
+    wanted: &std::collections::HashSet<&str, S>,
+) -> Vec<usize> {
     const DEFINERS: [&[u8]; 3] = [b"var", b"parameter", b"constant"];
     ["(def", "(DEF"]
         .iter()
@@ -179,8 +186,11 @@ fn constant_definition(form: &Val) -> Option<(String, Val)> {
 /// right after an assigning operator, the place of `push`, or the first binding of a
 /// `let`. Textual, so a quoted or commented occurrence counts too (the value is then not
 /// used: safe).
-pub(crate) fn assigned<'a>(lower: &[u8], names: &HashSet<&'a str>) -> HashSet<&'a str> {
-    let mut out = HashSet::new();
+pub(crate) fn assigned<'a, S: BuildHasher>(
+    lower: &[u8],
+    names: &std::collections::HashSet<&'a str, S>,
+) -> HashSet<&'a str> {
+    let mut out = HashSet::default();
     let (mut before, mut before_that): (&[u8], &[u8]) = (b"", b"");
     let delimiter =
         |c: &u8| c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b'\'' | b'`' | b',');

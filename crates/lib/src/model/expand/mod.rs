@@ -107,15 +107,20 @@ impl Budget {
     }
 }
 
+/// A map keyed by the names of the macros' code (hostile input): foldhash seeded per
+/// process, several times cheaper than SipHash on short names (the evaluator looks up a
+/// variable at each reading), still seeded against crafted collisions.
+pub(crate) type FoldMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// Variables bound while a macro is instantiated. The last binding of a name wins: a
 /// body's `let` is the last form it evaluates, so no scope is ever left.
 #[derive(Default, Clone)]
 pub(crate) struct Env {
     /// Shared, so that copying the environment for a local function's call costs its
     /// number of variables (what is charged), not the size of their values.
-    vars: HashMap<String, Rc<Val>>,
+    vars: FoldMap<String, Rc<Val>>,
     /// The `flet`/`labels` functions of the macro's body.
-    functions: HashMap<String, Arc<Function>>,
+    functions: FoldMap<String, Arc<Function>>,
     /// The project's functions its macros call (`functions.rs`).
     globals: Arc<functions::Functions>,
     /// The symbol properties `get` reads (`properties.rs`); none known without.

@@ -14,7 +14,6 @@
 
 use super::datum::Val;
 use super::{Function, Lookup, Macro};
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The texts the derived names of a structure add to its name (`model::derived`), and
@@ -449,7 +448,7 @@ struct Brought {
 }
 
 /// What each macro brings, by its address.
-type Cache = HashMap<usize, (Arc<Macro>, Arc<Brought>)>;
+type Cache = super::FoldMap<usize, (Arc<Macro>, Arc<Brought>)>;
 
 /// The test of a search, with what each macro brings, found once.
 pub(crate) struct Gate {
@@ -533,7 +532,7 @@ impl Gate {
             bytes,
             shortest,
             heads: OnceLock::new(),
-            brought: Mutex::new(HashMap::new()),
+            brought: Mutex::new(Cache::default()),
         }
     }
 
@@ -611,8 +610,9 @@ impl Gate {
                 }
             }
         };
-        // A comment starts at a `;` or a `#|`: without either, the text is one stretch.
-        if memchr::memchr2(b';', b'|', text).is_some() {
+        // A comment starts at a `;` or a `#|`: without either, the text is one stretch
+        // (a `|` of an escaped name alone does not make the text worth lexing).
+        if memchr::memchr(b';', text).is_some() || memchr::memmem::find(text, b"#|").is_some() {
             crate::scan::each_uncommented(text, 0, text.len(), &mut stretch);
         } else {
             stretch(0, text.len());
@@ -652,7 +652,7 @@ impl Gate {
             .get_or_init(|| {
                 let mut pieces = b.pieces.clone();
                 let mut stack: Vec<Arc<Macro>> = b.names.clone();
-                let mut seen = std::collections::HashSet::new();
+                let mut seen = foldhash::HashSet::default();
                 while let Some(g) = stack.pop() {
                     if !seen.insert(Arc::as_ptr(&g) as usize) {
                         continue;
@@ -811,7 +811,7 @@ impl Gate {
         // pieces are the macro's, followed transitively, each once.
         let functions = &lookup.global.functions;
         let mut called: Vec<&Arc<Function>> = Vec::new();
-        let mut seen_functions = std::collections::HashSet::new();
+        let mut seen_functions = foldhash::HashSet::default();
         // The values of the global variables it reads are pieces too (`globals.rs`).
         let mut pending: Vec<&Val> = std::iter::once(&m.lambda_list)
             .chain(m.body.iter())
@@ -1158,6 +1158,10 @@ mod tests {
         assert!(passes(source, "(defthing l \"; v a r\")", wanted()));
         assert!(passes(source, "(defthing l #\\; v a r)", wanted()));
         assert!(passes(source, "(defthing l |;| v a r)", wanted()));
+        // Escaped names without a comment are read as one stretch, with one as before.
+        assert!(passes(source, "(defthing l |v| a r)", wanted()));
+        assert!(!passes(source, "(defthing l |v| ; a r\n)", wanted()));
+        assert!(!passes(source, "(defthing l |v| #| a r |#)", wanted()));
     }
 
     /// The fast relevance test answers as the one comparing at every offset, on

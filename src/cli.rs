@@ -464,6 +464,7 @@ fn command_line_hint(hint: &Hint) -> String {
             offset,
             limit: None,
         } => format!("--raw --offset {offset}"),
+        Hint::RawLines => "--raw".to_string(),
         Hint::LineRange { start } => format!("--lines {start}.."),
         Hint::ByteRange { start, end } | Hint::Rest { start, end } => {
             format!("--bytes {start}..{end}")

@@ -273,14 +273,14 @@ fn invalid_regex_is_invalid_argument_quoting_the_error() {
     for flag in ["-n", "--name-pattern"] {
         let out = run(&[flag, "(setf", DEMO]).no_match().to_string();
         assert!(
-            out.starts_with("[No definition matched name_pattern \"(setf\".]"),
+            out.starts_with("[No definition matched --name-pattern \"(setf\".]"),
             "{out}"
         );
     }
     // Lookaround is not Rust regex syntax: literal text, which matches nothing here.
     let out = run(&["-c", "(?=x)", DEMO]).no_match().to_string();
     assert!(
-        out.starts_with("[No form matched content_pattern \"(?=x)\".]"),
+        out.starts_with("[No form matched --content-pattern \"(?=x)\".]"),
         "{out}"
     );
 }
@@ -679,7 +679,7 @@ fn name_pattern_flag() {
     // Nothing matched: said in the text.
     let out = s.run(&["-n", "zeta", "sample.lisp"]).no_match().to_string();
     assert!(
-        out.starts_with("[No definition matched name_pattern \"zeta\".]\n"),
+        out.starts_with("[No definition matched --name-pattern \"zeta\".]\n"),
         "{out}"
     );
 }

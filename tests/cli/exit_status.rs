@@ -106,7 +106,7 @@ fn a_line_longer_than_the_size_cap_is_said_to_be_searched_in_part() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "[No line matched content_pattern \"NEEDLE\".]\n[1 line(s) longer than the size cap searched in their first 1000 bytes only, the first at line 1; to search them whole, raise the cap with --max-file-bytes.]\n"
+        "[No line matched --content-pattern \"NEEDLE\".]\n[1 line(s) longer than the size cap searched in their first 1000 bytes only, the first at line 1; to search them whole, raise the cap with --max-file-bytes.]\n"
     );
     let json = run(
         &dir,

@@ -16,6 +16,7 @@ mod exit_status;
 mod find_answers;
 mod matches_only_limit;
 mod misplaced_subcommand;
+mod note_spelling;
 mod project_definers;
 mod shown_invisible_chars;
 mod terminal_escapes;

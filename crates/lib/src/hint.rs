@@ -15,6 +15,8 @@ pub enum Hint<'a> {
     Offset(usize),
     /// The raw lines from 0-based line `offset` (`limit` of them when given).
     Raw { offset: usize, limit: Option<usize> },
+    /// The raw lines instead of the collapsed view (where the view is named, not opened).
+    RawLines,
     /// Strategy `lineRange` from 1-based `start` (at most `limit` lines from there).
     LineRange { start: u64 },
     /// Strategy `byteRange` of `start..end`.
@@ -94,6 +96,7 @@ fn arguments(hint: &Hint) -> String {
             offset,
             limit: None,
         } => format!("collapsed=false offset={offset}"),
+        Hint::RawLines => "collapsed=false".to_string(),
         Hint::LineRange { start } => {
             format!("strategy {{\"type\":\"lineRange\",\"startLine\":{start}}}")
         }
@@ -129,6 +132,7 @@ fn lisp(hint: &Hint) -> String {
             offset,
             limit: None,
         } => format!(":collapsed nil :offset {offset}"),
+        Hint::RawLines => ":collapsed nil".to_string(),
         Hint::LineRange { start } => format!(":strategy '(:line-range {start})"),
         Hint::ByteRange { start, end } | Hint::Rest { start, end } => {
             format!(":strategy '(:byte-range {start} {end})")

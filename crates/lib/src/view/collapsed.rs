@@ -305,7 +305,8 @@ fn head_notes(
         if let (Some(p), true) = (pattern, unmatched[k]) {
             let what = if k == 0 { "definition" } else { "form" };
             lines.push(Line::Note(format!(
-                "[No {what} matched {name} {}.]",
+                "[No {what} matched {} {}.]",
+                options.hints.render(&Hint::Parameter(name)),
                 p.quoted()
             )));
         }
@@ -371,6 +372,7 @@ struct Outside {
 
 impl Outside {
     fn notes(&self, pattern: &str, options: &ViewOptions, lines: &mut Vec<Line>) {
+        let pattern = options.hints.render(&Hint::Parameter(pattern));
         for (m, side) in [(&self.before, "before"), (&self.after, "after")] {
             if m.count > 0 {
                 let forms = if m.count == 1 { "form" } else { "forms" };

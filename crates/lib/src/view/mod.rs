@@ -14,6 +14,7 @@ mod text_filtered;
 mod text_streamed;
 
 use crate::cancel::CancelToken;
+use crate::hint::Hint;
 use crate::outline::{Outline, StreamedOutline};
 pub use crate::pattern::Pattern;
 use crate::source::Source;
@@ -258,14 +259,25 @@ pub fn count_shown(outline: &Outline, options: &ViewOptions) -> Shown {
 /// The raw lines of a Lisp file.
 fn raw_lisp(source: &Source, options: &ViewOptions) -> View {
     let mut view = raw::render(source, options);
-    if options.name_pattern.is_some() || options.content_pattern.is_some() {
-        view.content
-            .push_str("[name_pattern and content_pattern apply to the collapsed view; collapsed=false shows raw lines.]\n");
-    }
-    if options.kinds.is_some() || options.features.is_some() {
-        view.content.push_str(
-            "[kinds and features apply to the collapsed view; collapsed=false shows raw lines.]\n",
-        );
+    let say = |hint: Hint| options.hints.render(&hint);
+    for (given, names) in [
+        (
+            options.name_pattern.is_some() || options.content_pattern.is_some(),
+            ["name_pattern", "content_pattern"],
+        ),
+        (
+            options.kinds.is_some() || options.features.is_some(),
+            ["kinds", "features"],
+        ),
+    ] {
+        if given {
+            view.content.push_str(&format!(
+                "[{} and {} apply to the collapsed view; {} shows raw lines.]\n",
+                say(Hint::Parameter(names[0])),
+                say(Hint::Parameter(names[1])),
+                say(Hint::RawLines)
+            ));
+        }
     }
     view
 }

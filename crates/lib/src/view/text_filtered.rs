@@ -196,7 +196,12 @@ pub(super) fn footer(
             ("name_pattern", &options.name_pattern),
         ]
         .into_iter()
-        .filter_map(|(k, p)| p.as_ref().map(|p| format!("{k} {}", p.quoted())))
+        .filter_map(|(k, p)| {
+            p.as_ref().map(|p| {
+                let k = options.hints.render(&crate::hint::Hint::Parameter(k));
+                format!("{k} {}", p.quoted())
+            })
+        })
         .collect();
         let from = if options.offset > 0 {
             format!(" from line {}", options.offset.saturating_add(1))

@@ -112,7 +112,7 @@ pub(crate) fn in_file(
                     return ControlFlow::Break(());
                 }
                 if learned {
-                    let bound = macros::locals_of(file, item, form, search, &locals);
+                    let bound = macros::locals_of(file, item, form, search, &locals, &mut budget);
                     locals.extend(bound);
                 }
                 let mark = locals.len();

@@ -115,6 +115,8 @@ fn learn_read_globals(
     let mut spelled = std::collections::HashSet::new();
     for (operator, name) in read.variables {
         match macros.get(operator) {
+            // An enum's keywords are wanted for any call (a `macrolet`'s too): few, cheap.
+            _ if expand::enums::is_key(name) => built.insert(name.clone()),
             Some(m) if m.defines && m.builds && could_make(m, search) => built.insert(name.clone()),
             Some(m) if m.defines => spelled.insert(name.clone()),
             _ => false,
@@ -221,13 +223,15 @@ fn macro_called(
 }
 
 /// The macros a `macrolet` item binds for its body (`locals`: those around it), when
-/// their calls there can make a wanted name.
+/// their calls there can make a wanted name (its text with the values its read-time forms
+/// read, as a call's: `of_call`, charged to the file's `budget`).
 pub(crate) fn locals_of(
     file: &LoadedFile,
     item: &OutlineItem,
     form: &Form,
     search: &Search,
     locals: &Locals,
+    budget: &mut Budget,
 ) -> Locals {
     if form.operator.as_deref().map(symbol_key).as_deref() != Some("macrolet") {
         return Vec::new();
@@ -237,10 +241,13 @@ pub(crate) fn locals_of(
         locals,
     };
     let text = &file.bytes[item.start..item.end];
+    let Some(text) = expand::read_eval::with_values(text, &search.macros, budget) else {
+        return Vec::new();
+    };
     if !search
         .gate
         .as_ref()
-        .is_none_or(|g| g.call_may_make(text, None, &lookup))
+        .is_none_or(|g| g.call_may_make(&text, None, &lookup))
     {
         return Vec::new();
     }

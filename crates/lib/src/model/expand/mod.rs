@@ -17,6 +17,7 @@
 
 pub(crate) mod builders;
 pub(crate) mod datum;
+pub(crate) mod enums;
 pub(crate) mod eval;
 pub(crate) mod functions;
 pub(crate) mod globals;

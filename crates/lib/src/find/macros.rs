@@ -129,11 +129,14 @@ fn learn_read_globals(
         (Target::Name(_), Some(literals)) => Some(super::literal::Finder::any(literals)),
         _ => None,
     };
-    // Only the files whose `(defvar NAME` forms spell a wanted name are read again.
+    // Only the files whose `(defvar NAME` forms spell a wanted name are read again; all
+    // when a foreign enum is wanted (rare: no pass looks for enums before one is).
+    let enums = built.iter().any(|n| expand::enums::is_key(n));
     let defines = |names: &Vec<String>| {
-        names
-            .iter()
-            .any(|n| built.contains(n) || spelled.contains(n))
+        enums
+            || names
+                .iter()
+                .any(|n| built.contains(n) || spelled.contains(n))
     };
     let work = |file: &LoadedFile| {
         let mut reads = |plus, e: &[u8]| search.reads(plus, e);

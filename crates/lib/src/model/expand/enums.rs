@@ -5,7 +5,9 @@
 //! file's `cenum` or `constantenum`, declares once in the scope are known like a global
 //! variable's constant value (`read_eval.rs`), under the key [`key`] of the enum's name,
 //! which no symbol's name has; `foreign-enum-keyword-list` of a quoted name is that list.
-//! Only the declaring forms' text is read (after the features' branches).
+//! Only the declaring forms' text is read (after the features' branches), and only once
+//! a read-time form of the scope asks for an enum (`find/macros.rs`): no pass over the
+//! files looks for enums before.
 
 use super::datum::{read_keeping_read_time, Val, READ_TIME};
 use std::collections::HashSet;
@@ -45,7 +47,8 @@ pub(crate) fn asked(text: &[u8]) -> Vec<String> {
 
 /// The keys of the enums `b` declares (textually: a declaring operator after `(`,
 /// followed by a name or a list opening with one).
-pub(crate) fn declared(b: &[u8]) -> Vec<String> {
+#[cfg(test)]
+fn declared(b: &[u8]) -> Vec<String> {
     declaring_hits(b)
         .into_iter()
         .map(|(_, name)| key(&name))

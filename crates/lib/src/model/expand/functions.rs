@@ -45,8 +45,8 @@ pub(crate) fn may_define(defines: bool, body: &[Val]) -> bool {
 pub(crate) type Functions = HashMap<String, Arc<Function>>;
 
 /// The names that `(defun NAME` spells in `b` (either case), folded, and those `(defvar
-/// NAME`, `(defparameter NAME` and `(defconstant NAME` spell, from one pass over `b`
-/// (and the keys of the foreign enums it declares, `enums.rs`, from one more); cheap: no form is read, so a name in a comment or a string may be listed (its form
+/// NAME`, `(defparameter NAME` and `(defconstant NAME` spell, from one pass over `b`;
+/// cheap: no form is read, so a name in a comment or a string may be listed (its form
 /// is not learned).
 pub(crate) fn defined_names(b: &[u8]) -> (Vec<String>, Vec<String>) {
     const GLOBALS: [&[u8]; 3] = [b"var", b"parameter", b"constant"];
@@ -63,8 +63,6 @@ pub(crate) fn defined_names(b: &[u8]) -> (Vec<String>, Vec<String>) {
             globals.extend(token_after(b, hit + 4 + d.len()));
         }
     }
-    // The enums it declares, known like globals' values (`enums.rs`).
-    globals.extend(super::enums::declared(b));
     (defuns, globals)
 }
 

@@ -452,10 +452,44 @@ fn a_learned_macro_does_not_replace_the_definer_table_inside_an_expansion() {
     assert_eq!(found, ["accessor point-x a.lisp:3"]);
 }
 
-/// `(def!struct (compiled-debug-info (:include debug-info)) ...)`: the accessors of the
-/// included slots of a structure a macro writes (SBCL's `compiled-debug-info-source`).
+/// A structure a macro writes that includes one a macro writes (lparallel's `defslots`,
+/// SBCL's `def!struct`): the included slots' accessors are made at the call, when the
+/// parent's call is read too (a search of every name).
 #[test]
-#[ignore = "model: :include of a structure written by a project macro"]
+fn an_included_structure_written_by_a_macro_gives_its_accessors_to_a_pattern() {
+    let dir = project(&[
+        ("a.lisp", "(defmacro def!struct (&rest args) `(defstruct ,@args))\n"),
+        (
+            "b.lisp",
+            "(def!struct (debug-info (:copier nil)) (name 0) (source nil))\n(def!struct (compiled-debug-info (:include debug-info)) fun-map)\n",
+        ),
+    ]);
+    let found: Vec<String> = search(&dir, |r| r.name_pattern = Some(".".into()))
+        .definitions
+        .unwrap()
+        .iter()
+        .filter(|d| d.name.contains("compiled-debug-info-"))
+        .map(|d| format!("{} {} {}:{}", d.kind, d.name, d.file, d.line))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            "predicate compiled-debug-info-p b.lisp:2",
+            "accessor compiled-debug-info-fun-map b.lisp:2",
+            "setf-accessor (setf compiled-debug-info-fun-map) b.lisp:2",
+            "accessor compiled-debug-info-name b.lisp:2",
+            "setf-accessor (setf compiled-debug-info-name) b.lisp:2",
+            "accessor compiled-debug-info-source b.lisp:2",
+            "setf-accessor (setf compiled-debug-info-source) b.lisp:2",
+        ]
+    );
+}
+
+/// `(def!struct (compiled-debug-info (:include debug-info)) ...)`: the accessors of the
+/// included slots of a structure a macro writes (SBCL's `compiled-debug-info-source`),
+/// by name: the parent's call does not spell the name, so it is not read.
+#[test]
+#[ignore = "model: a search by name does not read the call that writes an included structure"]
 fn an_included_structure_written_by_a_macro_gives_its_accessors() {
     let found = names_found(
         &[

@@ -632,3 +632,63 @@ fn a_name_made_through_a_helper_calling_a_helper_is_found_by_name() {
         expected
     );
 }
+
+/// A CFFI grovel file's enum and osicat's `macrolet` that defines a condition per
+/// keyword of it, read at read time (`posix/early.lisp`, 123 conditions SBCL records).
+const ENUM_DECLARED: &str = "(in-package :posix)
+(constantenum errno-values
+  ((:eperm \"EPERM\"))
+  ((:enoent \"ENOENT\") :optional t)
+  .
+  #+windows nil
+  #-windows
+  #.'(((:estale \"ESTALE\"))))
+";
+const ENUM_USED: &str = "(in-package :posix)
+(macrolet
+    ((define-posix-errors (keywords)
+       `(progn
+          ,@(loop for kw in keywords collect
+                  (let ((cond-name (intern (symbol-name kw))))
+                    `(define-condition ,cond-name (posix-error) ()))))))
+  (define-posix-errors
+      #.(foreign-enum-keyword-list 'errno-values)))
+";
+
+#[test]
+fn a_foreign_enum_read_at_read_time_gives_its_keywords() {
+    let dir = project();
+    std::fs::write(dir.join("unixint.lisp"), ENUM_DECLARED).unwrap();
+    std::fs::write(dir.join("early.lisp"), ENUM_USED).unwrap();
+    let names = |edit: &dyn Fn(&mut FindRequest)| -> Vec<String> {
+        search(&dir, edit)
+            .definitions
+            .unwrap()
+            .iter()
+            .filter(|d| d.kind == "define-condition")
+            .map(|d| format!("{} {}:{}", d.name, d.file, d.line))
+            .collect()
+    };
+    let all = [
+        "eperm early.lisp:8",
+        "enoent early.lisp:8",
+        "estale early.lisp:8",
+    ];
+    assert_eq!(names(&|r| r.name_pattern = Some(".".into())), all);
+    // By name: the `macrolet` does not spell it; the enum's keywords do.
+    assert_eq!(
+        names(&|r| r.name = Some("estale".into())),
+        ["estale early.lisp:8"]
+    );
+    // The enum's branches are read under the features.
+    assert_eq!(
+        names(&|r| {
+            r.name_pattern = Some(".".into());
+            r.features = Some(vec!["windows".into()]);
+        }),
+        all[..2]
+    );
+    // An enum declared twice is not known (which one SBCL reads is not known).
+    std::fs::write(dir.join("unixint-2.lisp"), ENUM_DECLARED).unwrap();
+    assert!(names(&|r| r.name_pattern = Some(".".into())).is_empty());
+}

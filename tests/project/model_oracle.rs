@@ -129,6 +129,63 @@ fn top_forms(bytes: &[u8], grammar: &Grammar, features: &Features) -> Vec<TopFor
     forms
 }
 
+/// The index in `top` of the top-level form SBCL's definition is in, from its form
+/// number `k` and the line of its character offset (`line`, 0: none). The offset is
+/// where the reader started: after the form read before and not after the form's own
+/// start, so the right form starts on or after that line and the one before it ends on
+/// or before it. The number alone can be off when `top_forms` cannot tell which forms
+/// SBCL read (a `#+#.(...)` feature, a feature that a form of the file pushes or deletes
+/// as it is loaded): then the offset wins, the form that fits it nearest to `k`, else the
+/// first form starting on or after the line.
+/// Without an offset, `k` is moved by `shift`: how far the number of the definition with
+/// an offset nearest to it was off.
+fn locate(top: &[TopForm], k: i64, line: usize, shift: &BTreeMap<usize, usize>) -> Option<usize> {
+    let Ok(k) = usize::try_from(k) else {
+        return top.iter().position(|f| f.start_line >= line);
+    };
+    if line == 0 {
+        let before = shift.range(..=k).next_back();
+        let after = shift.range(k..).next();
+        let nearest = match (before, after) {
+            (Some(b), Some(a)) => Some(if k - b.0 <= a.0 - k { b } else { a }),
+            (b, a) => b.or(a),
+        };
+        let j = match nearest {
+            Some((&near, &at)) => (k + at).checked_sub(near)?,
+            None => k,
+        };
+        return (j < top.len()).then_some(j);
+    }
+    let after_line =
+        |j: usize| (j == 0 || top[j - 1].end_line <= line) && line <= top[j].start_line;
+    if k < top.len() && after_line(k) {
+        return Some(k);
+    }
+    (0..top.len())
+        .filter(|&j| after_line(j))
+        .min_by_key(|&j| j.abs_diff(k))
+        .or_else(|| top.iter().position(|f| f.start_line >= line))
+}
+
+/// Per file, SBCL's form number -> the index in `top_forms` that the definitions with a
+/// character offset are at (see `locate`).
+fn shifts(
+    defs: &[sbcl_systems::SbclDef],
+    forms: &mut impl FnMut(&str) -> Vec<TopForm>,
+) -> HashMap<String, BTreeMap<usize, usize>> {
+    let none = BTreeMap::new();
+    let mut out: HashMap<String, BTreeMap<usize, usize>> = HashMap::new();
+    for def in defs.iter().filter(|d| d.line > 0) {
+        let Ok(k) = usize::try_from(def.form) else {
+            continue;
+        };
+        if let Some(j) = locate(&forms(&def.file), def.form, def.line, &none) {
+            out.entry(def.file.clone()).or_default().insert(k, j);
+        }
+    }
+    out
+}
+
 const STANDARD: &[&str] = &[
     "defun",
     "defmacro",
@@ -295,15 +352,12 @@ fn definitions_agree_with_sbcl() {
         let mut theirs: BTreeMap<(String, usize, String), (String, usize, String)> =
             BTreeMap::new();
         let mut names: HashSet<String> = HashSet::new();
+        let shift_of = shifts(&system.defs, &mut forms);
+        let no_shift = BTreeMap::new();
         for def in &system.defs {
             let top = forms(&def.file);
-            // The form's number; else the line of SBCL's character offset, which is where
-            // the reader started: the end of the form before, so the first form that
-            // starts on a later line (or on it, when nothing ends there).
-            let form = match usize::try_from(def.form) {
-                Ok(k) => top.get(k),
-                Err(_) => top.iter().find(|f| f.start_line >= def.line),
-            };
+            let shift = shift_of.get(&def.file).unwrap_or(&no_shift);
+            let form = locate(&top, def.form, def.line, shift).map(|j| &top[j]);
             let Some(form) = form else {
                 misses.entry("unlocated".into()).or_default().push(format!(
                     "{} {} {}:{}",

@@ -71,7 +71,17 @@ pub(crate) fn in_file(
                 let made = if search.read_time {
                     let f = &mut found;
                     let g = grammar;
-                    macros::of_read_time(file, &mut cursor, item, form, g, search, &mut budget, f)
+                    macros::of_read_time(
+                        file,
+                        &mut cursor,
+                        item,
+                        form,
+                        g,
+                        search,
+                        &mut budget,
+                        f,
+                        &mut structures,
+                    )
                 } else {
                     Outcome::NotMade
                 };
@@ -89,6 +99,7 @@ pub(crate) fn in_file(
                         &locals,
                         &mut budget,
                         f,
+                        &mut structures,
                     )
                 } else {
                     Outcome::NotMade
@@ -112,7 +123,7 @@ pub(crate) fn in_file(
                     return ControlFlow::Break(());
                 }
                 if learned {
-                    let bound = macros::locals_of(file, item, form, search, &locals);
+                    let bound = macros::locals_of(file, item, form, search, &locals, &mut budget);
                     locals.extend(bound);
                 }
                 let mark = locals.len();

@@ -4,6 +4,7 @@
 //! ([`crate::model::expand`]) and the definitions of its expansion reported at the call,
 //! `via` the macro.
 
+use super::derived::FileStructure;
 use super::learned::Learned;
 use super::{cursor::Cursor, ScopePart};
 use super::{derived, DefiningForm, Definition, Search, Target};
@@ -115,6 +116,8 @@ fn learn_read_globals(
     let mut spelled = std::collections::HashSet::new();
     for (operator, name) in read.variables {
         match macros.get(operator) {
+            // An enum's keywords are wanted for any call (a `macrolet`'s too): few, cheap.
+            _ if expand::enums::is_key(name) => built.insert(name.clone()),
             Some(m) if m.defines && m.builds && could_make(m, search) => built.insert(name.clone()),
             Some(m) if m.defines => spelled.insert(name.clone()),
             _ => false,
@@ -127,11 +130,14 @@ fn learn_read_globals(
         (Target::Name(_), Some(literals)) => Some(super::literal::Finder::any(literals)),
         _ => None,
     };
-    // Only the files whose `(defvar NAME` forms spell a wanted name are read again.
+    // Only the files whose `(defvar NAME` forms spell a wanted name are read again; all
+    // when a foreign enum is wanted (rare: no pass looks for enums before one is).
+    let enums = built.iter().any(|n| expand::enums::is_key(n));
     let defines = |names: &Vec<String>| {
-        names
-            .iter()
-            .any(|n| built.contains(n) || spelled.contains(n))
+        enums
+            || names
+                .iter()
+                .any(|n| built.contains(n) || spelled.contains(n))
     };
     let work = |file: &LoadedFile| {
         let mut reads = |plus, e: &[u8]| search.reads(plus, e);
@@ -221,13 +227,15 @@ fn macro_called(
 }
 
 /// The macros a `macrolet` item binds for its body (`locals`: those around it), when
-/// their calls there can make a wanted name.
+/// their calls there can make a wanted name (its text with the values its read-time forms
+/// read, as a call's: `of_call`, charged to the file's `budget`).
 pub(crate) fn locals_of(
     file: &LoadedFile,
     item: &OutlineItem,
     form: &Form,
     search: &Search,
     locals: &Locals,
+    budget: &mut Budget,
 ) -> Locals {
     if form.operator.as_deref().map(symbol_key).as_deref() != Some("macrolet") {
         return Vec::new();
@@ -237,10 +245,13 @@ pub(crate) fn locals_of(
         locals,
     };
     let text = &file.bytes[item.start..item.end];
+    let Some(text) = expand::read_eval::with_values(text, &search.macros, budget) else {
+        return Vec::new();
+    };
     if !search
         .gate
         .as_ref()
-        .is_none_or(|g| g.call_may_make(text, None, &lookup))
+        .is_none_or(|g| g.call_may_make(&text, None, &lookup))
     {
         return Vec::new();
     }
@@ -273,6 +284,7 @@ pub(crate) fn of_call(
     locals: &Locals,
     budget: &mut Budget,
     found: &mut Vec<Definition>,
+    structures: &mut Vec<FileStructure>,
 ) -> Outcome {
     let Some(m) = macro_called(form, grammar, search, locals) else {
         return Outcome::NotMade;
@@ -334,7 +346,7 @@ pub(crate) fn of_call(
         return Outcome::NotMade;
     };
     report(
-        file, cursor, item, form, grammar, search, &expansion, budget, found,
+        file, cursor, item, form, grammar, search, &expansion, budget, found, structures,
     )
 }
 
@@ -351,6 +363,7 @@ pub(crate) fn of_read_time(
     search: &Search,
     budget: &mut Budget,
     found: &mut Vec<Definition>,
+    structures: &mut Vec<FileStructure>,
 ) -> Outcome {
     if !search.read_time || !expand::read_time::is_read_time(&file.bytes, item.start) {
         return Outcome::NotMade;
@@ -373,7 +386,7 @@ pub(crate) fn of_read_time(
     let call = expand::datum::Val::List(vec![expand::datum::Val::sym("#.")]);
     match expand::expand_charged(&m, &call, &lookup, budget) {
         Some(expansion) => report(
-            file, cursor, item, form, grammar, search, &expansion, budget, found,
+            file, cursor, item, form, grammar, search, &expansion, budget, found, structures,
         ),
         None => Outcome::NotMade,
     }
@@ -391,8 +404,9 @@ fn report(
     expansion: &expand::datum::Val,
     budget: &mut Budget,
     found: &mut Vec<Definition>,
+    structures: &mut Vec<FileStructure>,
 ) -> Outcome {
-    let made = expand::made(expansion, grammar, budget);
+    let (made, made_structures) = expand::made_and_structures(expansion, grammar, budget);
     if made.is_empty() {
         return Outcome::NotMade;
     }
@@ -413,34 +427,65 @@ fn report(
         }
         let (line, column) =
             *position.get_or_insert_with(|| cursor.position(item.start, Some(item.start_line)));
-        found.push(Definition {
-            file: super::shown_file(&file.display_path),
-            line,
-            end_line: item.end_line,
-            column,
-            kind: d.kind,
-            name: d.key.unwrap_or(d.name),
-            signature: super::signature(form),
-            body: search
-                .include_body
-                .then(|| String::from_utf8_lossy(&file.bytes[item.start..item.end]).into_owned()),
-            form: Some(DefiningForm {
-                line: item.start_line,
-                end_line: item.end_line,
-                kind: operator.clone(),
-                name: form.name.as_deref().unwrap_or_default().to_string(),
-            }),
-            via: Some(operator.clone()),
-            package: None,
-            package_unresolved: false,
-            exports: None,
-            site: super::Site {
-                at: item.start,
-                ..super::Site::default()
-            },
+        let mut entry = call_entry(file, item, form, search, &operator, line, column);
+        entry.kind = d.kind;
+        entry.name = d.key.unwrap_or(d.name);
+        found.push(entry);
+    }
+    // The structures it writes, for the accessors of those that include them, or that
+    // they include (`find/derived.rs`): each made at the call, like its own names.
+    for mut structure in made_structures {
+        let include_entry = structure.include.as_mut().map(|(_, start, end)| {
+            (*start, *end) = (item.start, item.end);
+            let (line, column) =
+                *position.get_or_insert_with(|| cursor.position(item.start, Some(item.start_line)));
+            call_entry(file, item, form, search, &operator, line, column)
+        });
+        structures.push(FileStructure {
+            structure,
+            include_entry,
         });
     }
     Outcome::Made
+}
+
+/// A definition the call `item` of the macro `operator` makes, at `line` and `column`:
+/// its kind and name to be set.
+fn call_entry(
+    file: &LoadedFile,
+    item: &OutlineItem,
+    form: &Form,
+    search: &Search,
+    operator: &str,
+    line: usize,
+    column: usize,
+) -> Definition {
+    Definition {
+        file: super::shown_file(&file.display_path),
+        line,
+        end_line: item.end_line,
+        column,
+        kind: String::new(),
+        name: String::new(),
+        signature: super::signature(form),
+        body: search
+            .include_body
+            .then(|| String::from_utf8_lossy(&file.bytes[item.start..item.end]).into_owned()),
+        form: Some(DefiningForm {
+            line: item.start_line,
+            end_line: item.end_line,
+            kind: operator.to_string(),
+            name: form.name.as_deref().unwrap_or_default().to_string(),
+        }),
+        via: Some(operator.to_string()),
+        package: None,
+        package_unresolved: false,
+        exports: None,
+        site: super::Site {
+            at: item.start,
+            ..super::Site::default()
+        },
+    }
 }
 
 /// Whether the search is one `macros` serves: definitions by name or pattern.

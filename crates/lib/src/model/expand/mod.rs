@@ -17,6 +17,7 @@
 
 pub(crate) mod builders;
 pub(crate) mod datum;
+pub(crate) mod enums;
 pub(crate) mod eval;
 pub(crate) mod functions;
 pub(crate) mod globals;
@@ -1045,7 +1046,19 @@ pub(crate) struct Made {
 /// evaluator may copy [`datum::TEXT_BYTES_PER_NODE`] bytes of text, so without this a
 /// file's names could be thousands of times its size. Once `budget` is spent, the rest
 /// is not made.
+#[cfg(test)]
 pub(crate) fn made(expansion: &Val, grammar: &Grammar, budget: &mut Budget) -> Vec<Made> {
+    made_and_structures(expansion, grammar, budget).0
+}
+
+/// [`made`], and the structures the expansion defines (what a structure that includes
+/// one of them needs: `model::derived::included`).
+pub(crate) fn made_and_structures(
+    expansion: &Val,
+    grammar: &Grammar,
+    budget: &mut Budget,
+) -> (Vec<Made>, Vec<crate::model::derived::Structure>) {
+    let mut structures = Vec::new();
     let mut text = String::new();
     print(expansion, &mut text);
     let outline = outline_bytes(text.as_bytes(), grammar);
@@ -1078,7 +1091,9 @@ pub(crate) fn made(expansion: &Val, grammar: &Grammar, budget: &mut Budget) -> V
                 key: form.is_method().then(|| form.method_key()).flatten(),
             })?;
         }
-        for d in crate::model::derived::derive(form).derived {
+        let derivation = crate::model::derived::derive(form);
+        structures.extend(derivation.structure);
+        for d in derivation.derived {
             if known(&d.name) {
                 push(Made {
                     kind: d.kind.to_string(),
@@ -1097,7 +1112,7 @@ pub(crate) fn made(expansion: &Val, grammar: &Grammar, budget: &mut Budget) -> V
             stack.extend(form.children.iter().rev());
         }
     }
-    out
+    (out, structures)
 }
 
 /// The data of the form `b[start..end]` (its first datum).

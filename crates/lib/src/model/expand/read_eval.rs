@@ -34,7 +34,11 @@ pub(crate) fn with_values<'t>(
     let mut printed = String::new();
     for at in hits(text) {
         let form = &text[at + 2..];
-        for name in earmuffed_words(&form[..form_end(form)]) {
+        let form = &form[..form_end(form)];
+        for name in earmuffed_words(form)
+            .into_iter()
+            .chain(super::enums::asked(form))
+        {
             if let Some(value) = macros.read_globals.get(&name) {
                 budget.spend(value.size())?;
                 printed.push(' ');
@@ -72,7 +76,9 @@ pub(crate) fn variables(b: &[u8], hits: &[usize]) -> HashSet<(String, String)> {
     let mut out = HashSet::new();
     for &at in hits {
         let text = &b[at + 2..b.len().min(at + 2 + MAX_SCANNED)];
-        let named = earmuffed_words(&text[..form_end(text)]);
+        let form = &text[..form_end(text)];
+        let mut named = earmuffed_words(form);
+        named.extend(super::enums::asked(form));
         if named.is_empty() {
             continue;
         }
@@ -155,8 +161,9 @@ pub(crate) fn definitions(
     wanted: &HashSet<String>,
     reads: &mut dyn FnMut(bool, &[u8]) -> bool,
 ) -> FileGlobals {
+    let mut defined = super::enums::values(b, wanted, reads);
     let wanted: HashSet<&str> = wanted.iter().map(String::as_str).collect();
-    let defined = super::globals::constants(b, &wanted, true, reads);
+    defined.extend(super::globals::constants(b, &wanted, true, reads));
     if defined.is_empty() {
         return (defined, HashSet::new());
     }
@@ -216,6 +223,12 @@ pub(crate) fn read_call(
         if let Some(value) = globals.get(name) {
             budget.spend(value.size())?;
             env.bind(name, value.clone());
+        }
+        // An enum of that name, for `foreign-enum-keyword-list` (`enums.rs`).
+        let key = super::enums::key(name);
+        if let Some(value) = globals.get(&key) {
+            budget.spend(value.size())?;
+            env.bind(&key, value.clone());
         }
     }
     resolve(form, &env, budget, 0)

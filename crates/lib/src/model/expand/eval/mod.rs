@@ -119,6 +119,9 @@ pub(crate) fn exec(x: &Val, env: &mut Env, budget: &mut Budget, depth: usize) ->
     if alexandria::is_form(op) {
         return alexandria::value(op, args, env, budget, depth + 1);
     }
+    if op == super::enums::KEYWORD_LIST {
+        return enum_keywords(args, env, budget);
+    }
     let builder = super::builders::is_builder(op);
     if builder || is_function(op) {
         let mut values = Vec::with_capacity(args.len());
@@ -136,6 +139,23 @@ pub(crate) fn exec(x: &Val, env: &mut Env, budget: &mut Budget, depth: usize) ->
         });
     }
     template::eval(x, env, budget, depth)
+}
+
+/// `(foreign-enum-keyword-list 'NAME)`: the keywords of the enum the scope declares
+/// under that name (`super::enums`), bound as a variable by `read_eval::read_call`;
+/// unknown for another argument or an enum not known.
+fn enum_keywords(args: &[Val], env: &Env, budget: &mut Budget) -> Option<Val> {
+    let [Val::Quote(name)] = args else {
+        return Some(Val::Unknown);
+    };
+    let Some(value) = name
+        .symbol_name()
+        .and_then(|n| env.get(&super::enums::key(n)))
+    else {
+        return Some(Val::Unknown);
+    };
+    budget.spend(value.size())?;
+    Some(value.clone())
 }
 
 /// The value of the forms of a body in order: the last one's (`nil` for none).

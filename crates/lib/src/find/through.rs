@@ -47,6 +47,9 @@ pub(crate) struct Writers {
     /// ([`computed`]): their calls call the symbol only when the expansion, computed in
     /// full, does.
     strict: HashSet<String>,
+    /// What the strict writers' expansions are computed with ([`computed`]): every
+    /// macro they reach, the functions, constants and properties they read.
+    strict_macros: Macros,
 }
 
 impl Writers {
@@ -100,12 +103,17 @@ pub(crate) fn learn(guard: &Guard, parts: &[ScopePart], search: &mut Search, can
         return;
     }
     let reads = |plus, e: &[u8]| search.reads(plus, e);
-    let work = |file: &LoadedFile| defmacros(&file.bytes, &reads);
-    let mut learned: Vec<_> = search
+    let work = |file: &LoadedFile| {
+        let found = defmacros(&file.bytes, &reads);
+        let local = computed::local_functions(&file.bytes, &found, &reads);
+        (found, local)
+    };
+    let (mut learned, local): (Vec<_>, Vec<_>) = search
         .map_parts(guard, parts, cancel, work)
         .into_iter()
-        .flatten()
-        .collect();
+        .unzip();
+    let mut learned: Vec<Learned> = learned.drain(..).flatten().collect();
+    let local: Vec<_> = local.into_iter().flatten().collect();
     let made = made::learn(guard, parts, search, cancel, &learned);
     learned.extend(made);
     let writers = {
@@ -149,7 +157,7 @@ pub(crate) fn learn(guard: &Guard, parts: &[ScopePart], search: &mut Search, can
             constants: &constants,
             properties: &properties,
         };
-        adopt(&learned, s, &passes)
+        adopt(&learned, local, s, &passes)
     };
     if let Some(writers) = writers {
         search.through = writers;
@@ -162,10 +170,13 @@ pub(crate) fn learn_in_memory(files: &[(&str, &[u8])], search: &mut Search) {
         return;
     }
     let mut learned = Vec::new();
+    let mut local = Vec::new();
     {
         let reads = |plus, e: &[u8]| search.reads(plus, e);
         for (_, bytes) in files {
-            learned.extend(defmacros(bytes, &reads));
+            let found = defmacros(bytes, &reads);
+            local.extend(computed::local_functions(bytes, &found, &reads));
+            learned.extend(found);
         }
     }
     let made = made::learn_in_memory(files, search, &learned);
@@ -202,7 +213,7 @@ pub(crate) fn learn_in_memory(files: &[(&str, &[u8])], search: &mut Search) {
             constants: &constants,
             properties: &properties,
         };
-        adopt(&learned, s, &passes)
+        adopt(&learned, local, s, &passes)
     };
     if let Some(writers) = writers {
         search.through = writers;
@@ -251,13 +262,18 @@ fn constants_of(
 
 /// The writers among `learned` (and those [`computed`] finds with `passes`), with the
 /// searches for their names; `None` when there is none.
-fn adopt(learned: &[Learned], search: &Search, passes: &computed::Passes) -> Option<Writers> {
+fn adopt(
+    learned: &[Learned],
+    local: Vec<(String, expand::Function)>,
+    search: &Search,
+    passes: &computed::Passes,
+) -> Option<Writers> {
     let Target::Callers(query) = &search.target else {
         return None;
     };
     let reads = |plus, e: &[u8]| search.reads(plus, e);
     let mut writers = writers_of(learned, query, &reads);
-    computed::widen(learned, query, &mut writers, &reads, passes);
+    computed::widen(learned, local, query, &mut writers, &reads, passes);
     if writers.names.is_empty() {
         return None;
     }
@@ -680,7 +696,12 @@ fn writes(
     // A strict writer's call (or one its expansion writes) is taken at its
     // expansion's word only.
     let strict = strict || writers.strict.contains(name);
-    let Some(m) = writers.macros.get(name) else {
+    let table = if strict {
+        &writers.strict_macros
+    } else {
+        &writers.macros
+    };
+    let Some(m) = table.get(name) else {
         return !strict;
     };
     if budget.spend(call.size()).is_none() {
@@ -688,7 +709,7 @@ fn writes(
     }
     let call = blank_writer_calls(call, writers);
     let lookup = Lookup {
-        global: &writers.macros,
+        global: table,
         locals: &[],
     };
     match expand::expand_charged(m, &call, &lookup, budget) {

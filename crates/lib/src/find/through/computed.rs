@@ -49,7 +49,8 @@ pub(crate) struct Passes<'a> {
 /// A macro's computed operator: the macro, and the literal parts of what computes it.
 struct Head {
     macro_name: String,
-    parts: Vec<String>,
+    /// Each part, and whether it is a piece of a name rather than a whole one.
+    parts: Vec<(String, bool)>,
 }
 
 /// Adds to `writers` the macros that may write a call of `query`'s symbol under a
@@ -57,6 +58,7 @@ struct Head {
 /// their expansions need. Nothing is read when no learned macro computes an operator.
 pub(super) fn widen(
     learned: &[Learned],
+    local: Vec<(String, Function)>,
     query: &SymbolQuery,
     writers: &mut Writers,
     reads: &dyn Fn(bool, &[u8]) -> bool,
@@ -69,22 +71,19 @@ pub(super) fn widen(
     if computing.is_empty() {
         return;
     }
-    let mut bodies: HashMap<&str, Vec<Val>> = HashMap::new();
     let mut heads = Vec::new();
-    let mut named: HashSet<String> = HashSet::new();
     for l in &computing {
-        let p = parts(l, reads);
-        let body = p.get(2..).unwrap_or_default().to_vec();
-        for expression in computed_operators(&body) {
-            named.extend(expression.head().map(str::to_string));
+        for expression in operator_expressions(&l.text, reads) {
             heads.push((l.name.clone(), expression));
         }
-        bodies.insert(&l.name, body);
     }
     if heads.is_empty() {
         return;
     }
-    let mut known = learn_functions(named, passes, &HashMap::new());
+    let mut known: HashMap<String, Arc<Function>> = HashMap::new();
+    for (name, f) in local {
+        known.insert(name, Arc::new(f));
+    }
     let heads: Vec<Head> = heads
         .into_iter()
         .map(|(macro_name, expression)| Head {
@@ -98,9 +97,15 @@ pub(super) fn widen(
     if !heads.iter().any(|h| h.may_write_any(&names)) {
         return;
     }
-    // The code-writing functions: those whose text holds a name that may be written.
-    let mut spelled: Vec<String> = names.iter().cloned().collect();
-    spelled.extend(heads.iter().map(|h| h.macro_name.clone()));
+    // The code-writing functions: those whose text holds the name of a macro computing
+    // an operator that may be one of these names.
+    let mut spelled: Vec<String> = heads
+        .iter()
+        .filter(|h| h.may_write_any(&names))
+        .map(|h| h.macro_name.clone())
+        .collect();
+    spelled.sort();
+    spelled.dedup();
     let writing: Vec<(String, Function)> = (passes.holding)(&Finder::any(&spelled));
     let strict = levels(learned, reads, &heads, &writing, names);
     if strict.is_empty() {
@@ -109,45 +114,82 @@ pub(super) fn widen(
     for (name, f) in writing {
         known.entry(name).or_insert_with(|| Arc::new(f));
     }
-    let env = environment(learned, reads, &strict, known, passes);
+    let env = environment(learned, reads, &strict, known, writers, passes);
     writers.names.extend(strict.iter().cloned());
     writers.strict.extend(strict);
-    writers.macros = env;
+    writers.strict_macros = env;
+}
+
+/// The project functions that the computed operators of `found` (the macros of the file
+/// `b`) call, and those these call, when `b` defines them: the literal parts of the names
+/// the operators build are read from them. Nothing is read for a file none of whose
+/// macros holds `(,(`.
+pub(crate) fn local_functions(
+    b: &[u8],
+    found: &[Learned],
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> Vec<(String, Function)> {
+    // The operator after each `(,(`, told from the text (most macros of a large scope
+    // are never read into data).
+    let mut wanted: HashSet<String> = HashSet::new();
+    for l in found {
+        for at in memchr::memmem::find_iter(&l.text, b"(,(") {
+            wanted.extend(first_token(&l.text[at + 3..]));
+        }
+    }
+    let mut out: Vec<(String, Function)> = Vec::new();
+    for _ in 0..functions::MAX_ROUNDS {
+        wanted.retain(|n| functions::may_be_project(n) && !out.iter().any(|(o, _)| o == n));
+        if wanted.is_empty() {
+            break;
+        }
+        let found = functions::learn_any(b, &wanted, reads);
+        wanted = found
+            .iter()
+            .flat_map(|(_, f)| functions::called(functions::body(f)))
+            .collect();
+        out.extend(found);
+    }
+    out
+}
+
+/// The folded token `text` starts with.
+fn first_token(text: &[u8]) -> Option<String> {
+    let end = text.iter().position(|&c| !is_word(c)).unwrap_or(text.len());
+    (end > 0).then(|| String::from_utf8_lossy(&text[..end]).to_lowercase())
 }
 
 impl Head {
-    /// Whether the computed operator may be one of `names`.
+    /// Whether the computed operator may be one of `names`: a name holding a piece
+    /// (`-put`, `make-`: a part that starts or ends with `-`, or a string), or equal to a
+    /// whole quoted symbol (`'string`).
     fn may_write_any(&self, names: &HashSet<String>) -> bool {
-        names
-            .iter()
-            .any(|n| self.parts.iter().any(|p| n.contains(p.as_str())))
+        names.iter().any(|n| {
+            self.parts.iter().any(|(p, piece)| match piece {
+                true => n.contains(p.as_str()),
+                false => n == p,
+            })
+        })
     }
 }
 
-/// The expressions computing an operator in the templates of `body`: `f`'s call in
-/// `(,(f ...) ...)`.
-fn computed_operators(body: &[Val]) -> Vec<Val> {
+/// The expressions after each `(,(` of a macro's text, read alone (the rest of the
+/// macro is not read: most such macros compute no name a search wants).
+fn operator_expressions(text: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<Val> {
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    let mut budget = expand::Budget::new(usize::MAX);
     let mut out = Vec::new();
-    let mut stack: Vec<(&Val, bool)> = body.iter().map(|v| (v, false)).collect();
-    while let Some((v, template)) = stack.pop() {
-        match v {
-            Val::Backquote(t) => stack.push((t, true)),
-            Val::List(items) => {
-                if let (true, Some(Val::Comma(x))) = (template, items.first()) {
-                    if x.head().is_some() {
-                        out.push((**x).clone());
-                    }
-                }
-                stack.extend(items.iter().map(|i| (i, template)));
-            }
-            Val::Dotted(items, tail) => {
-                stack.extend(items.iter().map(|i| (i, template)));
-                stack.push((tail, template));
-            }
-            Val::Comma(x) | Val::Splice(x) => stack.push((x, false)),
-            Val::Quote(x) | Val::Function(x) => stack.push((x, template)),
-            _ => {}
-        }
+    for at in memchr::memmem::find_iter(text, b"(,(") {
+        let open = at + 2;
+        let Some(end) = super::form_end(text, open, text.len(), &mut reads, &mut budget) else {
+            continue;
+        };
+        out.extend(
+            expand::datum::read(text, open, end, &mut reads)
+                .into_iter()
+                .take(1)
+                .filter(|v| v.head().is_some()),
+        );
     }
     out
 }
@@ -177,19 +219,19 @@ fn learn_functions(
 
 /// The quoted symbols' names and the strings (folded) of `expression` and of the bodies
 /// of the functions it calls, however deep among `known`.
-fn literal_parts(expression: &Val, known: &HashMap<String, Arc<Function>>) -> Vec<String> {
-    let mut out: HashSet<String> = HashSet::new();
+fn literal_parts(expression: &Val, known: &HashMap<String, Arc<Function>>) -> Vec<(String, bool)> {
+    let mut out: HashSet<(String, bool)> = HashSet::new();
     let mut seen: HashSet<&str> = HashSet::new();
     let mut stack: Vec<&Val> = vec![expression];
     while let Some(v) = stack.pop() {
         match v {
             Val::Quote(q) => {
                 if let Some(n) = q.symbol_name() {
-                    out.insert(n.to_string());
+                    out.insert((n.to_string(), n.starts_with('-') || n.ends_with('-')));
                 }
             }
             Val::Str(s) => {
-                out.insert(s.to_lowercase());
+                out.insert((s.to_lowercase(), true));
             }
             Val::List(items) => {
                 if let Some(h) = v.head() {
@@ -216,7 +258,8 @@ fn literal_parts(expression: &Val, known: &HashMap<String, Arc<Function>>) -> Ve
             _ => {}
         }
     }
-    let mut parts: Vec<String> = out.into_iter().filter(|p| p.len() >= MIN_PART).collect();
+    let mut parts: Vec<(String, bool)> =
+        out.into_iter().filter(|p| p.0.len() >= MIN_PART).collect();
     parts.sort();
     parts
 }
@@ -296,10 +339,11 @@ fn environment(
     reads: &dyn Fn(bool, &[u8]) -> bool,
     strict: &HashSet<String>,
     known: HashMap<String, Arc<Function>>,
+    writers: &Writers,
     passes: &Passes,
 ) -> Macros {
-    let mut all: Vec<(String, expand::Macro)> = Vec::with_capacity(learned.len());
-    for l in learned {
+    let mut all: Vec<(String, expand::Macro)> = Vec::new();
+    for l in reachable(learned, strict, &known) {
         let mut p = parts(l, reads);
         if p.len() < 2 {
             continue;
@@ -323,6 +367,13 @@ fn environment(
     let known = learn_functions(wanted, passes, &known);
     attach_constants(&mut all, passes);
     let mut macros = Macros::default();
+    // The writers by their templates' words, as they were; then those reached.
+    let before: Vec<(String, Arc<expand::Macro>)> = writers
+        .names
+        .iter()
+        .filter_map(|n| Some((n.clone(), writers.macros.get(n)?.clone())))
+        .collect();
+    macros.extend_shared(&before);
     macros.extend(all);
     macros.set_functions(known);
     let relevant: Vec<String> = strict.iter().cloned().collect();
@@ -330,6 +381,64 @@ fn environment(
         macros.set_properties(store);
     }
     macros
+}
+
+/// The learned macros the strict writers' bodies and the functions `known` name (a
+/// symbol anywhere, quoted too: `(macroexpand '(use-closures) env)`), and those their
+/// bodies name, [`MAX_MACRO_DEPTH`] deep; the last definition of a name.
+fn reachable<'l>(
+    learned: &'l [Learned],
+    strict: &HashSet<String>,
+    known: &HashMap<String, Arc<Function>>,
+) -> Vec<&'l Learned> {
+    let by_name: HashMap<&str, &Learned> = learned.iter().map(|l| (l.name.as_str(), l)).collect();
+    let mut seen: HashSet<&str> = HashSet::new();
+    let mut level: Vec<&str> = strict.iter().map(String::as_str).collect();
+    let mut symbols: HashSet<String> = HashSet::new();
+    for f in known.values() {
+        for b in functions::body(f) {
+            expand::any_node(b, &mut |n| {
+                symbols.extend(n.symbol_name().map(str::to_string));
+                false
+            });
+        }
+    }
+    level.extend(
+        symbols
+            .iter()
+            .map(String::as_str)
+            .filter(|s| by_name.contains_key(s)),
+    );
+    let mut out = Vec::new();
+    for _ in 0..=MAX_MACRO_DEPTH {
+        let mut next: Vec<&str> = Vec::new();
+        for name in level {
+            let Some(l) = by_name.get(name).copied() else {
+                continue;
+            };
+            if !seen.insert(l.name.as_str()) {
+                continue;
+            }
+            out.push(l);
+            // The words of its text that name a learned macro.
+            for word in l.text.split(|c| !is_word(*c)) {
+                let w = String::from_utf8_lossy(word).to_lowercase();
+                if let Some((k, _)) = by_name.get_key_value(w.as_str()) {
+                    next.push(k);
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        level = next;
+    }
+    out
+}
+
+/// Whether `c` may be in a symbol's name as the scope writes it.
+fn is_word(c: u8) -> bool {
+    !c.is_ascii_whitespace() && !matches!(c, b'(' | b')' | b'\'' | b'`' | b',' | b'"' | b';' | b'#')
 }
 
 /// Gives each macro the constant values of the global variables (`*x*`, `+x+`) it

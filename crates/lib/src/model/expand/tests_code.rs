@@ -20,6 +20,9 @@ const SRC: &str = r#"
 (defmacro m1 () `(,(types '((card16 x) (int16 y)))))
 (defmacro m2 () `(,(writer nil)))
 (defmacro m3 () `(,(rounded 5) ,(rounded '(* 2 x))))
+(defmacro m4 (&rest forms)
+  (loop while (keywordp (caar forms)) do `(,@(cdr (pop forms))))
+  `(done))
 "#;
 
 fn expansion(call: &str) -> String {
@@ -51,4 +54,7 @@ fn a_functions_ordinary_code_is_computed() {
     // `constantp` of a number and of a call reading a variable; the project's own macro
     // `wround` called as code, its `the` read through.
     assert_eq!(expansion("(m3)"), "(6 (* 2 x))");
+    // A loop whose test reads what a template's comma pops never sees it change: unknown,
+    // not an iteration to the end of the budget that loses the expansion.
+    assert_eq!(expansion("(m4 (:a 1) (:b 2))"), "(done)");
 }

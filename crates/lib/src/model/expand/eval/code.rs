@@ -88,3 +88,30 @@ pub(crate) fn macro_value(
     }
     Some(Some(template::eval(&expansion, env, budget, depth + 1)?))
 }
+
+/// Whether `forms` assign a variable inside a template's comma (`,@(cdr (pop forms))`):
+/// the evaluator fills a template without assigning, so a loop over such a body would
+/// never see the variable change (consfigurator's `(loop while (keywordp (caar forms))
+/// ...)`): it is unknown instead.
+pub(crate) fn assigns_in_template(forms: &[Val]) -> bool {
+    // (value, inside a template's comma)
+    let mut stack: Vec<(&Val, bool)> = forms.iter().map(|v| (v, false)).collect();
+    while let Some((v, in_comma)) = stack.pop() {
+        match v {
+            Val::Comma(x) | Val::Splice(x) => stack.push((x, true)),
+            Val::List(items) => {
+                if in_comma && v.head().is_some_and(super::control::is_assignment_like) {
+                    return true;
+                }
+                stack.extend(items.iter().map(|i| (i, in_comma)));
+            }
+            Val::Dotted(items, tail) => {
+                stack.extend(items.iter().map(|i| (i, in_comma)));
+                stack.push((tail, in_comma));
+            }
+            Val::Backquote(x) | Val::Quote(x) | Val::Function(x) => stack.push((x, in_comma)),
+            _ => {}
+        }
+    }
+    false
+}

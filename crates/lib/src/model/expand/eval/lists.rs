@@ -39,7 +39,7 @@ pub(crate) fn is_selector(operator: &str) -> bool {
             | "copy-list"
             | "load-time-value"
             | "ensure-list"
-    ) || is_cxr(operator)
+    )
 }
 
 /// `caar`, `cdar`, `cadr`, `caddr` ...: two to four `car`s and `cdr`s in one.
@@ -65,6 +65,9 @@ fn cxr(operator: &str, x: &Val) -> Option<Val> {
 /// Whether [`call`] computes `(operator ...)`.
 pub(crate) fn is_function(operator: &str) -> bool {
     is_selector(operator)
+        // Computed, but not a selector for the names a macro may build (`shape.rs`):
+        // a macro taking `caddr`s of its data is read as one that may build any name.
+        || is_cxr(operator)
         || matches!(
             operator,
             "cons"

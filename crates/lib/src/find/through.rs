@@ -43,6 +43,13 @@ pub(crate) struct Writers {
     macros: Macros,
     /// Where their names may be written.
     finder: Option<super::literal::Finder>,
+    /// Those that write the call only under an operator they compute
+    /// ([`computed`]): their calls call the symbol only when the expansion, computed in
+    /// full, does.
+    strict: HashSet<String>,
+    /// What the strict writers' expansions are computed with ([`computed`]): every
+    /// macro they reach, the functions, constants and properties they read.
+    strict_macros: Macros,
 }
 
 impl Writers {
@@ -96,15 +103,65 @@ pub(crate) fn learn(guard: &Guard, parts: &[ScopePart], search: &mut Search, can
         return;
     }
     let reads = |plus, e: &[u8]| search.reads(plus, e);
-    let work = |file: &LoadedFile| defmacros(&file.bytes, &reads);
-    let mut learned: Vec<_> = search
+    let work = |file: &LoadedFile| {
+        let found = defmacros(&file.bytes, &reads);
+        let local = computed::local_functions(&file.bytes, &found, &reads);
+        (found, local)
+    };
+    let (mut learned, local): (Vec<_>, Vec<_>) = search
         .map_parts(guard, parts, cancel, work)
         .into_iter()
-        .flatten()
-        .collect();
+        .unzip();
+    let mut learned: Vec<Learned> = learned.drain(..).flatten().collect();
+    let local: Vec<_> = local.into_iter().flatten().collect();
     let made = made::learn(guard, parts, search, cancel, &learned);
     learned.extend(made);
-    adopt(learned, search);
+    let writers = {
+        let s: &Search = search;
+        let reads = |plus, e: &[u8]| s.reads(plus, e);
+        let functions = |wanted: &HashSet<String>| {
+            let work =
+                |file: &LoadedFile| expand::functions::learn_any(&file.bytes, wanted, &reads);
+            s.map_parts(guard, parts, cancel, work)
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        let holding = |finder: &super::literal::Finder| {
+            let work = |file: &LoadedFile| defuns_holding(&file.bytes, finder, &reads);
+            s.map_parts(guard, parts, cancel, work)
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        let constants = |wanted: &HashSet<String>| {
+            let work = |file: &LoadedFile| constants_of(&file.bytes, wanted, &reads);
+            s.map_parts(guard, parts, cancel, work)
+                .into_iter()
+                .flatten()
+                .collect()
+        };
+        let properties = |macros: &Macros, relevant: &[String]| {
+            let setters = expand::properties::setters(macros, relevant)?;
+            let work = |file: &LoadedFile| {
+                let mut reads = |plus, e: &[u8]| s.reads(plus, e);
+                expand::properties::of_file(&file.bytes, macros, &setters, &mut reads)
+            };
+            Some(expand::properties::Store::merge(
+                s.map_parts(guard, parts, cancel, work),
+            ))
+        };
+        let passes = computed::Passes {
+            functions: &functions,
+            holding: &holding,
+            constants: &constants,
+            properties: &properties,
+        };
+        adopt(&learned, local, s, &passes)
+    };
+    if let Some(writers) = writers {
+        search.through = writers;
+    }
 }
 
 /// [`learn`] over files already in memory.
@@ -113,32 +170,117 @@ pub(crate) fn learn_in_memory(files: &[(&str, &[u8])], search: &mut Search) {
         return;
     }
     let mut learned = Vec::new();
+    let mut local = Vec::new();
     {
         let reads = |plus, e: &[u8]| search.reads(plus, e);
         for (_, bytes) in files {
-            learned.extend(defmacros(bytes, &reads));
+            let found = defmacros(bytes, &reads);
+            local.extend(computed::local_functions(bytes, &found, &reads));
+            learned.extend(found);
         }
     }
     let made = made::learn_in_memory(files, search, &learned);
     learned.extend(made);
-    adopt(learned, search);
+    let writers = {
+        let s: &Search = search;
+        let reads = |plus, e: &[u8]| s.reads(plus, e);
+        let functions = |wanted: &HashSet<String>| {
+            let each = files
+                .iter()
+                .map(|(_, b)| expand::functions::learn_any(b, wanted, &reads));
+            each.flatten().collect()
+        };
+        let holding = |finder: &super::literal::Finder| {
+            let each = files.iter().map(|(_, b)| defuns_holding(b, finder, &reads));
+            each.flatten().collect()
+        };
+        let constants = |wanted: &HashSet<String>| {
+            let each = files.iter().map(|(_, b)| constants_of(b, wanted, &reads));
+            each.flatten().collect()
+        };
+        let properties = |macros: &Macros, relevant: &[String]| {
+            let setters = expand::properties::setters(macros, relevant)?;
+            let mut reads = |plus, e: &[u8]| s.reads(plus, e);
+            let stores: Vec<_> = files
+                .iter()
+                .map(|(_, b)| expand::properties::of_file(b, macros, &setters, &mut reads))
+                .collect();
+            Some(expand::properties::Store::merge(stores))
+        };
+        let passes = computed::Passes {
+            functions: &functions,
+            holding: &holding,
+            constants: &constants,
+            properties: &properties,
+        };
+        adopt(&learned, local, s, &passes)
+    };
+    if let Some(writers) = writers {
+        search.through = writers;
+    }
 }
 
-/// Keeps the writers among `learned` in `search`, with the searches for their names.
-fn adopt(learned: Vec<Learned>, search: &mut Search) {
+/// The `defun`s of `b` whose text holds a name `finder` looks for and a template.
+fn defuns_holding(
+    b: &[u8],
+    finder: &super::literal::Finder,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> Vec<(String, expand::Function)> {
+    let mut hits: Vec<usize> = memchr::memmem::find_iter(b, b"(defun")
+        .chain(memchr::memmem::find_iter(b, b"(DEFUN"))
+        .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    hits.sort_unstable();
+    let mut out = Vec::new();
+    expand::each_form_holding(b, &hits, &mut |start, end| {
+        let text = &b[start..end];
+        if memchr::memchr(b'`', text).is_none() || !finder.is_match(text) {
+            return;
+        }
+        let names: HashSet<String> = expand::functions::defined_names(text)
+            .0
+            .into_iter()
+            .collect();
+        out.extend(expand::functions::learn_any(text, &names, reads));
+    });
+    out
+}
+
+/// The constant values `b`'s `defvar`, `defparameter` and `defconstant` forms give the
+/// names of `wanted`.
+fn constants_of(
+    b: &[u8],
+    wanted: &HashSet<String>,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> Vec<(String, Val)> {
+    let wanted: HashSet<&str> = wanted.iter().map(String::as_str).collect();
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    expand::globals::constants(b, &wanted, true, &mut reads)
+}
+
+/// The writers among `learned` (and those [`computed`] finds with `passes`), with the
+/// searches for their names; `None` when there is none.
+fn adopt(
+    learned: &[Learned],
+    local: Vec<(String, expand::Function)>,
+    search: &Search,
+    passes: &computed::Passes,
+) -> Option<Writers> {
     let Target::Callers(query) = &search.target else {
-        return;
+        return None;
     };
     let reads = |plus, e: &[u8]| search.reads(plus, e);
-    let writers = writers_of(&learned, query, &reads);
+    let mut writers = writers_of(learned, query, &reads);
+    computed::widen(learned, local, query, &mut writers, &reads, passes);
     if writers.names.is_empty() {
-        return;
+        return None;
     }
-    let mut writers = writers;
     let mut names: Vec<String> = writers.names.iter().cloned().collect();
     names.sort();
     writers.finder = Some(super::literal::Finder::any(&names));
-    search.through = writers;
+    Some(writers)
 }
 
 /// The `defmacro` forms of `b` (at top level or inside a form). Cheap on files without
@@ -343,8 +485,7 @@ fn writers_of(
     }
     let mut writers = Writers {
         names: writes,
-        macros: Macros::default(),
-        finder: None,
+        ..Writers::default()
     };
     writers.macros.extend(macros);
     writers
@@ -448,7 +589,8 @@ pub(crate) fn calls_through(
             continue;
         };
         let name = token_name(&b[site.start..site.end]);
-        if writes(&name, &call, writers, query, budget, 0) {
+        let strict = writers.strict.contains(&name);
+        if writes(&name, &call, writers, query, budget, 0, strict) {
             out.push((site, name));
         }
     }
@@ -541,6 +683,7 @@ fn form_end(
 
 /// Whether the call `call` of the writer macro `name` writes a call of the symbol: its
 /// expansion does, or (not instantiable) its templates do.
+#[allow(clippy::too_many_arguments)]
 fn writes(
     name: &str,
     call: &Val,
@@ -548,21 +691,30 @@ fn writes(
     query: &SymbolQuery,
     budget: &mut Budget,
     depth: usize,
+    strict: bool,
 ) -> bool {
-    let Some(m) = writers.macros.get(name) else {
-        return true;
+    // A strict writer's call (or one its expansion writes) is taken at its
+    // expansion's word only.
+    let strict = strict || writers.strict.contains(name);
+    let table = if strict {
+        &writers.strict_macros
+    } else {
+        &writers.macros
+    };
+    let Some(m) = table.get(name) else {
+        return !strict;
     };
     if budget.spend(call.size()).is_none() {
         return false;
     }
     let call = blank_writer_calls(call, writers);
     let lookup = Lookup {
-        global: &writers.macros,
+        global: table,
         locals: &[],
     };
     match expand::expand_charged(m, &call, &lookup, budget) {
-        Some(expansion) => expansion_calls(&expansion, writers, query, budget, depth),
-        None => true,
+        Some(expansion) => expansion_calls(&expansion, writers, query, budget, depth, strict),
+        None => !strict,
     }
 }
 
@@ -616,6 +768,7 @@ fn expansion_calls(
     query: &SymbolQuery,
     budget: &mut Budget,
     depth: usize,
+    strict: bool,
 ) -> bool {
     let mut text = String::new();
     print(expansion, &mut text);
@@ -646,15 +799,16 @@ fn expansion_calls(
         let Some(call) = read(b, open, close, &mut reads).into_iter().next() else {
             continue;
         };
-        if writes(&name, &call, writers, query, budget, depth + 1) {
+        if writes(&name, &call, writers, query, budget, depth + 1, strict) {
             return true;
         }
     }
     // What the macro computes beyond the pure builders is unknown, and may be the call its
     // templates write (`(let ,bindings ,@writers)`): the templates' word is taken.
-    text.contains(UNKNOWN)
+    !strict && text.contains(UNKNOWN)
 }
 
+mod computed;
 mod made;
 #[cfg(test)]
 mod tests;

@@ -235,3 +235,130 @@ fn a_macro_writing_a_call_of_a_definer_defines_macros_too() {
     // searched name or a macro writing it: `queue-impl` is only built.
     assert!(through(SLOTS, "queue-impl").is_empty());
 }
+
+/// clx's request macros, reduced: `check-put` writes `(,(putify type) ...)` after a
+/// branch on `(macroexpand `(type-check ...) env)` over a global constant; the code
+/// `with-buffer-request-internal` splices is what the project function `get-put-items`
+/// returns, computed with the property `define-accessor` stores and the macros
+/// `wround`/`lround` called as code.
+const CLX: &str = r#"
+(defconstant +type-check?+ nil)
+(defmacro index+ (&rest numbers) `(+ ,@numbers))
+(defmacro type-check (value type)
+  value type
+  (when +type-check?+
+    `(unless (type? ,value ,type)
+       (x-type-error ,value ,type))))
+(defmacro lround (index)
+  `(the array-index (logand (index+ ,index 3) -4)))
+(defmacro wround (index)
+  `(the array-index (logand (index+ ,index 1) -2)))
+(defun xintern (&rest parts)
+  (intern (apply #'concatenate 'string (mapcar #'string parts)) *xlib-package*))
+(defun index-increment (type)
+  (let* ((name (if (consp type) (car type) type))
+	 (increment (get name 'byte-width :not-found)))
+    (when (eq increment :not-found)
+      (when (not (eq (symbol-package name) *xlib-package*))
+	(setq name (xintern name))
+	(setq increment (get name 'byte-width :not-found)))
+      (when (eq increment :not-found)
+	(error "~s isn't a known field accessor" name)))
+    increment))
+(defun putify (name &optional predicate-p)
+  (xintern name '-put (if predicate-p '-predicating "")))
+(defmacro define-accessor (name (width) &body get-put-macros)
+  (let ((put-macro (second get-put-macros)))
+    `(progn
+       (setf (get ',name 'byte-width) ,(and width (floor width 8)))
+       (defmacro ,(putify name) ,(car put-macro)
+	 ,@(cdr put-macro)))))
+(define-accessor int16 (16)
+  ((index) `(read-int16 ,index))
+  ((index thing) `(write-int16 ,index ,thing)))
+(define-accessor card16 (16)
+  ((index) `(read-card16 ,index))
+  ((index thing) `(write-card16 ,index ,thing)))
+(defmacro check-put (index value type &rest args &environment env)
+  (let* ((var (if (or (symbolp value) (constantp value)) value '.value.))
+	 (body
+	   (if (or (null (macroexpand `(type-check ,var ',type) env))
+		   (member type '(or progn pad8 pad16))
+		   (constantp value))
+	       `(,(putify type) ,index ,var ,@args)
+	     (if (get type 'predicating-put)
+		 `(or (,(putify type t) ,index ,var ,@args)
+		      (x-type-error ,var ',(if args `(,type ,@args) type)))
+	       `(if (type? ,var ',type)
+		    (,(putify type) ,index ,var ,@args)
+		  (x-type-error ,var ',(if args `(,type ,@args) type)))))))
+    (if (eq var value)
+	body
+      `(let ((,var ,value))
+	 ,body))))
+(defun get-put-items (index type-args putp &optional body-function)
+  (unless body-function
+    (setq body-function
+	  #'(lambda (type index item args)
+	      `((check-put ,index ,item ,type ,@args)))))
+  (do* ((items type-args (cdr items))
+	(type (caar items) (caar items))
+	(args nil nil)
+	(result nil)
+	(sizes nil))
+       ((endp items) (values result index sizes))
+    (when (consp type)
+      (setq args (cdr type)
+	    type (car type)))
+    (cond ((member type '(return buffer)))
+	  (t (do* ((item (cdar items) (cdr item))
+		   (increment (index-increment type)))
+		  ((endp item))
+	       (when (constantp index)
+		 (case increment
+		   (2 (setq index (wround index)))
+		   (4 (setq index (lround index)))))
+	       (setq result
+		     (append result (funcall body-function type index (car item) args)))
+	       (when (constantp index)
+		 (if (null increment)
+		     (setq index nil)
+		   (progn
+		     (incf index increment)
+		     (when (and increment (zerop increment)) (setq increment 1))
+		     (pushnew (* increment 8) sizes)))))))))
+(defmacro with-buffer-request-internal
+	  ((buffer opcode &key length sizes &allow-other-keys)
+	   &body type-args)
+  (multiple-value-bind (code index item-sizes)
+      (get-put-items 4 type-args t)
+    (let ((length (if length `(index+ ,length +requestsize+) '+requestsize+))
+	  (sizes (remove-duplicates (append '(8 16) item-sizes sizes))))
+      `(with-buffer-output (,buffer :length ,length :sizes ,sizes)
+	 (write-card8 0 ,opcode)
+	 ,@code
+	 ,@(when index
+	     (setq index (lround index))
+	     `((write-card16 2 ,(ceiling index 4))))
+	 (buffer-new-request-number ,buffer)))))
+(defun create-window (w x) (with-buffer-request-internal (w 1) (card16 x)))
+(defun move-window (w y) (with-buffer-request-internal (w 2) (int16 y)))
+"#;
+
+#[test]
+fn a_call_under_an_operator_the_macro_computes_is_found_and_only_that_one() {
+    let internal = || {
+        (
+            "with-buffer-request-internal".to_string(),
+            "with-buffer-request-internal".to_string(),
+        )
+    };
+    // `card16-put`: a name no text spells, computed by `putify`.
+    assert_eq!(through(CLX, "card16-put"), [internal()]);
+    // What `card16-put`'s template writes, under a computed operator: only the call
+    // whose type is `int16` writes `write-int16`.
+    assert_eq!(through(CLX, "write-int16"), [internal()]);
+    assert_eq!(through(CLX, "write-card16").len(), 2);
+    // `check-put`, written by the code the function returns: both.
+    assert_eq!(through(CLX, "check-put"), [internal(), internal()]);
+}

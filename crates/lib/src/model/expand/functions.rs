@@ -103,6 +103,25 @@ pub(crate) fn learn(
     wanted: &HashSet<String>,
     reads: &dyn Fn(bool, &[u8]) -> bool,
 ) -> Vec<(String, Function)> {
+    learn_of(b, wanted, reads, true)
+}
+
+/// [`learn`], whatever the function's body ends in: for code a macro splices (clx's
+/// `get-put-items`), whose helpers may end in a variable.
+pub(crate) fn learn_any(
+    b: &[u8],
+    wanted: &HashSet<String>,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+) -> Vec<(String, Function)> {
+    learn_of(b, wanted, reads, false)
+}
+
+fn learn_of(
+    b: &[u8],
+    wanted: &HashSet<String>,
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+    computing: bool,
+) -> Vec<(String, Function)> {
     let mut hits: Vec<usize> = defun_hits(b)
         .filter(|&h| name_after(b, h).is_some_and(|n| wanted.contains(&n)))
         .collect();
@@ -111,14 +130,19 @@ pub(crate) fn learn(
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     super::each_form_holding(b, &hits, &mut |start, end| {
         for form in read(b, start, end, &mut reads) {
-            collect_defuns(&form, wanted, &mut out);
+            collect_defuns(&form, wanted, computing, &mut out);
         }
     });
     out
 }
 
 /// The wanted `defun` forms inside `form`, outside quoted data.
-fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, Function)>) {
+fn collect_defuns(
+    form: &Val,
+    wanted: &HashSet<String>,
+    computing: bool,
+    out: &mut Vec<(String, Function)>,
+) {
     let mut stack = vec![form];
     while let Some(v) = stack.pop() {
         let Val::List(items) = v else { continue };
@@ -126,7 +150,7 @@ fn collect_defuns(form: &Val, wanted: &HashSet<String>, out: &mut Vec<(String, F
             let name = items.get(1).and_then(Val::symbol_name);
             let lambda_list = items.get(2);
             if let (Some(name), Some(lambda_list)) = (name, lambda_list) {
-                if wanted.contains(name) && computes(&items[3..]) {
+                if wanted.contains(name) && (!computing || computes(&items[3..])) {
                     let function = Function {
                         lambda_list: lambda_list.clone(),
                         body: items[3..].to_vec(),
@@ -213,6 +237,11 @@ pub(crate) fn called(body: &[Val]) -> HashSet<String> {
         }
     }
     out
+}
+
+/// `f`'s body.
+pub(crate) fn body(f: &Function) -> &[Val] {
+    &f.body
 }
 
 /// Whether `f`'s body writes a `def...` form (its caller's expansion may define it).

@@ -347,6 +347,11 @@ impl Macros {
         self.map.is_empty()
     }
 
+    /// The project functions the expansions call from now on (`find/through/computed.rs`).
+    pub(crate) fn set_functions(&mut self, found: functions::Functions) {
+        self.functions = Arc::new(found);
+    }
+
     /// The symbol properties `get` reads in the expansions from now on.
     pub(crate) fn set_properties(&mut self, store: properties::Store) {
         self.properties = Some(Arc::new(store));
@@ -548,7 +553,7 @@ fn writes_definer(v: &Val) -> bool {
     any_node(v, &mut |n| n.head().is_some_and(|h| h.starts_with("def")))
 }
 
-fn any_node(v: &Val, f: &mut dyn FnMut(&Val) -> bool) -> bool {
+pub(crate) fn any_node(v: &Val, f: &mut dyn FnMut(&Val) -> bool) -> bool {
     let mut stack = vec![v];
     while let Some(n) = stack.pop() {
         if f(n) {
@@ -1128,6 +1133,8 @@ pub(crate) fn read_form(
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_code;
 #[cfg(test)]
 mod tests_forms;
 #[cfg(test)]

@@ -41,6 +41,12 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
             (**q).clone()
         }
         Val::Backquote(t) => fill(t, env, budget, depth + 1)?,
+        // `#'(lambda ...)`: the function, called where it is given (`#'name` stays
+        // unknown: nibbles' read-time loops would make `defknown`s SBCL does not record).
+        Val::Function(f) if f.head() == Some("lambda") => {
+            budget.spend(f.size())?;
+            x.clone()
+        }
         Val::List(items) => match items.split_first() {
             Some((head, args)) => match head.symbol_name() {
                 Some(op) if builders::is_builder(op) => {
@@ -64,6 +70,9 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                     let values = values(args, env, budget, depth + 1)?;
                     eval::context::call(op, &values, env, budget)?
                 }
+                Some(op) if eval::code::is_form(op) => {
+                    eval::code::value(op, args, env, budget, depth + 1)?
+                }
                 Some("get") if env.properties.is_some() => {
                     let values = values(args, env, budget, depth + 1)?;
                     super::properties::get(env, &values, budget)?
@@ -73,7 +82,7 @@ pub(crate) fn eval(x: &Val, env: &Env, budget: &mut Budget, depth: usize) -> Opt
                         let values = values(args, env, budget, depth + 1)?;
                         super::call_function(&f, values, env, budget, depth + 1)?
                     }
-                    None => Val::Unknown,
+                    None => eval::code::macro_value(x, env, budget, depth)?.unwrap_or(Val::Unknown),
                 },
                 _ => Val::Unknown,
             },
@@ -317,6 +326,12 @@ fn values(args: &[Val], env: &Env, budget: &mut Budget, depth: usize) -> Option<
 /// The value of the function `f` (as written: `#'name`, `'name`, `#'(lambda ...)`,
 /// `(lambda ...)`) called with `args`; unknown for any other function.
 fn call(f: &Val, args: Vec<Val>, env: &Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    // A variable holding a function (`(funcall body-function ...)`).
+    let held = match f {
+        Val::Sym(w) => env.get(&w.name).cloned(),
+        _ => None,
+    };
+    let f = held.as_ref().unwrap_or(f);
     let designator = match f {
         Val::Function(x) | Val::Quote(x) => &**x,
         _ if f.head() == Some("lambda") => f,

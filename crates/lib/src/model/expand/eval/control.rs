@@ -36,6 +36,15 @@ pub(crate) fn is_assignment(operator: &str) -> bool {
     matches!(operator, "setq" | "setf" | "push" | "pop" | "incf" | "decf")
 }
 
+/// [`is_assignment`], and the other operators that assign a place.
+pub(crate) fn is_assignment_like(operator: &str) -> bool {
+    is_assignment(operator)
+        || matches!(
+            operator,
+            "pushnew" | "shiftf" | "rotatef" | "psetf" | "psetq"
+        )
+}
+
 /// An unknown value, after which the local variables that `forms` may assign are unknown
 /// too (a branch not known to be taken, or not, may have assigned them).
 pub(crate) fn unknown_after(forms: &[Val], env: &mut Env) -> Option<Val> {

@@ -42,9 +42,32 @@ pub(crate) fn is_selector(operator: &str) -> bool {
     )
 }
 
+/// `caar`, `cdar`, `cadr`, `caddr` ...: two to four `car`s and `cdr`s in one.
+fn is_cxr(operator: &str) -> bool {
+    let b = operator.as_bytes();
+    (4..=6).contains(&b.len())
+        && b[0] == b'c'
+        && b[b.len() - 1] == b'r'
+        && b[1..b.len() - 1].iter().all(|c| matches!(c, b'a' | b'd'))
+}
+
+/// `(cXXr x)`: the `car`s and `cdr`s of its letters, the last letter first.
+fn cxr(operator: &str, x: &Val) -> Option<Val> {
+    let letters = &operator.as_bytes()[1..operator.len() - 1];
+    let mut v = x.clone();
+    for c in letters.iter().rev() {
+        let (car, cdr) = split(&v)?;
+        v = if *c == b'a' { car } else { cdr };
+    }
+    Some(v)
+}
+
 /// Whether [`call`] computes `(operator ...)`.
 pub(crate) fn is_function(operator: &str) -> bool {
     is_selector(operator)
+        // Computed, but not a selector for the names a macro may build (`shape.rs`):
+        // a macro taking `caddr`s of its data is read as one that may build any name.
+        || is_cxr(operator)
         || matches!(
             operator,
             "cons"
@@ -257,6 +280,7 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Option<Val> {
             _ => return None,
         },
         "car" | "first" => split(one()?)?.0,
+        _ if is_cxr(operator) => cxr(operator, one()?)?,
         "cdr" | "rest" => split(one()?)?.1,
         "second" | "third" | "fourth" | "fifth" => {
             let k = ["second", "third", "fourth", "fifth"]

@@ -73,6 +73,9 @@ struct Parsed<'a> {
 /// the budget is spent.
 pub(crate) fn value(args: &[Val], env: &mut Env, budget: &mut Budget, depth: usize) -> Option<Val> {
     budget.spend(args.len())?;
+    if super::code::assigns_in_template(args) {
+        return super::control::unknown_after(args, env);
+    }
     let Some(parsed) = parse(args) else {
         return super::control::unknown_after(args, env);
     };

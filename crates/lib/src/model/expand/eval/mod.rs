@@ -11,6 +11,7 @@
 
 pub(crate) mod alexandria;
 pub(crate) mod cffi;
+pub(crate) mod code;
 pub(crate) mod context;
 pub(crate) mod control;
 pub(crate) mod destructure;

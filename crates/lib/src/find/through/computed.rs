@@ -80,7 +80,7 @@ pub(super) fn widen(
     if heads.is_empty() {
         return;
     }
-    let mut known: HashMap<String, Arc<Function>> = HashMap::new();
+    let mut known = functions::Functions::default();
     for (name, f) in local {
         known.insert(name, Arc::new(f));
     }
@@ -199,8 +199,8 @@ fn operator_expressions(text: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec
 fn learn_functions(
     mut wanted: HashSet<String>,
     passes: &Passes,
-    known: &HashMap<String, Arc<Function>>,
-) -> HashMap<String, Arc<Function>> {
+    known: &functions::Functions,
+) -> functions::Functions {
     let mut out = known.clone();
     for _ in 0..functions::MAX_ROUNDS {
         wanted.retain(|n| functions::may_be_project(n) && !out.contains_key(n));
@@ -219,7 +219,7 @@ fn learn_functions(
 
 /// The quoted symbols' names and the strings (folded) of `expression` and of the bodies
 /// of the functions it calls, however deep among `known`.
-fn literal_parts(expression: &Val, known: &HashMap<String, Arc<Function>>) -> Vec<(String, bool)> {
+fn literal_parts(expression: &Val, known: &functions::Functions) -> Vec<(String, bool)> {
     let mut out: HashSet<(String, bool)> = HashSet::new();
     let mut seen: HashSet<&str> = HashSet::new();
     let mut stack: Vec<&Val> = vec![expression];
@@ -338,7 +338,7 @@ fn environment(
     learned: &[Learned],
     reads: &dyn Fn(bool, &[u8]) -> bool,
     strict: &HashSet<String>,
-    known: HashMap<String, Arc<Function>>,
+    known: functions::Functions,
     writers: &Writers,
     passes: &Passes,
 ) -> Macros {
@@ -389,7 +389,7 @@ fn environment(
 fn reachable<'l>(
     learned: &'l [Learned],
     strict: &HashSet<String>,
-    known: &HashMap<String, Arc<Function>>,
+    known: &functions::Functions,
 ) -> Vec<&'l Learned> {
     let by_name: HashMap<&str, &Learned> = learned.iter().map(|l| (l.name.as_str(), l)).collect();
     let mut seen: HashSet<&str> = HashSet::new();

@@ -78,6 +78,33 @@ fn families() -> Vec<(&'static str, Family)> {
         ("an unclosed form", |n| {
             wrapped("(defun foo (", "(foo (", "", n)
         }),
+        ("computed operators nested in one template", |n| {
+            let k = n / 20;
+            let mut v = b"(defmacro w (x) `".to_vec();
+            v.extend("(,(foo-of x) ".repeat(k).bytes());
+            v.extend(")".repeat(k).bytes());
+            v.extend(b")\n(w 1)\n");
+            v
+        }),
+        ("computed operators that never close", |n| {
+            wrapped("(defmacro w (x) `", "(,(foo-of x ", "", n)
+        }),
+        ("many computed operators, many writers", |n| {
+            // Heads that never match, compared with a level of writers as large.
+            let k = n / 120;
+            let mut v =
+                b"(defmacro w0 (x) `(,(intern (concatenate 'string \"F\" \"OO\")) ,x))\n".to_vec();
+            for i in 0..k {
+                v.extend(
+                    format!(
+                        "(defmacro a{i} (x) `(,(intern (concatenate 'string \"Z\" \"QQ\")) ,x))\n(defmacro b{i} (x) `(w0 ,x))\n"
+                    )
+                    .bytes(),
+                );
+            }
+            v.extend(b"(b0 1)\n");
+            v
+        }),
         ("reader conditionals", |n| {
             wrapped(
                 "(defun foo () ",

@@ -27,6 +27,12 @@ use std::sync::Arc;
 /// Literal parts shorter than this match too many names to tell anything.
 const MIN_PART: usize = 2;
 
+/// Comparisons of a computed operator's parts with the names it may write, per byte of
+/// the scope's macro text: every head is compared with every name at each level, which
+/// a scope made of many such macros would make quadratic; past this budget no more
+/// writers are added (fewer callers listed, none wrong) and the search stays linear.
+const COMPARISONS_PER_BYTE: usize = 16;
+
 /// Global variables' constant values.
 type Values = Vec<(String, Val)>;
 /// Named functions, as learned.
@@ -94,20 +100,22 @@ pub(super) fn widen(
         .collect();
     let mut names: HashSet<String> = writers.names.clone();
     names.insert(query.name.clone());
-    if !heads.iter().any(|h| h.may_write_any(&names)) {
-        return;
-    }
+    let text: usize = learned.iter().map(|l| l.text.len()).sum();
+    let mut comparisons = text.saturating_mul(COMPARISONS_PER_BYTE);
     // The code-writing functions: those whose text holds the name of a macro computing
     // an operator that may be one of these names.
     let mut spelled: Vec<String> = heads
         .iter()
-        .filter(|h| h.may_write_any(&names))
+        .filter(|h| h.may_write_any(&names, &mut comparisons))
         .map(|h| h.macro_name.clone())
         .collect();
+    if spelled.is_empty() {
+        return;
+    }
     spelled.sort();
     spelled.dedup();
     let writing: Vec<(String, Function)> = (passes.holding)(&Finder::any(&spelled));
-    let strict = levels(learned, reads, &heads, &writing, names);
+    let strict = levels(learned, reads, &heads, &writing, names, &mut comparisons);
     if strict.is_empty() {
         return;
     }
@@ -163,7 +171,13 @@ impl Head {
     /// Whether the computed operator may be one of `names`: a name holding a piece
     /// (`-put`, `make-`: a part that starts or ends with `-`, or a string), or equal to a
     /// whole quoted symbol (`'string`).
-    fn may_write_any(&self, names: &HashSet<String>) -> bool {
+    fn may_write_any(&self, names: &HashSet<String>, comparisons: &mut usize) -> bool {
+        let cost = names.len().saturating_mul(self.parts.len());
+        let Some(left) = comparisons.checked_sub(cost) else {
+            *comparisons = 0;
+            return false;
+        };
+        *comparisons = left;
         names.iter().any(|n| {
             self.parts.iter().any(|(p, piece)| match piece {
                 true => n.contains(p.as_str()),
@@ -179,11 +193,16 @@ fn operator_expressions(text: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     let mut budget = expand::Budget::new(usize::MAX);
     let mut out = Vec::new();
-    for at in memchr::memmem::find_iter(text, b"(,(") {
+    // Each byte is read once: the search goes on after the expression read (a computed
+    // operator inside another's expression is not looked for), and stops at one that
+    // does not close (any later one would be read to the end of the text again).
+    let mut from = 0;
+    while let Some(at) = memchr::memmem::find(&text[from..], b"(,(").map(|i| from + i) {
         let open = at + 2;
         let Some(end) = super::form_end(text, open, text.len(), &mut reads, &mut budget) else {
-            continue;
+            break;
         };
+        from = end;
         out.extend(
             expand::datum::read(text, open, end, &mut reads)
                 .into_iter()
@@ -273,15 +292,16 @@ fn levels(
     heads: &[Head],
     writing: &[(String, Function)],
     mut names: HashSet<String>,
+    comparisons: &mut usize,
 ) -> HashSet<String> {
     let mut strict: HashSet<String> = HashSet::new();
     let mut writes_of: HashMap<usize, Writes> = HashMap::new();
     let mut code_writers: HashSet<&str> = HashSet::new();
     for _ in 0..MAX_MACRO_DEPTH {
-        let mut added: Vec<String> = Vec::new();
+        let mut added: HashSet<String> = HashSet::new();
         for h in heads {
-            if !names.contains(&h.macro_name) && h.may_write_any(&names) {
-                added.push(h.macro_name.clone());
+            if !names.contains(&h.macro_name) && h.may_write_any(&names, comparisons) {
+                added.insert(h.macro_name.clone());
             }
         }
         for (name, f) in writing {
@@ -294,7 +314,7 @@ fn levels(
             }
         }
         let finder = {
-            let mut level: Vec<String> = added.clone();
+            let mut level: Vec<String> = added.iter().cloned().collect();
             level.extend(code_writers.iter().map(|s| s.to_string()));
             level.extend(strict.iter().cloned());
             (!level.is_empty()).then(|| Finder::any(&level))
@@ -314,12 +334,10 @@ fn levels(
                     .any(|(n, setf)| !setf && (strict.contains(n) || added.contains(n)));
                 let by_function = called.iter().any(|n| code_writers.contains(n.as_str()));
                 if by_template || by_function {
-                    added.push(l.name.clone());
+                    added.insert(l.name.clone());
                 }
             }
         }
-        added.sort();
-        added.dedup();
         added.retain(|n| !names.contains(n));
         if added.is_empty() {
             break;

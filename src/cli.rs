@@ -606,6 +606,10 @@ fn run_read(args: ReadArgs) -> io::Result<ExitCode> {
             serde_json::to_writer(&mut out, &result)?;
             out.write_all(b"\n")?;
             out.flush()?;
+            // As in text: the JSON line is the result, the cut and how to go on a note.
+            if let Some(note) = tool::byte_window_note(&request, &result) {
+                eprintln!("{note}");
+            }
             Ok(failed(&result))
         }
         Ok(result) => {

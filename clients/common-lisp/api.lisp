@@ -217,7 +217,8 @@ STRATEGY: :DEFAULT (the views), :COMPLETE (the whole text, up to the size cap),
 directory or an .asd file. :META holds :TOTAL-FORMS,
 :EXPANDED-FORMS, :TRUNCATED, :NEXT-OFFSET, :TOTAL-LINES, :BYTE-LENGTH, :MTIME-MS,
 :DIAGNOSTICS (a list of plists) and, for a file that is not UTF-8,
-:FALLBACK-ENCODING. A failure signals READER-ERROR with the program's code; a bad
+:FALLBACK-ENCODING. A byte window that stops short of the end asked (at the size cap)
+adds :NOTICE, the note that says so with the hint that reads on. A failure signals READER-ERROR with the program's code; a bad
 argument (or root) is refused before anything is sent, as READER-ERROR
 INVALID_ARGUMENT, and a bad *TRANSPORT*, *TIMEOUT* or *EXTRA-ARGUMENTS* as
 CONFIGURATION-ERROR."

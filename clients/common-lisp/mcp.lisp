@@ -362,12 +362,27 @@ its structured result, parsed; a tool error becomes a READER-ERROR."
                                         (tool-text result))))
     ;; The view is said once, as the text content (docs/mcp.md#results): put it back
     ;; where the result had it, after "mode".
-    (if (and (consp structured) (null (assoc "content" structured :test #'string=)))
-        (loop for cell in structured
-              collect cell
-              when (string= (car cell) "mode")
-                collect (cons "content" (view-text result)))
-        structured)))
+    (let ((structured
+            (if (and (consp structured) (null (assoc "content" structured :test #'string=)))
+                (loop for cell in structured
+                      collect cell
+                      when (string= (car cell) "mode")
+                        collect (cons "content" (view-text result)))
+                structured))
+          (notice (notice-text result)))
+      ;; Parsed objects list their keys last first: the notice ends the property list.
+      (if (and (consp structured) notice)
+          (acons "notice" notice structured)
+          structured))))
+
+(defun notice-text (result)
+  "The text blocks of the tool RESULT after the view (a byte window cut short of the end
+asked says so, with the hint that reads on), concatenated, or NIL when there are none."
+  (let ((texts (loop for item across (or (json-get result "content") #())
+                     for text = (json-get item "text")
+                     when text collect text)))
+    (when (rest texts)
+      (format nil "~{~A~}" (rest texts)))))
 
 (defun view-text (result)
   "The view: the first text content of the tool RESULT (a byte window cut short of the

@@ -240,7 +240,12 @@ READER-ERROR INVALID_ARGUMENT with the program's words."
              (error 'reader-error :code (json-get failure "code")
                                   :path (json-get object "path")
                                   :message (json-get failure "message")))
-           object))
+           ;; What the program said beside the result (a byte window cut short of the end
+           ;; asked, with the hint that reads on), as over MCP.
+           (let ((notice (string-trim '(#\Newline) (or errors ""))))
+             (if (and (consp object) (plusp (length notice)))
+                 (acons "notice" notice object)
+                 object))))
         (2 (invalid-argument nil "~A" (string-trim '(#\Newline) (first-line-of errors))))
         (t (error 'server-failure :roots roots
                                   :message (format nil "exit status ~A~@[: ~A~]" status

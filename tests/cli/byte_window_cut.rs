@@ -50,3 +50,23 @@ fn a_window_cut_at_the_cap_says_how_to_continue() {
     assert_eq!(whole.as_bytes(), &demo[9..64]);
     assert_eq!(stderr, "");
 }
+
+#[test]
+fn with_json_the_cut_is_said_on_stderr_too() {
+    let (stdout, stderr) = run(&[
+        "--json",
+        "--max-file-bytes",
+        "10",
+        "--bytes",
+        "9..64",
+        "fixtures/demo/demo.lisp",
+    ]);
+    let result: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["meta"]["truncated"], true, "{stdout}");
+    assert!(
+        stderr.contains("Use --bytes 19..64 to continue."),
+        "{stderr}"
+    );
+    let (_, stderr) = run(&["--json", "--bytes", "9..64", "fixtures/demo/demo.lisp"]);
+    assert_eq!(stderr, "");
+}

@@ -66,6 +66,8 @@
     (lisp-read-file:read-file 10000 "api.lisp" :limit 3 :strategy (:line-range 1))
     (lisp-read-file:read-file 10000 "notes.txt" :content-pattern "TODO" :limit 2)
     (lisp-read-file:read-file 10000 "long.txt")
+    ;; A byte window cut at the cap: its hint is in :NOTICE, the content being the bytes.
+    (lisp-read-file:read-file 10000 "big.lisp" :strategy (:byte-range 0 20000))
     ;; A text file over the cap is grepped streamed: its page continues.
     (lisp-read-file:read-file 100 "notes.txt" :content-pattern "TODO" :limit 2)
     (lisp-read-file:read-file 10000 "notes.txt" :content-pattern "TODO" :limit 2
@@ -176,7 +178,10 @@ for a hint that names where the result lists the skipped files."
                              (case (format nil "~S ~S ~S ~S" transport function path
                                            arguments))
                              (result (call-case function path arguments))
-                             (text (if (consp result) (getf result :content) ""))
+                             (text (if (consp result)
+                                       (concatenate 'string (getf result :content)
+                                                    (or (getf result :notice) ""))
+                                       ""))
                              (hints (loop for note in (notes text)
                                           for dropped = (dropped-keywords note)
                                           append (mapcar (lambda (h) (cons dropped h))

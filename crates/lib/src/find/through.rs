@@ -96,115 +96,85 @@ pub(crate) fn wanted(search: &Search) -> bool {
     matches!(search.target, Target::Callers(_))
 }
 
+/// The scope's files, for the passes that read them again: through the guard (a scope
+/// on disk), or already in memory (an editor's buffers).
+enum Files<'a> {
+    Scope {
+        guard: &'a Guard,
+        parts: &'a [ScopePart],
+        cancel: &'a CancelToken,
+    },
+    Memory(&'a [(&'a str, &'a [u8])]),
+}
+
+impl Files<'_> {
+    /// `work` over the bytes of each file, in order.
+    fn map<R: Send>(&self, search: &Search, work: impl Fn(&[u8]) -> R + Sync) -> Vec<R> {
+        match self {
+            Files::Scope {
+                guard,
+                parts,
+                cancel,
+            } => search.map_parts(guard, parts, cancel, |file: &LoadedFile| work(&file.bytes)),
+            Files::Memory(files) => files.iter().map(|(_, b)| work(b)).collect(),
+        }
+    }
+
+    /// [`Files::map`] of a pass that finds several things per file, flattened.
+    fn flat_map<T: Send>(&self, search: &Search, work: impl Fn(&[u8]) -> Vec<T> + Sync) -> Vec<T> {
+        self.map(search, work).into_iter().flatten().collect()
+    }
+}
+
 /// Learns the macros of `parts` that may write a call of the searched symbol into
 /// `search.through`, with the searches for their names.
 pub(crate) fn learn(guard: &Guard, parts: &[ScopePart], search: &mut Search, cancel: &CancelToken) {
-    if !wanted(search) {
-        return;
-    }
-    let reads = |plus, e: &[u8]| search.reads(plus, e);
-    let work = |file: &LoadedFile| {
-        let found = defmacros(&file.bytes, &reads);
-        let local = computed::local_functions(&file.bytes, &found, &reads);
-        (found, local)
+    let files = Files::Scope {
+        guard,
+        parts,
+        cancel,
     };
-    let (mut learned, local): (Vec<_>, Vec<_>) = search
-        .map_parts(guard, parts, cancel, work)
-        .into_iter()
-        .unzip();
-    let mut learned: Vec<Learned> = learned.drain(..).flatten().collect();
-    let local: Vec<_> = local.into_iter().flatten().collect();
-    let made = made::learn(guard, parts, search, cancel, &learned);
-    learned.extend(made);
-    let writers = {
-        let s: &Search = search;
-        let reads = |plus, e: &[u8]| s.reads(plus, e);
-        let functions = |wanted: &HashSet<String>| {
-            let work =
-                |file: &LoadedFile| expand::functions::learn_any(&file.bytes, wanted, &reads);
-            s.map_parts(guard, parts, cancel, work)
-                .into_iter()
-                .flatten()
-                .collect()
-        };
-        let holding = |finder: &super::literal::Finder| {
-            let work = |file: &LoadedFile| defuns_holding(&file.bytes, finder, &reads);
-            s.map_parts(guard, parts, cancel, work)
-                .into_iter()
-                .flatten()
-                .collect()
-        };
-        let constants = |wanted: &HashSet<String>| {
-            let work = |file: &LoadedFile| constants_of(&file.bytes, wanted, &reads);
-            s.map_parts(guard, parts, cancel, work)
-                .into_iter()
-                .flatten()
-                .collect()
-        };
-        let properties = |macros: &Macros, relevant: &[String]| {
-            let setters = expand::properties::setters(macros, relevant)?;
-            let work = |file: &LoadedFile| {
-                let mut reads = |plus, e: &[u8]| s.reads(plus, e);
-                expand::properties::of_file(&file.bytes, macros, &setters, &mut reads)
-            };
-            Some(expand::properties::Store::merge(
-                s.map_parts(guard, parts, cancel, work),
-            ))
-        };
-        let passes = computed::Passes {
-            functions: &functions,
-            holding: &holding,
-            constants: &constants,
-            properties: &properties,
-        };
-        adopt(&learned, local, s, &passes)
-    };
-    if let Some(writers) = writers {
-        search.through = writers;
-    }
+    learn_from(&files, search);
 }
 
 /// [`learn`] over files already in memory.
 pub(crate) fn learn_in_memory(files: &[(&str, &[u8])], search: &mut Search) {
+    learn_from(&Files::Memory(files), search);
+}
+
+fn learn_from(files: &Files, search: &mut Search) {
     if !wanted(search) {
         return;
     }
-    let mut learned = Vec::new();
-    let mut local = Vec::new();
-    {
-        let reads = |plus, e: &[u8]| search.reads(plus, e);
-        for (_, bytes) in files {
-            let found = defmacros(bytes, &reads);
-            local.extend(computed::local_functions(bytes, &found, &reads));
-            learned.extend(found);
-        }
-    }
-    let made = made::learn_in_memory(files, search, &learned);
-    learned.extend(made);
     let writers = {
         let s: &Search = search;
         let reads = |plus, e: &[u8]| s.reads(plus, e);
+        let (learned, local): (Vec<_>, Vec<_>) = files
+            .map(s, |b| {
+                let found = defmacros(b, &reads);
+                let local = computed::local_functions(b, &found, &reads);
+                (found, local)
+            })
+            .into_iter()
+            .unzip();
+        let mut learned: Vec<Learned> = learned.into_iter().flatten().collect();
+        let local: Vec<_> = local.into_iter().flatten().collect();
+        let made = made::learn(files, s, &learned);
+        learned.extend(made);
         let functions = |wanted: &HashSet<String>| {
-            let each = files
-                .iter()
-                .map(|(_, b)| expand::functions::learn_any(b, wanted, &reads));
-            each.flatten().collect()
+            files.flat_map(s, |b| expand::functions::learn_any(b, wanted, &reads))
         };
         let holding = |finder: &super::literal::Finder| {
-            let each = files.iter().map(|(_, b)| defuns_holding(b, finder, &reads));
-            each.flatten().collect()
+            files.flat_map(s, |b| defuns_holding(b, finder, &reads))
         };
-        let constants = |wanted: &HashSet<String>| {
-            let each = files.iter().map(|(_, b)| constants_of(b, wanted, &reads));
-            each.flatten().collect()
-        };
+        let constants =
+            |wanted: &HashSet<String>| files.flat_map(s, |b| constants_of(b, wanted, &reads));
         let properties = |macros: &Macros, relevant: &[String]| {
             let setters = expand::properties::setters(macros, relevant)?;
-            let mut reads = |plus, e: &[u8]| s.reads(plus, e);
-            let stores: Vec<_> = files
-                .iter()
-                .map(|(_, b)| expand::properties::of_file(b, macros, &setters, &mut reads))
-                .collect();
+            let stores = files.map(s, |b| {
+                let mut reads = |plus, e: &[u8]| s.reads(plus, e);
+                expand::properties::of_file(b, macros, &setters, &mut reads)
+            });
             Some(expand::properties::Store::merge(stores))
         };
         let passes = computed::Passes {

@@ -12,11 +12,9 @@
 //! only when a definer exists; only the files holding a definer's name are read, and a
 //! file's instantiations share its step budget ([`Budget::for_file`]).
 
-use super::{collect, Learned};
-use crate::cancel::CancelToken;
+use super::{collect, Files, Learned};
 use crate::find::literal::{Finder, Haystack};
-use crate::find::{ScopePart, Search, Target};
-use crate::guard::{Guard, LoadedFile};
+use crate::find::{Search, Target};
 use crate::model::expand::datum::{read, Val};
 use crate::model::expand::{self, functions, Budget, Lookup, Macros};
 use std::collections::HashSet;
@@ -35,20 +33,13 @@ struct Definers {
     holding: HashSet<String>,
 }
 
-/// The macros the definers among `learned` define in the files of `parts`, learned.
-pub(super) fn learn(
-    guard: &Guard,
-    parts: &[ScopePart],
-    search: &Search,
-    cancel: &CancelToken,
-    learned: &[Learned],
-) -> Vec<Learned> {
+/// The macros the definers among `learned` define in `files`, learned.
+pub(super) fn learn(files: &Files, search: &Search, learned: &[Learned]) -> Vec<Learned> {
     let reads = |plus, e: &[u8]| search.reads(plus, e);
     let Some(mut definers) = definers(learned, search, &reads) else {
         return Vec::new();
     };
-    let work = |file: &LoadedFile| calls_in(&file.bytes, &definers, &reads);
-    let mut calls = search.map_parts(guard, parts, cancel, work);
+    let mut calls = files.map(search, |b| calls_in(b, &definers, &reads));
     calls.retain(|c| !c.1.is_empty());
     if calls.is_empty() {
         return Vec::new();
@@ -58,42 +49,7 @@ pub(super) fn learn(
         .flat_map(|c| c.1.iter().map(|(n, _)| n.as_str()))
         .collect();
     learn_functions(&mut definers, &called, &|wanted| {
-        let work = |file: &LoadedFile| functions::learn(&file.bytes, wanted, &reads);
-        search
-            .map_parts(guard, parts, cancel, work)
-            .into_iter()
-            .flatten()
-            .collect()
-    });
-    calls
-        .into_iter()
-        .flat_map(|(size, calls)| made_by(size, calls, &definers))
-        .collect()
-}
-
-/// [`learn`] over files already in memory.
-pub(super) fn learn_in_memory(
-    files: &[(&str, &[u8])],
-    search: &Search,
-    learned: &[Learned],
-) -> Vec<Learned> {
-    let reads = |plus, e: &[u8]| search.reads(plus, e);
-    let Some(mut definers) = definers(learned, search, &reads) else {
-        return Vec::new();
-    };
-    let calls: Vec<_> = files
-        .iter()
-        .map(|(_, b)| calls_in(b, &definers, &reads))
-        .collect();
-    let called: HashSet<&str> = calls
-        .iter()
-        .flat_map(|c| c.1.iter().map(|(n, _)| n.as_str()))
-        .collect();
-    learn_functions(&mut definers, &called, &|wanted| {
-        files
-            .iter()
-            .flat_map(|(_, b)| functions::learn(b, wanted, &reads))
-            .collect()
+        files.flat_map(search, |b| functions::learn(b, wanted, &reads))
     });
     calls
         .into_iter()

@@ -70,3 +70,25 @@ fn with_json_the_cut_is_said_on_stderr_too() {
     let (_, stderr) = run(&["--json", "--bytes", "9..64", "fixtures/demo/demo.lisp"]);
     assert_eq!(stderr, "");
 }
+
+#[test]
+fn a_cap_smaller_than_a_character_says_so_instead_of_the_same_window() {
+    let dir = std::env::temp_dir().join(format!("lrf-byte-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("u.lisp");
+    std::fs::write(&file, "\u{e9}(defun f () 1)\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["--max-file-bytes", "1", "--bytes", "0..10"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.stdout.is_empty(), "{out:?}");
+    assert!(
+        stderr.contains("Showing no bytes of the 0..10 asked")
+            && stderr.contains("raise the cap with --max-file-bytes"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--bytes 0..10"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

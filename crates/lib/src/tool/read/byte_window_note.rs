@@ -25,6 +25,14 @@ pub fn byte_window_note(request: &ReadRequest, result: &ReadResult) -> Option<St
     if !result.meta.truncated || shown_end >= asked_end {
         return None;
     }
+    if shown_end <= start {
+        // Not one character fits: continuing at `start` would give the same window.
+        return Some(format!(
+            "[Showing no bytes of the {start}..{asked_end} asked: the character at byte \
+             {start} is longer than the size cap; {}.]",
+            request.hints.render(&Hint::SizeCap)
+        ));
+    }
     Some(format!(
         "[Showing bytes {start}..{shown_end} of the {start}..{asked_end} asked: a window \
          holds at most the size cap, and ends on a character boundary. Use {} to continue.]",

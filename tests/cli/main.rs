@@ -11,6 +11,7 @@ mod common;
 mod byte_window_cut;
 mod callers;
 mod cli;
+mod collection_budget;
 mod escaped_path_note;
 mod exit_status;
 mod find_answers;

@@ -174,7 +174,7 @@ pub(crate) fn map_files(
 ) -> Vec<Result<Arc<Learned>, ToolError>> {
     let mut out = map_cached(search, guard, files, cancel, learn);
     // A file over the size cap is learned as the search reads it (not kept: its size).
-    let large = |file: &LoadedFile| Arc::new(learn(file));
+    let large = |_, file: &LoadedFile| Arc::new(learn(file));
     super::search_large_files(guard, files, &mut out, cancel, &large);
     out
 }

@@ -22,6 +22,7 @@
 //! This module does not touch the file system (the guard does), nor know about argv or
 //! JSON-RPC.
 
+mod budget;
 mod callees;
 mod callers;
 mod calls;
@@ -56,7 +57,7 @@ use crate::features::Features;
 use crate::grammar::{symbol_key, Grammar};
 use crate::guard::{Guard, LoadedFile, WalkedFile};
 use crate::pattern::{PatternError, COMPILED_SIZE_LIMIT, MAX_PATTERN_BYTES};
-use crate::project::source::{map_files_from, Memo, Sourced};
+use crate::project::source::{map_indexed_from, Memo, Sourced};
 use crate::shown::quoted;
 use crate::view::{self, Pattern};
 use regex::bytes::{Regex, RegexBuilder};
@@ -203,6 +204,10 @@ pub struct FindResult {
     pub files_skipped: Vec<SkippedFile>,
     /// Entries found (all pages).
     pub total: usize,
+    /// The search stopped at its collection budget ([`MAX_COLLECTED`] entries and uses):
+    /// later forms or files of the scope were not searched, so `total` counts only what
+    /// was collected (`content` says where it stopped).
+    pub stopped_at_budget: bool,
     /// More entries than this page holds.
     pub truncated: bool,
     /// The `offset` of the next page.
@@ -368,8 +373,11 @@ pub(crate) struct Search {
     /// `features`: what the reader reads.
     pub features: Option<Features>,
     pub include_body: bool,
-    /// Entries plus uses collected so far, across threads.
+    /// Entries plus uses collected so far outside the files' own searches (the passes
+    /// over the gathered answers).
     pub collected: AtomicUsize,
+    /// The collection budget spent in the scope's file order ([`budget`]).
+    pub budget: budget::OrderedBudget,
     /// `name` or `symbol` with a package prefix (`cl-ppcre:scan`): what the entries'
     /// packages must be (docs/find.md#packages); the files are searched by name.
     pub package: Option<crate::model::symbols::Written>,
@@ -423,9 +431,11 @@ impl Search {
         }
     }
 
-    /// Takes `n` from the collection budget; false once it is spent.
+    /// Takes `n` from the collection budget (the file's own, in a file's search); false
+    /// once it is spent.
     pub(crate) fn collect(&self, n: usize) -> bool {
-        self.collected.fetch_add(n, Ordering::Relaxed) + n <= MAX_COLLECTED
+        budget::take_in_file(n, MAX_COLLECTED)
+            .unwrap_or_else(|| self.collected.fetch_add(n, Ordering::Relaxed) + n <= MAX_COLLECTED)
     }
 
     /// `work` on each of `files`, read from the request's source, in parallel
@@ -441,7 +451,7 @@ impl Search {
         let mut results =
             crate::project::source::map_files_from(&*self.source, guard, files, cancel, sourced);
         // Every pass reads the large files the answer reads: what a macro of one teaches.
-        search_large_files(guard, files, &mut results, cancel, &work);
+        search_large_files(guard, files, &mut results, cancel, &|_, file| work(file));
         results
     }
 
@@ -653,6 +663,7 @@ pub fn find_kept(
     // The scope as answers show it (each path by the one rule, docs/guard.md).
     let shown = crate::shown::path_prefix(&joined);
     let scope = collect_scope(guard, paths, search.source.wants_stamps(), cancel)?;
+    search.budget = budget::OrderedBudget::new(scope.files(), MAX_COLLECTED);
     if macros::wanted(&search) {
         macros::learn(guard, &scope.parts, grammar, &mut search, cancel);
     }
@@ -661,17 +672,30 @@ pub fn find_kept(
     }
     let search = search;
     let mut answers: Vec<(String, Result<FileAnswer, ToolError>)> = Vec::new();
-    let work = |file: &LoadedFile| search_file(file, None, grammar, &search, cancel);
-    let kept = |s: &Sourced| search_file(&s.file, s.memo.as_ref(), grammar, &search, cancel);
     for part in scope.parts {
+        // The index of each file in the scope's order, for the collection budget.
+        let first = answers.len();
+        let work = |i: usize, file: &LoadedFile| {
+            search_file(first + i, file, None, grammar, &search, cancel)
+        };
         match part {
             ScopePart::Single(file) => {
-                let answer = work(&file);
+                let answer = work(0, &file);
                 answers.push((file.display_path.clone(), Ok(answer)));
             }
             ScopePart::Walked(files) => {
                 let source = &*search.source;
-                let mut results = map_files_from(source, guard, &files, cancel, kept);
+                let kept = |i: usize, s: &Sourced| {
+                    search_file(
+                        first + i,
+                        &s.file,
+                        s.memo.as_ref(),
+                        grammar,
+                        &search,
+                        cancel,
+                    )
+                };
+                let mut results = map_indexed_from(source, guard, &files, cancel, kept);
                 search_large_files(guard, &files, &mut results, cancel, &work);
                 // Entries name a file as the walk listed it (a symlink by its own name,
                 // not its target's), so that they come in walk order.
@@ -732,12 +756,26 @@ pub fn find_kept(
     }
     let mut callees_found = Vec::new();
     let mut package_definitions = Vec::new();
-    for (file, answer) in answers {
+    let last_kept = search.budget.last_kept();
+    for (index, (file, answer)) in answers.into_iter().enumerate() {
+        if last_kept.is_some_and(|last| index > last) {
+            // Past the budget's cut: not searched, whatever a thread had found in it.
+            if let Some(stop) = &mut gathered.budget_stop {
+                stop.files_after += 1;
+            }
+            continue;
+        }
         match answer {
             Ok(answer) => {
                 package_definitions.extend(answer.packages);
                 gathered.searched += usize::from(answer.searched);
-                gathered.over_budget |= answer.over_budget;
+                if last_kept == Some(index) {
+                    gathered.budget_stop = Some(render::BudgetStop {
+                        file: file.clone(),
+                        within: answer.over_budget,
+                        files_after: 0,
+                    });
+                }
                 gathered.definitions.extend(answer.definitions);
                 gathered.references.extend(answer.references);
                 gathered.callers.extend(answer.callers);
@@ -749,6 +787,14 @@ pub fn find_kept(
                 message: e.message,
             }),
         }
+    }
+    // A budget spent by the scope's last file, which was searched whole, left nothing out.
+    if gathered
+        .budget_stop
+        .as_ref()
+        .is_some_and(|stop| !stop.within && stop.files_after == 0)
+    {
+        gathered.budget_stop = None;
     }
     if search.mode() == FindMode::Callees {
         gathered.callees = callees::resolve(callees_found);
@@ -795,13 +841,13 @@ pub(crate) fn search_large_files<R>(
     files: &[WalkedFile],
     results: &mut [Result<R, ToolError>],
     cancel: &CancelToken,
-    work: &dyn Fn(&LoadedFile) -> R,
+    work: &dyn Fn(usize, &LoadedFile) -> R,
 ) {
     let large = large_guard(guard);
-    for (file, result) in files.iter().zip(results.iter_mut()) {
+    for (index, (file, result)) in files.iter().zip(results.iter_mut()).enumerate() {
         let over_cap = matches!(result, Err(e) if e.code == ErrorCode::SizeLimitExceeded);
         if over_cap && !cancel.is_cancelled() {
-            *result = large.read_walked(file).map(|loaded| work(&loaded));
+            *result = large.read_walked(file).map(|loaded| work(index, &loaded));
         }
     }
 }
@@ -814,18 +860,38 @@ fn large_guard(guard: &Guard) -> Guard {
 /// The answer of one file; `memo`: what is kept of the file's bytes (a long-lived
 /// surface's cache, [`kept`]).
 fn search_file(
+    index: usize,
     file: &LoadedFile,
     memo: Option<&Memo>,
     grammar: &Grammar,
     search: &Search,
     cancel: &CancelToken,
 ) -> FileAnswer {
-    if cancel.is_cancelled() || search.collected.load(Ordering::Relaxed) > MAX_COLLECTED {
+    if cancel.is_cancelled() || search.budget.excludes(index) {
         return FileAnswer {
             over_budget: true,
             ..FileAnswer::default()
         };
     }
+    let (answer, spent) = budget::in_file(|| answer_of_file(file, memo, grammar, search, cancel));
+    if search.budget.finish(index, spent) {
+        answer
+    } else {
+        FileAnswer {
+            over_budget: true,
+            ..FileAnswer::default()
+        }
+    }
+}
+
+/// [`search_file`] within the file's own budget.
+fn answer_of_file(
+    file: &LoadedFile,
+    memo: Option<&Memo>,
+    grammar: &Grammar,
+    search: &Search,
+    cancel: &CancelToken,
+) -> FileAnswer {
     if let Some(answer) = memo.and_then(|memo| kept::skipped(file, memo, search)) {
         return answer;
     }
@@ -850,6 +916,17 @@ struct Scope {
 enum ScopePart {
     Single(LoadedFile),
     Walked(Vec<WalkedFile>),
+}
+
+impl Scope {
+    /// How many files the scope holds (the answers' indices).
+    fn files(&self) -> usize {
+        let part = |part: &ScopePart| match part {
+            ScopePart::Single(_) => 1,
+            ScopePart::Walked(files) => files.len(),
+        };
+        self.parts.iter().map(part).sum()
+    }
 }
 
 fn collect_scope(
@@ -1072,6 +1149,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         features: request.features.as_ref().map(Features::new),
         include_body: request.include_body,
         collected: AtomicUsize::new(0),
+        budget: budget::OrderedBudget::new(0, MAX_COLLECTED),
         package,
         literals,
         spelled: None,
@@ -1372,7 +1450,11 @@ pub fn calls_in_memory(
             "calls_in_memory answers callers or callees only",
         ));
     }
-    let answers = crate::project::par_map(files, cancel, |&(path, bytes)| {
+    search.budget = budget::OrderedBudget::new(files.len(), MAX_COLLECTED);
+    let search = search;
+    let indices: Vec<usize> = (0..files.len()).collect();
+    let answers = crate::project::par_map(&indices, cancel, |&index| {
+        let (path, bytes) = files[index];
         let hay = literal::Haystack::new(bytes);
         if search.prefilter.as_ref().is_some_and(|p| !p.is_in(&hay)) && !search.through.is_in(&hay)
         {
@@ -1384,7 +1466,7 @@ pub fn calls_in_memory(
             mtime_ms: 0,
             info: None,
         };
-        search_file(&file, None, grammar, &search, cancel)
+        search_file(index, &file, None, grammar, &search, cancel)
     });
     if cancel.is_cancelled() {
         return Err(ToolError::new(
@@ -1394,7 +1476,12 @@ pub fn calls_in_memory(
         ));
     }
     let (mut callers, mut callees) = (Vec::new(), Vec::new());
-    for ((path, _), answer) in files.iter().zip(answers) {
+    // The files past the collection budget's cut are left out, as in [`find`].
+    let kept = search
+        .budget
+        .last_kept()
+        .map_or(files.len(), |last| last + 1);
+    for ((path, _), answer) in files.iter().zip(answers).take(kept) {
         let Some(answer) = answer else { continue };
         let answer = answer.named(path);
         callers.extend(answer.callers);

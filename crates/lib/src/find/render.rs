@@ -28,7 +28,17 @@ pub(crate) struct Gathered {
     pub searched: usize,
     pub skipped: Vec<SkippedFile>,
     pub notes: Vec<String>,
-    pub over_budget: bool,
+    /// Where the collection budget stopped the search, if it did.
+    pub budget_stop: Option<BudgetStop>,
+}
+
+/// The file at which the collection budget was spent (`super::budget`).
+pub(crate) struct BudgetStop {
+    pub file: String,
+    /// The file's own later forms were not searched.
+    pub within: bool,
+    /// Files of the scope after it, not searched.
+    pub files_after: usize,
 }
 
 pub(crate) fn page(
@@ -170,6 +180,7 @@ pub(crate) fn page(
         files_searched: gathered.searched,
         files_skipped: gathered.skipped,
         total,
+        stopped_at_budget: gathered.budget_stop.is_some(),
         truncated,
         next_offset: truncated.then_some(next),
     }
@@ -352,10 +363,18 @@ fn footer(
         content.push_str(note);
         content.push('\n');
     }
-    if gathered.over_budget {
+    if let Some(stop) = &gathered.budget_stop {
+        let (file, n) = (&stop.file, stop.files_after);
+        let later = match (stop.within, n) {
+            (true, 0) => format!("the rest of {file} was not searched"),
+            (true, 1) => format!("the rest of {file} and the file after it were not searched"),
+            (true, n) => format!("the rest of {file} and the {n} files after it were not searched"),
+            (false, 1) => format!("the file after {file} was not searched"),
+            (false, n) => format!("the {n} files after {file} were not searched"),
+        };
         let _ = writeln!(
             content,
-            "[the search stopped after collecting {MAX_COLLECTED} entries and uses: files after that were not searched; search a smaller path or use {}]",
+            "[the search stopped at its budget of {MAX_COLLECTED} entries and uses: {later}; search a smaller path or use {}]",
             request.hints.render(&Hint::Kinds(&["defun", "defmacro"]))
         );
     }

@@ -203,9 +203,10 @@ pub const OUTPUT_SCHEMA: &str = r#"{
       }
     },
     "total": {"type": "integer", "minimum": 0, "description": "Entries found, all pages."},
+    "stopped_at_budget": {"type": "boolean", "description": "The search stopped at its collection budget (200000 entries and uses): later forms or files were not searched and total counts only what was collected; content says where it stopped."},
     "truncated": {"type": "boolean"},
     "next_offset": {"type": ["integer", "null"], "minimum": 0}
   },
-  "required": ["path", "mode", "files_searched", "files_skipped", "total", "truncated", "next_offset"],
+  "required": ["path", "mode", "files_searched", "files_skipped", "total", "stopped_at_budget", "truncated", "next_offset"],
   "additionalProperties": false
 }"#;

@@ -343,7 +343,7 @@ fn collection_stops_at_its_budget_and_says_so() {
     assert!(
         result
             .content
-            .contains("the search stopped after collecting 200000 entries and uses"),
+            .contains("the search stopped at its budget of 200000 entries and uses: the rest of a.lisp was not searched;"),
         "{}",
         &result.content[result.content.len().saturating_sub(500)..]
     );

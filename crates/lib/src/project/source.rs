@@ -88,8 +88,26 @@ where
     R: Send,
     F: Fn(&Sourced) -> R + Sync,
 {
-    let answers = par_map(files, cancel, |file| {
-        source.read(guard, file).map(|sourced| work(&sourced))
+    map_indexed_from(source, guard, files, cancel, |_, sourced| work(sourced))
+}
+
+/// [`map_files_from`] with each file's index in `files` given to `work`.
+pub fn map_indexed_from<R, F>(
+    source: &dyn FileSource,
+    guard: &Guard,
+    files: &[WalkedFile],
+    cancel: &CancelToken,
+    work: F,
+) -> Vec<Result<R, ToolError>>
+where
+    R: Send,
+    F: Fn(usize, &Sourced) -> R + Sync,
+{
+    let indices: Vec<usize> = (0..files.len()).collect();
+    let answers = par_map(&indices, cancel, |&i| {
+        source
+            .read(guard, &files[i])
+            .map(|sourced| work(i, &sourced))
     });
     answers
         .into_iter()

@@ -369,7 +369,8 @@ struct GuardArgs {
     #[arg(long = "root", value_name = "DIR")]
     roots: Vec<PathBuf>,
     /// The size cap: the most bytes loaded or returned. A whole read of a larger file is
-    /// refused; windows of it (--lines, --bytes) are read.
+    /// refused; windows of it (--lines, --bytes) are read; find searches a larger Lisp file
+    /// alone, up to 32 times the cap.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_FILE_BYTES)]
     max_file_bytes: u64,
     /// Extra definer table (same shape as grammar/definers.lisp); `.lisp-read-file.lisp`
@@ -662,16 +663,16 @@ fn run_find(args: FindArgs) -> io::Result<ExitCode> {
     });
     let mut out = terminal::stdout(args.json);
     match result {
-        Ok(result) if args.json => {
-            serde_json::to_writer(&mut out, &result)?;
-            out.write_all(b"\n")?;
-            out.flush()?;
-            Ok(ExitCode::SUCCESS)
-        }
         Ok(result) => {
-            out.write_all(result.content.as_bytes())?;
+            if args.json {
+                serde_json::to_writer(&mut out, &result)?;
+                out.write_all(b"\n")?;
+            } else {
+                out.write_all(result.content.as_bytes())?;
+            }
             out.flush()?;
-            Ok(ExitCode::SUCCESS)
+            // A path given that could not be read fails the command, as in a map.
+            Ok(ExitCode::from(u8::from(result.path_refused)))
         }
         Err(e) => {
             if args.json {

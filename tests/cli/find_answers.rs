@@ -206,3 +206,50 @@ fn the_names_level_lists_each_entry_by_its_kind_and_name() {
     let (out, status) = run(&dir, &["find", "--callees", "send", "--detail", "names"]);
     assert_eq!((out.as_str(), status), ("", Some(1)));
 }
+
+#[test]
+fn of_several_paths_one_that_cannot_be_read_is_skipped_and_the_others_answer() {
+    let dir = scratch("several");
+    fs::write(dir.join("a.lisp"), "(defun foo () 1)\n").unwrap();
+    // Over 32 times a 16-byte cap; a missing file; a file outside the root.
+    fs::write(
+        dir.join("big.lisp"),
+        format!("(defun foo () 2)\n{}", " ".repeat(600)),
+    )
+    .unwrap();
+    let outside = std::env::temp_dir().join(format!("lrf-outside-{}.lisp", std::process::id()));
+    fs::write(&outside, "(defun foo () 3)\n").unwrap();
+    let outside = outside.to_str().unwrap();
+    let args = |extra: &[&str]| {
+        let mut args = vec![
+            "find",
+            "--name",
+            "foo",
+            "--max-file-bytes",
+            "16",
+            "--root",
+            ".",
+        ];
+        args.extend_from_slice(extra);
+        args.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let run_args = |a: Vec<String>| run(&dir, &a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (text, code) = run_args(args(&["a.lisp", "big.lisp", "missing.lisp", outside]));
+    assert_eq!(code, Some(1), "{text}");
+    assert!(text.starts_with("a.lisp:1:(defun foo ()\n"), "{text}");
+    assert!(
+        text.contains(
+            "[3 files not searched: big.lisp (SIZE_LIMIT_EXCEEDED), missing.lisp (NOT_FOUND), "
+        ),
+        "{text}"
+    );
+    let (json, code) = run_args(args(&["--json", "missing.lisp", "a.lisp"]));
+    assert_eq!(code, Some(1));
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["total"], 1);
+    assert_eq!(json["files_skipped"][0]["file"], "missing.lisp");
+    assert_eq!(json["files_skipped"][0]["code"], "NOT_FOUND");
+    // Alone, a path that cannot be read is the answer's refusal, as before.
+    let (text, code) = run_args(args(&["missing.lisp"]));
+    assert_eq!((text.as_str(), code), ("", Some(1)));
+}

@@ -212,6 +212,10 @@ pub struct FindResult {
     pub truncated: bool,
     /// The `offset` of the next page.
     pub next_offset: Option<usize>,
+    /// One of several paths given could not be read (it is in `files_skipped`): the
+    /// command line's exit status is then 1, as a map's.
+    #[serde(skip)]
+    pub path_refused: bool,
 }
 
 /// A definition found.
@@ -741,6 +745,7 @@ pub fn find_kept(
     notes.extend(grammar.notes().iter().cloned());
     let mut gathered = render::Gathered {
         notes,
+        named_refused: scope.named_refused,
         skipped: scope.skipped,
         ..render::Gathered::default()
     };
@@ -911,6 +916,8 @@ struct Scope {
     parts: Vec<ScopePart>,
     skipped: Vec<SkippedFile>,
     notes: Vec<String>,
+    /// One of the paths given could not be read (listed in `skipped`).
+    named_refused: bool,
 }
 
 enum ScopePart {
@@ -926,6 +933,38 @@ impl Scope {
             ScopePart::Walked(files) => files.len(),
         };
         self.parts.iter().map(part).sum()
+    }
+}
+
+/// A path of the request: a directory to walk (an `.asd` file's too), or a file read.
+enum Opened {
+    Directory(crate::guard::Directory),
+    File(LoadedFile),
+}
+
+fn open_path(guard: &Guard, path: &str) -> Result<Opened, ToolError> {
+    let directory = match guard.directory(path)? {
+        Some(directory) => Some(directory),
+        None if path.to_ascii_lowercase().ends_with(".asd") => {
+            let parent = match path.trim_end_matches('/').rsplit_once('/') {
+                Some(("", _)) => "/",
+                Some((dir, _)) => dir,
+                None => ".",
+            };
+            // The `.asd` file must exist: its refusal is the answer otherwise.
+            guard.read(path)?;
+            guard.directory(parent)?
+        }
+        None => None,
+    };
+    if let Some(directory) = directory {
+        return Ok(Opened::Directory(directory));
+    }
+    match guard.read(path) {
+        Err(e) if e.code == ErrorCode::SizeLimitExceeded => {
+            large_guard(guard).read(path).map(Opened::File)
+        }
+        read => read.map(Opened::File),
     }
 }
 
@@ -951,24 +990,26 @@ fn collect_scope(
         parts: Vec::new(),
         skipped: Vec::new(),
         notes: Vec::new(),
+        named_refused: false,
     };
     for path in paths {
-        let directory = match guard.directory(path)? {
-            Some(directory) => Some(directory),
-            None if path.to_ascii_lowercase().ends_with(".asd") => {
-                let parent = match path.trim_end_matches('/').rsplit_once('/') {
-                    Some(("", _)) => "/",
-                    Some((dir, _)) => dir,
-                    None => ".",
-                };
-                // The `.asd` file must exist: its refusal is the answer otherwise.
-                guard.read(path)?;
-                guard.directory(parent)?
+        // One of several paths that cannot be read is a skipped file of the answer (the
+        // others still answer); a path given alone is the answer's refusal.
+        let opened = match open_path(guard, path) {
+            Ok(opened) => opened,
+            Err(e) if several => {
+                scope.named_refused = true;
+                scope.skipped.push(SkippedFile {
+                    file: shown_file(&crate::shown::path_prefix(path)),
+                    code: e.code,
+                    message: e.message,
+                });
+                continue;
             }
-            None => None,
+            Err(e) => return Err(e),
         };
-        match directory {
-            Some(directory) => {
+        match opened {
+            Opened::Directory(directory) => {
                 let walk = match stamped {
                     true => guard.walk_stamped(&directory, &view::is_lisp_path, cancel),
                     false => guard.walk_cancellable(&directory, &view::is_lisp_path, cancel),
@@ -993,13 +1034,7 @@ fn collect_scope(
                     walk.files.into_iter().filter(|f| first(guard, f)).collect();
                 scope.parts.push(ScopePart::Walked(files));
             }
-            None => {
-                let file = match guard.read(path) {
-                    Err(e) if e.code == ErrorCode::SizeLimitExceeded => {
-                        large_guard(guard).read(path)?
-                    }
-                    read => read?,
-                };
+            Opened::File(file) => {
                 let mut named = guard.named_file(path);
                 named.display_path.clone_from(&file.display_path);
                 if first(guard, &named) {

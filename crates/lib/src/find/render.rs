@@ -30,6 +30,8 @@ pub(crate) struct Gathered {
     pub notes: Vec<String>,
     /// Where the collection budget stopped the search, if it did.
     pub budget_stop: Option<BudgetStop>,
+    /// One of the paths given could not be read.
+    pub named_refused: bool,
 }
 
 /// The file at which the collection budget was spent (`super::budget`).
@@ -183,6 +185,7 @@ pub(crate) fn page(
         stopped_at_budget: gathered.budget_stop.is_some(),
         truncated,
         next_offset: truncated.then_some(next),
+        path_refused: gathered.named_refused,
     }
 }
 

@@ -253,3 +253,21 @@ fn of_several_paths_one_that_cannot_be_read_is_skipped_and_the_others_answer() {
     let (text, code) = run_args(args(&["missing.lisp"]));
     assert_eq!((text.as_str(), code), ("", Some(1)));
 }
+
+#[test]
+fn code_no_features_could_read_is_not_searched_even_without_features() {
+    // `#-(and)` and `#+(or)` comment a form out in every implementation; `#+sbcl`
+    // depends on the features, so without them it is searched.
+    let dir = scratch("dead-code");
+    fs::write(
+        dir.join("a.lisp"),
+        "(defun foo () 1)\n#-(and)\n(defun bar () (foo))\n(defun baz () #+(or) (foo) 2)\n(defun qux () #+sbcl (foo))\n#+(and x (or)) (defun foo () 3)\n",
+    )
+    .unwrap();
+    let (callers, _) = run(&dir, &["find", "--callers", "foo", "."]);
+    assert_eq!(callers, "a.lisp:5:(defun qux () #+sbcl (foo))\n");
+    let (names, _) = run(&dir, &["find", "--name", "foo", "."]);
+    assert_eq!(names, "a.lisp:1:(defun foo ()\n");
+    let (uses, _) = run(&dir, &["find", "--symbol", "foo", "--detail", "names", "."]);
+    assert!(!uses.contains("bar") && !uses.contains("baz"), "{uses}");
+}

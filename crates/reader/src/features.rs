@@ -65,6 +65,61 @@ pub fn reads(plus: bool, expr: &[u8], features: &Features) -> Option<bool> {
 /// `and` and `or` stop at the first argument that decides them, as `featurep` does: what
 /// follows is read but not checked (`(or sbcl (xor))` is true with `sbcl`).
 pub fn decide(expr: &[u8], features: &Features) -> Option<bool> {
+    match evaluate(expr, &|s| Tri::known(features.has(s)))? {
+        Tri::True => Some(true),
+        Tri::False => Some(false),
+        Tri::Unknown => None,
+    }
+}
+
+/// The value of `expr` whatever the features are, when it has one: `#-(and)` and
+/// `#+(or)` (the idioms that comment a form out) are false with any features, as are
+/// `#+(and x (or))` and `#+#:never`; `None` when the value depends on the features or is
+/// undecidable. Three-valued logic: each feature is unknown.
+pub fn decide_without_features(expr: &[u8]) -> Option<bool> {
+    // A feature alone (`#+sbcl`, most expressions) is unknown: no list, no `#:`.
+    memchr::memchr2(b'(', b'#', expr)?;
+    match evaluate(expr, &|_| Tri::Unknown)? {
+        Tri::True => Some(true),
+        Tri::False => Some(false),
+        Tri::Unknown => None,
+    }
+}
+
+/// Whether the reader reads the form behind `#+expr` (`plus`) or `#-expr` with any
+/// features: `Some(false)` when it never does ([`decide_without_features`]).
+pub fn reads_without_features(plus: bool, expr: &[u8]) -> Option<bool> {
+    decide_without_features(expr).map(|value| value == plus)
+}
+
+/// [`reads`] under `features` when given, else [`reads_without_features`].
+pub fn reads_under(plus: bool, expr: &[u8], features: Option<&Features>) -> Option<bool> {
+    match features {
+        Some(features) => reads(plus, expr, features),
+        None => reads_without_features(plus, expr),
+    }
+}
+
+/// A value of a feature expression when some features are unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tri {
+    True,
+    False,
+    Unknown,
+}
+
+impl Tri {
+    fn known(value: bool) -> Tri {
+        if value {
+            Tri::True
+        } else {
+            Tri::False
+        }
+    }
+}
+
+/// `expr`'s value, each feature's given by `feature`; `None` when undecidable.
+fn evaluate(expr: &[u8], feature: &dyn Fn(&Symbol) -> Tri) -> Option<Tri> {
     let mut tokens = Tokens { b: expr, i: 0 };
     let mut stack: Vec<Frame> = Vec::new();
     loop {
@@ -81,7 +136,7 @@ pub fn decide(expr: &[u8], features: &Features) -> Option<bool> {
                     frame.read_operator = true;
                     continue;
                 }
-                atom.map(|s| features.has(&s))
+                atom.map(|s| feature(&s))
             }
             // `#+#:never`: a fresh symbol, in no feature list (the idiom that comments a
             // form out, `#+#:not-in-use (defmacro ...)`).
@@ -91,7 +146,7 @@ pub fn decide(expr: &[u8], features: &Features) -> Option<bool> {
                     frame.read_operator = true;
                     continue;
                 }
-                Some(false)
+                Some(Tri::False)
             }
         };
         match stack.last_mut() {
@@ -110,6 +165,7 @@ struct Frame {
     args: usize,
     any_true: bool,
     any_false: bool,
+    any_unknown: bool,
 }
 
 impl Frame {
@@ -121,6 +177,7 @@ impl Frame {
             args: 0,
             any_true: false,
             any_false: false,
+            any_unknown: false,
         }
     }
 
@@ -137,32 +194,40 @@ impl Frame {
 
     /// Takes an argument's value (`None`: undecidable); fails on an undecidable argument
     /// that counts, or on a list in operator position.
-    fn push(&mut self, value: Option<bool>) -> Option<()> {
+    fn push(&mut self, value: Option<Tri>) -> Option<()> {
         if !self.read_operator {
             // A list as the operator: an error, unless nobody looks.
             self.read_operator = true;
             return self.skipped.then_some(());
         }
         if !self.decided() {
-            let v = value?;
-            self.any_true |= v;
-            self.any_false |= !v;
+            match value? {
+                Tri::True => self.any_true = true,
+                Tri::False => self.any_false = true,
+                Tri::Unknown => self.any_unknown = true,
+            }
         }
         self.args += 1;
         Some(())
     }
 
-    /// The list's value at its `)`; `Some(false)` for a skipped one (never used).
-    fn value(self) -> Option<bool> {
+    /// The list's value at its `)`; false for a skipped one (never used).
+    fn value(self) -> Option<Tri> {
         if self.skipped {
-            return Some(false);
+            return Some(Tri::False);
         }
+        let unknown_or = |known: bool| match self.any_unknown {
+            true => Tri::Unknown,
+            false => Tri::known(known),
+        };
         match (self.read_operator, self.op) {
             // `()` is NIL, a symbol no feature list holds.
-            (false, _) => Some(false),
-            (true, Some(Op::And)) => Some(!self.any_false),
-            (true, Some(Op::Or)) => Some(self.any_true),
-            (true, Some(Op::Not)) if self.args == 1 => Some(self.any_false),
+            (false, _) => Some(Tri::False),
+            (true, Some(Op::And)) if self.any_false => Some(Tri::False),
+            (true, Some(Op::And)) => Some(unknown_or(true)),
+            (true, Some(Op::Or)) if self.any_true => Some(Tri::True),
+            (true, Some(Op::Or)) => Some(unknown_or(false)),
+            (true, Some(Op::Not)) if self.args == 1 => Some(unknown_or(self.any_false)),
             _ => None,
         }
     }
@@ -389,6 +454,28 @@ mod tests {
         assert_eq!(d("#:sbcl"), Some(false), "a fresh symbol is no feature");
         assert_eq!(d("(or #:x sbcl)"), Some(true));
         assert_eq!(d("(not #:never)"), Some(true));
+    }
+
+    #[test]
+    fn without_features_only_constant_expressions_are_decided() {
+        let w = |expr: &str| decide_without_features(expr.as_bytes());
+        assert_eq!(w("(and)"), Some(true));
+        assert_eq!(w("(or)"), Some(false));
+        assert_eq!(w("()"), Some(false));
+        assert_eq!(w("#:never"), Some(false));
+        assert_eq!(w("(and sbcl (or))"), Some(false), "false whatever sbcl is");
+        assert_eq!(w("(or sbcl (and))"), Some(true));
+        assert_eq!(w("(not (or))"), Some(true));
+        assert_eq!(w("(not (and ccl (or)))"), Some(true));
+        assert_eq!(w("sbcl"), None);
+        assert_eq!(w("(not sbcl)"), None);
+        assert_eq!(w("(or sbcl (or))"), None);
+        assert_eq!(w("(and sbcl (and))"), None);
+        assert_eq!(w("nil"), None, "NIL may be pushed onto *features*");
+        assert_eq!(w("(or sbcl 1)"), None, "undecidable: a number");
+        assert_eq!(reads_without_features(false, b"(and)"), Some(false));
+        assert_eq!(reads_without_features(true, b"(or)"), Some(false));
+        assert_eq!(reads_without_features(true, b"sbcl"), None);
     }
 
     #[test]

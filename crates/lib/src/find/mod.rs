@@ -411,17 +411,15 @@ pub(crate) struct Search {
 
 impl Search {
     /// Whether the reader reads the datum after `#+expression` (`plus`) or `#-expression`
-    /// under the request's features (always, without features; an undecided expression
-    /// is read).
+    /// under the request's features (without features: unless no features could make it
+    /// read, as `#-(and)`; an undecided expression is read).
     pub(crate) fn reads(&self, plus: bool, expression: &[u8]) -> bool {
-        self.features
-            .as_ref()
-            .is_none_or(|f| crate::features::reads(plus, expression, f) != Some(false))
+        crate::features::reads_under(plus, expression, self.features.as_ref()) != Some(false)
     }
 
     /// Whether the form's own `#+`/`#-` prefixes let the reader read it.
     pub(crate) fn reads_form(&self, form: &crate::outline::Form) -> bool {
-        self.features.is_none()
+        !form.has_conditionals()
             || form.conditionals().iter().all(|c| {
                 let expression = c.get(2..).unwrap_or_default();
                 self.reads(c.starts_with("#+"), expression.as_bytes())

@@ -503,14 +503,13 @@ pub fn uses(bytes: &[u8], query: &SymbolQuery) -> Vec<Span> {
     uses_read(bytes, query, None)
 }
 
-/// Whether a symbol's form is read under `features` (always without features; an
-/// undecided expression is read, as `find` reads it).
+/// Whether a symbol's form is read under `features` (without features: unless no
+/// features could make it read, as `#-(and)`; an undecided expression is read, as `find`
+/// reads it).
 pub fn symbol_read(symbol: &Symbol, features: Option<&Features>) -> bool {
-    features.is_none_or(|f| {
-        symbol.conditionals.iter().all(|c| {
-            let expression = c.get(2..).unwrap_or_default().as_bytes();
-            crate::features::reads(c.starts_with("#+"), expression, f) != Some(false)
-        })
+    symbol.conditionals.iter().all(|c| {
+        let expression = c.get(2..).unwrap_or_default().as_bytes();
+        crate::features::reads_under(c.starts_with("#+"), expression, features) != Some(false)
     })
 }
 
@@ -615,7 +614,7 @@ fn form_uses(
     out: &mut Vec<Span>,
 ) {
     let mut reads = |plus, expression: &[u8]| {
-        features.is_none_or(|f| crate::features::reads(plus, expression, f) != Some(false))
+        crate::features::reads_under(plus, expression, features) != Some(false)
     };
     scan::each_token_read(bytes, span.start, span.end, &mut reads, &mut |s, e| {
         if query.matches_token(&bytes[s..e]) && out.len() < MAX_SYMBOLS {

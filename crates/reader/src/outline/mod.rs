@@ -137,6 +137,11 @@ impl<'a> Form<'a> {
         })
     }
 
+    /// Whether `#+`/`#-` prefixes stand in front of the form (without making its text).
+    pub fn has_conditionals(&self) -> bool {
+        !self.datum.conditionals.is_empty()
+    }
+
     /// `#+feature` / `#-feature` in front of the form, as written.
     pub fn conditionals(&self) -> &[String] {
         &self.text().conditionals

@@ -81,3 +81,13 @@ fn the_text_view_names_flags() {
         "{shown}"
     );
 }
+
+#[test]
+fn the_note_of_a_map_over_its_budget_names_flags() {
+    let shown = run(&["--limit", "3", "fixtures"]);
+    assert!(
+        shown.contains("over the budget of 3 lines (--limit). Narrow it: read a subdirectory or one file, pass --kinds defun,defmacro or a --name-pattern, or raise --limit.]"),
+        "{shown}"
+    );
+    assert_no_mcp_spelling(&shown);
+}

@@ -118,9 +118,10 @@ impl Session {
         stat.split_whitespace().next().unwrap().parse().unwrap()
     }
 
-    /// The least CPU time the server spends on `request` (three runs).
+    /// The least CPU time the server spends on `request` (five runs: the least is the
+    /// one a loaded machine disturbed least).
     fn request_cost(&mut self, method: &str, params: &Value) -> u64 {
-        (0..3)
+        (0..5)
             .map(|_| {
                 let before = self.cpu_ns();
                 let answer = self.request(method, params.clone());

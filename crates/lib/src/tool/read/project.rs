@@ -529,8 +529,9 @@ fn step_note(
         format!("{} or ", hints.render(&Hint::Kinds(&["defun", "defmacro"])))
     };
     format!(
-        "[Map shown at step {}: {why} (limit). Narrow it: read a subdirectory or one file, pass {kinds}a {}, or raise {}.]",
+        "[Map shown at step {}: {why} ({}). Narrow it: read a subdirectory or one file, pass {kinds}a {}, or raise {}.]",
         step.as_str(),
+        hints.render(&Hint::Parameter("limit")),
         hints.render(&Hint::Parameter("name_pattern")),
         hints.render(&Hint::Parameter("limit")),
     )

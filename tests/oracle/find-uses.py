@@ -133,6 +133,36 @@ class Reader:
                 i = max(self.token_end(i), i + 1)
         return self.n
 
+    def skip_read_datum(self, i):
+        """Skips the datum the reader reads at i (with its prefixes), recording nothing."""
+        i = self.skip_blank(i)
+        if i >= self.n:
+            return i
+        ch = self.t[i]
+        if ch in "'`":
+            return self.skip_read_datum(i + 1)
+        if ch == ",":
+            return self.skip_read_datum(i + (2 if self.t[i + 1 : i + 2] in ("@", ".") else 1))
+        if ch == '"':
+            return self.string_end(i)
+        if ch == "(":
+            return self.skip_datum(i)
+        if ch != "#":
+            return max(self.token_end(i), i + 1)
+        j = i + 1
+        while j < self.n and self.t[j].isdigit() and self.t[j].isascii():
+            j += 1
+        sub = self.t[j : j + 1]
+        if sub in ("'", "."):
+            return self.skip_read_datum(j + 1)
+        if sub == "(":
+            return self.skip_datum(j)
+        if sub in ("+", "-"):
+            return self.skip_read_datum(self.skip_datum(j + 1))
+        if sub == "\\":
+            return self.token_end(min(j + 2, self.n))
+        return max(self.token_end(j + 1), j + 1)
+
     # -- the walk ------------------------------------------------------------------------
     def read(self):
         i = 0
@@ -179,7 +209,14 @@ class Reader:
             # The character after the backslash, whatever it is, then a token's rest.
             return self.token_end(min(j + 2, self.n))
         if sub in "+-" and j == i + 1:
-            return self.skip_datum(j + 1)
+            start = self.skip_blank(j + 1)
+            end = self.skip_datum(j + 1)
+            value = constant_feature_value(self.t[start:end])
+            # A datum no features could make the reader read is not read
+            # (docs/find.md#features): `#-(and) x`, `#+(or) x`.
+            if value is not None and value != (sub == "+"):
+                return self.skip_read_datum(end)
+            return end
         if sub == ":":
             end = self.token_end(j + 1)
             self.tokens.append((i, self.t[i:end]))
@@ -192,6 +229,67 @@ class Reader:
             k = self.t.find(">", j, self.t.find("\n", j) if "\n" in self.t[j:] else self.n)
             return k + 1 if k >= 0 else self.token_end(j + 1)
         return j + 1
+
+
+def constant_feature_value(text):
+    """The value of a feature expression whatever the features are (True, False), or None
+    when it depends on them or is not one: three-valued logic, each feature unknown;
+    `(and)` is true, `(or)` false, `#:x` a symbol in no feature list."""
+    items = []
+    stack = [items]
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch in WHITESPACE:
+            i += 1
+        elif ch == "(":
+            stack.append([])
+            i += 1
+        elif ch == ")":
+            if len(stack) < 2:
+                return None
+            done = stack.pop()
+            stack[-1].append(done)
+            i += 1
+        elif ch in "\"|;#" and not text.startswith("#:", i):
+            return None
+        else:
+            j = i
+            while j < len(text) and not (text[j] in WHITESPACE or text[j] in "()"):
+                j += 1
+            stack[-1].append(text[i:j])
+            i = j
+    if len(stack) != 1 or len(items) != 1:
+        return None
+
+    def value(x):
+        if isinstance(x, str):
+            return False if x.startswith("#:") else "unknown"
+        if not x:
+            return False
+        head = x[0].lower() if isinstance(x[0], str) else None
+        for prefix in (":", "cl:", "common-lisp:", "keyword:"):
+            if head and head.startswith(prefix):
+                head = head[len(prefix):]
+        if head in ("and", "or"):
+            # Left to right, stopping at the argument that decides, as featurep does.
+            decides = head == "or"
+            unknown = False
+            for a in x[1:]:
+                v = value(a)
+                if v is None:
+                    return None
+                if v == decides:
+                    return decides
+                unknown |= v == "unknown"
+            return "unknown" if unknown else not decides
+        if head == "not" and len(x) == 2:
+            v = value(x[1])
+            return v if v in (None, "unknown") else not v
+        return None
+
+    v = value(items[0])
+    return v if isinstance(v, bool) else None
 
 
 def fold(token):

@@ -713,7 +713,8 @@ impl Context<'_> {
                     ..b
                 }),
                 _ => {
-                    let text = self.text(item);
+                    // Borrowed: a trailing `\r` changes neither test below.
+                    let text = self.source.text(item.start, item.end);
                     state.in_licence |= !state.forms_seen && is_licence(&text);
                     if comments == Comments::Headers
                         && text.starts_with(";;;")

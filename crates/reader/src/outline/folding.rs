@@ -118,10 +118,16 @@ pub(super) fn fold_into_capped(out: &mut String, b: &[u8], start: usize, end: us
 
 /// [`fold`] abbreviated to `SHORT_PART_CHARS`, appended to `out`.
 pub(super) fn push_short(out: &mut String, b: &[u8], start: usize, end: usize) {
+    push_abbreviated(out, b, start, end, SHORT_PART_CHARS);
+}
+
+/// [`fold`] abbreviated to `max` characters ([`abbreviate_balanced`]), appended to `out`:
+/// no string of its own when it is short.
+pub(super) fn push_abbreviated(out: &mut String, b: &[u8], start: usize, end: usize, max: usize) {
     let from = out.len();
-    fold_into_capped(out, b, start, end, short_cap(SHORT_PART_CHARS));
-    if out[from..].chars().count() > SHORT_PART_CHARS {
-        let text = abbreviate_balanced(&out[from..], SHORT_PART_CHARS);
+    fold_into_capped(out, b, start, end, short_cap(max));
+    if out.len() - from > max && out[from..].chars().count() > max {
+        let text = abbreviate_balanced(&out[from..], max);
         out.truncate(from);
         out.push_str(&text);
     }

@@ -365,6 +365,7 @@ fn signature(
         .map(|(_, part)| match part {
             Shown::Name => name.map_or(0, str::len),
             Shown::Fold(start, end) => end.saturating_sub(*start),
+            Shown::Short { start, end, max } => end.saturating_sub(*start).min(*max),
             Shown::Text(text) => text.len(),
         })
         .sum();
@@ -377,6 +378,9 @@ fn signature(
         match part {
             Shown::Name => signature.push_str(name.unwrap_or_default()),
             Shown::Fold(start, end) => fold_into(&mut signature, b, *start, *end),
+            Shown::Short { start, end, max } => {
+                push_abbreviated(&mut signature, b, *start, *end, *max)
+            }
             Shown::Text(text) => signature.push_str(text),
         }
     }
@@ -406,7 +410,6 @@ pub(super) fn inferred_parts(
     n: usize,
     shown: &mut Vec<(usize, Shown)>,
 ) -> Option<usize> {
-    let b = parts.b;
     let mut i = n;
     while i < n + MAX_INFERRED_QUALIFIERS && parts.first_byte(i) == Some(b':') {
         i += 1;
@@ -415,13 +418,13 @@ pub(super) fn inferred_parts(
     if !list.core_is_list || list.quoted {
         return None;
     }
-    let text = fold_short(b, list.start, list.end, INFERRED_LIST_CHARS);
-    let text = abbreviated(text, INFERRED_LIST_CHARS);
+    let (start, end) = (list.start, list.end);
     for k in n..i {
         let e = parts.get(k)?;
         shown.push((k, Shown::Fold(e.start, e.end)));
     }
-    shown.push((i, Shown::Text(text)));
+    let max = INFERRED_LIST_CHARS;
+    shown.push((i, Shown::Short { start, end, max }));
     Some(i + 1)
 }
 

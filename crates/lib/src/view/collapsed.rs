@@ -713,7 +713,8 @@ impl Context<'_> {
                     ..b
                 }),
                 _ => {
-                    let text = self.text(item);
+                    // Borrowed: a trailing `\r` changes neither test below.
+                    let text = self.source.text(item.start, item.end);
                     state.in_licence |= !state.forms_seen && is_licence(&text);
                     if comments == Comments::Headers
                         && text.starts_with(";;;")
@@ -768,7 +769,12 @@ impl Context<'_> {
         }
         let mut expanded = 0;
         self.intact.set(self.diagnostics_in(item).next().is_none());
-        lines.extend(self.form_lines(item, 0, &mut expanded));
+        let form_lines = self.form_lines(item, 0, &mut expanded);
+        if lines.is_empty() {
+            lines = form_lines; // the usual entry: no second vector
+        } else {
+            lines.extend(form_lines);
+        }
         lines.extend(self.diagnostic_notes(item));
         Some((lines, expanded))
     }
@@ -840,14 +846,19 @@ impl Context<'_> {
         if let Some(line) = self.short_form(item, depth) {
             return (vec![line], 0);
         }
-        let mut text = indent(depth);
+        let doc = form
+            .doc()
+            .filter(|_| matches!(self.options.detail, Detail::Full | Detail::Matches));
+        // The line's room, in one allocation: indentation, conditionals, signature, ` ...`
+        // (an unclosed form), ` ;; ` and the docstring.
+        let conditionals: usize = form.conditionals().iter().map(|c| c.len() + 1).sum();
+        let room = 2 * depth + conditionals + form.signature().len() + 8;
+        let mut text = String::with_capacity(room + doc.map_or(0, str::len));
+        text.push_str(&indent(depth));
         push_with_conditionals(&mut text, form, form.signature());
         self.mark_unclosed(item, &mut text);
         let mut tail = 0;
-        if let Some(doc) = form
-            .doc()
-            .filter(|_| matches!(self.options.detail, Detail::Full | Detail::Matches))
-        {
+        if let Some(doc) = doc {
             let before = text.len();
             text.push_str(" ;; ");
             text.push_str(doc);
@@ -972,16 +983,18 @@ impl Context<'_> {
         if !self.intact.get() {
             return None;
         }
-        let text = self.text(item);
+        let text = self.source.text(item.start, item.end);
+        let text = text.trim_end_matches('\r');
         if text.chars().count() > SHORT_FORM_CHARS || text.contains('\n') {
             return None;
         }
         // The scanner closed it; the view checks it again before showing it as Lisp.
-        if !Balance::of(&text).is_closed() {
+        if !Balance::of(text).is_closed() {
             return None;
         }
-        let mut line = indent(depth);
-        line.push_str(&text);
+        let mut line = String::with_capacity(2 * depth + text.len());
+        line.push_str(&indent(depth));
+        line.push_str(text);
         Some(Line::numbered(item.start_line, line))
     }
 

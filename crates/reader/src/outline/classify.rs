@@ -18,6 +18,13 @@ pub(super) enum Shown {
     Name,
     /// The folded source text of `[start, end)`.
     Fold(usize, usize),
+    /// The folded source text of `[start, end)` abbreviated to `max` characters
+    /// ([`abbreviate_balanced`]).
+    Short {
+        start: usize,
+        end: usize,
+        max: usize,
+    },
     Text(String),
 }
 

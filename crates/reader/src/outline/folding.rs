@@ -16,7 +16,7 @@ pub(super) fn fold_short(b: &[u8], start: usize, end: usize, max_chars: usize) -
     fold_capped(b, start, end, short_cap(max_chars))
 }
 
-/// [`fold`], stopping after more than `cap` bytes of text (see [`fold_bytes`]).
+/// [`fold`], stopping after more than `cap` characters of text (see [`fold_into_capped`]).
 pub(super) fn fold_capped(b: &[u8], start: usize, end: usize, cap: usize) -> String {
     let span = &b[start.min(end).min(b.len())..end.min(b.len())];
     if folds_to_itself(span) {
@@ -27,11 +27,12 @@ pub(super) fn fold_capped(b: &[u8], start: usize, end: usize, cap: usize) -> Str
     out
 }
 
-/// Bytes of fold output that hold more than `max_chars + 1` characters (4 bytes at most
-/// each): then the text is longer than `max_chars` even after `trim_end` (a chunk ends in
-/// at most one blank, `\ `), and its first `max_chars` characters are those of the fold.
+/// Characters of fold output past which the text is longer than `max_chars` even after
+/// `trim_end` (a chunk ends in at most one blank, `\ `): its first `max_chars` characters
+/// are those of the fold. (A cap of bytes, 4 to a character, folded four times what an
+/// ASCII part needs: most of the cost of a dense file's long names.)
 pub(super) fn short_cap(max_chars: usize) -> usize {
-    4 * (max_chars + 2)
+    max_chars + 2
 }
 
 /// [`fold`], borrowing the text of a plain token (the common case) from the file.
@@ -87,11 +88,18 @@ pub(super) fn fold_into(out: &mut String, b: &[u8], start: usize, end: usize) {
     fold_into_capped(out, b, start, end, usize::MAX);
 }
 
-/// [`fold_into`], stopping after more than `cap` bytes (see [`fold_bytes`]).
+/// [`fold_into`], stopping once more than `cap` characters have been appended (between
+/// two chunks, or two runs of ASCII, so what was appended is the start of the fold, and
+/// more than `cap` characters of it).
 pub(super) fn fold_into_capped(out: &mut String, b: &[u8], start: usize, end: usize, cap: usize) {
+    let span = &b[start.min(end).min(b.len())..end.min(b.len())];
+    // SAFETY: `fold_plain` appends only ASCII bytes, or leaves `out` as it was.
+    if fold_plain(unsafe { out.as_mut_vec() }, span, cap) {
+        return;
+    }
     let mut bytes = std::mem::take(out).into_bytes();
     let from = bytes.len();
-    fold_bytes(&mut bytes, b, start, end, cap);
+    fold_chunks(&mut bytes, b, start, end, cap);
     *out = if std::str::from_utf8(&bytes[from..]).is_ok() {
         // SAFETY: `bytes[..from]` was a `String` and `bytes[from..]` was just checked; two
         // valid UTF-8 sequences concatenated are valid UTF-8. (Checking only the new part
@@ -110,18 +118,88 @@ pub(super) fn fold_into_capped(out: &mut String, b: &[u8], start: usize, end: us
 
 /// [`fold`] abbreviated to `SHORT_PART_CHARS`, appended to `out`.
 pub(super) fn push_short(out: &mut String, b: &[u8], start: usize, end: usize) {
+    push_abbreviated(out, b, start, end, SHORT_PART_CHARS);
+}
+
+/// [`fold`] abbreviated to `max` characters ([`abbreviate_balanced`]), appended to `out`:
+/// no string of its own when it is short.
+pub(super) fn push_abbreviated(out: &mut String, b: &[u8], start: usize, end: usize, max: usize) {
     let from = out.len();
-    fold_into_capped(out, b, start, end, short_cap(SHORT_PART_CHARS));
-    if out[from..].chars().count() > SHORT_PART_CHARS {
-        let text = abbreviate_balanced(&out[from..], SHORT_PART_CHARS);
+    fold_into_capped(out, b, start, end, short_cap(max));
+    if out.len() - from > max && out[from..].chars().count() > max {
+        let text = abbreviate_balanced(&out[from..], max);
         out.truncate(from);
         out.push_str(&text);
     }
 }
 
-/// The bytes of [`fold`], appended to `out`; stops once more than `cap` bytes have been
-/// appended (between two chunks, so what was appended is exactly the start of the fold).
-pub(super) fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, cap: usize) {
+/// The fold of a span of printable ASCII and whitespace without strings, escapes,
+/// `#` or comments (most lambda lists and names, over one line or several): blank runs
+/// become one space, none first or last, after `(` or before `)`; the runs between blanks
+/// are copied whole. Returns false, with `out` as it was, at the first other byte (the
+/// work thrown away is at most what the chunk-by-chunk fold then does again).
+pub(super) fn fold_plain(out: &mut Vec<u8>, span: &[u8], cap: usize) -> bool {
+    let from = out.len();
+    let mut pending_space = false;
+    let mut i = 0;
+    while i < span.len() && out.len() - from <= cap {
+        let c = span[i];
+        match PLAIN[c as usize] {
+            Plain::Blank => {
+                pending_space = true;
+                i += 1;
+            }
+            Plain::Other => {
+                out.truncate(from);
+                return false;
+            }
+            Plain::Text => {
+                let run = span[i + 1..]
+                    .iter()
+                    .position(|&c| PLAIN[c as usize] != Plain::Text)
+                    .map_or(span.len(), |k| i + 1 + k);
+                if pending_space && out.len() > from && c != b')' && out.last() != Some(&b'(') {
+                    out.push(b' ');
+                }
+                pending_space = false;
+                out.extend_from_slice(&span[i..run]);
+                i = run;
+            }
+        }
+    }
+    true
+}
+
+/// What a byte is to [`fold_plain`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Plain {
+    /// Printable ASCII copied as it is.
+    Text,
+    Blank,
+    /// Anything else: a string, escape, dispatch or comment starts, or not ASCII.
+    Other,
+}
+
+static PLAIN: [Plain; 256] = {
+    let mut t = [Plain::Other; 256];
+    let mut c = b'!';
+    while c <= b'~' {
+        if !matches!(c, b'"' | b'|' | b'\\' | b'#' | b';') {
+            t[c as usize] = Plain::Text;
+        }
+        c += 1;
+    }
+    t[b' ' as usize] = Plain::Blank;
+    t[b'\t' as usize] = Plain::Blank;
+    t[b'\n' as usize] = Plain::Blank;
+    t[b'\r' as usize] = Plain::Blank;
+    t[0x0c] = Plain::Blank;
+    t
+};
+
+/// The bytes of [`fold`] chunk by chunk (tokens, strings, comments, dispatches), for any
+/// span, appended to `out` (see [`fold_into_capped`] for `cap`).
+pub(super) fn fold_chunks(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, cap: usize) {
     let b = &b[..end.min(b.len())];
     let mut fold = Folding {
         from: out.len(),
@@ -129,9 +207,10 @@ pub(super) fn fold_bytes(out: &mut Vec<u8>, b: &[u8], start: usize, end: usize, 
         last_open: false,
         datum_start: start,
         last_character: false,
+        chars: 0,
     };
     let mut i = start;
-    while i < b.len() && out.len() - fold.from <= cap {
+    while i < b.len() && fold.chars <= cap {
         match fold.chunk_end(b, i) {
             Chunk::Skipped(next) => i = next,
             Chunk::Copied(next) => {
@@ -155,6 +234,8 @@ struct Folding {
     datum_start: usize,
     /// Whether the last chunk was a character object: `#\( )` keeps its space.
     last_character: bool,
+    /// Characters appended, at most: bytes that do not continue a UTF-8 sequence.
+    chars: usize,
 }
 
 /// What the bytes at a position are to a fold.
@@ -227,7 +308,11 @@ impl Folding {
         self.last_character = c == b'#' && hash_start(b, i) == HashStart::Character;
         if self.pending_space && out.len() > self.from {
             out.push(b' ');
+            self.chars += 1;
         }
+        // Counted so: an invalid byte decoded as U+FFFD counts at most once, so the fold
+        // never stops before `cap` characters.
+        self.chars += b[i..next].iter().filter(|&&c| (c as i8) >= -0x40).count();
         self.pending_space = false;
         if matches!(
             class_here,
@@ -274,13 +359,54 @@ fn paren_depth(text: &[u8]) -> usize {
     depth
 }
 
+/// Texts up to this many bytes are balanced in one loop ([`Balance::of`]).
+const SHORT_BALANCE: usize = 256;
+
+/// What a byte is to [`Balance::of`]'s paren count.
+#[derive(Clone, Copy)]
+enum Paren {
+    Open,
+    Close,
+    /// A string, `|`, escape, `#` or `;`: the state machine reads the text.
+    Special,
+    None,
+}
+
+static BALANCE: [Paren; 256] = {
+    let mut t = [Paren::None; 256];
+    t[b'(' as usize] = Paren::Open;
+    t[b')' as usize] = Paren::Close;
+    t[b'"' as usize] = Paren::Special;
+    t[b'|' as usize] = Paren::Special;
+    t[b'\\' as usize] = Paren::Special;
+    t[b'#' as usize] = Paren::Special;
+    t[b';' as usize] = Paren::Special;
+    t
+};
+
 impl Balance {
     /// The state after reading `text` from the top level (a `)` too many is ignored).
     pub fn of(text: &str) -> Balance {
         let b = text.as_bytes();
         // Most texts (signatures) hold no string, `|`, escape, `#` or `;`: then only the
-        // parentheses count, found with SIMD searches instead of the byte-by-byte state
-        // machine (which was a fifth of a collapsed view's time on a dense file).
+        // parentheses count, instead of the byte-by-byte state machine (which was a fifth
+        // of a collapsed view's time on a dense file). A short text is read in one loop;
+        // a longer one with SIMD searches, whose set-up costs more than a short loop.
+        if b.len() <= SHORT_BALANCE {
+            let mut depth = 0usize;
+            for &c in b {
+                match BALANCE[c as usize] {
+                    Paren::Open => depth += 1,
+                    Paren::Close => depth = depth.saturating_sub(1),
+                    Paren::Special => return Balance::of_any(b),
+                    Paren::None => {}
+                }
+            }
+            return Balance {
+                depth,
+                ..Balance::default()
+            };
+        }
         if memchr::memchr3(b'"', b'|', b'\\', b).is_none()
             && memchr::memchr2(b'#', b';', b).is_none()
         {
@@ -372,13 +498,17 @@ impl Balance {
 /// then the string and lists it leaves open, so that the result reads as balanced Lisp
 /// (`(a (b c ...))`, `"abc..."`).
 pub fn abbreviate_balanced(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
+    if text.len() <= max || text.chars().count() <= max {
         return text.to_string();
     }
-    let cut = text
-        .char_indices()
-        .nth(max.saturating_sub(3))
-        .map_or(text.len(), |(at, _)| at);
+    let keep = max.saturating_sub(3);
+    let cut = if text.is_ascii() {
+        keep // a character a byte: no walk over the characters
+    } else {
+        text.char_indices()
+            .nth(keep)
+            .map_or(text.len(), |(at, _)| at)
+    };
     let mut out = text[..cut].trim_end().to_string();
     let mut state = Balance::of(&out);
     if state.escape {
@@ -391,6 +521,15 @@ pub fn abbreviate_balanced(text: &str, max: usize) -> String {
     }
     state.close(&mut out);
     out
+}
+
+/// [`abbreviate_balanced`] of a text made for it: kept as it is when short (no copy, and
+/// no count of its characters when its bytes are few enough).
+pub(super) fn abbreviated(text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    abbreviate_balanced(&text, max)
 }
 
 /// Closes a text that the file leaves open (an unclosed form): `...` then the closers.

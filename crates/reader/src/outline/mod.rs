@@ -107,6 +107,9 @@ struct FormText {
     doc: Option<String>,
     qualifiers: Vec<String>,
     specializers: Option<Vec<String>>,
+    /// Whether `signature` is known to be balanced (made by [`signature`], which closes
+    /// it): then it is not read again to close it.
+    closed: bool,
 }
 
 impl<'a> Form<'a> {

@@ -377,6 +377,9 @@ fn balance_fast_path_agrees_with_the_state_machine() {
         "(defknown (abs phase signum) (number) ...)))",
         "((((",
         ")))(",
+        // Past the short loop: the SIMD searches.
+        &"(a (b) c ".repeat(40),
+        &format!("{}\"(\"", "(x) ".repeat(80)),
     ] {
         assert_eq!(
             Balance::of(text),
@@ -384,6 +387,60 @@ fn balance_fast_path_agrees_with_the_state_machine() {
             "{text}"
         );
     }
+}
+
+/// `fold` takes a one-pass path ([`fold_plain`]) for spans without strings, escapes, `#`
+/// or comments: it must give what the chunk-by-chunk fold gives, and a capped fold must
+/// give the start of the whole fold (but for its last character), more than `cap`
+/// characters of it when cut. Every
+/// text of up to 5 characters over the characters that matter, at every cap.
+#[test]
+fn fold_fast_path_agrees_with_the_chunk_fold() {
+    let alphabet = [
+        '(', ')', ' ', 'a', '\'', ',', '\n', '\t', '#', ';', '"', '\\', '|', 'é',
+    ];
+    let mut texts: Vec<String> = vec![String::new()];
+    let mut plain = 0usize;
+    for _ in 0..5 {
+        let mut longer = Vec::with_capacity(texts.len() * alphabet.len());
+        for t in &texts {
+            for c in alphabet {
+                let mut s = t.clone();
+                s.push(c);
+                let b = s.as_bytes();
+                let mut whole = Vec::new();
+                fold_chunks(&mut whole, b, 0, b.len(), usize::MAX);
+                let mut fast = Vec::new();
+                if fold_plain(&mut fast, b, usize::MAX) {
+                    assert_eq!(fast, whole, "{s:?}");
+                    plain += 1;
+                }
+                let whole = String::from_utf8(whole).unwrap();
+                for cap in 0..=6 {
+                    let capped = fold_capped(b, 0, b.len(), cap);
+                    // A dispatch chunk may end inside a character (`#é`): the last
+                    // character of a cut fold may be U+FFFD.
+                    let mut start = capped.clone();
+                    if capped != whole {
+                        start.pop();
+                    }
+                    assert!(whole.starts_with(&start), "{s:?} cap {cap}: {capped:?}");
+                    let cut = capped.len() < whole.len();
+                    assert!(!cut || capped.chars().count() > cap, "{s:?} cap {cap}");
+                }
+                longer.push(s);
+            }
+        }
+        texts = longer;
+    }
+    assert!(plain > 10_000, "{plain}");
+    let text = "(defknown (null symbolp\n           atom) ( t  type-specifier )\r\n ,@x)";
+    let mut fast = Vec::new();
+    assert!(fold_plain(&mut fast, text.as_bytes(), usize::MAX));
+    assert_eq!(
+        fast,
+        b"(defknown (null symbolp atom) (t type-specifier) ,@x)"
+    );
 }
 
 /// Each item of a walk, as (kind, span, lines, signature).

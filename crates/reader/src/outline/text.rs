@@ -51,8 +51,11 @@ pub(super) fn form_text(
     // SBCL's `sb-impl::(defun ...)`: the package prefix stays in front of the signature.
     if datum.core > shown_start {
         text.signature = format!("{}{}", fold(b, shown_start, datum.core), text.signature);
+        text.closed = false;
     }
-    close_open(&mut text.signature);
+    if !text.closed {
+        close_open(&mut text.signature);
+    }
     text.conditionals = conditionals;
     text
 }
@@ -131,7 +134,7 @@ pub(super) fn definition(
     fixed_parts(parts, d, &mut shown);
     keyword_parts(parts, d, &mut shown, &mut form);
     docstring(parts, d, body, &mut form);
-    form.signature = signature(parts, operator, name, &mut shown, skipped);
+    (form.signature, form.closed) = signature(parts, operator, name, &mut shown, skipped);
     shown.clear();
     scratch.shown.push(shown);
     form
@@ -272,7 +275,7 @@ fn fixed_parts(parts: &mut Parts, d: &Definer, shown: &mut Vec<(usize, Shown)>) 
             let text = if text.chars().count() > SHORT_PART_CHARS && e.core_is_list {
                 "(...)".to_string()
             } else {
-                abbreviate_balanced(&text, SHORT_PART_CHARS)
+                abbreviated(text, SHORT_PART_CHARS)
             };
             shown.push((n, Shown::Text(text)));
         }
@@ -303,7 +306,7 @@ fn keyword_parts(
         if d.keywords.contains(&key) {
             if let Some(value) = parts.get(i).map(|v| fold_short(b, v.start, v.end, 200)) {
                 shown.push((i - 1, Shown::Text(written)));
-                shown.push((i, Shown::Text(abbreviate_balanced(&value, 200))));
+                shown.push((i, Shown::Text(abbreviated(value, 200))));
             }
         }
         if d.doc_keyword.as_deref() == Some(key.as_str()) {
@@ -336,21 +339,38 @@ fn docstring(parts: &mut Parts, d: &Definer, body: Option<usize>, form: &mut For
     }
 }
 
+/// The most room a signature is given before its parts are written (it grows past it).
+const SIGNATURE_ROOM: usize = 512;
+
 /// The signature from the shown parts in element order: `...` where elements were left
-/// out or follow, and only the closers the file has.
+/// out or follow, and only the closers the file has; and whether it is known balanced
+/// (its parts were, and its `)` closes it).
 fn signature(
     parts: &mut Parts,
     operator: &str,
     name: Option<&str>,
     shown: &mut Vec<(usize, Shown)>,
     skipped: bool,
-) -> String {
+) -> (String, bool) {
     let b = parts.b;
     shown.sort_by_key(|(i, _)| *i);
     shown.dedup_by_key(|(i, _)| *i);
     let last_shown = shown.last().map_or(0, |(i, _)| *i);
     let gaps = shown.iter().enumerate().any(|(k, (i, _))| *i != k + 1);
-    let mut signature = String::with_capacity(64);
+    // Room for every part and the closing ` ...)`, in one allocation (a fold is never
+    // longer than its source, but for U+FFFD); at most a few lines' worth, so that a
+    // signature kept in an outline never holds much more than its text.
+    let room: usize = shown
+        .iter()
+        .map(|(_, part)| match part {
+            Shown::Name => name.map_or(0, str::len),
+            Shown::Fold(start, end) => end.saturating_sub(*start),
+            Shown::Short { start, end, max } => end.saturating_sub(*start).min(*max),
+            Shown::Text(text) => text.len(),
+        })
+        .sum();
+    let room = operator.len() + room + shown.len() + 6;
+    let mut signature = String::with_capacity(room.min(SIGNATURE_ROOM));
     signature.push('(');
     signature.push_str(operator);
     for (_, part) in shown.iter() {
@@ -358,6 +378,9 @@ fn signature(
         match part {
             Shown::Name => signature.push_str(name.unwrap_or_default()),
             Shown::Fold(start, end) => fold_into(&mut signature, b, *start, *end),
+            Shown::Short { start, end, max } => {
+                push_abbreviated(&mut signature, b, *start, *end, *max)
+            }
             Shown::Text(text) => signature.push_str(text),
         }
     }
@@ -368,13 +391,14 @@ fn signature(
         // A part the file leaves open (an unclosed form): `...` and the closers that
         // the file does not have, never a `)` that looks like the file's.
         state.close(&mut signature);
+        (signature, false)
     } else {
         if skipped || gaps || parts.exists(last_shown + 1) {
             signature.push_str(" ...");
         }
         signature.push(')');
+        (signature, true)
     }
-    signature
 }
 
 /// The parts a generic `def...` form shows after its name, from element `n`: the first
@@ -386,7 +410,6 @@ pub(super) fn inferred_parts(
     n: usize,
     shown: &mut Vec<(usize, Shown)>,
 ) -> Option<usize> {
-    let b = parts.b;
     let mut i = n;
     while i < n + MAX_INFERRED_QUALIFIERS && parts.first_byte(i) == Some(b':') {
         i += 1;
@@ -395,13 +418,13 @@ pub(super) fn inferred_parts(
     if !list.core_is_list || list.quoted {
         return None;
     }
-    let text = fold_short(b, list.start, list.end, INFERRED_LIST_CHARS);
-    let text = abbreviate_balanced(&text, INFERRED_LIST_CHARS);
+    let (start, end) = (list.start, list.end);
     for k in n..i {
         let e = parts.get(k)?;
         shown.push((k, Shown::Fold(e.start, e.end)));
     }
-    shown.push((i, Shown::Text(text)));
+    let max = INFERRED_LIST_CHARS;
+    shown.push((i, Shown::Short { start, end, max }));
     Some(i + 1)
 }
 

@@ -275,3 +275,53 @@ fn many_structures_including_one_large_parent_stop_at_the_work_bound() {
     }));
     assert_eq!(made, 3 * 1000);
 }
+
+#[test]
+fn brief_slots_make_names_from_their_flag_letters() {
+    // cl-markdown's `defclass*` (metatilities): `a` accessor, `r`/`ir` reader, `ia`
+    // accessor, `w` a writer; an initform alone makes nothing.
+    assert_eq!(
+        names(
+            "(defclass* doc () ((chunks (make-container 'vector) r) (level 0 a)\n (parent nil ir) (dest nil ia) (sink nil w) (plain 3) (flagged ia)))"
+        ),
+        [
+            "reader chunks",
+            "accessor level",
+            "setf-accessor (setf level)",
+            "reader parent",
+            "accessor dest",
+            "setf-accessor (setf dest)",
+            "writer (setf sink)",
+        ]
+    );
+}
+
+#[test]
+fn brief_slots_keep_verbose_options_and_automatic_accessors() {
+    // cl-containers: `(initial-container nil ir :initarg :container)`; quad-tree.lisp's
+    // `:automatic-accessors` class option; an `:initform` given makes the first item
+    // an option, not an initform.
+    assert_eq!(
+        names(
+            "(defclass* it () ((initial nil ir :initarg :container) (size :initform 0 :accessor size-of)\n count (kept nil \"Doc.\" :reader kept-of)) (:automatic-accessors))"
+        ),
+        [
+            "reader initial",
+            "accessor size-of",
+            "setf-accessor (setf size-of)",
+            "accessor count",
+            "setf-accessor (setf count)",
+            "reader kept-of",
+            "accessor kept",
+            "setf-accessor (setf kept)",
+        ]
+    );
+}
+
+#[test]
+fn a_docstring_before_brief_slots_moves_them() {
+    assert_eq!(
+        names("(defclass* d () \"Doc.\" ((x 1 r)))"),
+        ["reader x"]
+    );
+}

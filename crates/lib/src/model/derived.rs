@@ -29,7 +29,7 @@
 use crate::grammar::{Definer, Derives};
 use crate::outline::{fold, is_number, Form};
 use crate::scan::{Datum, Elements};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 
 /// `:include` chains are followed this far (a cycle or a hostile chain stops here).
@@ -57,7 +57,7 @@ pub(crate) struct Structure {
     pub name: String,
     /// The accessor prefix, folded (`""` for `(:conc-name nil)`).
     pub conc: String,
-    /// Its own slots: folded name, read-only.
+    /// Its own slots and those its `:include` option redescribes: folded name, read-only.
     pub slots: Vec<(String, bool)>,
     /// `(:include PARENT ...)`: the parent's folded name and the option's bytes.
     pub include: Option<(String, usize, usize)>,
@@ -140,6 +140,9 @@ pub(crate) fn included(
             continue;
         };
         let mut next = by_name.get(parent.as_str()).copied();
+        // A slot made once (the structure's own, one its `:include` redescribes, one of a
+        // nearer ancestor) is not made again from a farther ancestor.
+        let mut made: HashSet<&str> = s.slots.iter().map(|(n, _)| n.as_str()).collect();
         // A cycle (`a` includes `b` includes `a`) ends at the first structure seen again.
         let mut seen = vec![i];
         while let Some(p) = next.filter(|p| seen.len() <= MAX_INCLUDE_DEPTH && !seen.contains(p)) {
@@ -150,6 +153,9 @@ pub(crate) fn included(
                     return false;
                 }
                 budget -= 1;
+                if !made.insert(slot.as_str()) {
+                    continue;
+                }
                 let name = format!("{}{slot}", s.conc);
                 // The parent's own accessor of the same name is the parent's definition.
                 if s.conc == ancestor.conc {
@@ -230,6 +236,15 @@ impl Parsed<'_> {
             );
         }
         let mut slots = Vec::new();
+        // The parent may be outside the scope (kmrcl's `(:include sb-sys:fd-stream (bout
+        // #'byte-array-bout))`): the slots the option names are known to be included.
+        if let Some((_, start, end)) = &options.include {
+            for (slot, read_only) in &options.include_slots {
+                let accessor = format!("{conc}{slot}");
+                derived.extend(accessor_pair(accessor, *read_only, *start, *end));
+                slots.push((slot.clone(), *read_only));
+            }
+        }
         let from = self.entry.slots_from.unwrap_or(2);
         for (k, slot) in self.elements.iter().enumerate().skip(from) {
             // A leading string is the docstring.
@@ -292,7 +307,11 @@ impl Parsed<'_> {
         let Some(mut at) = self.entry.slots else {
             return;
         };
-        if self.elements.get(at).is_some_and(|d| b.get(d.core) == Some(&b'"')) {
+        if self
+            .elements
+            .get(at)
+            .is_some_and(|d| b.get(d.core) == Some(&b'"'))
+        {
             at += 1;
         }
         let Some(slots) = self.elements.get(at) else {
@@ -420,6 +439,8 @@ struct StructOptions {
     copier: Option<Option<(String, usize, usize)>>,
     predicate: Option<Option<(String, usize, usize)>>,
     include: Option<(String, usize, usize)>,
+    /// The included slots the `:include` option redescribes: name, read-only.
+    include_slots: Vec<(String, bool)>,
     typed: bool,
     named: bool,
 }
@@ -480,6 +501,14 @@ impl StructOptions {
                     o.include = argument
                         .and_then(|d| symbol_text(b, d))
                         .map(|t| (fold_symbol(t), at.0, at.1));
+                    // `(:include parent (slot default) ...)`: slots the form itself names.
+                    // Only lists: a bare symbol there may be another `#+` branch's parent.
+                    o.include_slots = parts
+                        .iter()
+                        .skip(2)
+                        .filter(|d| d.core_is_list)
+                        .filter_map(|d| struct_slot(b, d, keep))
+                        .collect();
                 }
                 "type" => o.typed = true,
                 "named" => o.named = true,
@@ -587,9 +616,14 @@ fn brief_slot(
 ) -> bool {
     let option = |d: &Datum| {
         is_keyword(b, d)
-            && symbol_text(b, d).is_some_and(|t| CLOS_SLOT_OPTIONS.contains(&fold_symbol(t).as_str()))
+            && symbol_text(b, d)
+                .is_some_and(|t| CLOS_SLOT_OPTIONS.contains(&fold_symbol(t).as_str()))
     };
-    let given = |key: &str| items.iter().any(|d| is_keyword(b, d) && symbol_is(b, d, key));
+    let given = |key: &str| {
+        items
+            .iter()
+            .any(|d| is_keyword(b, d) && symbol_is(b, d, key))
+    };
     let mut accessor = given("accessor");
     // The automatic accessor is left out for an accessor or a flag letter only.
     let mut made = accessor;
@@ -626,7 +660,10 @@ fn brief_slot(
             break;
         };
         i += 1;
-        let kind = match symbol_text(b, item).filter(|_| is_keyword(b, item)).map(fold_symbol) {
+        let kind = match symbol_text(b, item)
+            .filter(|_| is_keyword(b, item))
+            .map(fold_symbol)
+        {
             Some(k) if k == "accessor" => "accessor",
             Some(k) if k == "reader" => "reader",
             Some(k) if k == "writer" => "writer",

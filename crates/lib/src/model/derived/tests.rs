@@ -320,8 +320,60 @@ fn brief_slots_keep_verbose_options_and_automatic_accessors() {
 
 #[test]
 fn a_docstring_before_brief_slots_moves_them() {
+    assert_eq!(names("(defclass* d () \"Doc.\" ((x 1 r)))"), ["reader x"]);
+}
+
+#[test]
+fn slots_an_include_option_redescribes_are_made_with_an_unknown_parent() {
+    // kmrcl's byte-stream.lisp: the parent is SBCL's, outside any scope; the slots the
+    // option redescribes are the form's own words. A bare symbol after the parent may
+    // be another `#+` branch's parent and makes nothing.
+    let d = derived_of(
+        "(defstruct (out (:include #+cmu lisp-stream #+sbcl sb-sys:fd-stream (bout #'b) (misc #'m :read-only t)) (:constructor make-out ())) (index 0))",
+    );
+    let shown: Vec<String> = d.iter().map(|(k, n, _)| format!("{k} {n}")).collect();
     assert_eq!(
-        names("(defclass* d () \"Doc.\" ((x 1 r)))"),
-        ["reader x"]
+        shown,
+        [
+            "constructor make-out",
+            "copier copy-out",
+            "predicate out-p",
+            "accessor out-bout",
+            "setf-accessor (setf out-bout)",
+            "accessor out-misc",
+            "accessor out-index",
+            "setf-accessor (setf out-index)",
+        ]
+    );
+    assert!(d[3].2.starts_with("(:include"));
+}
+
+#[test]
+fn a_redescribed_slot_of_a_known_parent_is_made_once() {
+    let grammar = Grammar::builtin();
+    let source = "(defstruct node id (kind 0))\n(defstruct (leaf (:include node (kind 1 :read-only t))) value)\n(defstruct (twig (:include leaf)) x)";
+    let outline = outline_bytes(source.as_bytes(), &grammar);
+    let structures: Vec<Structure> = outline
+        .items
+        .iter()
+        .filter_map(|i| derive(i.form.as_ref()?).structure)
+        .collect();
+    let mut got: Vec<String> = Vec::new();
+    assert!(included(&structures, &mut |i, d| {
+        got.push(format!("{i} {} {}", d.kind, d.name));
+        std::ops::ControlFlow::Continue(())
+    }));
+    // `leaf-kind` is the leaf form's own (read-only); `twig-kind` comes once, read-only.
+    assert_eq!(
+        got,
+        [
+            "1 accessor leaf-id",
+            "1 setf-accessor (setf leaf-id)",
+            "2 accessor twig-kind",
+            "2 accessor twig-value",
+            "2 setf-accessor (setf twig-value)",
+            "2 accessor twig-id",
+            "2 setf-accessor (setf twig-id)",
+        ]
     );
 }

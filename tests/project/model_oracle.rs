@@ -402,7 +402,13 @@ fn definitions_agree_with_sbcl() {
             });
             let hit = !matched.is_empty();
             if hit {
-                let agrees = matched.iter().any(|d| d.package.as_ref() == Some(package));
+                // A package named by one of its nicknames is that package.
+                let names: Vec<&String> = std::iter::once(package)
+                    .chain(system.nicknames.get(package).into_iter().flatten())
+                    .collect();
+                let agrees = matched
+                    .iter()
+                    .any(|d| d.package.as_ref().is_some_and(|p| names.contains(&p)));
                 agreement.add(agrees);
                 if !agrees && matched[0].unresolved {
                     *unresolved.entry(system.name.clone()).or_default() += 1;

@@ -57,10 +57,13 @@ pub(crate) struct Structure {
     pub name: String,
     /// The accessor prefix, folded (`""` for `(:conc-name nil)`).
     pub conc: String,
-    /// Its own slots and those its `:include` option redescribes: folded name, read-only.
+    /// Its own slots: folded name, read-only.
     pub slots: Vec<(String, bool)>,
     /// `(:include PARENT ...)`: the parent's folded name and the option's bytes.
     pub include: Option<(String, usize, usize)>,
+    /// The included slots the `:include` option redescribes (`(:include p (slot 0))`):
+    /// folded name, read-only.
+    pub redescribed: Vec<(String, bool)>,
 }
 
 /// What one form makes.
@@ -133,16 +136,37 @@ pub(crate) fn included(
     for (i, s) in structures.iter().enumerate() {
         by_name.entry(s.name.as_str()).or_insert(i);
     }
-    let slots: usize = structures.iter().map(|s| s.slots.len()).sum();
+    let slots: usize = structures
+        .iter()
+        .map(|s| s.slots.len() + s.redescribed.len())
+        .sum();
     let mut budget = MAX_INCLUDE_DEPTH.saturating_mul(slots + structures.len());
     for (i, s) in structures.iter().enumerate() {
         let Some((parent, start, end)) = &s.include else {
             continue;
         };
         let mut next = by_name.get(parent.as_str()).copied();
-        // A slot made once (the structure's own, one its `:include` redescribes, one of a
-        // nearer ancestor) is not made again from a farther ancestor.
+        if next.is_none() {
+            // A parent outside the scope (kmrcl's `(:include sb-sys:fd-stream (bout
+            // #'byte-array-bout))`): of its slots, those the option names are known.
+            for (slot, read_only) in &s.redescribed {
+                let name = format!("{}{slot}", s.conc);
+                for d in accessor_pair(name, *read_only, *start, *end) {
+                    if f(i, d).is_break() {
+                        return true;
+                    }
+                }
+            }
+            continue;
+        }
+        // A slot made once (the structure's own, one of a nearer ancestor) is not made
+        // again from a farther ancestor; a redescription's `:read-only` is the slot's.
         let mut made: HashSet<&str> = s.slots.iter().map(|(n, _)| n.as_str()).collect();
+        let mut read_only_as: HashMap<&str, bool> = s
+            .redescribed
+            .iter()
+            .map(|(n, r)| (n.as_str(), *r))
+            .collect();
         // A cycle (`a` includes `b` includes `a`) ends at the first structure seen again.
         let mut seen = vec![i];
         while let Some(p) = next.filter(|p| seen.len() <= MAX_INCLUDE_DEPTH && !seen.contains(p)) {
@@ -161,11 +185,19 @@ pub(crate) fn included(
                 if s.conc == ancestor.conc {
                     continue;
                 }
+                let read_only = read_only_as.get(slot.as_str()).unwrap_or(read_only);
                 for d in accessor_pair(name, *read_only, *start, *end) {
                     if f(i, d).is_break() {
                         return true;
                     }
                 }
+            }
+            for (n, r) in &ancestor.redescribed {
+                if budget == 0 {
+                    return false;
+                }
+                budget -= 1;
+                read_only_as.entry(n.as_str()).or_insert(*r);
             }
             next = ancestor
                 .include
@@ -236,15 +268,6 @@ impl Parsed<'_> {
             );
         }
         let mut slots = Vec::new();
-        // The parent may be outside the scope (kmrcl's `(:include sb-sys:fd-stream (bout
-        // #'byte-array-bout))`): the slots the option names are known to be included.
-        if let Some((_, start, end)) = &options.include {
-            for (slot, read_only) in &options.include_slots {
-                let accessor = format!("{conc}{slot}");
-                derived.extend(accessor_pair(accessor, *read_only, *start, *end));
-                slots.push((slot.clone(), *read_only));
-            }
-        }
         let from = self.entry.slots_from.unwrap_or(2);
         for (k, slot) in self.elements.iter().enumerate().skip(from) {
             // A leading string is the docstring.
@@ -263,6 +286,7 @@ impl Parsed<'_> {
             conc,
             slots,
             include: options.include,
+            redescribed: options.include_slots,
         });
     }
 

@@ -170,5 +170,7 @@
 (defimplementation         :name 1 :lambda-list 2 :body 3)
 (defslimefun               :name 1 :lambda-list 2 :body 3)
 
-;;; cl-containers, metatilities (Debian): 146 forms
+;;; cl-containers, metatilities (Debian): 146 forms; eval-always (metatilities, also
+;;; serapeum's) is eval-when with all three situations: its forms are top-level forms
 (defclass*                 :name 1 :superclasses 2 :slots 3 :options 4 :derives :brief-slots)
+(eval-always               :container 1)

@@ -773,6 +773,27 @@ fn a_defcfun_wrapper_computing_its_name_with_cffis_parser_is_instantiated() {
 }
 
 #[test]
+fn the_forms_of_another_systems_eval_always_are_top_level() {
+    // cl-markdown's utilities.lisp: metatilities' `eval-always` (serapeum has one too),
+    // its macro outside the scope.
+    let dir = scratch(
+        "eval-always",
+        &[(
+            "u.lisp",
+            "(eval-always\n(defun _mark-range (a s e) a)\n\n(defun _mark-one (a ch) a))\n",
+        )],
+    );
+    let found: Vec<String> = run(&dir, |r| r.name = Some("_mark-one".into()))
+        .unwrap()
+        .definitions
+        .unwrap()
+        .into_iter()
+        .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
+        .collect();
+    assert_eq!(found, ["4:defun:_mark-one"]);
+}
+
+#[test]
 fn a_defun_wrapper_naming_its_function_with_cffis_translation_is_instantiated() {
     // consfigurator's define-error-retval-cfun: `(translate-name-from-foreign "acl_free"
     // '*package*)` names the defun; a (c-name lisp-name) list gives the Lisp name. By

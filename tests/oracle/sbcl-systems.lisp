@@ -244,6 +244,15 @@ symbols as PACKAGE::NAME."
                               (string-downcase (symbol-name f))
                               (format nil "~(~a::~a~)" (package-name p) (symbol-name f)))))))
 
+(defun print-nicknames (out)
+  "Every package's nicknames now, a line per package that has some: the oracle takes a
+package named by a nickname (a package outside the scope, known by the name a
+defpackage's :use or :import-from gives it) for that package."
+  (dolist (p (list-all-packages))
+    (when (package-nicknames p)
+      (format out "NICKNAMES~c~(~a~)~{~c~(~a~)~}~%" #\Tab (package-name p)
+              (loop for n in (package-nicknames p) collect #\Tab collect n)))))
+
 (defun load-quietly (name)
   (handler-bind ((warning #'muffle-warning))
     (let ((*standard-output* (make-broadcast-stream))
@@ -280,6 +289,7 @@ symbols as PACKAGE::NAME."
                             (package-name p) :package)))
             (record out "-" :package "" (string-downcase (package-name p)) source
                     directory)))
+        (print-nicknames out)
         (definitions out system packages directory)
         (callers out packages directory)))))
 

@@ -12,7 +12,7 @@
 //! for other systems than [`SYSTEMS`] (`scripts/sbcl-held-out.sh`): the oracles measure
 //! those, print their tables and check no floor (the floors are [`SYSTEMS`]' figures).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{LazyLock, OnceLock};
@@ -72,6 +72,9 @@ pub struct SbclSystem {
     pub features: Vec<String>,
     pub defs: Vec<SbclDef>,
     pub calls: Vec<SbclCall>,
+    /// Each package's nicknames once the system was loaded (lowercase; none in an output
+    /// written before the script printed them).
+    pub nicknames: HashMap<String, Vec<String>>,
 }
 
 /// The script's output, read.
@@ -208,6 +211,10 @@ fn parse(text: &str) -> Oracle {
                 .push(format!("{}: {}", f[1], f.get(2).unwrap_or(&""))),
             ("FEATURES", Some(system)) => {
                 system.features = f[1..].iter().map(|s| s.to_string()).collect();
+            }
+            ("NICKNAMES", Some(system)) if f.len() > 2 => {
+                let nicknames = f[2..].iter().map(|n| n.to_lowercase()).collect();
+                system.nicknames.insert(f[1].to_lowercase(), nicknames);
             }
             ("FILE", Some(system)) => {
                 system.files.insert(f[1].into());

@@ -37,7 +37,8 @@
 ;;;;   :container N       elements from N are forms, outlined as children
 ;;;;   :derives RULE      names the form makes without spelling them as its name
 ;;;;                      (docs/find.md#derived-definitions): :structure (defstruct),
-;;;;                      :class-slots (slot :accessor/:reader/:writer), :methods
+;;;;                      :class-slots (slot :accessor/:reader/:writer), :brief-slots
+;;;;                      (the same, and metatilities' (NAME INITFORM FLAGS) slots), :methods
 ;;;;                      (defgeneric's :method options), :setf-expander ((setf NAME)),
 ;;;;                      :package (:nicknames)
 ;;;;   :standard t        an operator of COMMON-LISP itself (built-in table only): a
@@ -169,5 +170,7 @@
 (defimplementation         :name 1 :lambda-list 2 :body 3)
 (defslimefun               :name 1 :lambda-list 2 :body 3)
 
-;;; cl-containers, metatilities (Debian): 146 forms
-(defclass*                 :name 1 :superclasses 2 :slots 3 :options 4)
+;;; cl-containers, metatilities (Debian): 146 forms; eval-always (metatilities, also
+;;; serapeum's) is eval-when with all three situations: its forms are top-level forms
+(defclass*                 :name 1 :superclasses 2 :slots 3 :options 4 :derives :brief-slots)
+(eval-always               :container 1)

@@ -93,6 +93,10 @@ pub enum Derives {
     Structure,
     /// `defclass`, `define-condition`: the slots' `:accessor`, `:reader`, `:writer`.
     ClassSlots,
+    /// metatilities' `defclass*`: `:class-slots`, and the brief slot syntax
+    /// `(NAME INITFORM FLAGS)` whose flag symbol's letters `A`, `R`, `W` ask for an
+    /// accessor, a reader or a `(setf NAME)` writer named as the slot.
+    BriefSlots,
     /// `defgeneric`: its `(:method ...)` options.
     Methods,
     /// `defsetf`, `define-setf-expander`: `(setf NAME)`.
@@ -106,6 +110,7 @@ impl Derives {
         Some(match keyword {
             "structure" => Derives::Structure,
             "class-slots" => Derives::ClassSlots,
+            "brief-slots" => Derives::BriefSlots,
             "methods" => Derives::Methods,
             "setf-expander" => Derives::SetfExpander,
             "package" => Derives::Package,
@@ -399,7 +404,7 @@ fn parse_entry(value: &Value) -> Result<Definer, String> {
                 d.derives = Some(
                     v.as_keyword()
                         .and_then(|k| Derives::parse(&k.to_lowercase()))
-                        .ok_or(":derives takes one of :structure, :class-slots, :methods, :setf-expander, :package")?,
+                        .ok_or(":derives takes one of :structure, :class-slots, :brief-slots, :methods, :setf-expander, :package")?,
                 )
             }
             other => return Err(format!("unknown key :{other}")),

@@ -200,6 +200,7 @@ pub(crate) fn add_included(
                         conc: String::new(),
                         slots: Vec::new(),
                         include: None,
+                        redescribed: Vec::new(),
                     },
                 ));
             }

@@ -772,6 +772,50 @@ fn a_defcfun_wrapper_computing_its_name_with_cffis_parser_is_instantiated() {
     assert_eq!(found("get-pid"), ["9:defcfun:get-pid"]);
 }
 
+#[test]
+fn the_forms_of_another_systems_eval_always_are_top_level() {
+    // cl-markdown's utilities.lisp: metatilities' `eval-always` (serapeum has one too),
+    // its macro outside the scope.
+    let dir = scratch(
+        "eval-always",
+        &[(
+            "u.lisp",
+            "(eval-always\n(defun _mark-range (a s e) a)\n\n(defun _mark-one (a ch) a))\n",
+        )],
+    );
+    let found: Vec<String> = run(&dir, |r| r.name = Some("_mark-one".into()))
+        .unwrap()
+        .definitions
+        .unwrap()
+        .into_iter()
+        .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
+        .collect();
+    assert_eq!(found, ["4:defun:_mark-one"]);
+}
+
+#[test]
+fn a_defun_wrapper_naming_its_function_with_cffis_translation_is_instantiated() {
+    // consfigurator's define-error-retval-cfun: `(translate-name-from-foreign "acl_free"
+    // '*package*)` names the defun; a (c-name lisp-name) list gives the Lisp name. By
+    // pattern: a search by the exact name `acl-free` is ruled out by the name gate, whose
+    // pieces (`acl_free`) do not spell it (docs/find.md).
+    let dir = scratch(
+        "retval-cfun",
+        &[(
+            "util.lisp",
+            "(defmacro define-error-retval-cfun ((&key (errno t)) &body args)\n  (let ((defun (etypecase (car args)\n                 (string (translate-name-from-foreign (car args) '*package*))\n                 (list (cadar args)))))\n    `(defun ,defun () (foreign-funcall ,errno))))\n(define-error-retval-cfun () \"acl_free\" :int (obj :pointer))\n(define-error-retval-cfun ()\n  (\"acl_get_tag_type\" %acl-get-tag-type) :int)\n",
+        )],
+    );
+    let found: Vec<String> = run(&dir, |r| r.name_pattern = Some("^%?acl".into()))
+        .unwrap()
+        .definitions
+        .unwrap()
+        .into_iter()
+        .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
+        .collect();
+    assert_eq!(found, ["6:defun:acl-free", "7:defun:%acl-get-tag-type"]);
+}
+
 /// cl-irc's `(create-irc-message-classes #.(remove-duplicates (mapcar #'second
 /// *reply-names*)))`: a read-time form in a call of a learned macro is computed over the
 /// scope's global variables (another file's `defparameter` of a constant) before the

@@ -13,6 +13,11 @@
 //!   [`included`], which sees every structure of the scope.
 //! - `:class-slots` (`defclass`, `define-condition`): each slot's `:accessor` (and its
 //!   `(setf ...)`), `:reader`, `:writer`.
+//! - `:brief-slots` (metatilities' `defclass*`): the same, and the brief slot syntax
+//!   `(NAME [INITFORM] [FLAGS] [DOC] OPTION...)` read as its `parse-brief-slot` reads it:
+//!   a flag symbol holding `A` makes the accessor `NAME` and `(setf NAME)`, else `R` the
+//!   reader `NAME` and `W` the writer `(setf NAME)`; the class option
+//!   `:automatic-accessors` gives every slot without one an accessor.
 //! - `:methods` (`defgeneric`): each `(:method ...)` option, with its method key.
 //! - `:setf-expander` (`defsetf`, `define-setf-expander`): `(setf NAME)`.
 //! - `:package` (`defpackage`, `define-package`): each `:nicknames` name, and the name
@@ -24,7 +29,7 @@
 use crate::grammar::{Definer, Derives};
 use crate::outline::{fold, is_number, Form};
 use crate::scan::{Datum, Elements};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
 
 /// `:include` chains are followed this far (a cycle or a hostile chain stops here).
@@ -56,6 +61,9 @@ pub(crate) struct Structure {
     pub slots: Vec<(String, bool)>,
     /// `(:include PARENT ...)`: the parent's folded name and the option's bytes.
     pub include: Option<(String, usize, usize)>,
+    /// The included slots the `:include` option redescribes (`(:include p (slot 0))`):
+    /// folded name, read-only.
+    pub redescribed: Vec<(String, bool)>,
 }
 
 /// What one form makes.
@@ -104,6 +112,7 @@ pub(crate) fn derive_read(form: &Form, reads: &dyn Fn(bool, &[u8]) -> bool) -> D
     match rule {
         Derives::Structure => form.structure(&mut out),
         Derives::ClassSlots => form.class_slots(&mut out.derived),
+        Derives::BriefSlots => form.brief_slots(&mut out.derived),
         Derives::Methods => form.methods(&mut out.derived),
         Derives::SetfExpander => form.setf_expander(&mut out.derived),
         Derives::Package => form.package(&mut out.derived),
@@ -127,13 +136,37 @@ pub(crate) fn included(
     for (i, s) in structures.iter().enumerate() {
         by_name.entry(s.name.as_str()).or_insert(i);
     }
-    let slots: usize = structures.iter().map(|s| s.slots.len()).sum();
+    let slots: usize = structures
+        .iter()
+        .map(|s| s.slots.len() + s.redescribed.len())
+        .sum();
     let mut budget = MAX_INCLUDE_DEPTH.saturating_mul(slots + structures.len());
     for (i, s) in structures.iter().enumerate() {
         let Some((parent, start, end)) = &s.include else {
             continue;
         };
         let mut next = by_name.get(parent.as_str()).copied();
+        if next.is_none() {
+            // A parent outside the scope (kmrcl's `(:include sb-sys:fd-stream (bout
+            // #'byte-array-bout))`): of its slots, those the option names are known.
+            for (slot, read_only) in &s.redescribed {
+                let name = format!("{}{slot}", s.conc);
+                for d in accessor_pair(name, *read_only, *start, *end) {
+                    if f(i, d).is_break() {
+                        return true;
+                    }
+                }
+            }
+            continue;
+        }
+        // A slot made once (the structure's own, one of a nearer ancestor) is not made
+        // again from a farther ancestor; a redescription's `:read-only` is the slot's.
+        let mut made: HashSet<&str> = s.slots.iter().map(|(n, _)| n.as_str()).collect();
+        let mut read_only_as: HashMap<&str, bool> = s
+            .redescribed
+            .iter()
+            .map(|(n, r)| (n.as_str(), *r))
+            .collect();
         // A cycle (`a` includes `b` includes `a`) ends at the first structure seen again.
         let mut seen = vec![i];
         while let Some(p) = next.filter(|p| seen.len() <= MAX_INCLUDE_DEPTH && !seen.contains(p)) {
@@ -144,16 +177,27 @@ pub(crate) fn included(
                     return false;
                 }
                 budget -= 1;
+                if !made.insert(slot.as_str()) {
+                    continue;
+                }
                 let name = format!("{}{slot}", s.conc);
                 // The parent's own accessor of the same name is the parent's definition.
                 if s.conc == ancestor.conc {
                     continue;
                 }
+                let read_only = read_only_as.get(slot.as_str()).unwrap_or(read_only);
                 for d in accessor_pair(name, *read_only, *start, *end) {
                     if f(i, d).is_break() {
                         return true;
                     }
                 }
+            }
+            for (n, r) in &ancestor.redescribed {
+                if budget == 0 {
+                    return false;
+                }
+                budget -= 1;
+                read_only_as.entry(n.as_str()).or_insert(*r);
             }
             next = ancestor
                 .include
@@ -242,6 +286,7 @@ impl Parsed<'_> {
             conc,
             slots,
             include: options.include,
+            redescribed: options.include_slots,
         });
     }
 
@@ -274,6 +319,56 @@ impl Parsed<'_> {
                 } else {
                     out.push(derived_at(kind, name, at));
                 }
+            }
+        }
+    }
+
+    /// metatilities' `defclass*` (`parse-brief-slot` in its `defclass-star.lisp`), for
+    /// the names it makes. A docstring in the slots' place moves them one element on, as
+    /// the macro reads it.
+    fn brief_slots(&self, out: &mut Vec<Derived>) {
+        let (b, keep) = (self.b, self.keep);
+        let Some(mut at) = self.entry.slots else {
+            return;
+        };
+        if self
+            .elements
+            .get(at)
+            .is_some_and(|d| b.get(d.core) == Some(&b'"'))
+        {
+            at += 1;
+        }
+        let Some(slots) = self.elements.get(at) else {
+            return;
+        };
+        if !slots.core_is_list || slots.quoted {
+            return;
+        }
+        let automatic = self.elements[at + 1..].iter().any(|option| {
+            let key = if option.core_is_list {
+                list(b, option, keep).into_iter().next()
+            } else {
+                Some(option.clone())
+            };
+            key.is_some_and(|k| is_keyword(b, &k) && symbol_is(b, &k, "automatic-accessors"))
+        });
+        for slot in list(b, slots, keep) {
+            let place = (slot.start, slot.end);
+            let (name, made) = if slot.core_is_list {
+                let parts = list(b, &slot, keep);
+                let Some(name) = parts.first().filter(|d| symbol_text(b, d).is_some()) else {
+                    continue;
+                };
+                let name = fold(b, name.core, name.end);
+                let made = brief_slot(b, &name, &parts[1..], place, out);
+                (name, made)
+            } else if symbol_text(b, &slot).is_some() {
+                (fold(b, slot.core, slot.end), false)
+            } else {
+                continue;
+            };
+            if automatic && !made && !name.is_empty() {
+                out.extend(accessor_pair(name, false, place.0, place.1));
             }
         }
     }
@@ -368,6 +463,8 @@ struct StructOptions {
     copier: Option<Option<(String, usize, usize)>>,
     predicate: Option<Option<(String, usize, usize)>>,
     include: Option<(String, usize, usize)>,
+    /// The included slots the `:include` option redescribes: name, read-only.
+    include_slots: Vec<(String, bool)>,
     typed: bool,
     named: bool,
 }
@@ -428,6 +525,14 @@ impl StructOptions {
                     o.include = argument
                         .and_then(|d| symbol_text(b, d))
                         .map(|t| (fold_symbol(t), at.0, at.1));
+                    // `(:include parent (slot default) ...)`: slots the form itself names.
+                    // Only lists: a bare symbol there may be another `#+` branch's parent.
+                    o.include_slots = parts
+                        .iter()
+                        .skip(2)
+                        .filter(|d| d.core_is_list)
+                        .filter_map(|d| struct_slot(b, d, keep))
+                        .collect();
                 }
                 "type" => o.typed = true,
                 "named" => o.named = true,
@@ -506,6 +611,99 @@ fn slot_options<'d>(b: &[u8], options: &'d [Datum]) -> Vec<(&'d Datum, &'d Datum
         i += 2;
     }
     pairs
+}
+
+/// The slot options `parse-brief-slot` accepts as options; anything else first in a
+/// slot is its initform.
+const CLOS_SLOT_OPTIONS: [&str; 8] = [
+    "initform",
+    "initarg",
+    "reader",
+    "writer",
+    "accessor",
+    "documentation",
+    "type",
+    "allocation",
+];
+
+/// One brief slot's names, pushed to `out`, its items after the name read in
+/// `parse-brief-slot`'s order: an initform (unless the first item is an option or
+/// `:initform` is given), one flag symbol, one docstring, then option and value pairs
+/// (`:accessor x` and the like make their names as in `defclass`). Returns whether an
+/// accessor, reader or writer was made (no automatic accessor then).
+fn brief_slot(
+    b: &[u8],
+    name: &str,
+    items: &[Datum],
+    at: (usize, usize),
+    out: &mut Vec<Derived>,
+) -> bool {
+    let option = |d: &Datum| {
+        is_keyword(b, d)
+            && symbol_text(b, d)
+                .is_some_and(|t| CLOS_SLOT_OPTIONS.contains(&fold_symbol(t).as_str()))
+    };
+    let given = |key: &str| {
+        items
+            .iter()
+            .any(|d| is_keyword(b, d) && symbol_is(b, d, key))
+    };
+    let mut accessor = given("accessor");
+    // The automatic accessor is left out for an accessor or a flag letter only.
+    let mut made = accessor;
+    let mut i = 0;
+    if !given("initform") && items.first().is_some_and(|d| !option(d)) {
+        i = 1;
+    }
+    let (mut flags_done, mut doc_done) = (false, false);
+    while let Some(item) = items.get(i) {
+        i += 1;
+        let symbol = symbol_text(b, item).filter(|_| !is_keyword(b, item));
+        if let (Some(flags), false) = (symbol, flags_done) {
+            flags_done = true;
+            let flags = fold_symbol(flags);
+            if flags.contains('a') {
+                accessor = true;
+                out.extend(accessor_pair(name.to_string(), false, at.0, at.1));
+            }
+            if !accessor && flags.contains('r') {
+                out.push(derived_at("reader", name.to_string(), at));
+            }
+            if !accessor && flags.contains('w') {
+                out.push(derived_at("writer", format!("(setf {name})"), at));
+            }
+            made |= ["a", "r", "w"].iter().any(|l| flags.contains(l));
+            continue;
+        }
+        if !doc_done && b.get(item.core) == Some(&b'"') {
+            doc_done = true;
+            continue;
+        }
+        // An option and its value.
+        let Some(value) = items.get(i) else {
+            break;
+        };
+        i += 1;
+        let kind = match symbol_text(b, item)
+            .filter(|_| is_keyword(b, item))
+            .map(fold_symbol)
+        {
+            Some(k) if k == "accessor" => "accessor",
+            Some(k) if k == "reader" => "reader",
+            Some(k) if k == "writer" => "writer",
+            _ => continue,
+        };
+        let made_name = fold(b, value.core, value.end);
+        if made_name.is_empty() || symbol_text(b, value).is_none() && kind != "writer" {
+            continue;
+        }
+        if kind == "accessor" {
+            out.extend(accessor_pair(made_name, false, at.0, at.1));
+        } else {
+            out.push(derived_at(kind, made_name, at));
+        }
+    }
+    made
 }
 
 /// The specializer of each required parameter of a specialized lambda list (`t` when

@@ -141,12 +141,14 @@ fn an_include_cycle_stops() {
             conc: "a-".into(),
             slots: vec![("x".into(), true)],
             include: Some(("b".into(), 0, 1)),
+            redescribed: Vec::new(),
         },
         Structure {
             name: "b".into(),
             conc: "b-".into(),
             slots: vec![("y".into(), true)],
             include: Some(("a".into(), 0, 1)),
+            redescribed: Vec::new(),
         },
     ];
     let mut got: Vec<(usize, String)> = Vec::new();
@@ -250,12 +252,14 @@ fn many_structures_including_one_large_parent_stop_at_the_work_bound() {
         conc: "p-".into(),
         slots: (0..1000).map(|k| (format!("s{k}"), true)).collect(),
         include: None,
+        redescribed: Vec::new(),
     };
     let child = |k: usize| Structure {
         name: format!("c{k}"),
         conc: format!("c{k}-"),
         slots: Vec::new(),
         include: Some(("p".into(), 0, 1)),
+        redescribed: Vec::new(),
     };
     let mut structures = vec![parent];
     structures.extend((0..1000).map(child));
@@ -274,4 +278,126 @@ fn many_structures_including_one_large_parent_stop_at_the_work_bound() {
         std::ops::ControlFlow::Continue(())
     }));
     assert_eq!(made, 3 * 1000);
+}
+
+#[test]
+fn brief_slots_make_names_from_their_flag_letters() {
+    // cl-markdown's `defclass*` (metatilities): `a` accessor, `r`/`ir` reader, `ia`
+    // accessor, `w` a writer; an initform alone makes nothing.
+    assert_eq!(
+        names(
+            "(defclass* doc () ((chunks (make-container 'vector) r) (level 0 a)\n (parent nil ir) (dest nil ia) (sink nil w) (plain 3) (flagged ia)))"
+        ),
+        [
+            "reader chunks",
+            "accessor level",
+            "setf-accessor (setf level)",
+            "reader parent",
+            "accessor dest",
+            "setf-accessor (setf dest)",
+            "writer (setf sink)",
+        ]
+    );
+}
+
+#[test]
+fn brief_slots_keep_verbose_options_and_automatic_accessors() {
+    // cl-containers: `(initial-container nil ir :initarg :container)`; quad-tree.lisp's
+    // `:automatic-accessors` class option; an `:initform` given makes the first item
+    // an option, not an initform.
+    assert_eq!(
+        names(
+            "(defclass* it () ((initial nil ir :initarg :container) (size :initform 0 :accessor size-of)\n count (kept nil \"Doc.\" :reader kept-of)) (:automatic-accessors))"
+        ),
+        [
+            "reader initial",
+            "accessor size-of",
+            "setf-accessor (setf size-of)",
+            "accessor count",
+            "setf-accessor (setf count)",
+            "reader kept-of",
+            "accessor kept",
+            "setf-accessor (setf kept)",
+        ]
+    );
+}
+
+#[test]
+fn a_docstring_before_brief_slots_moves_them() {
+    assert_eq!(names("(defclass* d () \"Doc.\" ((x 1 r)))"), ["reader x"]);
+}
+
+/// `(kind name option-text)` of what [`included`] makes for the structures of `source`.
+fn included_of(source: &str) -> Vec<String> {
+    let grammar = Grammar::builtin();
+    let outline = outline_bytes(source.as_bytes(), &grammar);
+    let structures: Vec<Structure> = outline
+        .items
+        .iter()
+        .filter_map(|i| derive(i.form.as_ref()?).structure)
+        .collect();
+    let mut got: Vec<String> = Vec::new();
+    assert!(included(&structures, &mut |i, d| {
+        got.push(format!("{i} {} {}", d.kind, d.name));
+        std::ops::ControlFlow::Continue(())
+    }));
+    got
+}
+
+#[test]
+fn slots_an_include_option_redescribes_are_made_with_an_unknown_parent() {
+    // kmrcl's byte-stream.lisp: the parent is SBCL's, outside any scope; the slots the
+    // option redescribes are the form's own words. A bare symbol after the parent may
+    // be another `#+` branch's parent and makes nothing.
+    let source = "(defstruct (out (:include #+cmu lisp-stream #+sbcl sb-sys:fd-stream (bout #'b) (misc #'m :read-only t)) (:constructor make-out ())) (index 0))";
+    assert_eq!(
+        included_of(source),
+        [
+            "0 accessor out-bout",
+            "0 setf-accessor (setf out-bout)",
+            "0 accessor out-misc",
+        ]
+    );
+    // The form's own names are unchanged.
+    assert_eq!(names(source).len(), 5);
+}
+
+#[test]
+fn a_redescribed_slot_under_the_parents_conc_name_is_the_parents() {
+    // closure-common's ystream.lisp: the same `:conc-name "YSTREAM-"` as the parent, so
+    // `ystream-os-stream` is the parent's accessor, not made again.
+    let source = "(defstruct (%ys (:conc-name \"YSTREAM-\")) (os-stream nil))\n(defstruct (s8 (:include %ys (os-stream (make-string-output-stream))) (:conc-name \"YSTREAM-\")))";
+    assert!(included_of(source).is_empty(), "{:?}", included_of(source));
+}
+
+#[test]
+fn a_redescribed_slot_of_a_known_parent_is_made_once() {
+    let grammar = Grammar::builtin();
+    let source = "(defstruct node id (kind 0))\n(defstruct (leaf (:include node (kind 1 :read-only t))) value)\n(defstruct (twig (:include leaf)) x)";
+    let outline = outline_bytes(source.as_bytes(), &grammar);
+    let structures: Vec<Structure> = outline
+        .items
+        .iter()
+        .filter_map(|i| derive(i.form.as_ref()?).structure)
+        .collect();
+    let mut got: Vec<String> = Vec::new();
+    assert!(included(&structures, &mut |i, d| {
+        got.push(format!("{i} {} {}", d.kind, d.name));
+        std::ops::ControlFlow::Continue(())
+    }));
+    // `leaf-kind` is read-only as the option redescribes it; `twig-kind` too, through
+    // `leaf`; each comes once.
+    assert_eq!(
+        got,
+        [
+            "1 accessor leaf-id",
+            "1 setf-accessor (setf leaf-id)",
+            "1 accessor leaf-kind",
+            "2 accessor twig-value",
+            "2 setf-accessor (setf twig-value)",
+            "2 accessor twig-id",
+            "2 setf-accessor (setf twig-id)",
+            "2 accessor twig-kind",
+        ]
+    );
 }

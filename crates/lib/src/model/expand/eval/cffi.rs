@@ -1,14 +1,41 @@
-//! CFFI's `parse-name-and-options`, which definer macros wrapping `defcfun` (osicat's
-//! `defsyscall`) compute their names with: pure, from a name spec to the Lisp name, the
-//! C name and the options, as three values (docs/find.md).
+//! CFFI's `parse-name-and-options` and `translate-name-from-foreign`, which definer
+//! macros wrapping `defcfun` (osicat's `defsyscall`, consfigurator's
+//! `define-error-retval-cfun`) compute their names with: pure, from a name spec to the
+//! Lisp name, the C name and the options, as three values, or from a C name to the Lisp
+//! name (docs/find.md).
 
 use super::super::datum::Val;
 use super::super::Budget;
 use super::values;
 
-/// Whether [`parse_name_and_options`] computes `(operator ...)`.
+/// Whether [`call`] computes `(operator ...)`.
 pub(crate) fn is_function(operator: &str) -> bool {
-    operator == "parse-name-and-options"
+    operator == "parse-name-and-options" || operator == TRANSLATE_FROM_FOREIGN
+}
+
+const TRANSLATE_FROM_FOREIGN: &str = "translate-name-from-foreign";
+
+/// The value of an [`is_function`] operator on evaluated arguments.
+pub(crate) fn call(operator: &str, args: &[Val], budget: &Budget) -> Val {
+    if operator == TRANSLATE_FROM_FOREIGN {
+        translate_name_from_foreign(args)
+    } else {
+        parse_name_and_options(args, budget)
+    }
+}
+
+/// `(translate-name-from-foreign C-NAME PACKAGE &optional varp)`, CFFI's default method
+/// (a project's own method of it is not read): the Lisp name of a C name string.
+fn translate_name_from_foreign(args: &[Val]) -> Val {
+    let (c, varp) = match args {
+        [Val::Str(c), _] => (c, false),
+        [Val::Str(c), _, varp] => match super::truth(varp) {
+            Some(v) => (c, v),
+            None => return Val::Unknown,
+        },
+        _ => return Val::Unknown,
+    };
+    lisp_of(c, varp).unwrap_or(Val::Unknown)
 }
 
 /// `(parse-name-and-options spec &optional varp)` on evaluated arguments: the values Lisp

@@ -22,6 +22,8 @@ pub(crate) fn is_form(operator: &str) -> bool {
                 | "cond"
                 | "case"
                 | "ecase"
+                | "typecase"
+                | "etypecase"
                 | "and"
                 | "or"
                 | "dolist"
@@ -195,6 +197,7 @@ fn compute(
             Some(nil())
         }
         "case" | "ecase" => case(operator == "ecase", args, env, budget, depth),
+        "typecase" | "etypecase" => typecase(operator == "etypecase", args, env, budget, depth),
         "dolist" | "dotimes" => dolist(operator == "dolist", args, env, budget, depth),
         "do" | "do*" => do_(operator == "do*", args, env, budget, depth),
         _ => Some(Val::Unknown),
@@ -298,6 +301,91 @@ fn case(
         }
     }
     Some(if exhaustive { Val::Unknown } else { nil() })
+}
+
+/// `(typecase key (TYPE body...) ...)`, `etypecase`: the first clause whose type the
+/// key's value is of ([`of_type`]); unknown at a type not known here (a later clause
+/// cannot be chosen past it) and, for `etypecase`, when no clause is.
+fn typecase(
+    exhaustive: bool,
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    let Some((key, clauses)) = args.split_first() else {
+        return Some(Val::Unknown);
+    };
+    let key = exec(key, env, budget, depth)?;
+    for clause in clauses {
+        let Some((ty, body)) = clause.items().and_then(|c| c.split_first()) else {
+            return Some(Val::Unknown);
+        };
+        budget.spend(ty.size())?;
+        let otherwise = !exhaustive && is_word(ty, "otherwise");
+        match if otherwise {
+            Some(true)
+        } else {
+            of_type(&key, ty)
+        } {
+            None => return unknown_after(clauses, env),
+            Some(true) => return progn(body, env, budget, depth),
+            Some(false) => {}
+        }
+    }
+    Some(if exhaustive { Val::Unknown } else { nil() })
+}
+
+/// Whether `v` is of the type `ty`, for the type names a macro's dispatch on its
+/// arguments uses (`string`, `symbol`, `keyword`, `null`, `list`, `cons`, `integer`,
+/// `number`, `character`, `t`, and `(or ...)` of them); `None` for an unknown value or
+/// another type.
+fn of_type(v: &Val, ty: &Val) -> Option<bool> {
+    if matches!(v, Val::Unknown) {
+        return None;
+    }
+    if let Some([head, types @ ..]) = ty.items() {
+        if !head.is_symbol("or") {
+            return None;
+        }
+        for t in types {
+            if of_type(v, t)? {
+                return Some(true);
+            }
+        }
+        return Some(false);
+    }
+    let cons = matches!(
+        v,
+        Val::Dotted(..)
+            | Val::Quote(_)
+            | Val::Backquote(_)
+            | Val::Comma(_)
+            | Val::Splice(_)
+            | Val::Function(_)
+    ) || matches!(v, Val::List(items) if !items.is_empty());
+    let atom_text = match v {
+        Val::Atom(a) => Some(a.as_str()),
+        _ => None,
+    };
+    let integer = numbers::int(v).is_some();
+    Some(match ty.symbol_name()? {
+        "t" => true,
+        "string" | "simple-string" => matches!(v, Val::Str(_)),
+        "symbol" => matches!(v, Val::Sym(_)) || v.is_nil(),
+        "keyword" => v.is_keyword(),
+        "null" => v.is_nil(),
+        "list" => cons || v.is_nil(),
+        "cons" => cons,
+        "atom" => !cons,
+        "integer" | "fixnum" => integer,
+        "number" | "real" | "rational" => {
+            let digits = |a: &str| a.bytes().any(|c| c.is_ascii_digit());
+            integer || atom_text.is_some_and(|a| digits(a) && a.parse::<f64>().is_ok())
+        }
+        "character" => atom_text.is_some_and(|a| a.starts_with("#\\")),
+        _ => return None,
+    })
 }
 
 /// `(dolist (var list [result]) body...)` and `(dotimes (var count [result]) body...)`.

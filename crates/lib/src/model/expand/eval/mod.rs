@@ -71,7 +71,7 @@ pub(crate) fn call_charged(operator: &str, args: &[Val], budget: &mut Budget) ->
         return Some(alexandria::parse_body(args, budget));
     }
     if cffi::is_function(operator) {
-        return Some(cffi::parse_name_and_options(args, budget));
+        return Some(cffi::call(operator, args, budget));
     }
     if operator == "remove-duplicates" {
         // Each element is compared with the later ones: a step per 16 comparisons.

@@ -281,3 +281,17 @@ fn remove_duplicates_keeps_the_last_by_eql() {
     assert_eq!(run_with(&long, 200_000), None);
     assert_eq!(run_with(&long, 300_000).as_deref(), Some("(x)"));
 }
+
+#[test]
+fn typecase_chooses_by_the_type_of_a_known_value() {
+    assert_eq!(run("(etypecase \"acl_free\" (string 1) (list 2))"), "1");
+    assert_eq!(run("(etypecase '(\"a\" b) (string 1) (list 2))"), "2");
+    assert_eq!(run("(typecase 'x ((or string null) 1) (symbol 2))"), "2");
+    assert_eq!(run("(typecase :k (keyword 1) (t 2))"), "1");
+    assert_eq!(run("(typecase 12 (integer 1) (otherwise 2))"), "1");
+    assert_eq!(run("(typecase 12 (string 1))"), "nil");
+    // No clause for an etypecase, a type not known here, or an unknown value: unknown.
+    assert_eq!(run("(etypecase 12 (string 1))"), UNKNOWN);
+    assert_eq!(run("(typecase 12 (my-type 1) (integer 2))"), UNKNOWN);
+    assert_eq!(run("(typecase (unknown-call) (t 1))"), UNKNOWN);
+}

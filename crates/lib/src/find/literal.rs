@@ -8,6 +8,8 @@
 //! searches (`memmem`, Teddy) that case-insensitive patterns turn off. A name with
 //! non-ASCII characters keeps a Unicode case-insensitive regex over the bytes as they are.
 
+mod anchored;
+
 use regex::bytes::{Regex, RegexBuilder};
 use std::cell::OnceCell;
 use std::sync::OnceLock;
@@ -54,18 +56,8 @@ impl Finder {
     pub(crate) fn any(literals: &[String]) -> Finder {
         if literals.iter().all(|l| l.is_ascii()) {
             let folded: Vec<String> = literals.iter().map(|l| l.to_ascii_lowercase()).collect();
-            let folded = if folded.len() <= SEPARATE_SEARCHES {
-                Folded::Each(
-                    folded
-                        .iter()
-                        .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
-                        .collect(),
-                )
-            } else {
-                Folded::All(alternation(&folded, false, false))
-            };
             return Finder::Folded {
-                folded,
+                folded: Folded::of(&folded),
                 literals: literals.to_vec(),
                 insensitive: OnceLock::new(),
             };
@@ -74,6 +66,23 @@ impl Finder {
     }
 
     /// A search over the bytes as they are.
+    /// Where any of `literals` is written, for a search that asks only which forms hold
+    /// one: every occurrence, overlapping ones too, when that gives the same forms
+    /// ([`anchored`]); else as [`Finder::any`].
+    pub(crate) fn any_in_forms(literals: &[String]) -> Finder {
+        if literals.iter().all(|l| l.is_ascii()) {
+            let folded: Vec<String> = literals.iter().map(|l| l.to_ascii_lowercase()).collect();
+            if let Some(search) = anchored::Anchored::new(&folded, Folded::of) {
+                return Finder::Folded {
+                    folded: Folded::Anchored(search),
+                    literals: literals.to_vec(),
+                    insensitive: OnceLock::new(),
+                };
+            }
+        }
+        Finder::any(literals)
+    }
+
     pub(crate) fn plain(regex: Regex) -> Finder {
         Finder::Plain(regex)
     }
@@ -98,6 +107,10 @@ impl Finder {
                 folded: Folded::All(regex),
                 ..
             } => regex.is_match(hay.folded()),
+            Finder::Folded {
+                folded: Folded::Anchored(search),
+                ..
+            } => !search.starts(hay.folded()).is_empty(),
             Finder::Plain(regex) => regex.is_match(hay.bytes),
         }
     }
@@ -128,15 +141,32 @@ pub(crate) enum Folded {
     Each(Vec<memchr::memmem::Finder<'static>>),
     /// One for all.
     All(Regex),
+    /// Most from the occurrences of `def` ([`anchored`]).
+    Anchored(anchored::Anchored),
 }
 
 impl Folded {
+    /// The search of the folded `literals`: one per literal for a few, else one for all.
+    fn of(folded: &[String]) -> Folded {
+        if folded.len() <= SEPARATE_SEARCHES {
+            Folded::Each(
+                folded
+                    .iter()
+                    .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
+                    .collect(),
+            )
+        } else {
+            Folded::All(alternation(folded, false, false))
+        }
+    }
+
     /// Where matches start, in order. One search: leftmost-first, not overlapping. One per
     /// literal: every literal's own matches, merged (a match of one inside another's is
     /// kept): the callers only ask which forms hold one.
     fn starts(&self, folded: &[u8]) -> Vec<usize> {
         match self {
             Folded::All(regex) => regex.find_iter(folded).map(|m| m.start()).collect(),
+            Folded::Anchored(search) => search.starts(folded),
             Folded::Each(finders) => {
                 let mut starts: Vec<usize> =
                     finders.iter().flat_map(|f| f.find_iter(folded)).collect();

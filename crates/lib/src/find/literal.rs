@@ -83,6 +83,21 @@ impl Finder {
         Finder::any(literals)
     }
 
+    /// Where the forms of `hay` start to hold a literal, asked form by form in order
+    /// ([`FormHits::first_from`]): found as asked for the anchored search, else listed.
+    pub(crate) fn in_forms<'a>(&'a self, hay: &'a Haystack) -> FormHits<'a> {
+        match self {
+            Finder::Folded {
+                folded: Folded::Anchored(search),
+                ..
+            } => FormHits::Found(search.next(hay.folded())),
+            _ => FormHits::Listed {
+                starts: self.starts(hay),
+                next: 0,
+            },
+        }
+    }
+
     pub(crate) fn plain(regex: Regex) -> Finder {
         Finder::Plain(regex)
     }
@@ -176,6 +191,31 @@ impl Folded {
                 }
                 starts
             }
+        }
+    }
+}
+
+/// The starts of literals in a file, for the forms holding one ([`Finder::in_forms`]).
+pub(crate) enum FormHits<'a> {
+    /// Every start, in order, and the first not yet passed.
+    Listed {
+        starts: Vec<usize>,
+        next: usize,
+    },
+    Found(anchored::Next<'a>),
+}
+
+impl FormHits<'_> {
+    /// The first start at `from` or after; asked at increasing positions.
+    pub(crate) fn first_from(&mut self, from: usize) -> Option<usize> {
+        match self {
+            FormHits::Listed { starts, next } => {
+                while *next < starts.len() && starts[*next] < from {
+                    *next += 1;
+                }
+                starts.get(*next).copied()
+            }
+            FormHits::Found(search) => search.first_from(from),
         }
     }
 }

@@ -20,6 +20,7 @@ pub(crate) struct Anchored {
     /// Per offset of the anchor's first occurrence in a literal, the literals so placed.
     tries: Vec<(usize, Trie)>,
     rest: Option<Box<Folded>>,
+    anchor: memchr::memmem::Finder<'static>,
 }
 
 /// Literals fewer than this holding the anchor are searched as [`Folded`] is.
@@ -58,6 +59,7 @@ impl Anchored {
         Some(Anchored {
             tries,
             rest: (!others.is_empty()).then(|| Box::new(rest(&others))),
+            anchor: memchr::memmem::Finder::new(ANCHOR).into_owned(),
         })
     }
 
@@ -77,6 +79,99 @@ impl Anchored {
         starts.sort_unstable();
         starts.dedup();
         starts
+    }
+
+    /// Where a form of `folded` from `from` on starts to hold a literal, found as the
+    /// forms are met ([`Next`]): a form holding one is searched up to it only, and the
+    /// others once, where one alternation would find every match of the file (the
+    /// frequent names of a scope's own macros, as SBCL's `inst`, match thousands of times).
+    pub(crate) fn next<'a>(&'a self, folded: &'a [u8]) -> Next<'a> {
+        let parts = match self.rest.as_deref() {
+            Some(Folded::Each(finders)) => finders.iter().map(Part::Literal).collect(),
+            Some(Folded::All(regex)) => vec![Part::Regex(regex)],
+            _ => Vec::new(),
+        };
+        Next {
+            anchored: self,
+            folded,
+            parts: std::iter::once(Part::Tries)
+                .chain(parts)
+                .map(|p| (p, None))
+                .collect(),
+        }
+    }
+
+    /// The first start of a literal holding the anchor at `from` or after.
+    fn first_anchored(&self, folded: &[u8], from: usize) -> Option<usize> {
+        let longest = self.tries.iter().map(|(k, _)| *k).max().unwrap_or(0);
+        let mut best: Option<usize> = None;
+        // An anchor at `at` gives a start at `at - k`: anchors past the best start plus
+        // the largest offset give none earlier.
+        for at in self
+            .anchor
+            .find_iter(folded.get(from..)?)
+            .map(|at| at + from)
+        {
+            if best.is_some_and(|b| at > b + longest) {
+                break;
+            }
+            for (k, trie) in &self.tries {
+                let start = at.wrapping_sub(*k);
+                if at >= *k && start >= from && trie.holds_prefix_of(&folded[start..]) {
+                    best = Some(best.map_or(start, |b| b.min(start)));
+                }
+            }
+        }
+        best
+    }
+}
+
+/// One search of [`Anchored::next`].
+enum Part<'a> {
+    Tries,
+    Literal(&'a memchr::memmem::Finder<'static>),
+    Regex(&'a regex::bytes::Regex),
+}
+
+/// The first start of a literal at or after a position, each part's last answer kept:
+/// asked at increasing positions, each part reads each byte about once.
+pub(crate) struct Next<'a> {
+    anchored: &'a Anchored,
+    folded: &'a [u8],
+    /// Each part, with (where it was last asked from, what it found).
+    parts: Vec<(Part<'a>, Option<(usize, Option<usize>)>)>,
+}
+
+impl Next<'_> {
+    /// The first start of a literal at `from` or after.
+    pub(crate) fn first_from(&mut self, from: usize) -> Option<usize> {
+        let (anchored, folded) = (self.anchored, self.folded);
+        if from > folded.len() {
+            return None;
+        }
+        let mut first: Option<usize> = None;
+        for (part, last) in &mut self.parts {
+            // An answer from before `from` holds while it is not before `from`.
+            let found = match *last {
+                Some((asked, found)) if asked <= from && found.is_none_or(|f| f >= from) => found,
+                _ => {
+                    let found = match part {
+                        Part::Tries => anchored.first_anchored(folded, from),
+                        Part::Literal(f) => folded
+                            .get(from..)
+                            .and_then(|h| f.find(h))
+                            .map(|at| at + from),
+                        Part::Regex(r) => r.find_at(folded, from).map(|m| m.start()),
+                    };
+                    *last = Some((from, found));
+                    found
+                }
+            };
+            if let Some(f) = found {
+                first = Some(first.map_or(f, |b| b.min(f)));
+            }
+        }
+        first
     }
 }
 
@@ -189,6 +284,31 @@ mod tests {
                     ..
                 }
             ));
+        }
+    }
+
+    /// Asked at every position in order, the search form by form gives the first
+    /// occurrence at or after it, with the others searched one by one or as one.
+    #[test]
+    fn the_first_occurrence_from_each_position_is_found() {
+        let text = b"(DEF-1 def-19 !Def-X defdefdef xdefx-def make-x m-x #.(def-3)) o-1 o-9 defi";
+        let anchored: Vec<String> = (0..20).map(|k| format!("def-{k}")).collect();
+        for others in [
+            vec!["make-x", "m-x", "#.("],
+            (0..12).map(|_| "o-").collect(),
+        ] {
+            let mut literals = anchored.clone();
+            literals.extend(["!def-x", "defdef", "xdefx"].map(String::from));
+            literals.extend(others.iter().map(|o| o.to_string()));
+            let all = occurrences(&literals, text);
+            let finder = Finder::any_in_forms(&literals);
+            let hay = Haystack::new(text);
+            let mut hits = finder.in_forms(&hay);
+            assert!(matches!(hits, super::super::FormHits::Found(_)));
+            for from in 0..=text.len() + 1 {
+                let first = all.iter().copied().find(|&a| a >= from);
+                assert_eq!(hits.first_from(from), first, "{from}");
+            }
         }
     }
 

@@ -74,7 +74,7 @@ impl Finder {
             let folded: Vec<String> = literals.iter().map(|l| l.to_ascii_lowercase()).collect();
             if let Some(search) = anchored::Anchored::new(&folded, Folded::of) {
                 return Finder::Folded {
-                    folded: Folded::Anchored(search),
+                    folded: Folded::Anchored(Box::new(search)),
                     literals: literals.to_vec(),
                     insensitive: OnceLock::new(),
                 };
@@ -157,7 +157,7 @@ pub(crate) enum Folded {
     /// One for all.
     All(Regex),
     /// Most from the occurrences of `def` ([`anchored`]).
-    Anchored(anchored::Anchored),
+    Anchored(Box<anchored::Anchored>),
 }
 
 impl Folded {

@@ -126,6 +126,9 @@ impl Anchored {
     }
 }
 
+/// Where a part was last asked from, and what it found there.
+type Answer = (usize, Option<usize>);
+
 /// One search of [`Anchored::next`].
 enum Part<'a> {
     Tries,
@@ -138,8 +141,8 @@ enum Part<'a> {
 pub(crate) struct Next<'a> {
     anchored: &'a Anchored,
     folded: &'a [u8],
-    /// Each part, with (where it was last asked from, what it found).
-    parts: Vec<(Part<'a>, Option<(usize, Option<usize>)>)>,
+    /// Each part, with its last answer.
+    parts: Vec<(Part<'a>, Option<Answer>)>,
 }
 
 impl Next<'_> {

@@ -26,6 +26,10 @@ pub(crate) struct Anchored {
 /// Literals fewer than this holding the anchor are searched as [`Folded`] is.
 const MIN_ANCHORED: usize = 16;
 
+/// A literal longer than this (bytes) holding the anchor keeps the alternation: each
+/// occurrence of the anchor is checked as deep as the longest literal.
+const MAX_ANCHORED_LENGTH: usize = 64;
+
 impl Anchored {
     /// The search of the folded ASCII `literals`, or `None` when one holds a byte that
     /// may end a form (then overlapping occurrences could lie in other forms) or few hold
@@ -37,6 +41,7 @@ impl Anchored {
             .partition(|l| memchr::memmem::find(l.as_bytes(), ANCHOR).is_some());
         let safe = |l: &&String| !l.bytes().any(ends_forms);
         if anchored.len() < MIN_ANCHORED
+            || anchored.iter().any(|l| l.len() > MAX_ANCHORED_LENGTH)
             || !anchored.iter().all(safe)
             || !others.iter().all(|l| safe(l) || l.as_str() == "#.(")
             || (others.iter().any(|l| *l == "#.(") && others.iter().any(|l| *l == "."))
@@ -277,6 +282,11 @@ mod tests {
         for literals in [
             vec!["def-1".to_string(); MIN],
             vec!["a b".to_string(), "def-2".to_string()],
+            [
+                &literals[..],
+                &[format!("def{}", "x".repeat(MAX_ANCHORED_LENGTH))],
+            ]
+            .concat(),
             [&literals[..], &[".".to_string()]].concat(),
         ] {
             let finder = Finder::any_in_forms(&literals);
@@ -316,4 +326,5 @@ mod tests {
     }
 
     const MIN: usize = super::MIN_ANCHORED - 1;
+    use super::MAX_ANCHORED_LENGTH;
 }

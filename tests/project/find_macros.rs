@@ -442,6 +442,44 @@ fn endless_looping_macros(size: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// Twenty definer macros holding `def` (the widened prefilter then finds them from the
+/// occurrences of `def`), each reading a variable of the file that a `setf` assigns,
+/// called in forms thick with `def` and with near misses of their names.
+fn def_dense_calls(size: usize) -> Vec<u8> {
+    let mut out = String::from("(defvar *v* 1)\n(setf *v* 2)\n");
+    for k in 0..20 {
+        out.push_str(&format!(
+            "(defmacro def-thing-{k} (n) (if *v* `(defvar ,(symbolicate n '-v)) nil))\n"
+        ));
+    }
+    let mut k = 0;
+    while out.len() < size {
+        out.push_str(&format!(
+            "(def-thing-{} n{k}) (foo defdefdef def-thing def-thing-{}x undef-thing-1)\n",
+            k % 20,
+            k % 20
+        ));
+        k += 1;
+    }
+    out.into_bytes()
+}
+
+/// The same macros, and one form of the whole file holding `def` over and over.
+fn one_def_dense_form(size: usize) -> Vec<u8> {
+    let mut out = String::new();
+    for k in 0..20 {
+        out.push_str(&format!(
+            "(defmacro def-thing-{k} (n) `(defvar ,(symbolicate n '-v)))\n"
+        ));
+    }
+    out.push_str("(progn");
+    while out.len() < size {
+        out.push_str(" def-thing-1 defdef");
+    }
+    out.push_str(")\n");
+    out.into_bytes()
+}
+
 #[test]
 fn find_is_linear_on_adversarial_macros() {
     let families: Vec<(&'static str, Family)> = vec![
@@ -452,6 +490,8 @@ fn find_is_linear_on_adversarial_macros() {
         ("recursive project functions", recursive_helpers),
         ("endless read-time loops", endless_read_time_loops),
         ("endless looping macros", endless_looping_macros),
+        ("def-dense calls", def_dense_calls),
+        ("one def-dense form", one_def_dense_form),
     ];
     assert_find_linear(
         "find-macros",

@@ -20,19 +20,18 @@ pub(crate) fn in_file(
     // With a prefilter, only the forms holding one of its matches can be definitions
     // wanted (the name is inside its form): the others are only scanned.
     let hay = super::literal::Haystack::new(b);
-    let hits: Option<Vec<usize>> = search
+    let mut hits = search
         .widened
         .as_ref()
         .or(search.prefilter.as_ref())
-        .map(|f| f.starts(&hay));
-    if hits.as_ref().is_some_and(Vec::is_empty) {
+        .map(|f| f.in_forms(&hay));
+    if hits.as_mut().is_some_and(|h| h.first_from(0).is_none()) {
         return FileAnswer::definitions(Vec::new(), false);
     }
     let mut found = Vec::new();
     let mut structures = Vec::new();
     let mut cursor = Cursor::new(b);
     let mut over = false;
-    let mut next = 0usize;
     // The expansions of learned macros' calls: linear in the file whatever the macros.
     let mut budget = Budget::for_file(b.len());
     let learned = !search.macros.is_empty()
@@ -46,15 +45,12 @@ pub(crate) fn in_file(
             if cancel.is_cancelled() {
                 return ControlFlow::Break(());
             }
-            let Some(hits) = &hits else {
+            let Some(hits) = &mut hits else {
                 return ControlFlow::Continue(true);
             };
-            while next < hits.len() && hits[next] < item.span.start {
-                next += 1;
-            }
-            match hits.get(next) {
+            match hits.first_from(item.span.start) {
                 None => ControlFlow::Break(()),
-                Some(&h) => ControlFlow::Continue(h < item.span.end),
+                Some(h) => ControlFlow::Continue(h < item.span.end),
             }
         },
         &mut |_, item| {

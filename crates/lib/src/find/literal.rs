@@ -8,6 +8,8 @@
 //! searches (`memmem`, Teddy) that case-insensitive patterns turn off. A name with
 //! non-ASCII characters keeps a Unicode case-insensitive regex over the bytes as they are.
 
+mod anchored;
+
 use regex::bytes::{Regex, RegexBuilder};
 use std::cell::OnceCell;
 use std::sync::OnceLock;
@@ -54,18 +56,8 @@ impl Finder {
     pub(crate) fn any(literals: &[String]) -> Finder {
         if literals.iter().all(|l| l.is_ascii()) {
             let folded: Vec<String> = literals.iter().map(|l| l.to_ascii_lowercase()).collect();
-            let folded = if folded.len() <= SEPARATE_SEARCHES {
-                Folded::Each(
-                    folded
-                        .iter()
-                        .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
-                        .collect(),
-                )
-            } else {
-                Folded::All(alternation(&folded, false, false))
-            };
             return Finder::Folded {
-                folded,
+                folded: Folded::of(&folded),
                 literals: literals.to_vec(),
                 insensitive: OnceLock::new(),
             };
@@ -74,6 +66,38 @@ impl Finder {
     }
 
     /// A search over the bytes as they are.
+    /// Where any of `literals` is written, for a search that asks only which forms hold
+    /// one: every occurrence, overlapping ones too, when that gives the same forms
+    /// ([`anchored`]); else as [`Finder::any`].
+    pub(crate) fn any_in_forms(literals: &[String]) -> Finder {
+        if literals.iter().all(|l| l.is_ascii()) {
+            let folded: Vec<String> = literals.iter().map(|l| l.to_ascii_lowercase()).collect();
+            if let Some(search) = anchored::Anchored::new(&folded, Folded::of) {
+                return Finder::Folded {
+                    folded: Folded::Anchored(Box::new(search)),
+                    literals: literals.to_vec(),
+                    insensitive: OnceLock::new(),
+                };
+            }
+        }
+        Finder::any(literals)
+    }
+
+    /// Where the forms of `hay` start to hold a literal, asked form by form in order
+    /// ([`FormHits::first_from`]): found as asked for the anchored search, else listed.
+    pub(crate) fn in_forms<'a>(&'a self, hay: &'a Haystack) -> FormHits<'a> {
+        match self {
+            Finder::Folded {
+                folded: Folded::Anchored(search),
+                ..
+            } => FormHits::Found(search.next(hay.folded())),
+            _ => FormHits::Listed {
+                starts: self.starts(hay),
+                next: 0,
+            },
+        }
+    }
+
     pub(crate) fn plain(regex: Regex) -> Finder {
         Finder::Plain(regex)
     }
@@ -98,6 +122,10 @@ impl Finder {
                 folded: Folded::All(regex),
                 ..
             } => regex.is_match(hay.folded()),
+            Finder::Folded {
+                folded: Folded::Anchored(search),
+                ..
+            } => !search.starts(hay.folded()).is_empty(),
             Finder::Plain(regex) => regex.is_match(hay.bytes),
         }
     }
@@ -128,15 +156,32 @@ pub(crate) enum Folded {
     Each(Vec<memchr::memmem::Finder<'static>>),
     /// One for all.
     All(Regex),
+    /// Most from the occurrences of `def` ([`anchored`]).
+    Anchored(Box<anchored::Anchored>),
 }
 
 impl Folded {
+    /// The search of the folded `literals`: one per literal for a few, else one for all.
+    fn of(folded: &[String]) -> Folded {
+        if folded.len() <= SEPARATE_SEARCHES {
+            Folded::Each(
+                folded
+                    .iter()
+                    .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
+                    .collect(),
+            )
+        } else {
+            Folded::All(alternation(folded, false, false))
+        }
+    }
+
     /// Where matches start, in order. One search: leftmost-first, not overlapping. One per
     /// literal: every literal's own matches, merged (a match of one inside another's is
     /// kept): the callers only ask which forms hold one.
     fn starts(&self, folded: &[u8]) -> Vec<usize> {
         match self {
             Folded::All(regex) => regex.find_iter(folded).map(|m| m.start()).collect(),
+            Folded::Anchored(search) => search.starts(folded),
             Folded::Each(finders) => {
                 let mut starts: Vec<usize> =
                     finders.iter().flat_map(|f| f.find_iter(folded)).collect();
@@ -146,6 +191,31 @@ impl Folded {
                 }
                 starts
             }
+        }
+    }
+}
+
+/// The starts of literals in a file, for the forms holding one ([`Finder::in_forms`]).
+pub(crate) enum FormHits<'a> {
+    /// Every start, in order, and the first not yet passed.
+    Listed {
+        starts: Vec<usize>,
+        next: usize,
+    },
+    Found(anchored::Next<'a>),
+}
+
+impl FormHits<'_> {
+    /// The first start at `from` or after; asked at increasing positions.
+    pub(crate) fn first_from(&mut self, from: usize) -> Option<usize> {
+        match self {
+            FormHits::Listed { starts, next } => {
+                while *next < starts.len() && starts[*next] < from {
+                    *next += 1;
+                }
+                starts.get(*next).copied()
+            }
+            FormHits::Found(search) => search.first_from(from),
         }
     }
 }

@@ -92,7 +92,7 @@ pub(crate) fn learn(
         if search.read_time {
             literals.push("#.(".to_string());
         }
-        search.widened = Some(super::literal::Finder::any(&literals));
+        search.widened = Some(super::literal::Finder::any_in_forms(&literals));
     }
     macros.features = search.features.as_ref().and_then(expand::features_value);
     search.macros = macros;

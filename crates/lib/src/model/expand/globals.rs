@@ -185,17 +185,56 @@ fn constant_definition(form: &Val) -> Option<(String, Val)> {
 /// Which of `names` (folded) the lowercased text `lower` assigns or rebinds: a word
 /// right after an assigning operator, the place of `push`, or the first binding of a
 /// `let`. Textual, so a quoted or commented occurrence counts too (the value is then not
-/// used: safe).
+/// used: safe). Each name's whole-word occurrences are found with `memmem` and the one
+/// or two words before each looked at, instead of every word of the text: each stretch
+/// of text is stepped over for at most the two occurrences after it (linear).
 pub(crate) fn assigned<'a, S: BuildHasher>(
+    lower: &[u8],
+    names: &std::collections::HashSet<&'a str, S>,
+) -> HashSet<&'a str> {
+    if names.len() > MAX_SEARCHED_NAMES {
+        return assigned_by_words(lower, names);
+    }
+    let mut out = HashSet::default();
+    // A name holding a delimiter is never a word (and would let one occurrence hide
+    // another from `find_iter`).
+    for name in names
+        .iter()
+        .filter(|n| !n.is_empty() && !n.bytes().any(|c| is_word_delimiter(&c)))
+    {
+        let len = name.len();
+        let whole = |at: usize| {
+            (at == 0 || is_word_delimiter(&lower[at - 1]))
+                && lower.get(at + len).is_none_or(is_word_delimiter)
+        };
+        let hit = memchr::memmem::find_iter(lower, name.as_bytes())
+            .filter(|&at| whole(at))
+            .any(|at| {
+                let (before, at) = word_before(lower, at);
+                let (before_that, _) = word_before(lower, at);
+                word_is(before, &ASSIGNING)
+                    || word_is(before_that, &["push", "pushnew"])
+                    || word_is(before, &["let", "let*"])
+            });
+        if hit {
+            out.insert(*name);
+        }
+    }
+    out
+}
+
+/// Names searched one `memmem` pass each at most ([`assigned`]); past them one pass
+/// over every word of the text is cheaper.
+const MAX_SEARCHED_NAMES: usize = 8;
+
+/// [`assigned`] in one pass over every word of `lower`.
+pub(super) fn assigned_by_words<'a, S: BuildHasher>(
     lower: &[u8],
     names: &std::collections::HashSet<&'a str, S>,
 ) -> HashSet<&'a str> {
     let mut out = HashSet::default();
     let (mut before, mut before_that): (&[u8], &[u8]) = (b"", b"");
-    let delimiter =
-        |c: &u8| c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b'\'' | b'`' | b',');
-    for word in lower.split(delimiter).filter(|w| !w.is_empty()) {
-        let word_is = |w: &[u8], among: &[&str]| among.iter().any(|a| a.as_bytes() == w);
+    for word in lower.split(is_word_delimiter).filter(|w| !w.is_empty()) {
         if let Some(name) = std::str::from_utf8(word).ok().and_then(|w| names.get(w)) {
             if word_is(before, &ASSIGNING)
                 || word_is(before_that, &["push", "pushnew"])
@@ -208,4 +247,27 @@ pub(crate) fn assigned<'a, S: BuildHasher>(
         before = word;
     }
     out
+}
+
+/// The bytes that end a word for [`assigned`].
+fn is_word_delimiter(c: &u8) -> bool {
+    c.is_ascii_whitespace() || matches!(c, b'(' | b')' | b'\'' | b'`' | b',')
+}
+
+/// Whether `word` is one of `among`.
+fn word_is(word: &[u8], among: &[&str]) -> bool {
+    among.iter().any(|a| a.as_bytes() == word)
+}
+
+/// The word of `lower` before position `at` (empty at the start), and where it starts.
+fn word_before(lower: &[u8], at: usize) -> (&[u8], usize) {
+    let mut end = at;
+    while end > 0 && is_word_delimiter(&lower[end - 1]) {
+        end -= 1;
+    }
+    let mut start = end;
+    while start > 0 && !is_word_delimiter(&lower[start - 1]) {
+        start -= 1;
+    }
+    (&lower[start..end], start)
 }

@@ -461,18 +461,17 @@ pub(crate) struct Gate {
     bytes: [bool; 256],
     /// The shortest wanted text.
     shortest: usize,
-    /// What each byte is to a word ([`DELIMITER`], [`UNWANTED`], ...).
+    /// What each byte is to a word ([`DELIMITER`], [`COLON`], ...): 0 for most bytes,
+    /// so that the word loop takes one branch a byte.
     classes: [u8; 256],
-    /// The (length, first byte) of the global macros' names, to pass over most words
-    /// without looking them up; set at the first call.
-    heads: OnceLock<Box<[[bool; 256]; HEAD_LENGTHS]>>,
+    /// The (length, first byte) and (length, last byte) of the global macros' names, to
+    /// pass over most words without looking them up; set at the first call.
+    heads: OnceLock<Box<Heads>>,
     brought: Mutex<Cache>,
 }
 
 /// A byte that ends a word.
 const DELIMITER: u8 = 1;
-/// A byte no wanted text holds.
-const UNWANTED: u8 = 2;
 /// A package marker.
 const COLON: u8 = 4;
 const HASH: u8 = 8;
@@ -488,14 +487,30 @@ struct Word<'t> {
     after: usize,
     /// Where its part after its leading `#`s starts.
     bare: usize,
-    /// One past its last byte that no wanted text holds (0: none).
-    bad_end: usize,
     /// One past its last `#` (0: none).
     hash_end: usize,
 }
 
-/// Names as long as this or longer share one row of [`Gate::heads`].
+/// Names as long as this or longer share one row of [`Heads`].
 const HEAD_LENGTHS: usize = 64;
+
+/// Per name length (up to [`HEAD_LENGTHS`]), the first bytes and the last bytes of the
+/// global macros' names, in both cases.
+struct Heads {
+    first: [[bool; 256]; HEAD_LENGTHS],
+    last: [[bool; 256]; HEAD_LENGTHS],
+}
+
+impl Heads {
+    /// Whether a global macro's name may be `name` (not empty).
+    fn may_name(&self, name: &[u8]) -> bool {
+        let row = name.len().min(HEAD_LENGTHS - 1);
+        let (Some(&first), Some(&last)) = (name.first(), name.last()) else {
+            return false;
+        };
+        self.first[row][usize::from(first)] && self.last[row][usize::from(last)]
+    }
+}
 
 impl Gate {
     pub(crate) fn new(wanted: Wanted) -> Gate {
@@ -520,9 +535,6 @@ impl Gate {
                 _ if !byte.is_ascii() => SPECIAL,
                 _ => 0,
             };
-            if !bytes[c] {
-                *class |= UNWANTED;
-            }
         }
         Gate {
             classes,
@@ -555,9 +567,7 @@ impl Gate {
     /// The global macro a word of source text names (folded as macros are).
     fn named_global<'a>(&self, word: &[u8], lookup: &Lookup<'a>) -> Option<&'a Arc<Macro>> {
         let name = word.rsplit(|&c| c == b':').next()?;
-        let heads = self.heads(lookup);
-        let first = *name.first()?;
-        if !heads[name.len().min(HEAD_LENGTHS - 1)][usize::from(first)] || !plain(name) {
+        if !self.heads(lookup).may_name(name) || !plain(name) {
             return None;
         }
         if name.iter().any(u8::is_ascii_uppercase) {
@@ -567,15 +577,21 @@ impl Gate {
         lookup.global.get(std::str::from_utf8(name).ok()?)
     }
 
-    /// The (length, first byte) of the global macros' names, found at the first call.
-    fn heads(&self, lookup: &Lookup) -> &[[bool; 256]; HEAD_LENGTHS] {
+    /// The [`Heads`] of the global macros' names, found at the first call.
+    fn heads(&self, lookup: &Lookup) -> &Heads {
         self.heads.get_or_init(|| {
-            let mut heads = Box::new([[false; 256]; HEAD_LENGTHS]);
+            let mut heads = Box::new(Heads {
+                first: [[false; 256]; HEAD_LENGTHS],
+                last: [[false; 256]; HEAD_LENGTHS],
+            });
             for n in lookup.global.names() {
-                if let Some(&c) = n.as_bytes().first() {
+                let n = n.as_bytes();
+                if let (Some(&first), Some(&last)) = (n.first(), n.last()) {
                     let row = n.len().min(HEAD_LENGTHS - 1);
-                    heads[row][usize::from(c.to_ascii_lowercase())] = true;
-                    heads[row][usize::from(c.to_ascii_uppercase())] = true;
+                    for (table, c) in [(&mut heads.first, first), (&mut heads.last, last)] {
+                        table[row][usize::from(c.to_ascii_lowercase())] = true;
+                        table[row][usize::from(c.to_ascii_uppercase())] = true;
+                    }
                 }
             }
             heads
@@ -684,18 +700,17 @@ impl Gate {
                 return None;
             }
             let start = i;
-            let (mut flags, mut after, mut bad_end, mut hash_end) = (0u8, 0, 0, 0);
+            let (mut flags, mut after, mut hash_end) = (0u8, 0, 0);
             while i < n {
                 let class = classes[usize::from(text[i])];
-                if class & DELIMITER != 0 {
-                    break;
-                }
-                flags |= class;
                 i += 1;
-                if class & (UNWANTED | COLON | HASH) != 0 {
-                    if class & UNWANTED != 0 {
-                        bad_end = i - start;
+                // Most bytes are of no class: one branch.
+                if class != 0 {
+                    if class & DELIMITER != 0 {
+                        i -= 1;
+                        break;
                     }
+                    flags |= class;
                     if class & COLON != 0 {
                         after = i - start;
                     }
@@ -711,7 +726,6 @@ impl Gate {
                 simple: flags & SPECIAL == 0,
                 after,
                 bare,
-                bad_end,
                 hash_end,
             })
         })
@@ -721,6 +735,18 @@ impl Gate {
     /// its last `:`, after its leading `#`s), each looked at once.
     fn push_simple_word(&self, w: &Word, out: &mut Vec<String>) {
         let whole = w.bytes.len();
+        // Every piece ends where the word does: for a name, only the run of its bytes
+        // at the word's end (at most one byte longer than the name) can hold one.
+        let mut wanted_from = whole;
+        if let Wanted::Exact(name) = &self.wanted {
+            let longest = whole.saturating_sub(name.len() + 1);
+            while wanted_from > longest && self.bytes[usize::from(w.bytes[wanted_from - 1])] {
+                wanted_from -= 1;
+            }
+            if wanted_from == whole {
+                return;
+            }
+        }
         for (k, from) in [0, w.after, w.bare].into_iter().enumerate() {
             let repeated = k > 0 && from == 0 || k == 2 && from == w.after;
             let piece = &w.bytes[from..];
@@ -729,7 +755,7 @@ impl Gate {
                 Wanted::Exact(name) => {
                     !piece.is_empty()
                         && piece.len() <= name.len()
-                        && w.bad_end <= from
+                        && wanted_from <= from
                         && self.wanted.relevant(piece)
                 }
                 Wanted::Containing(_) => self.relevant(piece),
@@ -743,10 +769,8 @@ impl Gate {
     /// [`Gate::named_global`] of a simple word.
     fn named_global_simple<'a>(&self, w: &Word, lookup: &Lookup<'a>) -> Option<&'a Arc<Macro>> {
         let name = &w.bytes[w.after..];
-        let first = *name.first()?;
-        let heads = self.heads(lookup);
         // Plain: no `#` after the package marker (the word has no `~`, `|`, `\`).
-        if !heads[name.len().min(HEAD_LENGTHS - 1)][usize::from(first)] || w.hash_end > w.after {
+        if name.is_empty() || !self.heads(lookup).may_name(name) || w.hash_end > w.after {
             return None;
         }
         if name.iter().any(u8::is_ascii_uppercase) {

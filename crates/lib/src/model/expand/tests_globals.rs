@@ -160,3 +160,32 @@ fn macroexpand_expands_with_the_scopes_macros() {
     // A macro asking for its own expansion ends, unknown.
     assert!(names_with_functions(CHECKED, "(again card32)").is_empty());
 }
+
+/// The `memmem` search for the assigned names gives what the pass over every word
+/// gives, over texts mixing names, assigning operators, delimiters and near misses.
+#[test]
+fn assigned_by_search_is_assigned_by_words() {
+    use super::globals::{assigned, assigned_by_words};
+    let names: std::collections::HashSet<&str> = ["*a*", "*ab*", "b", "a-b"].into_iter().collect();
+    let pieces = [
+        "(", ")", " ", "\n", "'", "`", ",", "setf", "setq", "push", "pushnew", "let", "let*",
+        "pop", "*a*", "*ab*", "b", "a-b", "x", "*a*b", ";", "\"", "incf",
+    ];
+    // A fixed linear congruential sequence: the same texts on every run.
+    let mut seed = 7u64;
+    let mut found = 0;
+    for _ in 0..3000 {
+        let mut text = String::new();
+        for _ in 0..12 {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            text.push_str(pieces[(seed >> 33) as usize % pieces.len()]);
+        }
+        let lower = text.to_ascii_lowercase();
+        let by_words = assigned_by_words(lower.as_bytes(), &names);
+        assert_eq!(assigned(lower.as_bytes(), &names), by_words, "{text:?}");
+        found += by_words.len();
+    }
+    assert!(found > 50, "{found}");
+}

@@ -274,12 +274,29 @@ fn callers_agree_with_sbcl() {
     for u in unconfirmed.iter().take(40) {
         eprintln!("  not in SBCL's: {u}");
     }
+    let mut full = String::new();
     for (category, list) in &misses {
         eprintln!("misses {category}: {}", list.len());
-        for m in list.iter().take(400) {
-            eprintln!("  {m}");
+        let _ = writeln!(full, "misses {category}: {}", list.len());
+        for (k, m) in list.iter().enumerate() {
+            if k < 400 {
+                eprintln!("  {m}");
+            }
+            let _ = writeln!(full, "  {m}");
         }
     }
+    let _ = writeln!(full, "not in SBCL's ({}):", unconfirmed.len());
+    for u in &unconfirmed {
+        let _ = writeln!(full, "  {u}");
+    }
+    let path =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(if sbcl_systems::held_out().is_some() {
+            "callers-oracle-held-out-report.txt"
+        } else {
+            "callers-oracle-report.txt"
+        });
+    std::fs::write(&path, &full).unwrap();
+    eprintln!("(every miss: {})", path.display());
     if !failed.is_empty() {
         eprintln!("not loaded: {failed:?}");
     }

@@ -122,7 +122,9 @@ pub(super) fn widen(
     for (name, f) in writing {
         known.entry(name).or_insert_with(|| Arc::new(f));
     }
-    let env = environment(learned, reads, &strict, known, writers, passes);
+    let mut env = environment(learned, reads, &strict, known, writers, passes);
+    // The searched symbol's own calls stay in the expansions, where they are looked for.
+    env.kept = Some(query.name.clone());
     writers.names.extend(strict.iter().cloned());
     writers.strict.extend(strict);
     writers.strict_macros = env;

@@ -362,3 +362,28 @@ fn a_call_under_an_operator_the_macro_computes_is_found_and_only_that_one() {
     // `check-put`, written by the code the function returns: both.
     assert_eq!(through(CLX, "check-put"), [internal(), internal()]);
 }
+
+#[test]
+fn the_searched_macro_is_not_expanded_away_in_the_code_around_it() {
+    // clx's `with-buffer-output` is a macro writing a `let`, whose body is expanded in
+    // turn; `write-int16` is a macro too. Expanding every macro of that body would
+    // expand the searched `check-put` and `write-int16` themselves, and their calls
+    // would be gone from the code looked at.
+    let clx = format!(
+        "{CLX}(defmacro with-buffer-output ((buffer &key length sizes) &body body)
+  `(let ((%buffer ,buffer)) (declare (ignorable %buffer)) ,@body))
+(defmacro write-int16 (index thing) `(aset-int16 ,thing buffer-bbuf ,index))
+(defmacro write-card16 (index thing) `(aset-card16 ,thing buffer-bbuf ,index))
+"
+    );
+    let internal = || {
+        (
+            "with-buffer-request-internal".to_string(),
+            "with-buffer-request-internal".to_string(),
+        )
+    };
+    assert_eq!(through(&clx, "check-put"), [internal(), internal()]);
+    assert_eq!(through(&clx, "write-int16"), [internal()]);
+    // What the macros expand to is still found through them.
+    assert_eq!(through(&clx, "aset-int16"), [internal()]);
+}

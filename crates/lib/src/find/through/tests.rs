@@ -387,3 +387,30 @@ fn the_searched_macro_is_not_expanded_away_in_the_code_around_it() {
     // What the macros expand to is still found through them.
     assert_eq!(through(&clx, "aset-int16"), [internal()]);
 }
+
+#[test]
+fn a_made_macro_computing_an_operator_is_made_for_the_names_it_may_write() {
+    // clx's `(define-accessor or ...)` makes `or-put`, whose `do` loop writes
+    // `(,(putify type) ...)` for each type of `(or null card16)`: its call holds neither
+    // `null-put` nor a name of a macro writing it, but it writes a call of `null-put`.
+    let clx = format!(
+        "{CLX}(define-accessor null (32)
+  ((index) `(read-card32 ,index))
+  ((index value) (declare (ignore value)) `(write-card32 ,index 0)))
+(define-accessor or (32)
+  ((index &rest type-list) (declare (ignore type-list)) `(read-card32 ,index))
+  ((index value &rest type-list)
+   (do ((types type-list (cdr types))
+        (result))
+       ((endp types) `(cond ,@(nreverse result)))
+     (push `((type? ,value ',(car types)) (,(putify (car types)) ,index ,value)) result))))
+(defun set-owner (w o) (with-buffer-request-internal (w 3) ((or null card16) o)))
+"
+    );
+    let internal = (
+        "with-buffer-request-internal".to_string(),
+        "with-buffer-request-internal".to_string(),
+    );
+    assert_eq!(through(&clx, "null-put"), [internal.clone()]);
+    assert_eq!(through(&clx, "write-card32"), [internal]);
+}

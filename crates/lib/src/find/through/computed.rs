@@ -24,6 +24,9 @@ use crate::model::expand::{self, functions, properties, Function, Macros, MAX_MA
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// What a template's computed operator starts with (`(,(putify type) ...)`).
+const COMPUTED: &[u8] = b"(,(";
+
 /// Literal parts shorter than this match too many names to tell anything.
 const MIN_PART: usize = 2;
 
@@ -72,15 +75,18 @@ pub(super) fn widen(
 ) {
     let computing: Vec<&Learned> = learned
         .iter()
-        .filter(|l| memchr::memmem::find(&l.text, b"(,(").is_some())
+        .filter(|l| memchr::memmem::find(&l.text, COMPUTED).is_some())
         .collect();
-    if computing.is_empty() {
-        return;
-    }
     let mut heads = Vec::new();
     for l in &computing {
         for expression in operator_expressions(&l.text, reads) {
-            heads.push((l.name.clone(), expression));
+            heads.push((l.name.clone(), expression, false));
+        }
+    }
+    // The functions writing code under a computed operator (clx's `make-setter-forms`).
+    for (name, f) in &local {
+        for expression in function_operators(functions::body(f)) {
+            heads.push((name.clone(), expression, true));
         }
     }
     if heads.is_empty() {
@@ -90,14 +96,20 @@ pub(super) fn widen(
     for (name, f) in local {
         known.insert(name, Arc::new(f));
     }
-    let heads: Vec<Head> = heads
+    type Marked = Vec<(Head, bool)>;
+    let (heads, function_heads): (Marked, Marked) = heads
         .into_iter()
-        .map(|(macro_name, expression)| Head {
-            macro_name,
-            parts: literal_parts(&expression, &known),
+        .map(|(macro_name, expression, function)| {
+            let head = Head {
+                macro_name,
+                parts: literal_parts(&expression, &known),
+            };
+            (head, function)
         })
-        .filter(|h| !h.parts.is_empty())
-        .collect();
+        .filter(|(h, _)| !h.parts.is_empty())
+        .partition(|(_, function)| !function);
+    let heads: Vec<Head> = heads.into_iter().map(|(h, _)| h).collect();
+    let function_heads: Vec<Head> = function_heads.into_iter().map(|(h, _)| h).collect();
     let mut names: HashSet<String> = writers.names.clone();
     names.insert(query.name.clone());
     let text: usize = learned.iter().map(|l| l.text.len()).sum();
@@ -109,13 +121,31 @@ pub(super) fn widen(
         .filter(|h| h.may_write_any(&names, &mut comparisons))
         .map(|h| h.macro_name.clone())
         .collect();
-    if spelled.is_empty() {
+    // A function computing an operator that may be one of these names writes code.
+    let computing_functions: HashSet<String> = function_heads
+        .iter()
+        .filter(|h| h.may_write_any(&names, &mut comparisons))
+        .map(|h| h.macro_name.clone())
+        .collect();
+    if spelled.is_empty() && computing_functions.is_empty() {
         return;
     }
     spelled.sort();
     spelled.dedup();
-    let writing: Vec<(String, Function)> = (passes.holding)(&Finder::any(&spelled));
-    let strict = levels(learned, reads, &heads, &writing, names, &mut comparisons);
+    // (The computing functions are among `known` already.)
+    let writing: Vec<(String, Function)> = if spelled.is_empty() {
+        Vec::new()
+    } else {
+        (passes.holding)(&Finder::any(&spelled))
+    };
+    let strict = levels(
+        learned,
+        reads,
+        &heads,
+        (&writing, &computing_functions),
+        names,
+        &mut comparisons,
+    );
     if strict.is_empty() {
         return;
     }
@@ -143,11 +173,16 @@ pub(crate) fn local_functions(
     // are never read into data).
     let mut wanted: HashSet<String> = HashSet::new();
     for l in found {
-        for at in memchr::memmem::find_iter(&l.text, b"(,(") {
+        for at in memchr::memmem::find_iter(&l.text, COMPUTED) {
             wanted.extend(first_token(&l.text[at + 3..]));
         }
     }
-    let mut out: Vec<(String, Function)> = Vec::new();
+    let mut out: Vec<(String, Function)> = computing_defuns(b, reads);
+    for (_, f) in &out {
+        for expression in function_operators(functions::body(f)) {
+            wanted.extend(expression.head().map(str::to_string));
+        }
+    }
     for _ in 0..functions::MAX_ROUNDS {
         wanted.retain(|n| functions::may_be_project(n) && !out.iter().any(|(o, _)| o == n));
         if wanted.is_empty() {
@@ -159,6 +194,60 @@ pub(crate) fn local_functions(
             .flat_map(|(_, f)| functions::called(functions::body(f)))
             .collect();
         out.extend(found);
+    }
+    out
+}
+
+/// The `defun`s of `b` whose own text holds a computed operator (`(,(`: not one of a
+/// `defmacro` after the `defun`), told from the text; only those are read.
+fn computing_defuns(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(String, Function)> {
+    let computed: Vec<usize> = memchr::memmem::find_iter(b, COMPUTED).collect();
+    if computed.is_empty() {
+        return Vec::new();
+    }
+    let mut defuns: Vec<usize> = memchr::memmem::find_iter(b, b"(defun")
+        .chain(memchr::memmem::find_iter(b, b"(DEFUN"))
+        .collect();
+    if defuns.is_empty() {
+        return Vec::new();
+    }
+    defuns.sort_unstable();
+    let macros = expand::defmacro_hits(b);
+    let mut wanted: HashSet<String> = HashSet::new();
+    for at in computed {
+        let k = defuns.partition_point(|&d| d < at);
+        let Some(&defun) = k.checked_sub(1).and_then(|k| defuns.get(k)) else {
+            continue;
+        };
+        // A `defmacro` between them holds it.
+        let m = macros.partition_point(|&h| h < at);
+        if m > 0 && macros[m - 1] > defun {
+            continue;
+        }
+        wanted.extend(functions::token_after(b, defun + "(defun".len()));
+    }
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    functions::learn_any(b, &wanted, reads)
+        .into_iter()
+        .filter(|(_, f)| !function_operators(functions::body(f)).is_empty())
+        .collect()
+}
+
+/// The expressions computing an operator in the templates of `body`: the `,(f ...)`
+/// heading a list in a backquote (`(,(setter type) ,name .rbuf. .index.)`).
+fn function_operators(body: &[Val]) -> Vec<Val> {
+    let mut out = Vec::new();
+    for b in body {
+        expand::any_node(b, &mut |n| {
+            if let Some(Val::Comma(x)) = n.items().and_then(<[Val]>::first) {
+                if x.head().is_some() {
+                    out.push((**x).clone());
+                }
+            }
+            false
+        });
     }
     out
 }
@@ -292,13 +381,15 @@ fn levels(
     learned: &[Learned],
     reads: &dyn Fn(bool, &[u8]) -> bool,
     heads: &[Head],
-    writing: &[(String, Function)],
+    (writing, computing): (&[(String, Function)], &HashSet<String>),
     mut names: HashSet<String>,
     comparisons: &mut usize,
 ) -> HashSet<String> {
     let mut strict: HashSet<String> = HashSet::new();
     let mut writes_of: HashMap<usize, Writes> = HashMap::new();
-    let mut code_writers: HashSet<&str> = HashSet::new();
+    // The functions computing an operator that may be a name wanted write code from the
+    // start.
+    let mut code_writers: HashSet<&str> = computing.iter().map(String::as_str).collect();
     for _ in 0..MAX_MACRO_DEPTH {
         let mut added: HashSet<String> = HashSet::new();
         for h in heads {

@@ -414,3 +414,23 @@ fn a_made_macro_computing_an_operator_is_made_for_the_names_it_may_write() {
     assert_eq!(through(&clx, "null-put"), [internal.clone()]);
     assert_eq!(through(&clx, "write-card32"), [internal]);
 }
+
+#[test]
+fn a_function_writing_code_under_an_operator_it_computes_writes_those_calls() {
+    // clx's `make-setter-forms`, a function, writes `(,(setter type) ,name .rbuf.)` for
+    // the macro `define-rendering-command` that splices its code into a `defun`.
+    let src = "(defun setter (type) (ecase type (int8 'aset-int8) (card32 'aset-card32)))
+(defun make-setter-forms (specs)
+  (loop for (name type) in specs
+        collecting `(,(setter type) ,name .rbuf.)))
+(defmacro define-command (name &rest args)
+  (let ((specs (mapcar #'(lambda (a) (destructuring-bind (n ty) a (list n ty))) args)))
+    `(defun ,name ,(mapcar #'first specs) ,@(make-setter-forms specs))))
+(define-command accum (op card32))
+(define-command begin (mode int8))
+";
+    let command = ("define-command".to_string(), "define-command".to_string());
+    assert_eq!(through(src, "aset-card32"), [command.clone()]);
+    assert_eq!(through(src, "aset-int8"), [command]);
+    assert!(through(src, "aset-card16").is_empty());
+}

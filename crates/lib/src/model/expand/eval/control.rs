@@ -22,6 +22,9 @@ pub(crate) fn is_form(operator: &str) -> bool {
                 | "cond"
                 | "case"
                 | "ecase"
+                | "typecase"
+                | "etypecase"
+                | "destructuring-bind"
                 | "and"
                 | "or"
                 | "dolist"
@@ -195,6 +198,8 @@ fn compute(
             Some(nil())
         }
         "case" | "ecase" => case(operator == "ecase", args, env, budget, depth),
+        "typecase" | "etypecase" => typecase(args, env, budget, depth),
+        "destructuring-bind" => destructuring_bind(args, env, budget, depth),
         "dolist" | "dotimes" => dolist(operator == "dolist", args, env, budget, depth),
         "do" | "do*" => do_(operator == "do*", args, env, budget, depth),
         _ => Some(Val::Unknown),
@@ -298,6 +303,77 @@ fn case(
         }
     }
     Some(if exhaustive { Val::Unknown } else { nil() })
+}
+
+/// `(typecase key clauses...)` and `etypecase`: the first clause whose type the key's
+/// value is of, for the types told from a datum (`symbol`, `null`, `list`, `cons`,
+/// `string`, `keyword`, `number`, `integer`, `fixnum`; `t`/`otherwise`); another type,
+/// or an unknown value, is unknown from there. Without a match: `nil` (an error for
+/// `etypecase`, unknown).
+fn typecase(args: &[Val], env: &mut Env, budget: &mut Budget, depth: usize) -> Option<Val> {
+    let Some((key, clauses)) = args.split_first() else {
+        return Some(Val::Unknown);
+    };
+    let key = exec(key, env, budget, depth)?;
+    for (k, clause) in clauses.iter().enumerate() {
+        let Some((ty, body)) = clause.items().and_then(|c| c.split_first()) else {
+            return Some(Val::Unknown);
+        };
+        let hit = if is_word(ty, "otherwise") || ty.is_symbol("t") {
+            Some(true)
+        } else {
+            of_type(&key, ty)
+        };
+        match hit {
+            Some(true) => return progn(body, env, budget, depth),
+            Some(false) => {}
+            None => return unknown_after(&clauses[k..], env),
+        }
+    }
+    Some(Val::Unknown)
+}
+
+/// Whether the datum `v` is of the type named `ty`; `None`: not told.
+fn of_type(v: &Val, ty: &Val) -> Option<bool> {
+    let name = ty.symbol_name()?;
+    let number = |v: &Val| matches!(v, Val::Atom(a) if a.parse::<i64>().is_ok());
+    Some(match (name, v) {
+        (_, Val::Unknown) => return None,
+        ("null", v) => v.is_nil(),
+        ("symbol", v) => matches!(v, Val::Sym(_)),
+        ("keyword", v) => v.is_keyword(),
+        ("list", v) => v.is_nil() || matches!(v, Val::List(_) | Val::Dotted(..)),
+        ("cons", v) => !v.is_nil() && matches!(v, Val::List(_) | Val::Dotted(..)),
+        ("string", v) => matches!(v, Val::Str(_)),
+        ("number" | "integer" | "fixnum", v) if number(v) => true,
+        ("number" | "integer" | "fixnum", Val::Atom(_)) => return None,
+        ("number" | "integer" | "fixnum", _) => false,
+        _ => return None,
+    })
+}
+
+/// `(destructuring-bind PATTERN form body...)` for a pattern of variables only (a list,
+/// dotted or not, of symbols; no lambda-list keywords): bound as `loop` destructures.
+fn destructuring_bind(
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    let [pattern, form, body @ ..] = args else {
+        return Some(Val::Unknown);
+    };
+    let keyword = |n: &&str| n.starts_with('&');
+    let names = super::destructure::names(pattern);
+    if !super::destructure::is_pattern(pattern) || names.iter().any(keyword) {
+        return Some(Val::Unknown);
+    }
+    let value = exec(form, env, budget, depth)?;
+    let saved = Saved::of(env, &names);
+    super::destructure::bind(pattern, value, env);
+    let result = progn(skip_declarations(body), env, budget, depth);
+    saved.restore(env);
+    result
 }
 
 /// `(dolist (var list [result]) body...)` and `(dotimes (var count [result]) body...)`.

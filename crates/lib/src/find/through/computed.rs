@@ -67,7 +67,7 @@ struct Head {
 /// their expansions need. Nothing is read when no learned macro computes an operator.
 pub(super) fn widen(
     learned: &[Learned],
-    local: Vec<(String, Function)>,
+    local: Local,
     query: &SymbolQuery,
     writers: &mut Writers,
     reads: &dyn Fn(bool, &[u8]) -> bool,
@@ -84,16 +84,14 @@ pub(super) fn widen(
         }
     }
     // The functions writing code under a computed operator (clx's `make-setter-forms`).
-    for (name, f) in &local {
-        for expression in function_operators(functions::body(f)) {
-            heads.push((name.clone(), expression, true));
-        }
+    for (name, expression) in local.heads {
+        heads.push((name, expression, true));
     }
     if heads.is_empty() {
         return;
     }
     let mut known = functions::Functions::default();
-    for (name, f) in local {
+    for (name, f) in local.functions {
         known.insert(name, Arc::new(f));
     }
     type Marked = Vec<(Head, bool)>;
@@ -160,15 +158,38 @@ pub(super) fn widen(
     writers.strict_macros = env;
 }
 
+/// What the first pass keeps of a file for the computed operators.
+#[derive(Default)]
+pub(crate) struct Local {
+    /// The project functions the computed operators call (see [`local_functions`]).
+    pub(crate) functions: Vec<(String, Function)>,
+    /// The computed operators of its `defun`s' templates: the function's folded name,
+    /// the expression (clx's `make-setter-forms` and `(setter type)`).
+    pub(crate) heads: Vec<(String, Val)>,
+}
+
+impl Local {
+    /// The files' parts, together.
+    pub(crate) fn merge(all: Vec<Local>) -> Local {
+        let mut out = Local::default();
+        for l in all {
+            out.functions.extend(l.functions);
+            out.heads.extend(l.heads);
+        }
+        out
+    }
+}
+
 /// The project functions that the computed operators of `found` (the macros of the file
-/// `b`) call, and those these call, when `b` defines them: the literal parts of the names
-/// the operators build are read from them. Nothing is read for a file none of whose
-/// macros holds `(,(`.
+/// `b`) and of `b`'s `defun`s call, and those these call, when `b` defines them: the
+/// literal parts of the names the operators build are read from them; and the `defun`s'
+/// computed operators. Nothing is read for a file without `(,(`.
 pub(crate) fn local_functions(
     b: &[u8],
     found: &[Learned],
     reads: &dyn Fn(bool, &[u8]) -> bool,
-) -> Vec<(String, Function)> {
+    spells: &dyn Fn(&[u8]) -> bool,
+) -> Local {
     // The operator after each `(,(`, told from the text (most macros of a large scope
     // are never read into data).
     let mut wanted: HashSet<String> = HashSet::new();
@@ -177,12 +198,13 @@ pub(crate) fn local_functions(
             wanted.extend(first_token(&l.text[at + 3..]));
         }
     }
-    let mut out: Vec<(String, Function)> = computing_defuns(b, reads);
-    for (_, f) in &out {
-        for expression in function_operators(functions::body(f)) {
-            wanted.extend(expression.head().map(str::to_string));
-        }
-    }
+    let heads = computing_defuns(b, reads, spells);
+    wanted.extend(
+        heads
+            .iter()
+            .filter_map(|(_, e)| e.head().map(str::to_string)),
+    );
+    let mut out: Vec<(String, Function)> = Vec::new();
     for _ in 0..functions::MAX_ROUNDS {
         wanted.retain(|n| functions::may_be_project(n) && !out.iter().any(|(o, _)| o == n));
         if wanted.is_empty() {
@@ -195,14 +217,25 @@ pub(crate) fn local_functions(
             .collect();
         out.extend(found);
     }
-    out
+    Local {
+        functions: out,
+        heads,
+    }
 }
 
-/// The `defun`s of `b` whose own text holds a computed operator (`(,(`: not one of a
-/// `defmacro` after the `defun`), told from the text; only those are read.
-fn computing_defuns(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(String, Function)> {
+/// The computed operators of `b`'s `defun`s (a `(,(` after a `(defun` with no
+/// `defmacro` between), each with the function's name: only the expressions after
+/// `(,(` are read, as for macros ([`operator_expressions`]), not the functions. Only in
+/// a file that `spells` the searched name (clx's `setter` returning `'aset-card32` next
+/// to `make-setter-forms`): elsewhere no part of the operator may be it, and reading
+/// every file's `defun`s would cost the search a pass of its own.
+fn computing_defuns(
+    b: &[u8],
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+    spells: &dyn Fn(&[u8]) -> bool,
+) -> Vec<(String, Val)> {
     let computed: Vec<usize> = memchr::memmem::find_iter(b, COMPUTED).collect();
-    if computed.is_empty() {
+    if computed.is_empty() || !spells(b) {
         return Vec::new();
     }
     let mut defuns: Vec<usize> = memchr::memmem::find_iter(b, b"(defun")
@@ -213,8 +246,15 @@ fn computing_defuns(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(Strin
     }
     defuns.sort_unstable();
     let macros = expand::defmacro_hits(b);
-    let mut wanted: HashSet<String> = HashSet::new();
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    let mut budget = expand::Budget::new(usize::MAX);
+    let mut out = Vec::new();
+    // Each byte is read once: an operator inside another's expression is not looked for.
+    let mut from = 0;
     for at in computed {
+        if at < from {
+            continue;
+        }
         let k = defuns.partition_point(|&d| d < at);
         let Some(&defun) = k.checked_sub(1).and_then(|k| defuns.get(k)) else {
             continue;
@@ -224,30 +264,21 @@ fn computing_defuns(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(Strin
         if m > 0 && macros[m - 1] > defun {
             continue;
         }
-        wanted.extend(functions::token_after(b, defun + "(defun".len()));
-    }
-    if wanted.is_empty() {
-        return Vec::new();
-    }
-    functions::learn_any(b, &wanted, reads)
-        .into_iter()
-        .filter(|(_, f)| !function_operators(functions::body(f)).is_empty())
-        .collect()
-}
-
-/// The expressions computing an operator in the templates of `body`: the `,(f ...)`
-/// heading a list in a backquote (`(,(setter type) ,name .rbuf. .index.)`).
-fn function_operators(body: &[Val]) -> Vec<Val> {
-    let mut out = Vec::new();
-    for b in body {
-        expand::any_node(b, &mut |n| {
-            if let Some(Val::Comma(x)) = n.items().and_then(<[Val]>::first) {
-                if x.head().is_some() {
-                    out.push((**x).clone());
-                }
-            }
-            false
-        });
+        let Some(name) = functions::token_after(b, defun + "(defun".len()) else {
+            continue;
+        };
+        let open = at + 2;
+        let Some(end) = super::form_end(b, open, b.len(), &mut reads, &mut budget) else {
+            break;
+        };
+        from = end;
+        out.extend(
+            expand::datum::read(b, open, end, &mut reads)
+                .into_iter()
+                .take(1)
+                .filter(|v| v.head().is_some())
+                .map(|v| (name.clone(), v)),
+        );
     }
     out
 }

@@ -105,6 +105,37 @@ fn families() -> Vec<(&'static str, Family)> {
             v.extend(b"(b0 1)\n");
             v
         }),
+        ("functions computing operators, spliced by macros", |n| {
+            let k = n / 150;
+            let mut v = b"(defun setter (ty) (if ty 'foo 'bar))\n".to_vec();
+            for i in 0..k {
+                v.extend(
+                    format!(
+                        "(defun s{i} (x) `((,(setter x) 1)))\n(defmacro m{i} (x) `(progn ,@(s{i} x)))\n(m{i} t)\n"
+                    )
+                    .bytes(),
+                );
+            }
+            v
+        }),
+        ("a function's computed operators nested", |n| {
+            let k = n / 20;
+            let mut v = b"(defun foo-of (x) 'foo)\n(defun w (x) `".to_vec();
+            v.extend("(,(foo-of x) ".repeat(k).bytes());
+            v.extend(")".repeat(k).bytes());
+            v.extend(b")\n(defmacro m (x) `(progn ,@(w x)))\n(m 1)\n");
+            v
+        }),
+        ("definer calls writing computed operators", |n| {
+            let k = n / 60;
+            let mut v =
+                b"(defun foo-of (x) 'foo)\n(defmacro def (name &rest body) `(defmacro ,name (x) ,@body))\n"
+                    .to_vec();
+            for i in 0..k {
+                v.extend(format!("(def m{i} `(,(foo-of x) ,x))\n(m{i} 1)\n").bytes());
+            }
+            v
+        }),
         ("reader conditionals", |n| {
             wrapped(
                 "(defun foo () ",

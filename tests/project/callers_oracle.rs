@@ -69,6 +69,29 @@ fn top_forms(bytes: &[u8], grammar: &Grammar, features: &Features) -> Vec<TopFor
         .collect()
 }
 
+/// The index in `top` of the top-level form SBCL records a call in, from its form number
+/// `k` and the line of its character offset (`line`, 0: none). The offset is where the
+/// reader started: after the form read before, so the right form starts on or after that
+/// line and the one before it ends on or before it. The number alone is off where
+/// `top_forms` cannot tell which forms SBCL read (a `#+#.(...)` feature, a feature a
+/// form of the file pushes or deletes as it is loaded): then the offset wins, the form
+/// fitting it nearest to `k`; else the first form starting on or after the line.
+fn locate(top: &[TopForm], k: i64, line: usize) -> Option<usize> {
+    let number = usize::try_from(k).ok().filter(|&k| k < top.len());
+    if line == 0 {
+        return number.or_else(|| top.iter().position(|f| f.0 >= line));
+    }
+    let fits = |j: usize| (j == 0 || top[j - 1].1 <= line) && line <= top[j].0;
+    if let Some(k) = number.filter(|&k| fits(k)) {
+        return Some(k);
+    }
+    let k = number.unwrap_or(0);
+    (0..top.len())
+        .filter(|&j| fits(j))
+        .min_by_key(|&j| j.abs_diff(k))
+        .or_else(|| top.iter().position(|f| f.0 >= line))
+}
+
 /// Whether `name` is a token of `bytes[start..end]`.
 fn has_token(bytes: &[u8], start: usize, end: usize, name: &str) -> bool {
     let Some(query) = SymbolQuery::parse(name) else {
@@ -165,10 +188,7 @@ fn callers_agree_with_sbcl() {
                 let top = top_forms(&bytes, &grammar, &features);
                 (bytes, top)
             });
-            let index = match usize::try_from(*form) {
-                Ok(k) if k < top.len() => Some(k),
-                _ => top.iter().position(|f| f.0 >= *line),
-            };
+            let index = locate(top, *form, *line);
             if let Some(k) = index {
                 pairs
                     .entry(callee.clone())
@@ -274,12 +294,29 @@ fn callers_agree_with_sbcl() {
     for u in unconfirmed.iter().take(40) {
         eprintln!("  not in SBCL's: {u}");
     }
+    let mut full = String::new();
     for (category, list) in &misses {
         eprintln!("misses {category}: {}", list.len());
-        for m in list.iter().take(400) {
-            eprintln!("  {m}");
+        let _ = writeln!(full, "misses {category}: {}", list.len());
+        for (k, m) in list.iter().enumerate() {
+            if k < 400 {
+                eprintln!("  {m}");
+            }
+            let _ = writeln!(full, "  {m}");
         }
     }
+    let _ = writeln!(full, "not in SBCL's ({}):", unconfirmed.len());
+    for u in &unconfirmed {
+        let _ = writeln!(full, "  {u}");
+    }
+    let path =
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(if sbcl_systems::held_out().is_some() {
+            "callers-oracle-held-out-report.txt"
+        } else {
+            "callers-oracle-report.txt"
+        });
+    std::fs::write(&path, &full).unwrap();
+    eprintln!("(every miss: {})", path.display());
     if !failed.is_empty() {
         eprintln!("not loaded: {failed:?}");
     }

@@ -149,16 +149,23 @@ fn learn_from(files: &Files, search: &mut Search) {
     let writers = {
         let s: &Search = search;
         let reads = |plus, e: &[u8]| s.reads(plus, e);
+        // Whether a file spells the searched name (where a function computing an
+        // operator may name it).
+        let name = match &s.target {
+            Target::Callers(q) => Some(super::literal::Finder::any(std::slice::from_ref(&q.name))),
+            _ => None,
+        };
+        let spells = |b: &[u8]| name.as_ref().is_some_and(|f| f.is_match(b));
         let (learned, local): (Vec<_>, Vec<_>) = files
             .map(s, |b| {
                 let found = defmacros(b, &reads);
-                let local = computed::local_functions(b, &found, &reads);
+                let local = computed::local_functions(b, &found, &reads, &spells);
                 (found, local)
             })
             .into_iter()
             .unzip();
         let mut learned: Vec<Learned> = learned.into_iter().flatten().collect();
-        let local: Vec<_> = local.into_iter().flatten().collect();
+        let local = computed::Local::merge(local);
         let made = made::learn(files, s, &learned);
         learned.extend(made);
         let functions = |wanted: &HashSet<String>| {
@@ -234,7 +241,7 @@ fn constants_of(
 /// searches for their names; `None` when there is none.
 fn adopt(
     learned: &[Learned],
-    local: Vec<(String, expand::Function)>,
+    local: computed::Local,
     search: &Search,
     passes: &computed::Passes,
 ) -> Option<Writers> {

@@ -24,6 +24,9 @@ use crate::model::expand::{self, functions, properties, Function, Macros, MAX_MA
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+/// What a template's computed operator starts with (`(,(putify type) ...)`).
+const COMPUTED: &[u8] = b"(,(";
+
 /// Literal parts shorter than this match too many names to tell anything.
 const MIN_PART: usize = 2;
 
@@ -64,7 +67,7 @@ struct Head {
 /// their expansions need. Nothing is read when no learned macro computes an operator.
 pub(super) fn widen(
     learned: &[Learned],
-    local: Vec<(String, Function)>,
+    local: Local,
     query: &SymbolQuery,
     writers: &mut Writers,
     reads: &dyn Fn(bool, &[u8]) -> bool,
@@ -72,32 +75,39 @@ pub(super) fn widen(
 ) {
     let computing: Vec<&Learned> = learned
         .iter()
-        .filter(|l| memchr::memmem::find(&l.text, b"(,(").is_some())
+        .filter(|l| memchr::memmem::find(&l.text, COMPUTED).is_some())
         .collect();
-    if computing.is_empty() {
-        return;
-    }
     let mut heads = Vec::new();
     for l in &computing {
         for expression in operator_expressions(&l.text, reads) {
-            heads.push((l.name.clone(), expression));
+            heads.push((l.name.clone(), expression, false));
         }
+    }
+    // The functions writing code under a computed operator (clx's `make-setter-forms`).
+    for (name, expression) in local.heads {
+        heads.push((name, expression, true));
     }
     if heads.is_empty() {
         return;
     }
     let mut known = functions::Functions::default();
-    for (name, f) in local {
+    for (name, f) in local.functions {
         known.insert(name, Arc::new(f));
     }
-    let heads: Vec<Head> = heads
+    type Marked = Vec<(Head, bool)>;
+    let (heads, function_heads): (Marked, Marked) = heads
         .into_iter()
-        .map(|(macro_name, expression)| Head {
-            macro_name,
-            parts: literal_parts(&expression, &known),
+        .map(|(macro_name, expression, function)| {
+            let head = Head {
+                macro_name,
+                parts: literal_parts(&expression, &known),
+            };
+            (head, function)
         })
-        .filter(|h| !h.parts.is_empty())
-        .collect();
+        .filter(|(h, _)| !h.parts.is_empty())
+        .partition(|(_, function)| !function);
+    let heads: Vec<Head> = heads.into_iter().map(|(h, _)| h).collect();
+    let function_heads: Vec<Head> = function_heads.into_iter().map(|(h, _)| h).collect();
     let mut names: HashSet<String> = writers.names.clone();
     names.insert(query.name.clone());
     let text: usize = learned.iter().map(|l| l.text.len()).sum();
@@ -109,42 +119,91 @@ pub(super) fn widen(
         .filter(|h| h.may_write_any(&names, &mut comparisons))
         .map(|h| h.macro_name.clone())
         .collect();
-    if spelled.is_empty() {
+    // A function computing an operator that may be one of these names writes code.
+    let computing_functions: HashSet<String> = function_heads
+        .iter()
+        .filter(|h| h.may_write_any(&names, &mut comparisons))
+        .map(|h| h.macro_name.clone())
+        .collect();
+    if spelled.is_empty() && computing_functions.is_empty() {
         return;
     }
     spelled.sort();
     spelled.dedup();
-    let writing: Vec<(String, Function)> = (passes.holding)(&Finder::any(&spelled));
-    let strict = levels(learned, reads, &heads, &writing, names, &mut comparisons);
+    // (The computing functions are among `known` already.)
+    let writing: Vec<(String, Function)> = if spelled.is_empty() {
+        Vec::new()
+    } else {
+        (passes.holding)(&Finder::any(&spelled))
+    };
+    let strict = levels(
+        learned,
+        reads,
+        &heads,
+        (&writing, &computing_functions),
+        names,
+        &mut comparisons,
+    );
     if strict.is_empty() {
         return;
     }
     for (name, f) in writing {
         known.entry(name).or_insert_with(|| Arc::new(f));
     }
-    let env = environment(learned, reads, &strict, known, writers, passes);
+    let mut env = environment(learned, reads, &strict, known, writers, passes);
+    // The searched symbol's own calls stay in the expansions, where they are looked for.
+    env.kept = Some(query.name.clone());
     writers.names.extend(strict.iter().cloned());
     writers.strict.extend(strict);
     writers.strict_macros = env;
 }
 
+/// What the first pass keeps of a file for the computed operators.
+#[derive(Default)]
+pub(crate) struct Local {
+    /// The project functions the computed operators call (see [`local_functions`]).
+    pub(crate) functions: Vec<(String, Function)>,
+    /// The computed operators of its `defun`s' templates: the function's folded name,
+    /// the expression (clx's `make-setter-forms` and `(setter type)`).
+    pub(crate) heads: Vec<(String, Val)>,
+}
+
+impl Local {
+    /// The files' parts, together.
+    pub(crate) fn merge(all: Vec<Local>) -> Local {
+        let mut out = Local::default();
+        for l in all {
+            out.functions.extend(l.functions);
+            out.heads.extend(l.heads);
+        }
+        out
+    }
+}
+
 /// The project functions that the computed operators of `found` (the macros of the file
-/// `b`) call, and those these call, when `b` defines them: the literal parts of the names
-/// the operators build are read from them. Nothing is read for a file none of whose
-/// macros holds `(,(`.
+/// `b`) and of `b`'s `defun`s call, and those these call, when `b` defines them: the
+/// literal parts of the names the operators build are read from them; and the `defun`s'
+/// computed operators. Nothing is read for a file without `(,(`.
 pub(crate) fn local_functions(
     b: &[u8],
     found: &[Learned],
     reads: &dyn Fn(bool, &[u8]) -> bool,
-) -> Vec<(String, Function)> {
+    spells: &dyn Fn(&[u8]) -> bool,
+) -> Local {
     // The operator after each `(,(`, told from the text (most macros of a large scope
     // are never read into data).
     let mut wanted: HashSet<String> = HashSet::new();
     for l in found {
-        for at in memchr::memmem::find_iter(&l.text, b"(,(") {
+        for at in memchr::memmem::find_iter(&l.text, COMPUTED) {
             wanted.extend(first_token(&l.text[at + 3..]));
         }
     }
+    let heads = computing_defuns(b, reads, spells);
+    wanted.extend(
+        heads
+            .iter()
+            .filter_map(|(_, e)| e.head().map(str::to_string)),
+    );
     let mut out: Vec<(String, Function)> = Vec::new();
     for _ in 0..functions::MAX_ROUNDS {
         wanted.retain(|n| functions::may_be_project(n) && !out.iter().any(|(o, _)| o == n));
@@ -157,6 +216,69 @@ pub(crate) fn local_functions(
             .flat_map(|(_, f)| functions::called(functions::body(f)))
             .collect();
         out.extend(found);
+    }
+    Local {
+        functions: out,
+        heads,
+    }
+}
+
+/// The computed operators of `b`'s `defun`s (a `(,(` after a `(defun` with no
+/// `defmacro` between), each with the function's name: only the expressions after
+/// `(,(` are read, as for macros ([`operator_expressions`]), not the functions. Only in
+/// a file that `spells` the searched name (clx's `setter` returning `'aset-card32` next
+/// to `make-setter-forms`): elsewhere no part of the operator may be it, and reading
+/// every file's `defun`s would cost the search a pass of its own.
+fn computing_defuns(
+    b: &[u8],
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+    spells: &dyn Fn(&[u8]) -> bool,
+) -> Vec<(String, Val)> {
+    let computed: Vec<usize> = memchr::memmem::find_iter(b, COMPUTED).collect();
+    if computed.is_empty() || !spells(b) {
+        return Vec::new();
+    }
+    let mut defuns: Vec<usize> = memchr::memmem::find_iter(b, b"(defun")
+        .chain(memchr::memmem::find_iter(b, b"(DEFUN"))
+        .collect();
+    if defuns.is_empty() {
+        return Vec::new();
+    }
+    defuns.sort_unstable();
+    let macros = expand::defmacro_hits(b);
+    let mut reads = |plus, e: &[u8]| reads(plus, e);
+    let mut budget = expand::Budget::new(usize::MAX);
+    let mut out = Vec::new();
+    // Each byte is read once: an operator inside another's expression is not looked for.
+    let mut from = 0;
+    for at in computed {
+        if at < from {
+            continue;
+        }
+        let k = defuns.partition_point(|&d| d < at);
+        let Some(&defun) = k.checked_sub(1).and_then(|k| defuns.get(k)) else {
+            continue;
+        };
+        // A `defmacro` between them holds it.
+        let m = macros.partition_point(|&h| h < at);
+        if m > 0 && macros[m - 1] > defun {
+            continue;
+        }
+        let Some(name) = functions::token_after(b, defun + "(defun".len()) else {
+            continue;
+        };
+        let open = at + 2;
+        let Some(end) = super::form_end(b, open, b.len(), &mut reads, &mut budget) else {
+            break;
+        };
+        from = end;
+        out.extend(
+            expand::datum::read(b, open, end, &mut reads)
+                .into_iter()
+                .take(1)
+                .filter(|v| v.head().is_some())
+                .map(|v| (name.clone(), v)),
+        );
     }
     out
 }
@@ -290,13 +412,15 @@ fn levels(
     learned: &[Learned],
     reads: &dyn Fn(bool, &[u8]) -> bool,
     heads: &[Head],
-    writing: &[(String, Function)],
+    (writing, computing): (&[(String, Function)], &HashSet<String>),
     mut names: HashSet<String>,
     comparisons: &mut usize,
 ) -> HashSet<String> {
     let mut strict: HashSet<String> = HashSet::new();
     let mut writes_of: HashMap<usize, Writes> = HashMap::new();
-    let mut code_writers: HashSet<&str> = HashSet::new();
+    // The functions computing an operator that may be a name wanted write code from the
+    // start.
+    let mut code_writers: HashSet<&str> = computing.iter().map(String::as_str).collect();
     for _ in 0..MAX_MACRO_DEPTH {
         let mut added: HashSet<String> = HashSet::new();
         for h in heads {

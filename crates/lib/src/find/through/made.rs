@@ -33,6 +33,9 @@ struct Definers {
     holding: HashSet<String>,
 }
 
+/// What a template's computed operator starts with (`(,(putify type) ...)`).
+const COMPUTED: &[u8] = b"(,(";
+
 /// The macros the definers among `learned` define in `files`, learned.
 pub(super) fn learn(files: &Files, search: &Search, learned: &[Learned]) -> Vec<Learned> {
     let reads = |plus, e: &[u8]| search.reads(plus, e);
@@ -163,8 +166,10 @@ fn calls_in(
 ) -> (usize, Vec<(String, Val)>) {
     let hay = Haystack::new(b);
     let mut calls = Vec::new();
-    // A file holding no wanted name calls no definer that matters but a holding one.
-    if definers.holding.is_empty() && !definers.wanted.is_in(&hay) {
+    // A file holding no wanted name calls no definer that matters but a holding one,
+    // or one whose call writes an operator the made macro computes.
+    let computing = |text: &[u8]| memchr::memmem::find(text, COMPUTED).is_some();
+    if definers.holding.is_empty() && !definers.wanted.is_in(&hay) && !computing(b) {
         return (b.len(), calls);
     }
     // Calls only: a definer's name right after `(`.
@@ -175,7 +180,9 @@ fn calls_in(
     }
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     expand::each_form_holding(b, &hits, &mut |start, end| {
-        let holds = definers.wanted.is_match(&b[start..end]);
+        // A made macro computing an operator may write any name holding a piece of it
+        // (`through/computed.rs`): its call is instantiated too.
+        let holds = definers.wanted.is_match(&b[start..end]) || computing(&b[start..end]);
         if !holds && definers.holding.is_empty() {
             return;
         }

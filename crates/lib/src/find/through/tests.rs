@@ -362,3 +362,77 @@ fn a_call_under_an_operator_the_macro_computes_is_found_and_only_that_one() {
     // `check-put`, written by the code the function returns: both.
     assert_eq!(through(CLX, "check-put"), [internal(), internal()]);
 }
+
+#[test]
+fn the_searched_macro_is_not_expanded_away_in_the_code_around_it() {
+    // clx's `with-buffer-output` is a macro writing a `let`, whose body is expanded in
+    // turn; `write-int16` is a macro too. Expanding every macro of that body would
+    // expand the searched `check-put` and `write-int16` themselves, and their calls
+    // would be gone from the code looked at.
+    let clx = format!(
+        "{CLX}(defmacro with-buffer-output ((buffer &key length sizes) &body body)
+  `(let ((%buffer ,buffer)) (declare (ignorable %buffer)) ,@body))
+(defmacro write-int16 (index thing) `(aset-int16 ,thing buffer-bbuf ,index))
+(defmacro write-card16 (index thing) `(aset-card16 ,thing buffer-bbuf ,index))
+"
+    );
+    let internal = || {
+        (
+            "with-buffer-request-internal".to_string(),
+            "with-buffer-request-internal".to_string(),
+        )
+    };
+    assert_eq!(through(&clx, "check-put"), [internal(), internal()]);
+    assert_eq!(through(&clx, "write-int16"), [internal()]);
+    // What the macros expand to is still found through them.
+    assert_eq!(through(&clx, "aset-int16"), [internal()]);
+}
+
+#[test]
+fn a_made_macro_computing_an_operator_is_made_for_the_names_it_may_write() {
+    // clx's `(define-accessor or ...)` makes `or-put`, whose `do` loop writes
+    // `(,(putify type) ...)` for each type of `(or null card16)`: its call holds neither
+    // `null-put` nor a name of a macro writing it, but it writes a call of `null-put`.
+    let clx = format!(
+        "{CLX}(define-accessor null (32)
+  ((index) `(read-card32 ,index))
+  ((index value) (declare (ignore value)) `(write-card32 ,index 0)))
+(define-accessor or (32)
+  ((index &rest type-list) (declare (ignore type-list)) `(read-card32 ,index))
+  ((index value &rest type-list)
+   (do ((types type-list (cdr types))
+        (result))
+       ((endp types) `(cond ,@(nreverse result)))
+     (push `((type? ,value ',(car types)) (,(putify (car types)) ,index ,value)) result))))
+(defun set-owner (w o) (with-buffer-request-internal (w 3) ((or null card16) o)))
+"
+    );
+    let internal = (
+        "with-buffer-request-internal".to_string(),
+        "with-buffer-request-internal".to_string(),
+    );
+    let once = std::slice::from_ref(&internal);
+    assert_eq!(through(&clx, "null-put"), once);
+    assert_eq!(through(&clx, "write-card32"), once);
+}
+
+#[test]
+fn a_function_writing_code_under_an_operator_it_computes_writes_those_calls() {
+    // clx's `make-setter-forms`, a function, writes `(,(setter type) ,name .rbuf.)` for
+    // the macro `define-rendering-command` that splices its code into a `defun`.
+    let src = "(defun setter (type) (ecase type (int8 'aset-int8) (card32 'aset-card32)))
+(defun make-setter-forms (specs)
+  (loop for (name type) in specs
+        collecting `(,(setter type) ,name .rbuf.)))
+(defmacro define-command (name &rest args)
+  (let ((specs (mapcar #'(lambda (a) (destructuring-bind (n ty) a (list n ty))) args)))
+    `(defun ,name ,(mapcar #'first specs) ,@(make-setter-forms specs))))
+(define-command accum (op card32))
+(define-command begin (mode int8))
+";
+    let command = ("define-command".to_string(), "define-command".to_string());
+    let once = std::slice::from_ref(&command);
+    assert_eq!(through(src, "aset-card32"), once);
+    assert_eq!(through(src, "aset-int8"), once);
+    assert!(through(src, "aset-card16").is_empty());
+}

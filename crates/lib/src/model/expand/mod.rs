@@ -194,6 +194,10 @@ pub(crate) struct Macros {
     pub(crate) read_globals: Arc<HashMap<String, Val>>,
     /// `*features*` as the search's features give it (`None`: not given, unknown).
     pub(crate) features: Option<Arc<Val>>,
+    /// The folded name of a global macro whose calls an expansion keeps as written
+    /// instead of expanding them: a callers search's own symbol (`find/through.rs`), so
+    /// that the call it looks for is still in the code written around it.
+    pub(crate) kept: Option<String>,
 }
 
 impl Macro {
@@ -1024,7 +1028,9 @@ fn expand_inside(
     let Some(m) = lookup.get(&head) else {
         return Some(v);
     };
-    if depth >= MAX_MACRO_DEPTH {
+    let global_kept =
+        global.kept.as_deref() == Some(head.as_str()) && !locals.iter().any(|(n, _)| *n == head);
+    if depth >= MAX_MACRO_DEPTH || global_kept {
         return Some(v);
     }
     match instantiate(&m, &v, global, None, budget) {

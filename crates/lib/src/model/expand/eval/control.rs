@@ -24,6 +24,7 @@ pub(crate) fn is_form(operator: &str) -> bool {
                 | "ecase"
                 | "typecase"
                 | "etypecase"
+                | "destructuring-bind"
                 | "and"
                 | "or"
                 | "dolist"
@@ -198,6 +199,7 @@ fn compute(
         }
         "case" | "ecase" => case(operator == "ecase", args, env, budget, depth),
         "typecase" | "etypecase" => typecase(operator == "etypecase", args, env, budget, depth),
+        "destructuring-bind" => destructuring_bind(args, env, budget, depth),
         "dolist" | "dotimes" => dolist(operator == "dolist", args, env, budget, depth),
         "do" | "do*" => do_(operator == "do*", args, env, budget, depth),
         _ => Some(Val::Unknown),
@@ -334,6 +336,30 @@ fn typecase(
         }
     }
     Some(if exhaustive { Val::Unknown } else { nil() })
+}
+
+/// `(destructuring-bind PATTERN form body...)` for a pattern of variables only (a list,
+/// dotted or not, of symbols; no lambda-list keywords): bound as `loop` destructures.
+fn destructuring_bind(
+    args: &[Val],
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
+    let [pattern, form, body @ ..] = args else {
+        return Some(Val::Unknown);
+    };
+    let keyword = |n: &&str| n.starts_with('&');
+    let names = super::destructure::names(pattern);
+    if !super::destructure::is_pattern(pattern) || names.iter().any(keyword) {
+        return Some(Val::Unknown);
+    }
+    let value = exec(form, env, budget, depth)?;
+    let saved = Saved::of(env, &names);
+    super::destructure::bind(pattern, value, env);
+    let result = progn(skip_declarations(body), env, budget, depth);
+    saved.restore(env);
+    result
 }
 
 /// Whether `v` is of the type `ty`, for the type names a macro's dispatch on its

@@ -295,3 +295,30 @@ fn typecase_chooses_by_the_type_of_a_known_value() {
     assert_eq!(run("(typecase 12 (my-type 1) (integer 2))"), UNKNOWN);
     assert_eq!(run("(typecase (unknown-call) (t 1))"), UNKNOWN);
 }
+
+#[test]
+fn typecase_takes_the_clause_of_the_values_type() {
+    assert_eq!(run("(typecase 'a (list 1) (symbol 2))"), "2");
+    assert_eq!(run("(etypecase '(x) (symbol 1) (cons 2))"), "2");
+    assert_eq!(run("(typecase nil (cons 1) (null 2))"), "2");
+    assert_eq!(run("(typecase 12 (string 1) (integer 2))"), "2");
+    assert_eq!(run("(typecase \"s\" (symbol 1) (t 2))"), "2");
+    assert_eq!(run("(typecase :k (keyword 1) (t 2))"), "1");
+    // A type not told from a datum, or no clause: unknown.
+    assert_eq!(run("(typecase 'a (my-type 1) (symbol 2))"), UNKNOWN);
+    assert_eq!(run("(etypecase 'a (cons 1))"), UNKNOWN);
+}
+
+#[test]
+fn destructuring_bind_binds_the_parts_of_a_list() {
+    assert_eq!(
+        run("(destructuring-bind (name type) '(op card32) (list type name))"),
+        "(card32 op)"
+    );
+    assert_eq!(
+        run("(destructuring-bind (a . rest) '(1 2 3) rest)"),
+        "(2 3)"
+    );
+    // Lambda-list keywords are not destructured here.
+    assert_eq!(run("(destructuring-bind (a &optional b) '(1) b)"), UNKNOWN);
+}

@@ -202,6 +202,69 @@ def strip_comments(s: str) -> str:
 FEATURE_PREFIX = re.compile(r"#[+-]\s*(\((?:[^()]|\([^()]*\))*\)|[^\s()]+)\s*$")
 
 
+def constant_feature(expr: str):
+    """The value of a feature expression whatever the features are (True, False), or
+    None: three-valued logic, each feature unknown; `#:x` is in no feature list."""
+    stack, items, i = [[]], None, 0
+    while i < len(expr):
+        c = expr[i]
+        if c.isspace():
+            i += 1
+        elif c == "(":
+            stack.append([])
+            i += 1
+        elif c == ")":
+            if len(stack) < 2:
+                return None
+            done = stack.pop()
+            stack[-1].append(done)
+            i += 1
+        else:
+            j = i
+            while j < len(expr) and not expr[j].isspace() and expr[j] not in "()":
+                j += 1
+            stack[-1].append(expr[i:j])
+            i = j
+    if len(stack) != 1 or len(stack[0]) != 1:
+        return None
+    items = stack[0][0]
+
+    def value(x):
+        if isinstance(x, str):
+            return False if x.startswith("#:") else "?"
+        if not x or not isinstance(x[0], str):
+            return False if not x else None
+        op = x[0].lower().split(":")[-1]
+        if op in ("and", "or"):
+            decides, unknown = op == "or", False
+            for a in x[1:]:
+                v = value(a)
+                if v is None:
+                    return None
+                if v == decides:
+                    return decides
+                unknown |= v == "?"
+            return "?" if unknown else not decides
+        if op == "not" and len(x) == 2:
+            v = value(x[1])
+            return v if v in (None, "?") else not v
+        return None
+
+    v = value(items)
+    return v if isinstance(v, bool) else None
+
+
+def never_read(text: str, node: Node) -> bool:
+    """Whether NODE's own #+/#- prefix is one no features could make the reader read
+    (`#+#:disabled`, `#+(or)`, `#-(and)`)."""
+    m = FEATURE_PREFIX.search(text, max(0, node.start - 200), node.start)
+    if not m or m.end() != node.start:
+        return False
+    value = constant_feature(m.group(1))
+    plus = text[m.start() + 1] == "+"
+    return value is not None and value != plus
+
+
 def lines_of(text: str, node: Node) -> list[int]:
     """The line of NODE, and first the line of its #+/#- prefix when it has one (either
     may be called the definition's line)."""

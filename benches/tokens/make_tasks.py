@@ -176,7 +176,8 @@ def enclosing_names(text: str, offsets: list[int]) -> set[str]:
             if node.start <= off < node.end and (inner is None or node.start >= inner.start):
                 inner = node
         d = lt.outermost_definition(inner)
-        if d is not None:
+        # A definition no features could make the reader read is not code.
+        if d is not None and not lt.never_read(text, d):
             names.add((lt.head(d).split(":")[-1], lt.name_of(d, text)))
     return names
 

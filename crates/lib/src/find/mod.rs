@@ -870,20 +870,18 @@ fn search_file(
     search: &Search,
     cancel: &CancelToken,
 ) -> FileAnswer {
+    // Past the budget's cut (or cancelled): not searched, nothing kept.
+    let left_out = || FileAnswer {
+        over_budget: true,
+        ..FileAnswer::default()
+    };
     if cancel.is_cancelled() || search.budget.excludes(index) {
-        return FileAnswer {
-            over_budget: true,
-            ..FileAnswer::default()
-        };
+        return left_out();
     }
     let (answer, spent) = budget::in_file(|| answer_of_file(file, memo, grammar, search, cancel));
-    if search.budget.finish(index, spent) {
-        answer
-    } else {
-        FileAnswer {
-            over_budget: true,
-            ..FileAnswer::default()
-        }
+    match search.budget.finish(index, spent) {
+        true => answer,
+        false => left_out(),
     }
 }
 

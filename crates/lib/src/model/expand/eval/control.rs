@@ -285,24 +285,19 @@ fn case(
     if matches!(key, Val::Unknown) {
         return unknown_after(clauses, env);
     }
-    for clause in clauses {
-        let Some((keys, body)) = clause.items().and_then(|c| c.split_first()) else {
-            return Some(Val::Unknown);
-        };
-        budget.spend(keys.size())?;
-        let hit = if !exhaustive && (is_word(keys, "otherwise") || keys.is_symbol("t")) {
-            true
-        } else {
-            match keys {
-                Val::List(ks) => ks.iter().any(|k| lists::eql(&key, k) == Some(true)),
-                k => lists::eql(&key, k) == Some(true),
-            }
-        };
-        if hit {
-            return progn(body, env, budget, depth);
-        }
-    }
-    Some(if exhaustive { Val::Unknown } else { nil() })
+    let matches = |keys: &Val| {
+        Some(
+            if !exhaustive && (is_word(keys, "otherwise") || keys.is_symbol("t")) {
+                true
+            } else {
+                match keys {
+                    Val::List(ks) => ks.iter().any(|k| lists::eql(&key, k) == Some(true)),
+                    k => lists::eql(&key, k) == Some(true),
+                }
+            },
+        )
+    };
+    first_clause(exhaustive, clauses, &matches, env, budget, depth)
 }
 
 /// `(typecase key (TYPE body...) ...)`, `etypecase`: the first clause whose type the
@@ -319,17 +314,30 @@ fn typecase(
         return Some(Val::Unknown);
     };
     let key = exec(key, env, budget, depth)?;
+    let matches = |ty: &Val| match !exhaustive && is_word(ty, "otherwise") {
+        true => Some(true),
+        false => of_type(&key, ty),
+    };
+    first_clause(exhaustive, clauses, &matches, env, budget, depth)
+}
+
+/// The body of the first of `case`-like `clauses` whose head `matches` (`None`: not known
+/// here, so neither is the value); without one, `nil`, or unknown when `exhaustive`
+/// (`ecase`, `etypecase`: an error).
+fn first_clause(
+    exhaustive: bool,
+    clauses: &[Val],
+    matches: &dyn Fn(&Val) -> Option<bool>,
+    env: &mut Env,
+    budget: &mut Budget,
+    depth: usize,
+) -> Option<Val> {
     for clause in clauses {
-        let Some((ty, body)) = clause.items().and_then(|c| c.split_first()) else {
+        let Some((head, body)) = clause.items().and_then(|c| c.split_first()) else {
             return Some(Val::Unknown);
         };
-        budget.spend(ty.size())?;
-        let otherwise = !exhaustive && is_word(ty, "otherwise");
-        match if otherwise {
-            Some(true)
-        } else {
-            of_type(&key, ty)
-        } {
+        budget.spend(head.size())?;
+        match matches(head) {
             None => return unknown_after(clauses, env),
             Some(true) => return progn(body, env, budget, depth),
             Some(false) => {}

@@ -243,10 +243,12 @@ fn of_several_paths_one_that_cannot_be_read_is_skipped_and_the_others_answer() {
         ),
         "{text}"
     );
-    let (json, code) = run_args(args(&["--json", "missing.lisp", "a.lisp"]));
+    let (json, code) = run_args(args(&["--json", "missing.lisp", "a.lisp", "missing.lisp"]));
     assert_eq!(code, Some(1));
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(json["total"], 1);
+    // Given twice, listed once.
+    assert_eq!(json["files_skipped"].as_array().unwrap().len(), 1);
     assert_eq!(json["files_skipped"][0]["file"], "missing.lisp");
     assert_eq!(json["files_skipped"][0]["code"], "NOT_FOUND");
     // Alone, a path that cannot be read is the answer's refusal, as before.

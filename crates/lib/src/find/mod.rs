@@ -975,6 +975,7 @@ fn collect_scope(
     // one path (one walk: names are unique) compares shown paths only.
     let several = paths.len() > 1;
     let mut seen = HashSet::new();
+    let mut refused = HashSet::new();
     let mut first = |guard: &Guard, file: &WalkedFile| {
         let identity = several.then(|| guard.identity(file)).flatten();
         seen.insert(identity.map_or_else(
@@ -995,11 +996,15 @@ fn collect_scope(
             Ok(opened) => opened,
             Err(e) if several => {
                 scope.named_refused = true;
-                scope.skipped.push(SkippedFile {
-                    file: shown_file(&crate::shown::path_prefix(path)),
-                    code: e.code,
-                    message: e.message,
-                });
+                // A path given twice is listed once, as a file read twice is searched once.
+                let file = shown_file(&crate::shown::path_prefix(path));
+                if refused.insert(file.clone()) {
+                    scope.skipped.push(SkippedFile {
+                        file,
+                        code: e.code,
+                        message: e.message,
+                    });
+                }
                 continue;
             }
             Err(e) => return Err(e),

@@ -210,19 +210,21 @@ fn positions_on_one_long_line_cost_linear_time() {
 fn many_selection_positions_cost_their_forms_not_the_buffer() {
     let dir = root("sel", &[]);
     let mut s = start(&dir, &[]);
-    let cost = |s: &mut Session, n: usize| {
+    let request = |s: &mut Session, n: usize| {
         let u = uri(&dir, &format!("sel{n}.lisp"));
         s.open(&u, &"(defun f (x) (list x x x x x))\n".repeat(n));
         let at = json!({"line": n - 1, "character": 20});
         let positions: Vec<Value> = (0..n / 10).map(|_| at.clone()).collect();
-        s.request_cost(
-            "textDocument/selectionRange",
-            &json!({"textDocument": {"uri": u}, "positions": positions}),
-        )
+        json!({"textDocument": {"uri": u}, "positions": positions})
     };
-    let small = cost(&mut s, 4_000);
-    let large = cost(&mut s, 16_000);
-    assert_linear("selectionRange, n/10 positions", small, large);
+    let (small, large) = (request(&mut s, 2_000), request(&mut s, 8_000));
+    // The two sizes alternate, so that a load that comes and goes weighs on both alike.
+    let (mut small_cost, mut large_cost) = (u64::MAX, u64::MAX);
+    for _ in 0..3 {
+        small_cost = small_cost.min(s.request_cost("textDocument/selectionRange", &small));
+        large_cost = large_cost.min(s.request_cost("textDocument/selectionRange", &large));
+    }
+    assert_linear("selectionRange, n/10 positions", small_cost, large_cost);
 }
 
 #[test]

@@ -98,3 +98,49 @@ fn a_file_that_spends_the_budget_alone_is_cut_and_the_files_after_it_are_left_ou
         "[the search stopped at its budget of 200000 entries and uses: the rest of b.lisp and the file after it were not searched; search a smaller path or use --kinds defun,defmacro]"
     );
 }
+
+#[test]
+fn a_form_with_more_uses_than_the_budget_is_answered_with_its_uses_cut() {
+    // One definition calling foo 250,000 times: past the budget alone, it is still the
+    // answer (one entry, 199,999 uses), and the note says the search stopped in it.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("budget-one-form");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let body = "(foo) ".repeat(250_000);
+    std::fs::write(
+        dir.join("a.lisp"),
+        format!("(defun g ()\n {body})\n(defun h () (foo))\n"),
+    )
+    .unwrap();
+    for mode in ["--callers", "--symbol"] {
+        let out = Command::new(BIN)
+            .args(["find", mode, "foo", "--limit", "1", "--json", "--root"])
+            .arg(&dir)
+            .arg(".")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(result["stopped_at_budget"], true, "{mode}");
+        assert_eq!(result["total"], 1, "{mode}");
+        let entries = result[if mode == "--callers" {
+            "callers"
+        } else {
+            "references"
+        }]
+        .as_array()
+        .unwrap();
+        assert_eq!(entries[0]["name"], "g", "{mode}");
+        let uses = &entries[0][if mode == "--callers" { "calls" } else { "uses" }];
+        assert_eq!(uses.as_array().unwrap().len(), 199_999, "{mode}");
+        assert!(
+            note(&result).contains("the rest of a.lisp"),
+            "{mode}: {}",
+            note(&result)
+        );
+    }
+}

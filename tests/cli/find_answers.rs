@@ -273,3 +273,94 @@ fn code_no_features_could_read_is_not_searched_even_without_features() {
     let (uses, _) = run(&dir, &["find", "--symbol", "foo", "--detail", "names", "."]);
     assert!(!uses.contains("bar") && !uses.contains("baz"), "{uses}");
 }
+
+#[test]
+fn stacked_conditionals_skip_a_form_each_as_the_reader_does() {
+    // A failed `#+`/`#-` met while the reader skips a datum reads as nothing, so the skip
+    // goes on: `#+(or) #+(or) A B` skips A and B (SBCL), at top level, in a `progn` and
+    // inside a form; with features, `#+sbcl #+sbcl A B` read without sbcl skips both.
+    let dir = scratch("stacked-conditionals");
+    fs::write(
+        dir.join("a.lisp"),
+        "#+(or) #+(or) (defun a () (foo)) (defun b () (foo))\n\
+         (defun c () (foo))\n\
+         (progn #-(and) #-(and) (defun d () (foo)) (defun e () (foo)) (defun g () (foo)))\n\
+         (defun h () (list #+(or) #+(or) (foo) (foo)))\n\
+         #+sbcl #+sbcl (defun i () (foo)) (defun j () (foo))\n",
+    )
+    .unwrap();
+    let names = |extra: &[&str]| {
+        let mut args = vec!["find", "--name-pattern", "^[a-z]$", "--detail", "names"];
+        args.extend_from_slice(extra);
+        args.push(".");
+        run(&dir, &args).0
+    };
+    let without = names(&[]);
+    for kept in [
+        "defun c\n",
+        "defun g\n",
+        "defun h\n",
+        "defun i\n",
+        "defun j\n",
+    ] {
+        assert!(without.contains(kept), "{kept} missing:\n{without}");
+    }
+    for gone in ["defun a\n", "defun b\n", "defun d\n", "defun e\n"] {
+        assert!(!without.contains(gone), "{gone} found:\n{without}");
+    }
+    let ccl = names(&["--features", "ccl"]);
+    assert!(
+        !ccl.contains("defun i\n") && !ccl.contains("defun j\n"),
+        "{ccl}"
+    );
+    assert!(ccl.contains("defun c\n"), "{ccl}");
+    let (callers, _) = run(
+        &dir,
+        &["find", "--callers", "foo", "--features", "ccl", "."],
+    );
+    assert_eq!(
+        callers,
+        "==> a.lisp <==\n2: (defun c () (foo))\n3: (defun g ...)\n 3: (progn #-(and) #-(and) (defun d () (foo)) (defun e () (foo)) (defun g () (foo)))\n",
+    );
+    // Inside `h` the two `(foo)` are skipped: no use is left in it.
+    let (uses, _) = run(&dir, &["find", "--symbol", "foo", "--json", "."]);
+    let uses: serde_json::Value = serde_json::from_str(&uses).unwrap();
+    let h = uses["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "h");
+    assert!(h.is_none(), "{uses:#}");
+}
+
+#[test]
+fn several_paths_keep_a_symlink_apart_from_its_target_as_one_walk_does() {
+    // `find .` lists a symlink to a file beside the file; `find . dir` must list the
+    // same, each file once: the same name twice is one file, a link is a file of its own.
+    let dir = scratch("several-links");
+    fs::create_dir_all(dir.join("dir")).unwrap();
+    fs::write(dir.join("a.lisp"), "(defun foo () 1)\n").unwrap();
+    std::os::unix::fs::symlink("a.lisp", dir.join("alias.lisp")).unwrap();
+    std::os::unix::fs::symlink("../a.lisp", dir.join("dir/link.lisp")).unwrap();
+    let files = |paths: &[&str]| {
+        let mut args = vec!["find", "--name", "foo", "--json"];
+        args.extend_from_slice(paths);
+        let v: serde_json::Value = serde_json::from_str(&run(&dir, &args).0).unwrap();
+        let mut files: Vec<String> = v["definitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["file"].as_str().unwrap().to_string())
+            .collect();
+        files.sort();
+        files
+    };
+    let all = ["a.lisp", "alias.lisp", "dir/link.lisp"];
+    assert_eq!(files(&["."]), all);
+    assert_eq!(files(&[".", "dir"]), all);
+    assert_eq!(
+        files(&["alias.lisp", "a.lisp", "./alias.lisp"]),
+        ["a.lisp", "alias.lisp"]
+    );
+    assert_eq!(files(&["a.lisp", "./a.lisp"]), ["a.lisp"]);
+}

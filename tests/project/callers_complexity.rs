@@ -144,6 +144,14 @@ fn families() -> Vec<(&'static str, Family)> {
                 n,
             )
         }),
+        ("stacked failed conditionals", |n| {
+            wrapped(
+                "(defun foo () ",
+                "#+(or) #-(and) (foo) (foo) (bar) ",
+                ")",
+                n,
+            )
+        }),
     ]
 }
 

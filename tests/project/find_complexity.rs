@@ -45,6 +45,20 @@ fn families() -> Vec<(&'static str, Family)> {
         ("feature expressions", |n| {
             repeat("#+(or foo (and foo foo)) (foo) ", n)
         }),
+        // Each failed conditional skips one more datum: half the file is conditionals
+        // stacked in front of the other half (top level, then inside one form).
+        ("stacked failed conditionals", |n| {
+            let mut v = repeat("#+(or) ", n / 2);
+            v.extend(repeat("(defun foo () (foo)) ", n / 2));
+            v
+        }),
+        ("stacked failed conditionals in a form", |n| {
+            let mut v = b"(defun foo () ".to_vec();
+            v.extend(repeat("#-(and) ", n / 2));
+            v.extend(repeat("(foo) ", n / 2));
+            v.extend(b")\n");
+            v
+        }),
         ("unclosed read-time forms, one per line", |n| {
             repeat("#.(\n", n)
         }),

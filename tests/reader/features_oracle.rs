@@ -147,3 +147,183 @@ fn feature_expressions_are_decided_as_sbcl_decides_them() {
         mismatches.join("\n")
     );
 }
+
+/// A random run of data and reader conditionals inside one list, each atom named once
+/// (`a0`, `a1`, ...), a list now and then: `(a0 #-ccl #+(or) a1 (a2 #+sbcl a3) a4)`.
+fn generate_run(rng: &mut Rng, names: &mut usize, depth: usize) -> String {
+    let conditionals = [
+        "#+sbcl",
+        "#-sbcl",
+        "#+ccl",
+        "#-ccl",
+        "#+(or)",
+        "#-(and)",
+        "#+(or sbcl ccl)",
+        "#-(and sbcl (not ccl))",
+    ];
+    let len = 1 + rng.below(8);
+    let mut parts = Vec::new();
+    for _ in 0..len {
+        match rng.below(6) {
+            0..=2 => parts.push(conditionals[rng.below(conditionals.len())].to_string()),
+            3 if depth > 0 => parts.push(generate_run(rng, names, depth - 1)),
+            _ => {
+                parts.push(format!("a{names}"));
+                *names += 1;
+            }
+        }
+    }
+    // A conditional needs a datum before the list closes, or SBCL signals an error.
+    parts.push(format!("a{names}"));
+    *names += 1;
+    format!("({})", parts.join(" "))
+}
+
+/// The atoms SBCL reads of each list (flattened, in order), under `features`; `None`
+/// when SBCL signals an error (a conditional with no datum left in its list).
+fn sbcl_atoms(lists: &[String], features: &str) -> Vec<Option<Vec<String>>> {
+    let dir = std::env::temp_dir().join(format!("lrf-skips-{}-{features}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("lists.txt");
+    std::fs::write(&input, lists.join("\n") + "\n").unwrap();
+    let script = format!(
+        r#"(labels ((flat (x) (if (consp x) (mapcan #'flat x) (and x (list (string-downcase (symbol-name x)))))))
+  (let ((*features* (list {features})))
+    (with-open-file (in "{}")
+      (loop for line = (read-line in nil) while line
+            do (write-line
+                (handler-case (format nil "OK~{{ ~a~}}" (flat (read-from-string line)))
+                  (error () "ERR")))))))"#,
+        input.display()
+    );
+    let out = Command::new("sbcl")
+        .args([
+            "--noinform",
+            "--non-interactive",
+            "--no-userinit",
+            "--eval",
+            &script,
+        ])
+        .output()
+        .expect("run sbcl");
+    let _ = std::fs::remove_dir_all(&dir);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let atoms: Vec<Option<Vec<String>>> = text
+        .lines()
+        .filter(|l| l.starts_with("OK") || *l == "ERR")
+        .map(|l| {
+            l.strip_prefix("OK")
+                .map(|rest| rest.split_whitespace().map(String::from).collect())
+        })
+        .collect();
+    assert_eq!(
+        atoms.len(),
+        lists.len(),
+        "sbcl said:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    atoms
+}
+
+/// The atoms our token walk hands over in `list`, with `reads` deciding each conditional.
+fn our_atoms(list: &str, features: Option<&Features>) -> Vec<String> {
+    let b = list.as_bytes();
+    let mut out = Vec::new();
+    lisp_read_file::scan::each_token_read(
+        b,
+        0,
+        b.len(),
+        &mut |plus, expr| {
+            lisp_read_file::features::reads_under(plus, expr, features) != Some(false)
+        },
+        &mut |s, e| {
+            out.push(list[s..e].to_string());
+            std::ops::ControlFlow::Continue(())
+        },
+    );
+    // The event walk (what a callers search reads) skips the same data.
+    let mut events = Vec::new();
+    lisp_read_file::scan::each_event_read(
+        b,
+        0,
+        b.len(),
+        &mut |plus, expr| {
+            lisp_read_file::features::reads_under(plus, expr, features) != Some(false)
+        },
+        &mut |event| {
+            if let lisp_read_file::scan::Event::Token(s, e) = event {
+                events.push(list[s..e].to_string());
+            }
+            std::ops::ControlFlow::Continue(())
+        },
+    );
+    assert_eq!(out, events, "token and event walks differ on {list}");
+    out
+}
+
+/// SBCL skips one datum more for each conditional that fails inside a skipped datum
+/// (`#+(or) #+(or) a b` skips `a` and `b`; `sharp-plus-minus` returns no value, so the
+/// suppressed read goes on). The token walk skips what SBCL skips, under each of four
+/// feature sets; without features it skips only what SBCL skips under all four.
+#[test]
+fn conditionals_skip_the_data_sbcl_skips() {
+    let present = Command::new("sbcl").arg("--version").output().is_ok();
+    if !common::tool_available(present, "SBCL", "apt-get install sbcl") {
+        return;
+    }
+    let mut rng = Rng::new(11);
+    let lists: Vec<String> = (0..300)
+        .map(|_| {
+            let mut names = 0;
+            generate_run(&mut rng, &mut names, 2)
+        })
+        .collect();
+    let sets: [(&str, &[&str]); 4] = [
+        (":sbcl", &["sbcl"]),
+        (":ccl", &["ccl"]),
+        (":sbcl :ccl", &["sbcl", "ccl"]),
+        ("", &[]),
+    ];
+    let mut mismatches = Vec::new();
+    let mut compared = 0;
+    let mut read_by_any: Vec<Option<std::collections::HashSet<String>>> =
+        vec![Some(Default::default()); lists.len()];
+    for (lisp, names) in sets {
+        let features = Features::new(names.iter().copied());
+        for (i, theirs) in sbcl_atoms(&lists, lisp).into_iter().enumerate() {
+            let Some(theirs) = theirs else {
+                read_by_any[i] = None;
+                continue;
+            };
+            compared += 1;
+            let ours = our_atoms(&lists[i], Some(&features));
+            if ours != theirs {
+                mismatches.push(format!(
+                    "{} with ({lisp}): ours {ours:?}, SBCL {theirs:?}",
+                    lists[i]
+                ));
+            }
+            if let Some(set) = &mut read_by_any[i] {
+                set.extend(theirs);
+            }
+        }
+    }
+    // Without features, an atom is left out only when no feature set reads it.
+    for (list, read) in lists.iter().zip(&read_by_any) {
+        let Some(read) = read else { continue };
+        let ours = our_atoms(list, None);
+        let lost: Vec<&String> = read.iter().filter(|a| !ours.contains(a)).collect();
+        if !lost.is_empty() {
+            mismatches.push(format!(
+                "{list} without features: left out {lost:?}, which SBCL reads"
+            ));
+        }
+    }
+    assert!(compared > 600, "only {compared} lists compared");
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}

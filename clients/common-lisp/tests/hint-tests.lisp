@@ -49,9 +49,10 @@
       (w "withbig/small.lisp" (format nil "(defun f1 () (f1))~%"))
       ;; Over find's own bound (32 times the cap), so that the search skips it.
       (w "withbig/big.lisp" (repeated 20000 "(defun f~D (x) x)~%"))
-      ;; Over find's collection budget of 200,000 entries and uses.
+      ;; Over find's collection budget of 200,000 entries and uses: 100,030 forms of one
+      ;; use each (one form past the budget alone would be answered with its uses cut).
       (w "huge/uses.lisp"
-         (format nil "(progn ~A)~%(defun a () (a))~%" (repeated 200050 "a ~*"))))
+         (format nil "~A(defun a () (a))~%" (repeated 100030 "(progn a)~*~%"))))
     (truename dir)))
 
 (defparameter *hint-cases*

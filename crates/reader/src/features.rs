@@ -100,6 +100,53 @@ pub fn reads_under(plus: bool, expr: &[u8], features: Option<&Features>) -> Opti
     }
 }
 
+/// Which of a run of sibling data the reader reads (top-level forms, or the forms of one
+/// list), given what each `#+`/`#-` in front of them gives ([`reads_under`]). A failed
+/// conditional skips one datum, and one more for each failed conditional met while
+/// skipping (SBCL's `sharp-plus-minus` returns no value, so the skipping read goes on):
+/// `#+(or) #+(or) (defun a ()) (defun b ())` skips both forms. An undecided conditional
+/// may skip or not, so the data it may skip are neither kept nor left out for sure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Run {
+    /// Data still to skip whatever the undecided conditionals are.
+    certain: usize,
+    /// Data still to skip if every undecided conditional fails.
+    possible: usize,
+}
+
+impl Run {
+    /// The next datum, after the conditionals in front of it (what each gives, in order):
+    /// `Some(false)` when the reader skips it, `Some(true)` when it reads it, `None` when
+    /// that depends on the undecided ones.
+    pub fn datum(&mut self, conditionals: impl IntoIterator<Item = Option<bool>>) -> Option<bool> {
+        for reads in conditionals {
+            match reads {
+                Some(true) => {}
+                Some(false) => {
+                    self.certain = self.certain.saturating_add(1);
+                    self.possible = self.possible.saturating_add(1);
+                }
+                None => self.possible = self.possible.saturating_add(1),
+            }
+        }
+        let read = if self.certain > 0 {
+            Some(false)
+        } else if self.possible == 0 {
+            Some(true)
+        } else {
+            None
+        };
+        self.certain = self.certain.saturating_sub(1);
+        self.possible = self.possible.saturating_sub(1);
+        read
+    }
+
+    /// Whether nothing before can skip what follows (the common case: no conditional).
+    pub fn is_clear(&self) -> bool {
+        self.possible == 0
+    }
+}
+
 /// A value of a feature expression when some features are unknown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Tri {
@@ -509,5 +556,24 @@ mod tests {
     fn deep_nesting_does_not_recurse() {
         let expr = format!("{}sbcl{}", "(or ".repeat(200_000), ")".repeat(200_000));
         assert_eq!(d(&expr), Some(true));
+    }
+
+    #[test]
+    fn a_run_skips_one_datum_more_for_each_failed_conditional() {
+        // `#-linux #-linux a b c` with linux: SBCL reads c first.
+        let mut run = Run::default();
+        assert_eq!(run.datum([Some(false), Some(false)]), Some(false));
+        assert_eq!(run.datum([]), Some(false));
+        assert_eq!(run.datum([]), Some(true));
+        assert!(run.is_clear());
+        // `#+linux #-linux a b`: the true one reads as nothing.
+        let mut run = Run::default();
+        assert_eq!(run.datum([Some(true), Some(false)]), Some(false));
+        assert_eq!(run.datum([]), Some(true));
+        // `#+(or) #+sbcl a b` without features: a is skipped, b depends on sbcl.
+        let mut run = Run::default();
+        assert_eq!(run.datum([Some(false), None]), Some(false));
+        assert_eq!(run.datum([]), None);
+        assert_eq!(run.datum([]), Some(true));
     }
 }

@@ -38,6 +38,17 @@ pub(crate) fn take_in_file(n: usize, limit: usize) -> Option<bool> {
     })
 }
 
+/// [`take_in_file`] of a form's entry and its `n - 1` uses: how many of the `n` fit in the
+/// file's budget (all of them, or what was left). The whole `n` is counted, so that a
+/// file cut here is past the budget for [`OrderedBudget`] too.
+pub(crate) fn take_part_in_file(n: usize, limit: usize) -> Option<usize> {
+    SPENT_IN_FILE.with(|spent| {
+        let before = spent.get()?;
+        spent.set(Some(before.saturating_add(n)));
+        Some(limit.saturating_sub(before).min(n))
+    })
+}
+
 /// The files' costs, by their index in the scope's order.
 pub(crate) struct OrderedBudget {
     limit: usize,

@@ -13,7 +13,7 @@ use super::{cursor::Cursor, signature, FileAnswer, Search, SymbolQuery, Use};
 use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
-use crate::outline::{each_form, OutlineItem};
+use crate::outline::OutlineItem;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::ops::ControlFlow;
@@ -100,7 +100,7 @@ pub(crate) fn in_file(
     let mut cursor = Cursor::new(b);
     let mut index_cursor = Cursor::new(b);
     let everything = |_: &[u8]| true;
-    each_form(
+    search.each_form_read(
         b,
         grammar,
         &mut |_| {
@@ -117,7 +117,7 @@ pub(crate) fn in_file(
                 if !search.reads_form(form) {
                     continue;
                 }
-                stack.extend(form.children.iter().rev());
+                stack.extend(search.children_read(&form.children).into_iter().rev());
                 if !index(
                     &shown_file,
                     &mut index_cursor,
@@ -138,11 +138,14 @@ pub(crate) fn in_file(
                 return ControlFlow::Continue(());
             }
             let mut reads = |plus, expression: &[u8]| search.reads(plus, expression);
-            let calls: Vec<Call> = calls_in(b, item.start, item.end, &mut reads, &everything);
-            if !search.collect(1 + calls.len()) {
+            let mut calls: Vec<Call> = calls_in(b, item.start, item.end, &mut reads, &everything);
+            let Some(kept) = search.collect_uses(calls.len()) else {
                 answer.over_budget = true;
                 return ControlFlow::Break(());
-            }
+            };
+            // Past the budget inside this form: its first calls are answered, then stop.
+            let cut = kept < calls.len();
+            calls.truncate(kept);
             let uses = uses_of(&mut cursor, &calls);
             let groups = attribute(item, &calls);
             let by_start: HashMap<usize, usize> = groups
@@ -179,6 +182,10 @@ pub(crate) fn in_file(
                     })
                     .collect();
                 found.entries.push((entry(&shown_file, unit), raw));
+            }
+            if cut {
+                answer.over_budget = true;
+                return ControlFlow::Break(());
             }
             ControlFlow::Continue(())
         },

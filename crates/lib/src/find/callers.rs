@@ -13,7 +13,7 @@ use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
 use crate::model::expand::Budget;
-use crate::outline::{each_form, OutlineItem};
+use crate::outline::OutlineItem;
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 
@@ -82,7 +82,7 @@ pub(crate) fn in_file(
     let mut budget = Budget::for_file(b.len());
     // The symbol's calls, and those of the macros that may write one.
     let wanted = |token: &[u8]| query.matches_token(token) || search.through.is_writer(token);
-    each_form(
+    search.each_form_read(
         b,
         grammar,
         &mut |item| {
@@ -117,14 +117,18 @@ pub(crate) fn in_file(
                 sites,
                 &mut budget,
             );
-            let (calls, macros) = merged(direct, through);
+            let (mut calls, mut macros) = merged(direct, through);
             if calls.is_empty() {
                 return ControlFlow::Continue(());
             }
-            if !search.collect(1 + calls.len()) {
+            let Some(kept) = search.collect_uses(calls.len()) else {
                 answer.over_budget = true;
                 return ControlFlow::Break(());
-            }
+            };
+            // Past the budget inside this form: its first calls are answered, then stop.
+            let cut = kept < calls.len();
+            calls.truncate(kept);
+            macros.truncate(kept);
             let mut uses = uses_of(&mut cursor, &calls);
             // Where each call is and how it is written, for its package (`packages.rs`).
             for ((u, c), through) in uses.iter_mut().zip(&calls).zip(macros) {
@@ -142,6 +146,10 @@ pub(crate) fn in_file(
                     let uses = calls.iter().map(|&c| uses[c].clone()).collect();
                     answer.callers.push(caller(file, unit, uses));
                 }
+            }
+            if cut {
+                answer.over_budget = true;
+                return ControlFlow::Break(());
             }
             ControlFlow::Continue(())
         },

@@ -7,7 +7,7 @@ use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
 use crate::model::expand::{Budget, Locals};
-use crate::outline::{each_form, Form, OutlineItem};
+use crate::outline::{Form, OutlineItem};
 use std::ops::ControlFlow;
 
 pub(crate) fn in_file(
@@ -38,7 +38,7 @@ pub(crate) fn in_file(
         || memchr::memmem::find(b, b"macrolet").is_some()
         || memchr::memmem::find(b, b"MACROLET").is_some()
         || search.read_time;
-    each_form(
+    search.each_form_read(
         b,
         grammar,
         &mut |item| {
@@ -123,7 +123,13 @@ pub(crate) fn in_file(
                     locals.extend(bound);
                 }
                 let mark = locals.len();
-                stack.extend(form.children.iter().rev().map(|c| (c, mark)));
+                stack.extend(
+                    search
+                        .children_read(&form.children)
+                        .into_iter()
+                        .rev()
+                        .map(|c| (c, mark)),
+                );
             }
             ControlFlow::Continue(())
         },

@@ -63,6 +63,7 @@ use crate::view::{self, Pattern};
 use regex::bytes::{Regex, RegexBuilder};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Entries a page holds at most, in lines of `content`, when `limit` is not given.
@@ -417,6 +418,67 @@ impl Search {
         crate::features::reads_under(plus, expression, self.features.as_ref()) != Some(false)
     }
 
+    /// What the reader gives the conditional written `text` (`#+expr` or `#-expr`) under
+    /// the request's features ([`crate::features::reads_under`]).
+    fn conditional_reads(&self, text: &[u8]) -> Option<bool> {
+        let expression = text.get(2..).unwrap_or_default();
+        crate::features::reads_under(text.starts_with(b"#+"), expression, self.features.as_ref())
+    }
+
+    /// [`crate::outline::each_form`] over the top-level forms the reader may read: a form
+    /// that stacked conditionals before it skip (`#+(or) #+(or) (defun a ()) (defun b
+    /// ())` skips both, [`crate::features::Run`]) is not wanted.
+    pub(crate) fn each_form_read<'a>(
+        &self,
+        b: &'a [u8],
+        grammar: &'a Grammar,
+        wanted: &mut dyn FnMut(&crate::scan::Item) -> ControlFlow<(), bool>,
+        f: &mut dyn FnMut(&crate::scan::Item, &crate::outline::OutlineItem<'a>) -> ControlFlow<()>,
+    ) {
+        let mut run = crate::features::Run::default();
+        let mut read = |item: &crate::scan::Item| {
+            if run.is_clear() && item.conditionals.is_empty() {
+                return true;
+            }
+            let conditionals = item.conditionals.iter();
+            let verdicts = conditionals.map(|c| self.conditional_reads(&b[c.start..c.end]));
+            run.datum(verdicts) != Some(false)
+        };
+        crate::outline::each_form(
+            b,
+            grammar,
+            &mut |item| {
+                if read(item) {
+                    wanted(item)
+                } else {
+                    ControlFlow::Continue(false)
+                }
+            },
+            f,
+        );
+    }
+
+    /// The children of a container that the reader may read, in order: the forms of one
+    /// list are a run as the top-level forms are ([`Self::each_form_read`]).
+    pub(crate) fn children_read<'i, 'a>(
+        &self,
+        children: &'i [crate::outline::OutlineItem<'a>],
+    ) -> Vec<&'i crate::outline::OutlineItem<'a>> {
+        let mut run = crate::features::Run::default();
+        children
+            .iter()
+            .filter(|child| {
+                let Some(form) = &child.form else { return true };
+                if run.is_clear() && !form.has_conditionals() {
+                    return true;
+                }
+                let conditionals = form.conditionals().iter();
+                let verdicts = conditionals.map(|c| self.conditional_reads(c.as_bytes()));
+                run.datum(verdicts) != Some(false)
+            })
+            .collect()
+    }
+
     /// Whether the form's own `#+`/`#-` prefixes let the reader read it.
     pub(crate) fn reads_form(&self, form: &crate::outline::Form) -> bool {
         !form.has_conditionals()
@@ -438,6 +500,23 @@ impl Search {
     pub(crate) fn collect(&self, n: usize) -> bool {
         budget::take_in_file(n, MAX_COLLECTED)
             .unwrap_or_else(|| self.collected.fetch_add(n, Ordering::Relaxed) + n <= MAX_COLLECTED)
+    }
+
+    /// [`Self::collect`] of one entry and its `uses`: how many uses to keep. `Some(k)` with
+    /// `k < uses` when the budget ran out in this entry (at least one use left to show
+    /// keeps the entry, its uses cut: a form with more uses than the whole budget is still
+    /// answered); `None` when not even the entry and one use fit.
+    pub(crate) fn collect_uses(&self, uses: usize) -> Option<usize> {
+        let n = 1 + uses;
+        let fit = budget::take_part_in_file(n, MAX_COLLECTED).unwrap_or_else(|| {
+            let before = self.collected.fetch_add(n, Ordering::Relaxed);
+            MAX_COLLECTED.saturating_sub(before).min(n)
+        });
+        match fit {
+            _ if fit == n => Some(uses),
+            0 | 1 => None,
+            _ => Some(fit - 1),
+        }
     }
 
     /// `work` on each of `files`, read from the request's source, in parallel
@@ -972,15 +1051,16 @@ fn collect_scope(
 ) -> Result<Scope, ToolError> {
     // Several paths may name one file twice (`a.lisp ./a.lisp`, a directory and a file
     // in it): then files are told apart by identity, which costs a resolution each, so
-    // one path (one walk: names are unique) compares shown paths only.
+    // one path (one walk: names are unique) compares shown paths only. A symbolic link
+    // is a file of its own, as one walk lists it: its identity goes with its name.
     let several = paths.len() > 1;
     let mut seen = HashSet::new();
     let mut refused = HashSet::new();
     let mut first = |guard: &Guard, file: &WalkedFile| {
         let identity = several.then(|| guard.identity(file)).flatten();
         seen.insert(identity.map_or_else(
-            || (0, 0, file.display_path.clone()),
-            |(d, i)| (d, i, String::new()),
+            || (0, 0, None, file.display_path.clone()),
+            |(d, i)| (d, i, guard.link_identity(file), String::new()),
         ))
     };
     let mut scope = Scope {

@@ -17,7 +17,7 @@ use super::{cursor::Cursor, FileAnswer, Search, SymbolQuery};
 use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
-use crate::outline::{each_form, OutlineItem};
+use crate::outline::OutlineItem;
 use crate::scan::each_token_read;
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
@@ -52,7 +52,7 @@ pub(crate) fn in_file(
     // classified, so that a form whose candidates are all in strings, comments or longer
     // tokens is never classified.
     let uses: RefCell<Vec<(usize, usize)>> = RefCell::new(Vec::new());
-    each_form(
+    search.each_form_read(
         b,
         grammar,
         &mut |item| {
@@ -93,19 +93,23 @@ pub(crate) fn in_file(
                 return ControlFlow::Continue(());
             }
             let uses = uses.borrow();
-            if !search.collect(1 + uses.len()) {
+            let Some(kept) = search.collect_uses(uses.len()) else {
                 over = true;
                 return ControlFlow::Break(());
-            }
+            };
             let defines = |item: &OutlineItem| defines(item, query);
             found.extend(super::entries_of(
                 file,
                 &mut cursor,
                 item,
-                &uses,
+                &uses[..kept],
                 &defines,
                 grammar,
             ));
+            if kept < uses.len() {
+                over = true;
+                return ControlFlow::Break(());
+            }
             ControlFlow::Continue(())
         },
     );

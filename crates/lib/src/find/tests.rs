@@ -338,8 +338,12 @@ fn collection_stops_at_its_budget_and_says_so() {
         r.path = "a.lisp".into();
     })
     .unwrap();
-    assert_eq!(result.total, 1);
-    assert_eq!(result.references.as_ref().unwrap()[0].uses.len(), 150_000);
+    // The second form is past the budget: it is answered with the uses that fit
+    // (200,000 - 150,001 entries and uses left, one of them its entry).
+    assert_eq!(result.total, 2);
+    let references = result.references.as_ref().unwrap();
+    assert_eq!(references[0].uses.len(), 150_000);
+    assert_eq!(references[1].uses.len(), 49_998);
     assert!(
         result
             .content

@@ -12,7 +12,6 @@ use super::{cursor::Cursor, FileAnswer, Search};
 use crate::cancel::CancelToken;
 use crate::grammar::Grammar;
 use crate::guard::LoadedFile;
-use crate::outline::each_form;
 use std::cell::Cell;
 use std::ops::ControlFlow;
 
@@ -49,7 +48,7 @@ pub(crate) fn in_file(
     let mut over = false;
     // The occurrences of the form being looked at, as indices into `hits`.
     let span = Cell::new((0usize, 0usize));
-    each_form(
+    search.each_form_read(
         b,
         grammar,
         &mut |item| {
@@ -68,11 +67,12 @@ pub(crate) fn in_file(
                 return ControlFlow::Continue(());
             }
             let (first, end) = span.get();
-            let at: Vec<(usize, usize)> = hits[first..end].iter().map(|&h| (h, h)).collect();
-            if !search.collect(1 + at.len()) {
+            let Some(kept) = search.collect_uses(end - first) else {
                 over = true;
                 return ControlFlow::Break(());
-            }
+            };
+            let at: Vec<(usize, usize)> =
+                hits[first..first + kept].iter().map(|&h| (h, h)).collect();
             found.extend(super::entries_of(
                 file,
                 &mut cursor,
@@ -81,6 +81,10 @@ pub(crate) fn in_file(
                 &|_| false,
                 grammar,
             ));
+            if kept < end - first {
+                over = true;
+                return ControlFlow::Break(());
+            }
             ControlFlow::Continue(())
         },
     );

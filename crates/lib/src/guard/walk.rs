@@ -310,6 +310,19 @@ impl Guard {
         let meta = opened.file.metadata().ok()?;
         Some((meta.dev(), meta.ino()))
     }
+
+    /// When the walked path's last name is a symbolic link (to a file [`Guard::identity`]
+    /// resolved), the link's own identity: a walk lists such a link as a file of its own,
+    /// beside its target, so several paths keep it apart too (and one link named twice,
+    /// `alias.lisp ./alias.lisp`, is one). Asked only of a path the guard opened already;
+    /// what it tells is the kind of a name the caller gave or the walk listed.
+    pub fn link_identity(&self, file: &WalkedFile) -> Option<(u64, u64)> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::symlink_metadata(&file.path).ok()?;
+        meta.file_type()
+            .is_symlink()
+            .then(|| (meta.dev(), meta.ino()))
+    }
 }
 
 /// The flags of the handle on an unconfined directory: one that may be searched but not

@@ -6,7 +6,7 @@
 
 use std::ops::ControlFlow;
 
-use super::datum::{read_datum, skip_blank, DepthCounter};
+use super::conditional;
 use super::lexer::{
     class, hash_start, skip_block_comment, skip_character, skip_line_comment, skip_string,
     skip_token, Class, HashStart,
@@ -107,12 +107,12 @@ fn hash(b: &[u8], i: usize, reads: &mut dyn FnMut(bool, &[u8]) -> bool) -> (usiz
             let dispatch = if after > i + 1 { b[after - 1] } else { 0 };
             match dispatch.to_ascii_lowercase() {
                 b'+' | b'-' if after == i + 2 => {
-                    let expression = skip_feature_expression(b, after);
-                    let text = &b[skip_blank(b, after).min(expression)..expression];
+                    let expression = conditional::skip_feature_expression(b, after);
+                    let text = conditional::expression_text(b, after, expression);
                     if reads(dispatch == b'+', text) {
                         (expression, None)
                     } else {
-                        (skip_datum(b, expression), None)
+                        (conditional::skip_excluded(b, expression, reads), None)
                     }
                 }
                 b':' => {
@@ -138,30 +138,6 @@ fn hash(b: &[u8], i: usize, reads: &mut dyn FnMut(bool, &[u8]) -> bool) -> (usiz
                 _ => (after, Some(Event::Atom(i, after))),
             }
         }
-    }
-}
-
-/// Where the datum at or after `i` (blanks and comments first) ends.
-fn skip_datum(b: &[u8], i: usize) -> usize {
-    let at = skip_blank(b, i);
-    if at >= b.len() || b[at] == b')' {
-        return at;
-    }
-    read_datum(b, at, &mut DepthCounter::<false>)
-        .end
-        .max(at + 1)
-}
-
-/// `i` after `#+`/`#-`: skips blanks, comments and the feature expression.
-fn skip_feature_expression(b: &[u8], i: usize) -> usize {
-    let at = skip_blank(b, i);
-    match b.get(at) {
-        Some(b'(') => match super::lexer::close_list::<false>(b, at) {
-            Ok(closed) => closed.at + 1,
-            Err(_) => b.len(),
-        },
-        Some(_) => skip_token(b, at).0.max(at + 1),
-        None => b.len(),
     }
 }
 

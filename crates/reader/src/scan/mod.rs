@@ -6,6 +6,7 @@
 //! first unclosed form switches the rest of the file to the match table of `recovery.rs`.
 //! The lexical grammar is written down in `grammar/reader.ebnf`.
 
+mod conditional;
 mod datum;
 mod events;
 mod lexer;

@@ -7,10 +7,10 @@
 
 use std::ops::ControlFlow;
 
-use super::datum::{read_datum, skip_blank, DepthCounter};
+use super::conditional;
 use super::lexer::{
-    class, close_list, hash_start, skip_block_comment, skip_character, skip_line_comment,
-    skip_string, skip_token, skip_whitespace, Class, HashStart,
+    class, hash_start, skip_block_comment, skip_character, skip_line_comment, skip_string,
+    skip_token, Class, HashStart,
 };
 
 /// Calls `token(start, end)` for each token of `b[start..end]` in order, until it breaks.
@@ -77,12 +77,12 @@ fn hash(
             let dispatch = if after > i + 1 { b[after - 1] } else { 0 };
             match dispatch.to_ascii_lowercase() {
                 b'+' | b'-' if after == i + 2 => {
-                    let expression = skip_feature_expression(b, after);
-                    let text = &b[skip_blank(b, after).min(expression)..expression];
+                    let expression = conditional::skip_feature_expression(b, after);
+                    let text = conditional::expression_text(b, after, expression);
                     if reads(dispatch == b'+', text) {
                         expression
                     } else {
-                        skip_datum(b, expression)
+                        conditional::skip_excluded(b, expression, reads)
                     }
                 }
                 // `#:foo`: the token continues after the dispatch character.
@@ -98,43 +98,6 @@ fn hash(
             }
         }
     })
-}
-
-/// Where the datum at or after `i` (blanks and comments first) ends; the end of `b` when
-/// there is none.
-fn skip_datum(b: &[u8], i: usize) -> usize {
-    let at = skip_blank(b, i);
-    if at >= b.len() || b[at] == b')' {
-        return at;
-    }
-    read_datum(b, at, &mut DepthCounter::<false>)
-        .end
-        .max(at + 1)
-}
-
-/// `i` after `#+`/`#-`: skips blanks, comments and the feature expression (a token or a
-/// list), whose symbols are keywords, not uses.
-fn skip_feature_expression(b: &[u8], mut i: usize) -> usize {
-    loop {
-        i = skip_whitespace(b, i);
-        match b.get(i) {
-            Some(b';') => i = skip_line_comment(b, i),
-            Some(b'#') if matches!(hash_start(b, i), HashStart::BlockComment) => {
-                i = skip_block_comment(b, i).0;
-            }
-            Some(b'(') => {
-                return match close_list::<false>(b, i) {
-                    Ok(closed) => closed.at + 1,
-                    Err(_) => b.len(),
-                }
-            }
-            Some(_) => {
-                // A token; `:sbcl` and `sbcl` alike.
-                return skip_token(b, i).0.max(i + 1);
-            }
-            None => return b.len(),
-        }
-    }
 }
 
 #[cfg(test)]

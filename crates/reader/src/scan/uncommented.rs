@@ -198,11 +198,10 @@ mod tests {
         }
     }
 
-    fn stretches(
-        f: fn(&[u8], usize, usize, &mut dyn FnMut(usize, usize)),
-        b: &[u8],
-        start: usize,
-    ) -> Vec<(usize, usize)> {
+    /// A function giving the stretches between comments.
+    type Uncommented = fn(&[u8], usize, usize, &mut dyn FnMut(usize, usize));
+
+    fn stretches(f: Uncommented, b: &[u8], start: usize) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         f(b, start, b.len(), &mut |s, e| out.push((s, e)));
         out

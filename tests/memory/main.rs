@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod learn_memory;
 mod memory;
 mod walk_memory;
 mod window_memory;

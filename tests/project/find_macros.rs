@@ -480,6 +480,20 @@ fn one_def_dense_form(size: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// A definer call that the gate lexes for comments (it holds a `;`), thick with `#`
+/// inside tokens and with a single `|` at its end: the next `|` is searched for once,
+/// not again from every `#`.
+fn one_commented_call_of_hashes(size: usize) -> Vec<u8> {
+    let mut out =
+        String::from("(defmacro def-thing-1 (n &rest r) `(defvar ,(symbolicate n '-v)))\n");
+    out.push_str("(def-thing-1 n1 ; a comment\n");
+    while out.len() < size {
+        out.push_str(" a#b c#d");
+    }
+    out.push_str(" |x|)\n");
+    out.into_bytes()
+}
+
 #[test]
 fn find_is_linear_on_adversarial_macros() {
     let families: Vec<(&'static str, Family)> = vec![
@@ -492,6 +506,7 @@ fn find_is_linear_on_adversarial_macros() {
         ("endless looping macros", endless_looping_macros),
         ("def-dense calls", def_dense_calls),
         ("one def-dense form", one_def_dense_form),
+        ("one commented call of hashes", one_commented_call_of_hashes),
     ];
     assert_find_linear(
         "find-macros",

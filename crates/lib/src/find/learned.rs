@@ -42,6 +42,10 @@ pub(crate) struct Learned {
     /// The global variables its read-time forms may read, with the operator of the list
     /// each form is in.
     pub read_variables: HashSet<(String, String)>,
+    /// Learning stopped in it at the scope's bound (`super::learn_cap`): not all of it.
+    pub stopped: bool,
+    /// Not learned: past the scope's bound (a search's own, never kept).
+    pub past_cap: bool,
 }
 
 impl Learned {
@@ -59,12 +63,47 @@ impl Learned {
             read_time_defines: needs.defines,
             calls: needs.calls,
             read_variables: needs.variables,
+            stopped: false,
+            past_cap: false,
+        }
+    }
+
+    /// A file past the scope's bound: it teaches nothing.
+    pub(crate) fn past_cap() -> Learned {
+        Learned {
+            past_cap: true,
+            ..Learned::default()
+        }
+    }
+
+    /// This lesson with its macros, in order, as far as they add up to at most `left`
+    /// value nodes: the file at which the scope's bound is reached.
+    pub(crate) fn cut_to(&self, left: usize) -> Learned {
+        let mut spent = 0usize;
+        let macros = self
+            .macros
+            .iter()
+            .take_while(|(_, m)| {
+                spent = spent.saturating_add(m.nodes());
+                spent <= left
+            })
+            .cloned()
+            .collect();
+        Learned {
+            macros,
+            defuns: self.defuns.clone(),
+            globals: self.globals.clone(),
+            read_time_defines: self.read_time_defines,
+            calls: self.calls.clone(),
+            read_variables: self.read_variables.clone(),
+            stopped: true,
+            past_cap: false,
         }
     }
 
     /// What keeping it costs, in value nodes: its macros' lambda lists, bodies and
     /// global values, its names.
-    fn nodes(&self) -> usize {
+    pub(crate) fn nodes(&self) -> usize {
         let text = |t: &str| 1 + t.len() / crate::model::expand::datum::TEXT_BYTES_PER_NODE;
         let macros: usize = self
             .macros
@@ -162,19 +201,20 @@ pub(crate) fn key(features: Option<&[String]>, macrolets: bool) -> String {
     key
 }
 
-/// `learn` of each of `files` (walk order), from the search's cache when it has one and
-/// the file's stamp and key are the ones it was learned with; the rest read through the
-/// search's source, on the worker threads, and kept.
+/// `learn` of each of `files` (walk order; `learn` is given the file's index in it), from
+/// the search's cache when it has one and the file's stamp and key are the ones it was
+/// learned with; the rest read through the search's source, on the worker threads, and
+/// kept.
 pub(crate) fn map_files(
     search: &Search,
     guard: &Guard,
     files: &[WalkedFile],
     cancel: &CancelToken,
-    learn: &(dyn Fn(&LoadedFile) -> Learned + Sync),
+    learn: &(dyn Fn(usize, &LoadedFile) -> Learned + Sync),
 ) -> Vec<Result<Arc<Learned>, ToolError>> {
     let mut out = map_cached(search, guard, files, cancel, learn);
     // A file over the size cap is learned as the search reads it (not kept: its size).
-    let large = |_, file: &LoadedFile| Arc::new(learn(file));
+    let large = |n, file: &LoadedFile| Arc::new(learn(n, file));
     super::search_large_files(guard, files, &mut out, cancel, &large);
     out
 }
@@ -185,11 +225,17 @@ fn map_cached(
     guard: &Guard,
     files: &[WalkedFile],
     cancel: &CancelToken,
-    learn: &(dyn Fn(&LoadedFile) -> Learned + Sync),
+    learn: &(dyn Fn(usize, &LoadedFile) -> Learned + Sync),
 ) -> Vec<Result<Arc<Learned>, ToolError>> {
     let Some((cache, key)) = &search.learned else {
-        let work = |s: &Sourced| Arc::new(learn(&s.file));
-        return crate::project::source::map_files_from(&*search.source, guard, files, cancel, work);
+        let work = |n, s: &Sourced| Arc::new(learn(n, &s.file));
+        return crate::project::source::map_indexed_from(
+            &*search.source,
+            guard,
+            files,
+            cancel,
+            work,
+        );
     };
     let kept: Vec<Option<Arc<Learned>>> = files
         .iter()
@@ -199,9 +245,10 @@ fn map_cached(
     let read = par_map(&missing, cancel, |&n| {
         let file = &files[n];
         let sourced = search.source.read(guard, file)?;
-        let learned = Arc::new(learn(&sourced.file));
+        let learned = Arc::new(learn(n, &sourced.file));
         if let Some(stamp) = file.stamp() {
-            if stamp.keeps(&sourced.file) {
+            // What the scope's bound cut depends on the search, not on the file alone.
+            if stamp.keeps(&sourced.file) && !learned.stopped && !learned.past_cap {
                 cache.put(file.path().to_path_buf(), *stamp, key, learned.clone());
             }
         }

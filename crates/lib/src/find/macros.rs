@@ -31,39 +31,26 @@ pub(crate) fn learn(
     let mut globals: Vec<Vec<Vec<String>>> = Vec::with_capacity(parts.len());
     // What top-level `#.` forms and `macrolet`s need (docs/find.md).
     let mut needs = expand::read_time::Needs::default();
-    {
-        let reads = |plus, e: &[u8]| search.reads(plus, e);
-        let macrolets = matches!(search.target, Target::Pattern(_));
-        let work = |file: &LoadedFile| {
-            let names = expand::functions::defined_names(&file.bytes);
-            let needs = expand::read_time::needs(&file.bytes, macrolets, &reads);
-            Learned::new(expand::learn(&file.bytes, &reads), names, needs)
-        };
-        let mut add = |learned: &Learned| {
+    for part in lessons(guard, parts, search, cancel) {
+        let mut names_of = Vec::with_capacity(part.len());
+        let mut globals_of = Vec::with_capacity(part.len());
+        for learned in part {
+            let Some(learned) = learned else {
+                names_of.push(Vec::new());
+                globals_of.push(Vec::new());
+                continue;
+            };
             learned.teach(&mut macros);
             needs.defines |= learned.read_time_defines;
             needs.calls.extend(learned.calls.iter().cloned());
             needs
                 .variables
                 .extend(learned.read_variables.iter().cloned());
-            (learned.defuns.clone(), learned.globals.clone())
-        };
-        for part in parts {
-            let (names_of, globals_of) = match part {
-                ScopePart::Single(file) => {
-                    let (names, globals) = add(&work(file));
-                    (vec![names], vec![globals])
-                }
-                ScopePart::Walked(files) => {
-                    super::learned::map_files(search, guard, files, cancel, &work)
-                        .into_iter()
-                        .map(|answer| answer.map(|l| add(&l)).unwrap_or_default())
-                        .unzip()
-                }
-            };
-            defuns.push(names_of);
-            globals.push(globals_of);
+            names_of.push(learned.defuns.clone());
+            globals_of.push(learned.globals.clone());
         }
+        defuns.push(names_of);
+        globals.push(globals_of);
     }
     let calls = std::mem::take(&mut needs.calls);
     learn_functions(guard, parts, &defuns, search, &mut macros, calls, cancel);
@@ -96,6 +83,73 @@ pub(crate) fn learn(
     }
     macros.features = search.features.as_ref().and_then(expand::features_value);
     search.macros = macros;
+}
+
+/// What each file of `parts` teaches (per part, per file; `None`: it could not be read),
+/// within the scope's bound ([`super::learn_cap`]): the files after the one where it is
+/// reached teach nothing, and that one only its macros within what is left.
+fn lessons(
+    guard: &Guard,
+    parts: &[ScopePart],
+    search: &Search,
+    cancel: &CancelToken,
+) -> Vec<Vec<Option<std::sync::Arc<Learned>>>> {
+    let reads = |plus, e: &[u8]| search.reads(plus, e);
+    let macrolets = matches!(search.target, Target::Pattern(_));
+    let cap = &search.learn_cap;
+    let work = |index: usize, file: &LoadedFile| {
+        if cap.excludes(index) {
+            return Learned::past_cap();
+        }
+        let names = expand::functions::defined_names(&file.bytes);
+        let needs = expand::read_time::needs(&file.bytes, macrolets, &reads);
+        let (macros, stopped) = expand::learn_within(&file.bytes, &reads, cap.limit());
+        let mut learned = Learned::new(macros, names, needs);
+        learned.stopped = stopped;
+        // A file that reached the bound on its own ends learning: the files after it wait.
+        let cost = if stopped { usize::MAX } else { learned.nodes() };
+        if !cap.finish(index, cost) {
+            return Learned::past_cap();
+        }
+        learned
+    };
+    let mut out = Vec::with_capacity(parts.len());
+    let mut shown = Vec::new();
+    for part in parts {
+        let first = shown.len();
+        match part {
+            ScopePart::Single(file) => {
+                shown.push(file.display_path.as_str());
+                out.push(vec![Some(std::sync::Arc::new(work(first, file)))]);
+            }
+            ScopePart::Walked(files) => {
+                shown.extend(files.iter().map(|f| f.display_path.as_str()));
+                let work = |i: usize, file: &LoadedFile| work(first + i, file);
+                let answers = super::learned::map_files(search, guard, files, cancel, &work);
+                out.push(answers.into_iter().map(Result::ok).collect());
+            }
+        }
+    }
+    // In the scope's order: the first file past the bound, or stopped in, ends learning.
+    let costs = out.iter().flatten().map(|l| match l {
+        Some(l) if l.stopped || l.past_cap => usize::MAX,
+        Some(l) => l.nodes(),
+        None => 0,
+    });
+    let Some((cut, left)) = super::learn_cap::first_over(costs, cap.limit()) else {
+        return out;
+    };
+    cap.stop_at(&super::shown_file(shown[cut]));
+    for (index, learned) in out.iter_mut().flatten().enumerate() {
+        if index == cut {
+            *learned = learned
+                .as_ref()
+                .map(|l| std::sync::Arc::new(l.cut_to(left)));
+        } else if index > cut {
+            *learned = None;
+        }
+    }
+    out
 }
 
 /// Learns the values of the global variables that read-time forms in calls of the

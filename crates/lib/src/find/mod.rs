@@ -31,6 +31,7 @@ mod cursor;
 mod definitions;
 mod derived;
 mod kept;
+pub mod learn_cap;
 pub mod learned;
 mod literal;
 mod macros;
@@ -209,6 +210,10 @@ pub struct FindResult {
     /// later forms or files of the scope were not searched, so `total` counts only what
     /// was collected (`content` says where it stopped).
     pub stopped_at_budget: bool,
+    /// Learning the scope's macros stopped at its bound in this file (as shown): what
+    /// macros of it and of later files make may be missing (`content` says so too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learning_stopped_at: Option<String>,
     /// More entries than this page holds.
     pub truncated: bool,
     /// The `offset` of the next page.
@@ -383,6 +388,8 @@ pub(crate) struct Search {
     pub collected: AtomicUsize,
     /// The collection budget spent in the scope's file order ([`budget`]).
     pub budget: budget::OrderedBudget,
+    /// The bound on what learning the scope's macros holds ([`learn_cap`]).
+    pub learn_cap: learn_cap::LearnCap,
     /// `name` or `symbol` with a package prefix (`cl-ppcre:scan`): what the entries'
     /// packages must be (docs/find.md#packages); the files are searched by name.
     pub package: Option<crate::model::symbols::Written>,
@@ -745,6 +752,7 @@ pub fn find_kept(
     let shown = crate::shown::path_prefix(&joined);
     let scope = collect_scope(guard, paths, search.source.wants_stamps(), cancel)?;
     search.budget = budget::OrderedBudget::new(scope.files(), MAX_COLLECTED);
+    search.learn_cap = learn_cap::LearnCap::new(scope.files());
     if macros::wanted(&search) {
         macros::learn(guard, &scope.parts, grammar, &mut search, cancel);
     }
@@ -820,8 +828,11 @@ pub fn find_kept(
     }
     // A project's or user's definer table decides what is a definition: said once.
     notes.extend(grammar.notes().iter().cloned());
+    let learning_stop = search.learn_cap.stopped();
+    notes.extend(learning_stop.as_deref().map(learn_cap::note));
     let mut gathered = render::Gathered {
         notes,
+        learning_stop,
         named_refused: scope.named_refused,
         skipped: scope.skipped,
         ..render::Gathered::default()
@@ -1266,6 +1277,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         include_body: request.include_body,
         collected: AtomicUsize::new(0),
         budget: budget::OrderedBudget::new(0, MAX_COLLECTED),
+        learn_cap: learn_cap::LearnCap::new(0),
         package,
         literals,
         spelled: None,

@@ -32,6 +32,8 @@ pub(crate) struct Gathered {
     pub budget_stop: Option<BudgetStop>,
     /// One of the paths given could not be read.
     pub named_refused: bool,
+    /// The file at which learning the scope's macros stopped (`super::learn_cap`).
+    pub learning_stop: Option<String>,
 }
 
 /// The file at which the collection budget was spent (`super::budget`).
@@ -183,6 +185,7 @@ pub(crate) fn page(
         files_skipped: gathered.skipped,
         total,
         stopped_at_budget: gathered.budget_stop.is_some(),
+        learning_stopped_at: gathered.learning_stop.take(),
         truncated,
         next_offset: truncated.then_some(next),
         path_refused: gathered.named_refused,

@@ -204,6 +204,7 @@ pub const OUTPUT_SCHEMA: &str = r#"{
     },
     "total": {"type": "integer", "minimum": 0, "description": "Entries found, all pages."},
     "stopped_at_budget": {"type": "boolean", "description": "The search stopped at its collection budget (200000 entries and uses): later forms or files were not searched and total counts only what was collected; content says where it stopped."},
+    "learning_stopped_at": {"type": "string", "description": "Only when learning the scope's macros stopped at its bound (1048576 value nodes): the file where it stopped; definitions and calls that macros of it and of later files make may be missing."},
     "truncated": {"type": "boolean"},
     "next_offset": {"type": ["integer", "null"], "minimum": 0}
   },

@@ -120,6 +120,31 @@ impl Files<'_> {
         }
     }
 
+    /// `work(index, bytes)` over each file, in order (`index` in the scope's order),
+    /// with the file's name as answers show it (`None`: it cannot be read).
+    fn map_indexed<R: Send>(
+        &self,
+        search: &Search,
+        work: impl Fn(usize, &[u8]) -> R + Sync,
+    ) -> Vec<(String, Option<R>)> {
+        match self {
+            Files::Scope {
+                guard,
+                parts,
+                cancel,
+            } => {
+                super::learn_cap::map_scope(search, guard, parts, cancel, |i, file: &LoadedFile| {
+                    work(i, &file.bytes)
+                })
+            }
+            Files::Memory(files) => files
+                .iter()
+                .enumerate()
+                .map(|(i, (name, b))| (name.to_string(), Some(work(i, b))))
+                .collect(),
+        }
+    }
+
     /// [`Files::map`] of a pass that finds several things per file, flattened.
     fn flat_map<T: Send>(&self, search: &Search, work: impl Fn(&[u8]) -> Vec<T> + Sync) -> Vec<T> {
         self.map(search, work).into_iter().flatten().collect()
@@ -156,14 +181,34 @@ fn learn_from(files: &Files, search: &mut Search) {
             _ => None,
         };
         let spells = |b: &[u8]| name.as_ref().is_some_and(|f| f.is_match(b));
-        let (learned, local): (Vec<_>, Vec<_>) = files
-            .map(s, |b| {
-                let found = defmacros(b, &reads);
-                let local = computed::local_functions(b, &found, &reads, &spells);
-                (found, local)
-            })
+        // The macros' texts, read into data later, within the scope's bound
+        // (`learn_cap`): a text's bytes bound the value nodes it is read into.
+        let cap = &s.learn_cap;
+        let per_file = files.map_indexed(s, |i, b| {
+            if cap.excludes(i) {
+                return (Vec::new(), computed::Local::default());
+            }
+            let found = defmacros(b, &reads);
+            if !cap.finish(i, found.iter().map(|l| l.text.len()).sum()) {
+                return (Vec::new(), computed::Local::default());
+            }
+            let local = computed::local_functions(b, &found, &reads, &spells);
+            (found, local)
+        });
+        let mut names = Vec::with_capacity(per_file.len());
+        let (mut learned, mut local): (Vec<Vec<Learned>>, Vec<computed::Local>) = per_file
             .into_iter()
+            .map(|(name, answer)| {
+                names.push(name);
+                answer.unwrap_or_default()
+            })
             .unzip();
+        if let Some(cut) =
+            super::learn_cap::keep_within(&mut learned, |l| l.text.len(), cap.limit())
+        {
+            cap.stop_at(&names[cut]);
+            local.truncate(cut + 1);
+        }
         let mut learned: Vec<Learned> = learned.into_iter().flatten().collect();
         let local = computed::Local::merge(local);
         let made = made::learn(files, s, &learned);

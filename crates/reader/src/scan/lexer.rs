@@ -55,7 +55,7 @@ pub(crate) const fn class_table() -> [Class; 256] {
 pub(crate) static CLASS: [Class; 256] = class_table();
 
 /// Bytes that simply continue a token: constituents and `#` (non-terminating).
-static TOKEN_BYTE: [bool; 256] = {
+pub(crate) static TOKEN_BYTE: [bool; 256] = {
     let table = class_table();
     let mut t = [false; 256];
     let mut c = 0;

@@ -602,21 +602,40 @@ pub(crate) fn each_form_holding(b: &[u8], hits: &[usize], f: &mut dyn FnMut(usiz
 /// (`eval-when`, `progn` ...). Cheap on files without one: a `memmem` pass for
 /// `defmacro` (either case) first; only the top-level forms holding one and a backquote
 /// are read.
+#[cfg(test)]
 pub(crate) fn learn(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<(String, Macro)> {
+    learn_within(b, reads, usize::MAX).0
+}
+
+/// [`learn`] reading at most `limit` bytes of forms into data (a bound of the value nodes
+/// reading makes: each is written with a byte at least): learning stops at the first form
+/// that would pass it, and says so (`true`). The scope-wide bound (`find/learn_cap.rs`).
+pub(crate) fn learn_within(
+    b: &[u8],
+    reads: &dyn Fn(bool, &[u8]) -> bool,
+    limit: usize,
+) -> (Vec<(String, Macro)>, bool) {
     let mut out = Vec::new();
     let mut reads = |plus, e: &[u8]| reads(plus, e);
+    let (mut left, mut stopped) = (limit, false);
     each_form_holding(b, &defmacro_hits(b), &mut |start, end| {
         // A form without a backquote holds no macro whose body ends in a template.
-        if memchr::memchr(b'`', &b[start..end]).is_some() {
-            for form in read(b, start, end, &mut reads) {
-                collect_defmacros(form, &mut out);
-            }
+        if stopped || memchr::memchr(b'`', &b[start..end]).is_none() {
+            return;
+        }
+        if end - start > left {
+            stopped = true;
+            return;
+        }
+        left -= end - start;
+        for form in read(b, start, end, &mut reads) {
+            collect_defmacros(form, &mut out);
         }
     });
     globals::attach(b, &mut out, &mut reads);
     let made = learn_made(b, &out, &mut reads);
     out.extend(made);
-    out
+    (out, stopped)
 }
 
 /// The macros that calls in `b` of its macros `learned` define (consfigurator's

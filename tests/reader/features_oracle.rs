@@ -167,8 +167,12 @@ fn generate_run(rng: &mut Rng, names: &mut usize, depth: usize) -> String {
         match rng.below(6) {
             0..=2 => parts.push(conditionals[rng.below(conditionals.len())].to_string()),
             3 if depth > 0 => parts.push(generate_run(rng, names, depth - 1)),
+            // A string, and a symbol whose second character is a sign: data whose
+            // first two bytes look like `#-` at a glance (`"-M"`, `a-1`).
+            4 if rng.below(2) == 0 => parts.push(format!("\"-{}\"", rng.below(10))),
             _ => {
-                parts.push(format!("a{names}"));
+                let sign = if rng.below(3) == 0 { "-" } else { "" };
+                parts.push(format!("a{sign}{names}"));
                 *names += 1;
             }
         }
@@ -187,7 +191,7 @@ fn sbcl_atoms(lists: &[String], features: &str) -> Vec<Option<Vec<String>>> {
     let input = dir.join("lists.txt");
     std::fs::write(&input, lists.join("\n") + "\n").unwrap();
     let script = format!(
-        r#"(labels ((flat (x) (if (consp x) (mapcan #'flat x) (and x (list (string-downcase (symbol-name x)))))))
+        r#"(labels ((flat (x) (if (consp x) (mapcan #'flat x) (and x (symbolp x) (list (string-downcase (symbol-name x)))))))
   (let ((*features* (list {features})))
     (with-open-file (in "{}")
       (loop for line = (read-line in nil) while line

@@ -7,6 +7,9 @@ use super::lexer::{close_list, hash_start, skip_token, HashStart};
 
 /// At `i`: a `#+` (`Some(true)`) or `#-` (`Some(false)`), the position after its sign.
 pub(super) fn at(b: &[u8], i: usize) -> Option<(bool, usize)> {
+    if b.get(i) != Some(&b'#') {
+        return None;
+    }
     match hash_start(b, i) {
         HashStart::Other { after, .. } if after == i + 2 && matches!(b[i + 1], b'+' | b'-') => {
             Some((b[i + 1] == b'+', after))

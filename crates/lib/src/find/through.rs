@@ -39,6 +39,9 @@ struct Learned {
 pub(crate) struct Writers {
     /// Their folded names.
     names: HashSet<String>,
+    /// Bit `n` set when a name is `n` bytes long (`n` < 128): a plain token of another
+    /// length is told apart without a look-up ([`Writers::is_writer`]).
+    lengths: u128,
     /// Those that can be instantiated.
     macros: Macros,
     /// Where their names may be written.
@@ -83,6 +86,10 @@ impl Writers {
                 .all(|&c| c.is_ascii() && !matches!(c, b'|' | b'\\' | b':'));
         if !plain {
             return self.names.contains(&token_name(token));
+        }
+        // The token is its name's length: most operators are not a writer's length.
+        if self.lengths & (1u128 << token.len()) == 0 {
+            return false;
         }
         for (to, from) in buffer.iter_mut().zip(token) {
             *to = from.to_ascii_lowercase();
@@ -258,6 +265,10 @@ fn adopt(
     }
     let mut names: Vec<String> = writers.names.iter().cloned().collect();
     names.sort();
+    writers.lengths = names
+        .iter()
+        .filter(|n| n.len() < 128)
+        .fold(0, |lengths, n| lengths | 1u128 << n.len());
     writers.finder = Some(super::literal::Finder::any(&names));
     Some(writers)
 }

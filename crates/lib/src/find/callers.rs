@@ -67,6 +67,7 @@ pub(crate) fn in_file(
         Some(prefilter) => prefilter.starts(&hay),
         None => Vec::new(),
     };
+    keep_token_hits(b, &mut hits, &query.name);
     // A form calling a macro that may write the call is read too.
     let more = search.through.hits(&hay);
     if !more.is_empty() {
@@ -157,6 +158,31 @@ pub(crate) fn in_file(
     // Calls through macros past the file's budget were not looked for: the answer says so.
     answer.expansions_cut = budget.ran_short;
     answer
+}
+
+/// Drops the `hits` of `name` (its matches' starts) that are inside a longer token
+/// (`node` in `node-lvar` or `*current-node*`): no form holding only those can call it,
+/// and a third of the forms holding `node` in SBCL's sources are not read. A hit is kept
+/// when a byte next to it may end a token or escape one (`(`, `'`, `:`, `|`, `\`, `#`,
+/// a non-ASCII byte ...); only for a name made of such plain bytes (else every hit is
+/// kept), so a match hidden inside an earlier one (leftmost-first, not overlapping)
+/// would have been dropped too.
+fn keep_token_hits(b: &[u8], hits: &mut Vec<usize>, name: &str) {
+    let n = name.as_bytes();
+    if n.is_empty() || !n.iter().all(|&c| plain_constituent(c)) {
+        return;
+    }
+    hits.retain(|&h| {
+        let before = h.checked_sub(1).map(|k| b[k]);
+        let after = b.get(h + n.len()).copied();
+        !before.is_some_and(plain_constituent) && !after.is_some_and(plain_constituent)
+    });
+}
+
+/// A byte that only continues a token: neither whitespace, a macro character, a package
+/// marker, an escape nor part of a non-ASCII character.
+fn plain_constituent(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"-*+/<>=!?%$&^~._[]{}".contains(&c)
 }
 
 /// The calls a form spells and those its macro calls write (at the macro call), in
@@ -264,5 +290,31 @@ fn caller(file: &LoadedFile, unit: &OutlineItem, calls: Vec<Use>) -> Caller {
         calls,
         package: None,
         package_unresolved: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::keep_token_hits;
+
+    fn kept(text: &str, name: &str) -> Vec<usize> {
+        let mut hits: Vec<usize> = text.match_indices(name).map(|(at, _)| at).collect();
+        keep_token_hits(text.as_bytes(), &mut hits, name);
+        hits
+    }
+
+    #[test]
+    fn hits_inside_longer_tokens_are_dropped() {
+        let text = "(node-lvar x) (foo node) *node* a-node nodes";
+        assert_eq!(kept(text, "node"), vec![19]);
+    }
+
+    #[test]
+    fn hits_next_to_macro_characters_packages_and_escapes_are_kept() {
+        let text = "sb-c::node #'node ,@node |node| no\\de`node (node)";
+        let all: Vec<usize> = text.match_indices("node").map(|(at, _)| at).collect();
+        assert_eq!(kept(text, "node"), all);
+        // A name that is not plain keeps every hit.
+        assert_eq!(kept("a|b c|d", "b c"), vec![2]);
     }
 }

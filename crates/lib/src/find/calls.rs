@@ -257,6 +257,27 @@ pub(crate) fn token_name(token: &[u8]) -> String {
     super::split_symbol(&String::from_utf8_lossy(token)).1
 }
 
+/// The longest operator [`short_name`] folds without allocating.
+const SHORT_NAME: usize = 32;
+
+/// [`token_name`] of a plain token (ASCII, no package or escape, at most [`SHORT_NAME`]
+/// bytes) folded into `buffer`, without allocating: every list walked names its operator.
+/// `None` for another token.
+fn short_name<'b>(token: &[u8], buffer: &'b mut [u8; SHORT_NAME]) -> Option<&'b str> {
+    if token.len() > SHORT_NAME
+        || !token
+            .iter()
+            .all(|&b| b.is_ascii() && !matches!(b, b'|' | b'\\' | b':'))
+    {
+        return None;
+    }
+    let folded = &mut buffer[..token.len()];
+    for (to, from) in folded.iter_mut().zip(token) {
+        *to = from.to_ascii_lowercase();
+    }
+    std::str::from_utf8(folded).ok()
+}
+
 impl Walk<'_> {
     fn run(&mut self) {
         while let Some(task) = self.tasks.pop() {
@@ -439,8 +460,13 @@ impl Walk<'_> {
             return self.tasks.push(Task::Forms(args));
         }
         self.call_under(op, false, under);
-        let name = token_name(self.text(op));
-        self.shape(op, &name, args);
+        let b = self.b;
+        let text = &b[op_node.start..op_node.end];
+        let mut buffer = [0u8; SHORT_NAME];
+        match short_name(text, &mut buffer) {
+            Some(name) => self.shape(op, name, args),
+            None => self.shape(op, &token_name(text), args),
+        }
     }
 
     fn nth_arg(&self, args: u32, n: usize) -> u32 {

@@ -12,7 +12,7 @@
 //! only when a definer exists; only the files holding a definer's name are read, and a
 //! file's instantiations share its step budget ([`Budget::for_file`]).
 
-use super::{collect, Files, Learned};
+use super::{collect, Files, Learned, TemplateCalls};
 use crate::find::literal::{Finder, Haystack};
 use crate::find::{Search, Target};
 use crate::model::expand::datum::{read, Val};
@@ -37,9 +37,14 @@ struct Definers {
 const COMPUTED: &[u8] = b"(,(";
 
 /// The macros the definers among `learned` define in `files`, learned.
-pub(super) fn learn(files: &Files, search: &Search, learned: &[Learned]) -> Vec<Learned> {
+pub(super) fn learn(
+    files: &Files,
+    search: &Search,
+    learned: &[Learned],
+    template_calls: &mut TemplateCalls,
+) -> Vec<Learned> {
     let reads = |plus, e: &[u8]| search.reads(plus, e);
-    let Some(mut definers) = definers(learned, search, &reads) else {
+    let Some(mut definers) = definers(learned, search, &reads, template_calls) else {
         return Vec::new();
     };
     let mut calls = files.map(search, |b| calls_in(b, &definers, &reads));
@@ -67,6 +72,7 @@ fn definers(
     learned: &[Learned],
     search: &Search,
     reads: &dyn Fn(bool, &[u8]) -> bool,
+    template_calls: &mut TemplateCalls,
 ) -> Option<Definers> {
     let Target::Callers(query) = &search.target else {
         return None;
@@ -108,7 +114,7 @@ fn definers(
         }
         finder = Some(Finder::any(&level));
     }
-    let mut wanted: Vec<String> = super::writers_of(learned, query, reads)
+    let mut wanted: Vec<String> = super::writers_of(learned, query, reads, template_calls)
         .names()
         .map(str::to_string)
         .collect();

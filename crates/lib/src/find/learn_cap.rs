@@ -7,7 +7,7 @@
 //! it far). The files are then taken in order while their lessons add up to at most the
 //! bound; the first file that would pass it is learned again with what is left, and the
 //! files after it teach nothing. While the files are learned in parallel, the finished
-//! files' costs ([`OrderedBudget`]) tell which files are past the bound already: those are
+//! files' costs (`find::budget::OrderedBudget`) tell which files are past the bound already: those are
 //! not learned, so memory stays about twice the bound plus a file's lesson per thread.
 
 use super::budget::OrderedBudget;

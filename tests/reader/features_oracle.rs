@@ -69,27 +69,14 @@ fn generate(rng: &mut Rng, depth: usize) -> String {
     format!("({op} {})", args.join(" "))
 }
 
-/// SBCL's verdict per expression: `Some(true)`, `Some(false)` or `None` (an error).
-fn sbcl_verdicts(exprs: &[String]) -> Vec<Option<bool>> {
-    let dir = std::env::temp_dir().join(format!("lrf-features-{}", std::process::id()));
+/// SBCL's output for `lines` written one per line to a scratch file: `script(PATH)` is
+/// the form SBCL evaluates, reading that file.
+fn sbcl_on_lines(tag: &str, lines: &[String], script: impl Fn(&str) -> String) -> (String, String) {
+    let dir = std::env::temp_dir().join(format!("lrf-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let input = dir.join("exprs.txt");
-    // One expression per line: newlines inside are written as a form feed and put back.
-    let lines: Vec<String> = exprs.iter().map(|e| e.replace('\n', "\x0c")).collect();
+    let input = dir.join("lines.txt");
     std::fs::write(&input, lines.join("\n") + "\n").unwrap();
-    let script = format!(
-        r#"(let ((*features* (list :sbcl :x86-64 :unix :linux 'cl-user::extra)))
-  (with-open-file (in "{}")
-    (loop for line = (read-line in nil) while line
-          do (write-line
-              (handler-case
-                  (let* ((*package* (find-package :keyword))
-                         (text (substitute #\Newline (code-char 12) line))
-                         (x (read-from-string text)))
-                    (if (sb-int:featurep x) "T" "NIL"))
-                (error () "ERR"))))))"#,
-        input.display()
-    );
+    let script = script(&input.display().to_string());
     let out = Command::new("sbcl")
         .args([
             "--noinform",
@@ -101,7 +88,28 @@ fn sbcl_verdicts(exprs: &[String]) -> Vec<Option<bool>> {
         .output()
         .expect("run sbcl");
     let _ = std::fs::remove_dir_all(&dir);
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (text, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// SBCL's verdict per expression: `Some(true)`, `Some(false)` or `None` (an error).
+fn sbcl_verdicts(exprs: &[String]) -> Vec<Option<bool>> {
+    // One expression per line: newlines inside are written as a form feed and put back.
+    let lines: Vec<String> = exprs.iter().map(|e| e.replace('\n', "\x0c")).collect();
+    let (text, stderr) = sbcl_on_lines("features", &lines, |input| {
+        format!(
+            r#"(let ((*features* (list :sbcl :x86-64 :unix :linux 'cl-user::extra)))
+  (with-open-file (in "{input}")
+    (loop for line = (read-line in nil) while line
+          do (write-line
+              (handler-case
+                  (let* ((*package* (find-package :keyword))
+                         (text (substitute #\Newline (code-char 12) line))
+                         (x (read-from-string text)))
+                    (if (sb-int:featurep x) "T" "NIL"))
+                (error () "ERR"))))))"#
+        )
+    });
     let verdicts: Vec<Option<bool>> = text
         .lines()
         .filter(|l| matches!(*l, "T" | "NIL" | "ERR"))
@@ -115,7 +123,7 @@ fn sbcl_verdicts(exprs: &[String]) -> Vec<Option<bool>> {
         verdicts.len(),
         exprs.len(),
         "sbcl said:\n{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr
     );
     verdicts
 }
@@ -186,32 +194,17 @@ fn generate_run(rng: &mut Rng, names: &mut usize, depth: usize) -> String {
 /// The atoms SBCL reads of each list (flattened, in order), under `features`; `None`
 /// when SBCL signals an error (a conditional with no datum left in its list).
 fn sbcl_atoms(lists: &[String], features: &str) -> Vec<Option<Vec<String>>> {
-    let dir = std::env::temp_dir().join(format!("lrf-skips-{}-{features}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let input = dir.join("lists.txt");
-    std::fs::write(&input, lists.join("\n") + "\n").unwrap();
-    let script = format!(
-        r#"(labels ((flat (x) (if (consp x) (mapcan #'flat x) (and x (symbolp x) (list (string-downcase (symbol-name x)))))))
+    let (text, stderr) = sbcl_on_lines("skips", lists, |input| {
+        format!(
+            r#"(labels ((flat (x) (if (consp x) (mapcan #'flat x) (and x (symbolp x) (list (string-downcase (symbol-name x)))))))
   (let ((*features* (list {features})))
-    (with-open-file (in "{}")
+    (with-open-file (in "{input}")
       (loop for line = (read-line in nil) while line
             do (write-line
                 (handler-case (format nil "OK~{{ ~a~}}" (flat (read-from-string line)))
-                  (error () "ERR")))))))"#,
-        input.display()
-    );
-    let out = Command::new("sbcl")
-        .args([
-            "--noinform",
-            "--non-interactive",
-            "--no-userinit",
-            "--eval",
-            &script,
-        ])
-        .output()
-        .expect("run sbcl");
-    let _ = std::fs::remove_dir_all(&dir);
-    let text = String::from_utf8_lossy(&out.stdout);
+                  (error () "ERR")))))))"#
+        )
+    });
     let atoms: Vec<Option<Vec<String>>> = text
         .lines()
         .filter(|l| l.starts_with("OK") || *l == "ERR")
@@ -220,12 +213,7 @@ fn sbcl_atoms(lists: &[String], features: &str) -> Vec<Option<Vec<String>>> {
                 .map(|rest| rest.split_whitespace().map(String::from).collect())
         })
         .collect();
-    assert_eq!(
-        atoms.len(),
-        lists.len(),
-        "sbcl said:\n{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(atoms.len(), lists.len(), "sbcl said:\n{text}\n{}", stderr);
     atoms
 }
 

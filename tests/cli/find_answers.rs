@@ -286,7 +286,9 @@ fn stacked_conditionals_skip_a_form_each_as_the_reader_does() {
          (defun c () (foo))\n\
          (progn #-(and) #-(and) (defun d () (foo)) (defun e () (foo)) (defun g () (foo)))\n\
          (defun h () (list #+(or) #+(or) (foo) (foo)))\n\
-         #+sbcl #+sbcl (defun i () (foo)) (defun j () (foo))\n",
+         #+sbcl #+sbcl (defun i () (foo)) (defun j () (foo))\n\
+         (progn #+(or) #+(or) (defun k () 1) nil (defun l () 2))\n\
+         (eval-when () #+lispworks #+lispworks (defun m () 1) \"doc\" (defun n () 2))\n",
     )
     .unwrap();
     let names = |extra: &[&str]| {
@@ -302,10 +304,19 @@ fn stacked_conditionals_skip_a_form_each_as_the_reader_does() {
         "defun h\n",
         "defun i\n",
         "defun j\n",
+        // An atom or a string among a container's forms is a datum the skip counts.
+        "defun l\n",
+        "defun n\n",
     ] {
         assert!(without.contains(kept), "{kept} missing:\n{without}");
     }
-    for gone in ["defun a\n", "defun b\n", "defun d\n", "defun e\n"] {
+    for gone in [
+        "defun a\n",
+        "defun b\n",
+        "defun d\n",
+        "defun e\n",
+        "defun k\n",
+    ] {
         assert!(!without.contains(gone), "{gone} found:\n{without}");
     }
     let ccl = names(&["--features", "ccl"]);
@@ -313,7 +324,11 @@ fn stacked_conditionals_skip_a_form_each_as_the_reader_does() {
         !ccl.contains("defun i\n") && !ccl.contains("defun j\n"),
         "{ccl}"
     );
-    assert!(ccl.contains("defun c\n"), "{ccl}");
+    assert!(
+        ccl.contains("defun c\n") && ccl.contains("defun n\n"),
+        "{ccl}"
+    );
+    assert!(!ccl.contains("defun m\n"), "{ccl}");
     let (callers, _) = run(
         &dir,
         &["find", "--callers", "foo", "--features", "ccl", "."],

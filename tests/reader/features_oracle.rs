@@ -178,6 +178,8 @@ fn generate_run(rng: &mut Rng, names: &mut usize, depth: usize) -> String {
             // A string, and a symbol whose second character is a sign: data whose
             // first two bytes look like `#-` at a glance (`"-M"`, `a-1`).
             4 if rng.below(2) == 0 => parts.push(format!("\"-{}\"", rng.below(10))),
+            // A prefix, read with the datum after it, conditionals and all.
+            5 => parts.push(["'", "`", "#'"][rng.below(3)].to_string()),
             _ => {
                 let sign = if rng.below(3) == 0 { "-" } else { "" };
                 parts.push(format!("a{sign}{names}"));
@@ -196,7 +198,7 @@ fn generate_run(rng: &mut Rng, names: &mut usize, depth: usize) -> String {
 fn sbcl_atoms(lists: &[String], features: &str) -> Vec<Option<Vec<String>>> {
     let (text, stderr) = sbcl_on_lines("skips", lists, |input| {
         format!(
-            r#"(labels ((flat (x) (if (consp x) (mapcan #'flat x) (and x (symbolp x) (list (string-downcase (symbol-name x)))))))
+            r#"(labels ((flat (x) (if (consp x) (mapcan #'flat x) (and x (symbolp x) (eq (symbol-package x) *package*) (list (string-downcase (symbol-name x)))))))
   (let ((*features* (list {features})))
     (with-open-file (in "{input}")
       (loop for line = (read-line in nil) while line
@@ -264,7 +266,7 @@ fn conditionals_skip_the_data_sbcl_skips() {
         return;
     }
     let mut rng = Rng::new(11);
-    let lists: Vec<String> = (0..300)
+    let lists: Vec<String> = (0..500)
         .map(|_| {
             let mut names = 0;
             generate_run(&mut rng, &mut names, 2)

@@ -32,7 +32,9 @@ impl Features {
         Features(
             names
                 .into_iter()
-                .filter_map(|n| symbol(n.as_ref().as_bytes()))
+                // `--features "ccl, sbcl"`: blanks around a name are no part of it (the
+                // reader ends a token at whitespace).
+                .filter_map(|n| symbol(n.as_ref().trim().as_bytes()))
                 .collect(),
         )
     }
@@ -575,5 +577,11 @@ mod tests {
         assert_eq!(run.datum([Some(false), None]), Some(false));
         assert_eq!(run.datum([]), None);
         assert_eq!(run.datum([]), Some(true));
+    }
+
+    #[test]
+    fn blanks_around_a_feature_name_are_left_out() {
+        let features = Features::new(["ccl", " sbcl ", "\tunix"]);
+        assert_eq!(decide(b"(and ccl sbcl unix)", &features), Some(true));
     }
 }

@@ -117,7 +117,7 @@ pub(crate) fn in_file(
                 if !search.reads_form(form) {
                     continue;
                 }
-                stack.extend(search.children_read(&form.children).into_iter().rev());
+                stack.extend(search.children_read(b, unit).into_iter().rev());
                 if !index(
                     &shown_file,
                     &mut index_cursor,

@@ -125,7 +125,7 @@ pub(crate) fn in_file(
                 let mark = locals.len();
                 stack.extend(
                     search
-                        .children_read(&form.children)
+                        .children_read(b, item)
                         .into_iter()
                         .rev()
                         .map(|c| (c, mark)),

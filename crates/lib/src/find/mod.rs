@@ -467,25 +467,44 @@ impl Search {
         );
     }
 
-    /// The children of a container that the reader may read, in order: the forms of one
-    /// list are a run as the top-level forms are ([`Self::each_form_read`]).
+    /// The children of the container `item` that the reader may read, in order: the
+    /// elements of one list are a run as the top-level forms are
+    /// ([`Self::each_form_read`]), its atoms and declarations included, which the outline
+    /// does not list as children (`(progn #+(or) #+(or) (defun a ()) nil (defun b ()))`
+    /// skips `a` and `nil`). The list is read again only when it holds a `#+` or `#-`.
     pub(crate) fn children_read<'i, 'a>(
         &self,
-        children: &'i [crate::outline::OutlineItem<'a>],
+        b: &[u8],
+        item: &'i crate::outline::OutlineItem<'a>,
     ) -> Vec<&'i crate::outline::OutlineItem<'a>> {
+        let Some(form) = &item.form else {
+            return Vec::new();
+        };
+        let (core, end) = (form.core(), item.end.min(b.len()));
+        let list = b.get(core..end).unwrap_or_default();
+        let conditional =
+            memchr::memchr_iter(b'#', list).any(|i| matches!(list.get(i + 1), Some(b'+' | b'-')));
+        if form.children.is_empty() || !conditional || b.get(core) != Some(&b'(') {
+            return form.children.iter().collect();
+        }
+        // The children are some of the list's elements, in order: both are walked once.
         let mut run = crate::features::Run::default();
-        children
-            .iter()
-            .filter(|child| {
-                let Some(form) = &child.form else { return true };
-                if run.is_clear() && !form.has_conditionals() {
-                    return true;
+        let mut children = form.children.iter().peekable();
+        let mut read = Vec::new();
+        for element in crate::scan::Elements::new(b, core, end) {
+            let conditionals = element.conditionals.iter();
+            let verdicts = conditionals.map(|c| self.conditional_reads(&b[c.start..c.end]));
+            let reads = run.datum(verdicts) != Some(false);
+            while children.peek().is_some_and(|c| c.start < element.start) {
+                children.next();
+            }
+            if let Some(child) = children.next_if(|c| c.start == element.start) {
+                if reads {
+                    read.push(child);
                 }
-                let conditionals = form.conditionals().iter();
-                let verdicts = conditionals.map(|c| self.conditional_reads(c.as_bytes()));
-                run.datum(verdicts) != Some(false)
-            })
-            .collect()
+            }
+        }
+        read
     }
 
     /// Whether the form's own `#+`/`#-` prefixes let the reader read it.
@@ -1294,11 +1313,12 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
 }
 
 /// A file as entries name it: as the guard shows it, without a leading `./` (an
-/// unconfined walk of `.`).
+/// unconfined walk of `.`) nor the slashes after it (`.//a.lisp` is `a.lisp`, not the
+/// absolute `/a.lisp`).
 pub(crate) fn shown_file(display_path: &str) -> String {
     let mut path = display_path;
     while let Some(rest) = path.strip_prefix("./") {
-        path = rest;
+        path = rest.trim_start_matches('/');
     }
     path.to_string()
 }

@@ -902,3 +902,12 @@ fn a_macro_reading_features_expands_with_the_searchs_features() {
     assert_eq!(found(&["cmucl", "unix"]), ["5:late-open"]);
     assert_eq!(found(&[]), Vec::<String>::new());
 }
+
+#[test]
+fn a_leading_dot_slash_is_left_out_with_the_slashes_after_it() {
+    assert_eq!(super::shown_file("./a.lisp"), "a.lisp");
+    assert_eq!(super::shown_file(".//a.lisp"), "a.lisp");
+    assert_eq!(super::shown_file(".///sub/./b.lisp"), "sub/./b.lisp");
+    assert_eq!(super::shown_file("././a.lisp"), "a.lisp");
+    assert_eq!(super::shown_file("/abs/a.lisp"), "/abs/a.lisp");
+}

@@ -140,6 +140,11 @@ impl<'a> Form<'a> {
         })
     }
 
+    /// Where the datum itself starts, after its prefixes (the `(` of a list).
+    pub fn core(&self) -> usize {
+        self.datum.core
+    }
+
     /// Whether `#+`/`#-` prefixes stand in front of the form (without making its text).
     pub fn has_conditionals(&self) -> bool {
         !self.datum.conditionals.is_empty()

@@ -63,6 +63,12 @@ pub(super) fn skip_excluded(
             i = expression.max(at + 1);
             continue;
         }
+        // A prefix applies to the datum read after it, conditionals and all: `' #+(or) x
+        // y` is `'y`. Stepped over, it is read with that datum.
+        if let Some(width) = prefix_width(b, at) {
+            i = at + width;
+            continue;
+        }
         i = read_datum(b, at, &mut DepthCounter::<false>)
             .end
             .max(at + 1);
@@ -70,5 +76,17 @@ pub(super) fn skip_excluded(
         if pending == 0 {
             return i;
         }
+    }
+}
+
+/// The width of the prefix at `i` whose datum is read next (`'`, `` ` ``, `,`, `,@`, `,.`,
+/// `#'`, `#.`), or `None`.
+fn prefix_width(b: &[u8], i: usize) -> Option<usize> {
+    match (b[i], b.get(i + 1)) {
+        (b'\'' | b'`', _) => Some(1),
+        (b',', Some(b'@' | b'.')) => Some(2),
+        (b',', _) => Some(1),
+        (b'#', Some(b'\'' | b'.')) => Some(2),
+        _ => None,
     }
 }

@@ -3,7 +3,8 @@
 
 #![allow(dead_code)] // Each crate uses what it needs.
 
-use std::process::Child;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
 
 /// Waits for `child` (spawned and never waited on): its exit code (`-1` when a signal
 /// ended it) and its peak resident memory in bytes. Linux counts in a child's peak the
@@ -24,4 +25,22 @@ pub fn wait_with_peak(child: Child) -> (i32, usize) {
     };
     // Linux reports kilobytes.
     (code, usage.ru_maxrss as usize * 1024)
+}
+
+/// Runs `command` with no input, its stdout written to `out` (a file: a pipe left unread
+/// would block it) and its stderr dropped: its exit code, its output and its peak
+/// resident memory in bytes.
+pub fn run_with_peak(command: &mut Command, out: &Path) -> (i32, String, usize) {
+    // Reaped by wait4 in `wait_with_peak`, which also gives its resource usage.
+    #[allow(clippy::zombie_processes)]
+    let child = command
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(out).unwrap())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (code, peak) = wait_with_peak(child);
+    let text = std::fs::read_to_string(out).unwrap();
+    let _ = std::fs::remove_file(out);
+    (code, text, peak)
 }

@@ -12,7 +12,7 @@ use crate::common;
 use lisp_read_file::find::learn_cap::MAX_LEARNED_NODES;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const MIB: usize = 1 << 20;
@@ -50,21 +50,14 @@ fn scope(files: usize) -> PathBuf {
 /// The peak resident memory (bytes) and the output of `find ARGS .` in `root`.
 fn peak(root: &Path, args: &[&str]) -> (usize, String) {
     let out = std::env::temp_dir().join(format!("lrf-learn-mem-{}.out", std::process::id()));
-    // Reaped by wait4 below, which also gives its resource usage.
-    #[allow(clippy::zombie_processes)]
-    let child = Command::new(BIN)
+    let mut command = Command::new(BIN);
+    command
         .arg("find")
         .arg("--root")
         .arg(root)
         .args(args)
-        .arg(root)
-        .stdin(Stdio::null())
-        .stdout(fs::File::create(&out).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let (code, peak) = common::peak::wait_with_peak(child);
-    let text = fs::read_to_string(&out).unwrap();
+        .arg(root);
+    let (code, text, peak) = common::peak::run_with_peak(&mut command, &out);
     assert!(
         code == 0 || code == 1,
         "{args:?} exited with status {code}: {text}"

@@ -10,7 +10,7 @@ use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const MIB: usize = 1 << 20;
@@ -67,25 +67,17 @@ fn peak(root: &Path, args: &[&str]) -> (usize, String) {
             Ok(())
         });
     }
-    // Reaped by wait4 below, which also gives its resource usage.
-    #[allow(clippy::zombie_processes)]
     // `--root` goes after the subcommand, if any.
     let (command_args, rest) = match args.split_first() {
         Some((&"find", rest)) => (&args[..1], rest),
         _ => (&args[..0], args),
     };
-    let child = command
+    command
         .args(command_args)
         .arg("--root")
         .arg(root)
-        .args(rest)
-        .stdin(Stdio::null())
-        .stdout(fs::File::create(&out).unwrap())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let (code, peak) = common::peak::wait_with_peak(child);
-    let text = fs::read_to_string(&out).unwrap();
+        .args(rest);
+    let (code, text, peak) = common::peak::run_with_peak(&mut command, &out);
     assert_eq!(code, 0, "{args:?} exited with status {code}: {text}");
     (peak, text)
 }

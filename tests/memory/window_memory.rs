@@ -13,7 +13,7 @@ use crate::common;
 use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const BIN: &str = env!("CARGO_BIN_EXE_lisp-read-file");
 const MIB: u64 = 1 << 20;
@@ -30,19 +30,7 @@ fn line(i: u64) -> String {
 /// Runs the binary and returns its exit status, stdout and peak resident memory.
 fn run(args: &[&str]) -> (i32, String, u64) {
     let out = tempfile_path(&format!("out-{}", args.len()));
-    let stdout = fs::File::create(&out).unwrap();
-    // Reaped by wait4 below, which also gives its resource usage.
-    #[allow(clippy::zombie_processes)]
-    let child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let (code, peak) = common::peak::wait_with_peak(child);
-    let text = fs::read_to_string(&out).unwrap();
-    let _ = fs::remove_file(&out);
+    let (code, text, peak) = common::peak::run_with_peak(Command::new(BIN).args(args), &out);
     (code, text, peak as u64)
 }
 

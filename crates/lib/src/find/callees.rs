@@ -114,9 +114,6 @@ pub(crate) fn in_file(
             let mut stack = vec![item];
             while let Some(unit) = stack.pop() {
                 let Some(form) = &unit.form else { continue };
-                if !search.reads_form(form) {
-                    continue;
-                }
                 stack.extend(search.children_read(b, unit).into_iter().rev());
                 if !index(
                     &shown_file,

@@ -60,10 +60,9 @@ pub(crate) fn in_file(
             let mut stack = vec![(item, 0usize)];
             while let Some((item, mark)) = stack.pop() {
                 locals.truncate(mark);
+                // Read by the reader: the top-level walk and `children_read` left out the
+                // others.
                 let Some(form) = &item.form else { continue };
-                if !search.reads_form(form) {
-                    continue;
-                }
                 let made = if search.read_time {
                     let f = &mut found;
                     let g = grammar;

@@ -507,15 +507,6 @@ impl Search {
         read
     }
 
-    /// Whether the form's own `#+`/`#-` prefixes let the reader read it.
-    pub(crate) fn reads_form(&self, form: &crate::outline::Form) -> bool {
-        !form.has_conditionals()
-            || form.conditionals().iter().all(|c| {
-                let expression = c.get(2..).unwrap_or_default();
-                self.reads(c.starts_with("#+"), expression.as_bytes())
-            })
-    }
-
     pub(crate) fn kind_wanted(&self, operator: Option<&str>) -> bool {
         match &self.kinds {
             None => true,

@@ -21,6 +21,17 @@ fn run(dir: &PathBuf, edit: impl FnOnce(&mut FindRequest)) -> Result<FindResult,
 }
 
 /// `(line, column)` of every use of `symbol` in `text`.
+/// The definitions `find` gives in `dir`, each as `LINE:KIND:NAME`, in the answer's order.
+fn definitions(dir: &PathBuf, edit: impl FnOnce(&mut FindRequest)) -> Vec<String> {
+    run(dir, edit)
+        .unwrap()
+        .definitions
+        .unwrap()
+        .into_iter()
+        .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
+        .collect()
+}
+
 fn uses(text: &str, symbol: &str) -> Vec<(usize, usize)> {
     let dir = scratch(&format!("uses-{}", symbol.len()), &[("a.lisp", text)]);
     let result = run(&dir, |r| r.symbol = Some(symbol.into())).unwrap();
@@ -607,15 +618,7 @@ fn cffi_definitions_are_found_by_their_lisp_names_though_only_the_c_name_is_spel
             "(cffi:defcfun \"SSL_CTX_new\" :pointer (method :pointer))\n(defcvar \"errno\" :int)\n(defcfun (\"close\" close-socket) :int (fd :int))\n",
         )],
     );
-    let found = |edit: fn(&mut FindRequest)| -> Vec<String> {
-        run(&dir, edit)
-            .unwrap()
-            .definitions
-            .unwrap()
-            .into_iter()
-            .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
-            .collect()
-    };
+    let found = |edit: fn(&mut FindRequest)| definitions(&dir, edit);
     // The file never spells `ssl-ctx-new` or `*errno*`: the prefilter must look for the
     // C spellings too.
     assert_eq!(
@@ -762,14 +765,7 @@ fn a_defcfun_wrapper_computing_its_name_with_cffis_parser_is_instantiated() {
         )],
     );
     let found = |name: &'static str| -> Vec<String> {
-        let request = move |r: &mut FindRequest| r.name = Some(name.into());
-        run(&dir, request)
-            .unwrap()
-            .definitions
-            .unwrap()
-            .into_iter()
-            .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
-            .collect()
+        definitions(&dir, move |r: &mut FindRequest| r.name = Some(name.into()))
     };
     assert_eq!(found("fchdir"), ["7:defcfun:fchdir"]);
     assert_eq!(found("%mktemp"), ["8:defcfun:%mktemp"]);
@@ -787,13 +783,7 @@ fn the_forms_of_another_systems_eval_always_are_top_level() {
             "(eval-always\n(defun _mark-range (a s e) a)\n\n(defun _mark-one (a ch) a))\n",
         )],
     );
-    let found: Vec<String> = run(&dir, |r| r.name = Some("_mark-one".into()))
-        .unwrap()
-        .definitions
-        .unwrap()
-        .into_iter()
-        .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
-        .collect();
+    let found = definitions(&dir, |r| r.name = Some("_mark-one".into()));
     assert_eq!(found, ["4:defun:_mark-one"]);
 }
 
@@ -810,13 +800,7 @@ fn a_defun_wrapper_naming_its_function_with_cffis_translation_is_instantiated() 
             "(defmacro define-error-retval-cfun ((&key (errno t)) &body args)\n  (let ((defun (etypecase (car args)\n                 (string (translate-name-from-foreign (car args) '*package*))\n                 (list (cadar args)))))\n    `(defun ,defun () (foreign-funcall ,errno))))\n(define-error-retval-cfun () \"acl_free\" :int (obj :pointer))\n(define-error-retval-cfun ()\n  (\"acl_get_tag_type\" %acl-get-tag-type) :int)\n",
         )],
     );
-    let found: Vec<String> = run(&dir, |r| r.name_pattern = Some("^%?acl".into()))
-        .unwrap()
-        .definitions
-        .unwrap()
-        .into_iter()
-        .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
-        .collect();
+    let found = definitions(&dir, |r| r.name_pattern = Some("^%?acl".into()));
     assert_eq!(found, ["6:defun:acl-free", "7:defun:%acl-get-tag-type"]);
 }
 
@@ -845,13 +829,7 @@ fn a_read_time_form_in_a_call_is_computed_over_the_scopes_constant_globals() {
         ],
     );
     let found = |edit: &dyn Fn(&mut FindRequest)| -> Vec<String> {
-        let mut names: Vec<String> = run(&dir, |r| edit(r))
-            .unwrap()
-            .definitions
-            .unwrap()
-            .into_iter()
-            .map(|d| format!("{}:{}:{}", d.line, d.kind, d.name))
-            .collect();
+        let mut names = definitions(&dir, |r| edit(r));
         names.sort();
         names
     };

@@ -63,7 +63,7 @@ pub(crate) fn in_file(
             let Some(form) = &item.form else {
                 return ControlFlow::Continue(());
             };
-            if !search.kind_wanted(form.operator.as_deref()) || !search.reads_form(form) {
+            if !search.kind_wanted(form.operator.as_deref()) {
                 return ControlFlow::Continue(());
             }
             let (first, end) = span.get();

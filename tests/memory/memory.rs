@@ -151,6 +151,7 @@ fn dense_files_stay_under_the_promise_in_every_view() {
     ] {
         check_every_view(&dense_file(&dir, name, unit, MIB), &max, slack);
     }
+    check_map_views(&dir, slack);
     // One entry of half a million lines, shown cut at the limit: a form matched by
     // content, the comment block above a form.
     let big_form = dense_file(&dir, "big-form.lisp", b"a\n", MIB - 4);
@@ -181,6 +182,57 @@ fn dense_files_stay_under_the_promise_in_every_view() {
     check_every_view(&dense_file(&dir, "demo.lisp", &demo, 12 * MIB), &max, slack);
     let _ = fs::remove_dir_all(&dir);
     documents_stay_under_the_promise(slack);
+}
+
+/// Each view of a project map, as the arguments that select it (the directory comes last).
+const MAP_VIEWS: [&[&str]; 8] = [
+    &[],
+    &["--json"],
+    &["--detail", "no-docstrings"],
+    &["--detail", "names"],
+    &["--detail", "counts"],
+    &["--kinds", "defun"],
+    &["-n", "foo"],
+    &["--limit", "100000"],
+];
+
+/// The map of a directory of dense files holds the promise for each file it reads at
+/// once: below (files read at once) x (4 x the largest file + 8 MB). It once kept each
+/// file's whole outline and rendered every step whole, even those that could not fit:
+/// 368 MB for two files of 1 MiB (an unclosed list a line; `(a)` lines), 749 MB for one
+/// of `)`.
+fn check_map_views(dir: &Path, slack: usize) {
+    let maps = dir.join("map");
+    fs::create_dir_all(&maps).unwrap();
+    let files = [
+        ("unclosed.lisp", &b"(\n"[..]),
+        ("lists.lisp", b"(a)\n"),
+        ("parens.lisp", b"()"),
+        ("strays.lisp", b")"),
+        ("comments.lisp", b";\n"),
+    ];
+    for (name, unit) in files {
+        dense_file(&maps, name, unit, MIB);
+    }
+    let at_once = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8)
+        .min(files.len());
+    let limit = at_once * (4 * MIB + 8 * MIB) + slack;
+    let path = maps.to_str().unwrap();
+    let mut failures = Vec::new();
+    for view in MAP_VIEWS {
+        let args: Vec<&str> = [&["--max-file-bytes", "20000000"], view, &[path]].concat();
+        let peak = peak_bytes(&args);
+        if peak >= limit {
+            failures.push(format!("{args:?}: {} KB", peak / 1024));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "map peak over {} KB ({at_once} files at once): {failures:#?}",
+        limit / 1024
+    );
 }
 
 /// Runs the binary with `args`: its exit code and peak resident memory in bytes.

@@ -202,6 +202,9 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
         .contains(" 1: (defun a-function-00 (x) ...)\n"));
     assert!(!no_docs.content.contains("Documentation"));
     assert!(no_docs.meta.truncated && no_docs.meta.next_offset.is_none());
+    assert!(no_docs
+        .content
+        .contains("[Map shown at step no-docstrings: the whole outline takes 65 lines and "));
     // Fewer lines than forms: names only, forms without a name left out.
     let names = at(40);
     assert_eq!(names.step, Some(Step::Names));
@@ -209,9 +212,11 @@ fn the_map_degrades_by_steps_to_fit_the_budget() {
         .content
         .starts_with("==> a.lisp <==\n1: defun a-function-00\n4: defun a-function-01\n"));
     assert!(!names.content.contains("print"));
-    assert!(names
-        .content
-        .contains("[Map shown at step names: the whole outline takes 65 lines and "));
+    // Its 60 forms start on 60 lines: the full and no-docstrings steps cannot fit, and
+    // are not rendered.
+    assert!(names.content.contains(
+        "[Map shown at step names: the top-level forms alone take 65 lines, over the budget of 40 lines (limit)."
+    ));
     assert!(names
         .content
         .contains("Narrow it: read a subdirectory or one file, pass kinds"));

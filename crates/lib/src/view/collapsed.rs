@@ -252,9 +252,12 @@ impl Run<'_> {
 pub(crate) fn count_shown<'a>(items: &dyn Items<'a>, options: &ViewOptions) -> Shown {
     let filter = Filter::new(options.kinds.as_ref(), options.features.as_ref());
     let mut shown = Shown::default();
+    let mut last_line = None;
     items.each_item(&mut |item| {
         if item.kind == ItemKind::Form && filter.top_level(item).0 {
             shown.forms += 1;
+            shown.lines += usize::from(last_line != Some(item.start_line));
+            last_line = Some(item.start_line);
             let mut stack = vec![item];
             while let Some(item) = stack.pop() {
                 if let Some(form) = &item.form {

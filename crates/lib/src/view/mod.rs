@@ -15,7 +15,7 @@ mod text_streamed;
 
 use crate::cancel::CancelToken;
 use crate::hint::Hint;
-use crate::outline::{Outline, StreamedOutline};
+use crate::outline::{Items, Outline, StreamedOutline};
 pub use crate::pattern::Pattern;
 use crate::source::Source;
 use serde::{Deserialize, Serialize};
@@ -247,12 +247,16 @@ pub fn render_streamed(source: &Source, outline: &StreamedOutline, options: &Vie
 pub struct Shown {
     /// Top-level forms `kinds` and `features` leave.
     pub forms: usize,
+    /// The lines those forms start on: the fewest lines the full and no-docstrings views
+    /// can take (each such line is a line of the view at least).
+    pub lines: usize,
     /// Definitions among them and their children: the lines of [`Detail::Names`].
     pub definitions: usize,
 }
 
-/// What the collapsed view of a file shows, counted without rendering.
-pub fn count_shown(outline: &Outline, options: &ViewOptions) -> Shown {
+/// What the collapsed view of a file shows, counted without rendering (a kept or a
+/// streamed outline).
+pub fn count_shown<'a>(outline: &dyn Items<'a>, options: &ViewOptions) -> Shown {
     collapsed::count_shown(outline, options)
 }
 

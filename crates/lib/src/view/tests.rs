@@ -406,3 +406,36 @@ fn hidden_forms_take_no_lines_of_a_page() {
         v.content
     );
 }
+
+/// The lines shown forms start on (what a map uses to skip steps that cannot fit) are
+/// never more than the full and no-docstrings views take, and forms sharing a line count
+/// once.
+#[test]
+fn shown_lines_are_the_fewest_lines_of_the_full_views() {
+    let shown_lines = |src: &str| {
+        let grammar = Grammar::builtin();
+        let outline = outline_bytes(src.as_bytes(), &grammar);
+        let options = view_options(&ReadRequest::new("x.lisp")).expect("valid request");
+        count_shown(&outline, &options).lines
+    };
+    let sources = [
+        DEMO,
+        "(a) (b)\n(c)\n",
+        "()()()()\n",
+        "(defun f ()\n  1) (defun g () 2)\n(h)\n",
+        "#+sbcl (a) #-sbcl (b)\n; c\n(d \"doc\n string\")\n",
+    ];
+    for src in sources {
+        for detail in [Detail::Full, Detail::NoDocstrings] {
+            let view = view_of(src, true, |r| r.detail = Some(detail));
+            let lines = view.content.lines().filter(|l| !l.starts_with('[')).count();
+            assert!(
+                shown_lines(src) <= lines,
+                "{src:?} at {detail:?}: {}",
+                view.content
+            );
+        }
+    }
+    assert_eq!(shown_lines("(a) (b)\n(c)\n"), 2);
+    assert_eq!(shown_lines("()()()()\n"), 1);
+}

@@ -14,12 +14,11 @@ use crate::features::Features;
 use crate::grammar::Grammar;
 use crate::guard::{Directory, Guard, LoadedFile, Skipped, WalkedFile, MAX_WALKED_FILES};
 use crate::hint::Hint;
-use crate::outline::{outline_bytes, StreamedOutline};
+use crate::outline::{outline_bytes, Outline, StreamedOutline};
 use crate::project::map::{self, Section, Step};
 use crate::project::{self, plan, plan::Plan};
-use crate::scan::ItemKind;
 use crate::source::Source;
-use crate::view::{self, Detail, Mode, ViewOptions};
+use crate::view::{self, Detail, Mode, View, ViewOptions};
 use serde::{Deserialize, Serialize};
 
 /// A file of the map (`files` in the result).
@@ -161,6 +160,10 @@ struct Counted {
     definitions: usize,
     /// Top-level forms `kinds` and `features` leave.
     shown: usize,
+    /// The lines those forms start on (the fewest their full view takes).
+    shown_lines: usize,
+    /// Top-level items (forms, comments, strays): what its outline holds.
+    items: usize,
 }
 
 /// What a map adds up over its files (`meta`).
@@ -179,43 +182,118 @@ impl Totals {
     }
 }
 
-/// One file's collapsed view, whole, at each detail of `details` (one outline for all;
-/// streamed for one detail), with the forms each expanded.
+/// A file's collapsed view at one step: its size in map lines and characters, and its
+/// section only when that alone fits the budget (a larger one can never be shown, and a
+/// dense file's whole view is many times its size).
+struct Rendered {
+    section: Option<Section>,
+    lines: usize,
+    chars: usize,
+    /// The view ended within the budget's lines: `lines` and `chars` are its whole size
+    /// (else it was rendered up to the budget only, and cannot fit).
+    complete: bool,
+}
+
+/// One file's collapsed view, whole, at each detail of `details`, one after the other.
+/// From one outline kept for all when the file's `items` (counted before) are not dense;
+/// else from a streamed outline walked once per detail: a dense file's outline takes
+/// hundreds of times its size (a line of `(` takes 440 bytes), and what a file then holds
+/// at once is one view.
 fn render(
     file: &LoadedFile,
+    items: usize,
     grammar: &Grammar,
     options: &ViewOptions,
     details: &[Detail],
-) -> Vec<(Section, usize)> {
-    let source = Source::new(&file.bytes);
-    let outline = (details.len() > 1).then(|| outline_bytes(&file.bytes, grammar));
+) -> Vec<Rendered> {
+    let outline = if items.saturating_mul(MIN_ITEM_BYTES) <= file.bytes.len() {
+        Outlined::Kept(outline_bytes(&file.bytes, grammar))
+    } else {
+        Outlined::streamed(file, grammar, options)
+    };
     details
         .iter()
         .map(|&detail| {
-            let whole = ViewOptions {
-                offset: 0,
-                limit: usize::MAX / 4,
-                detail,
-                ..options.clone()
-            };
-            let view = match &outline {
-                Some(outline) => view::render(&source, Some(outline), &whole),
-                None => {
-                    let streamed =
-                        StreamedOutline::cancellable(&file.bytes, grammar, options.cancel.clone());
-                    view::render_streamed(&source, &streamed, &whole)
-                }
-            };
-            let section = Section {
-                display_path: file.display_path.clone(),
-                content: map::strip_file_notes(&view.content),
-                definitions: 0,
-                forms: view.total_forms,
-                elided: 0,
-            };
-            (section, view.expanded_forms)
+            // Up to the budget's lines only: a view longer than the map's budget cannot
+            // fit, and a dense file's whole view takes hundreds of times its size.
+            let (section, view) = section_of(file, &outline, options, detail, options.limit);
+            let complete = !view.truncated && view.next_offset.is_none();
+            let (lines, chars) = map::size(std::slice::from_ref(&section), step_of(detail));
+            let fits = complete
+                && lines <= options.limit
+                && chars <= options.limit.saturating_mul(map::CHARS_PER_LIMIT_LINE);
+            Rendered {
+                section: fits.then_some(section),
+                lines,
+                chars,
+                complete,
+            }
         })
         .collect()
+}
+
+/// A file whose top-level items take at least this many bytes each on average keeps its
+/// outline for the renderings of a map: its outline then takes a few times the file.
+const MIN_ITEM_BYTES: usize = 128;
+
+/// A file's outline for its views: kept whole, or made anew on each walk.
+enum Outlined<'a> {
+    Kept(Outline<'a>),
+    Streamed(StreamedOutline<'a>),
+}
+
+impl<'a> Outlined<'a> {
+    fn streamed(file: &'a LoadedFile, grammar: &'a Grammar, options: &ViewOptions) -> Self {
+        Outlined::Streamed(StreamedOutline::cancellable(
+            &file.bytes,
+            grammar,
+            options.cancel.clone(),
+        ))
+    }
+
+    fn view(&self, source: &Source, options: &ViewOptions) -> View {
+        match self {
+            Outlined::Kept(outline) => view::render(source, Some(outline), options),
+            Outlined::Streamed(streamed) => view::render_streamed(source, streamed, options),
+        }
+    }
+}
+
+/// One file's collapsed view at `detail`, its first `limit` lines, as a section of the
+/// map; and the view (what it expanded, whether it stopped before its end).
+fn section_of(
+    file: &LoadedFile,
+    outline: &Outlined,
+    options: &ViewOptions,
+    detail: Detail,
+    limit: usize,
+) -> (Section, View) {
+    let page = ViewOptions {
+        offset: 0,
+        limit,
+        detail,
+        ..options.clone()
+    };
+    let mut view = outline.view(&Source::new(&file.bytes), &page);
+    let section = Section {
+        display_path: file.display_path.clone(),
+        content: map::strip_file_notes(&std::mem::take(&mut view.content)),
+        definitions: 0,
+        forms: view.total_forms,
+        elided: 0,
+    };
+    (section, view)
+}
+
+/// The map step that shows files at `detail`.
+fn step_of(detail: Detail) -> Step {
+    match detail {
+        Detail::Full => Step::Full,
+        Detail::NoDocstrings => Step::NoDocstrings,
+        Detail::Names => Step::Names,
+        Detail::Counts => Step::Counts,
+        Detail::Matches => Step::Matches,
+    }
 }
 
 /// Reads the plan's files, chooses the step, renders the page.
@@ -288,16 +366,12 @@ fn count(
     skipped: &mut Vec<Skipped>,
 ) -> Vec<Counted> {
     let answers = project::map_files(guard, files, &options.cancel, |file| {
-        let outline = outline_bytes(&file.bytes, grammar);
-        let forms = outline
-            .items
-            .iter()
-            .filter(|i| i.kind == ItemKind::Form)
-            .count();
+        // Streamed: a dense file's whole outline takes hundreds of times its size.
+        let outline = StreamedOutline::cancellable(&file.bytes, grammar, options.cancel.clone());
         let shown = view::count_shown(&outline, options);
         (
             file.display_path.clone(),
-            forms,
+            (outline.form_count, outline.item_count),
             shown,
             file.bytes.len(),
             file.mtime_ms,
@@ -306,7 +380,7 @@ fn count(
     let mut counted = Vec::new();
     for (answer, walked) in answers.into_iter().zip(files) {
         match answer {
-            Ok((display_path, forms, shown, bytes, mtime_ms)) => {
+            Ok((display_path, (forms, items), shown, bytes, mtime_ms)) => {
                 totals.forms += forms;
                 totals.bytes += bytes;
                 totals.mtime_ms = totals.mtime_ms.max(mtime_ms);
@@ -316,6 +390,8 @@ fn count(
                     forms,
                     definitions: shown.definitions,
                     shown: shown.forms,
+                    shown_lines: shown.lines,
+                    items,
                 });
             }
             Err(error) => skipped.push(skipped_of(walked, error)),
@@ -343,7 +419,10 @@ fn matches(
         let answers = project::map_files(guard, chunk, &options.cancel, |file| {
             let mut t = Totals::default();
             t.add(file);
-            (render(file, grammar, options, &[Detail::Matches]).pop(), t)
+            let outline = Outlined::streamed(file, grammar, options);
+            let (section, view) =
+                section_of(file, &outline, options, Detail::Matches, usize::MAX / 4);
+            ((section, view.expanded_forms), t)
         });
         for (answer, walked) in answers.into_iter().zip(chunk) {
             let (rendered, t) = match answer {
@@ -353,9 +432,7 @@ fn matches(
                     continue;
                 }
             };
-            let Some((mut section, expanded)) = rendered else {
-                continue;
-            };
+            let (mut section, expanded) = rendered;
             totals.bytes += t.bytes;
             totals.mtime_ms = totals.mtime_ms.max(t.mtime_ms);
             totals.forms += section.forms;
@@ -387,6 +464,8 @@ struct Candidate {
     lines: usize,
     chars: usize,
     fits: bool,
+    /// Every file's view ended within the budget: `lines` and `chars` are the whole map's.
+    complete: bool,
 }
 
 impl Candidate {
@@ -397,19 +476,27 @@ impl Candidate {
             lines: 0,
             chars: 0,
             fits: true,
+            complete: true,
         }
     }
 
-    fn add(&mut self, section: Section, limit: usize) {
-        let (lines, chars) = map::size(std::slice::from_ref(&section), self.step);
+    fn add(&mut self, rendered: Rendered, limit: usize) {
+        self.complete &= rendered.complete;
         let separator = usize::from(self.lines > 0);
-        self.lines += lines + separator;
-        self.chars += chars + separator;
-        if self.lines > limit || self.chars > limit.saturating_mul(map::CHARS_PER_LIMIT_LINE) {
-            self.fits = false;
-            self.sections = Vec::new();
-        } else if self.fits {
-            self.sections.push(section);
+        self.lines += rendered.lines + separator;
+        self.chars += rendered.chars + separator;
+        match rendered.section {
+            Some(section)
+                if self.fits
+                    && self.lines <= limit
+                    && self.chars <= limit.saturating_mul(map::CHARS_PER_LIMIT_LINE) =>
+            {
+                self.sections.push(section)
+            }
+            _ => {
+                self.fits = false;
+                self.sections = Vec::new();
+            }
         }
     }
 }
@@ -432,12 +519,19 @@ fn choose_step(
         counted.iter().partition(|f| !filtered || f.shown > 0);
     let emptied: Vec<String> = emptied.iter().map(|f| f.display_path.clone()).collect();
     notes.extend(map::list_note("Nothing shown in", &emptied, LISTED));
-    // The names step has a header and a line per definition, a blank line between files.
-    let names_lines = files
-        .iter()
-        .map(|f| f.definitions + 2)
-        .sum::<usize>()
-        .saturating_sub(1);
+    // A header per file, a blank line between files, and at least a line per definition
+    // (names) or per line where a shown form starts (full, no docstrings): a step whose
+    // least is over the limit cannot fit, and is not rendered.
+    let least = |per_file: &dyn Fn(&Counted) -> usize| {
+        files
+            .iter()
+            .map(|f| per_file(f) + 2)
+            .sum::<usize>()
+            .saturating_sub(1)
+    };
+    let names_lines = least(&|f| f.definitions);
+    let form_lines = least(&|f| f.shown_lines);
+    let least_lines = [form_lines, form_lines, names_lines];
     // The step asked for (detail) is the first one tried, and needs no note.
     let first = match options.detail {
         Detail::NoDocstrings => 1,
@@ -445,19 +539,33 @@ fn choose_step(
         Detail::Counts => 3,
         Detail::Full | Detail::Matches => 0,
     };
-    let mut whole = None;
-    if names_lines <= limit && first < 3 {
-        let candidates = render_steps(guard, grammar, options, &files, skipped);
-        whole = Some((candidates[first].lines, candidates[first].chars));
-        if let Some(c) = candidates.into_iter().skip(first).find(|c| c.fits) {
-            if c.step != [Step::Full, Step::NoDocstrings, Step::Names][first] {
-                notes.push(step_note(c.step, limit, whole, names_lines, options));
+    let steps = [Step::Full, Step::NoDocstrings, Step::Names];
+    // When the names step cannot fit, the steps before it are not tried either.
+    let tried: Vec<usize> = (first..3)
+        .filter(|&k| names_lines <= limit && least_lines[k] <= limit)
+        .collect();
+    let mut why = if first < 2 && names_lines <= limit {
+        Why::Least("top-level forms", form_lines)
+    } else {
+        Why::Least("names of the definitions", names_lines)
+    };
+    if !tried.is_empty() {
+        let candidates = render_steps(guard, grammar, options, &files, &tried, skipped);
+        if tried[0] == first {
+            why = match &candidates[0] {
+                c if c.complete => Why::Whole(c.lines, c.chars),
+                _ => Why::OneFile,
+            };
+        }
+        if let Some(c) = candidates.into_iter().find(|c| c.fits) {
+            if c.step != steps[first] {
+                notes.push(step_note(c.step, limit, why, options));
             }
             return (c.step, c.sections);
         }
     }
     if first < 3 {
-        notes.push(step_note(Step::Counts, limit, whole, names_lines, options));
+        notes.push(step_note(Step::Counts, limit, why, options));
     }
     let sections = files
         .iter()
@@ -471,30 +579,52 @@ fn choose_step(
     (Step::Counts, sections)
 }
 
-/// Renders the files at the full, no-docstrings and names details, chunk by chunk.
+/// Why a map is shown at a later step than the first: the size of the first step's whole
+/// map, or the least lines its files take (what, how many), when that alone is over the
+/// limit and the step was not rendered.
+#[derive(Clone, Copy)]
+enum Why {
+    Whole(usize, usize),
+    Least(&'static str, usize),
+    /// A file's view alone is longer than the limit (rendered up to it only).
+    OneFile,
+}
+
+/// Renders the files at the steps `tried` (0 full, 1 no docstrings, 2 names), chunk by
+/// chunk: a candidate each, in that order.
 fn render_steps(
     guard: &Guard,
     grammar: &Grammar,
     options: &ViewOptions,
     files: &[&Counted],
+    tried: &[usize],
     skipped: &mut Vec<Skipped>,
 ) -> Vec<Candidate> {
-    let details = [Detail::Full, Detail::NoDocstrings, Detail::Names];
-    let mut candidates: Vec<Candidate> = [Step::Full, Step::NoDocstrings, Step::Names]
-        .into_iter()
-        .map(Candidate::new)
+    let details: Vec<Detail> = tried
+        .iter()
+        .map(|&k| [Detail::Full, Detail::NoDocstrings, Detail::Names][k])
+        .collect();
+    let mut candidates: Vec<Candidate> = details
+        .iter()
+        .map(|&d| Candidate::new(step_of(d)))
         .collect();
     for chunk in files.chunks(CHUNK) {
         let walked: Vec<WalkedFile> = chunk.iter().map(|f| f.walked.clone()).collect();
-        let answers = project::map_files(guard, &walked, &options.cancel, |file| {
-            render(file, grammar, options, &details)
-        });
+        let answers = project::source::map_indexed_from(
+            &project::source::Disk,
+            guard,
+            &walked,
+            &options.cancel,
+            |i, sourced| render(&sourced.file, chunk[i].items, grammar, options, &details),
+        );
         for ((answer, file), walked) in answers.into_iter().zip(chunk).zip(&walked) {
             match answer {
                 Ok(rendered) => {
-                    for (candidate, (mut section, _)) in candidates.iter_mut().zip(rendered) {
-                        section.definitions = file.definitions;
-                        candidate.add(section, options.limit);
+                    for (candidate, mut rendered) in candidates.iter_mut().zip(rendered) {
+                        if let Some(section) = &mut rendered.section {
+                            section.definitions = file.definitions;
+                        }
+                        candidate.add(rendered, options.limit);
                     }
                 }
                 Err(error) => skipped.push(skipped_of(walked, error)),
@@ -505,22 +635,19 @@ fn render_steps(
 }
 
 /// The note of a step after `full`: why, and how to narrow the map.
-fn step_note(
-    step: Step,
-    limit: usize,
-    whole: Option<(usize, usize)>,
-    names_lines: usize,
-    options: &ViewOptions,
-) -> String {
+fn step_note(step: Step, limit: usize, why: Why, options: &ViewOptions) -> String {
     let hints = options.hints;
     let budget = limit.saturating_mul(map::CHARS_PER_LIMIT_LINE);
-    let why = match whole {
-        Some((lines, chars)) => format!(
+    let why = match why {
+        Why::Whole(lines, chars) => format!(
             "the whole outline takes {lines} lines and {chars} characters, over the budget of {limit} lines and {budget} characters"
         ),
-        None => format!(
-            "the names of the definitions alone take {names_lines} lines, over the budget of {limit} lines"
-        ),
+        Why::Least(what, lines) => {
+            format!("the {what} alone take {lines} lines, over the budget of {limit} lines")
+        }
+        Why::OneFile => {
+            format!("the outline of one file alone takes more than the budget of {limit} lines")
+        }
     };
     // Kinds already given are not offered again: a pattern or a smaller path narrows.
     let kinds = if options.kinds.is_some() {

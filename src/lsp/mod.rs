@@ -148,41 +148,44 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
         };
         match message {
             Message::Request(request) => {
-                let reply = if request.method == "initialize" {
+                let reply: Reply = if request.method == "initialize" {
                     match &server {
                         Some(_) => error(
                             &request.id,
                             ErrorCode::InvalidRequest,
                             "initialize was already received",
-                        ),
+                        )
+                        .into(),
                         None => match initialize(&options, &out, request) {
                             Ok((s, reply)) => {
                                 server = Some(s);
-                                reply
+                                reply.into()
                             }
-                            Err(reply) => reply,
+                            Err(reply) => reply.into(),
                         },
                     }
                 } else if request.method == "shutdown" {
                     shutting_down = true;
-                    Response::new_ok(request.id.clone(), ())
+                    Response::new_ok(request.id.clone(), ()).into()
                 } else if shutting_down {
                     error(
                         &request.id,
                         ErrorCode::InvalidRequest,
                         "the server is shutting down",
                     )
+                    .into()
                 } else {
                     match server.as_mut() {
                         None => error(
                             &request.id,
                             ErrorCode::ServerNotInitialized,
                             "send initialize first",
-                        ),
+                        )
+                        .into(),
                         Some(server) => server.cancellable(&inflight, request),
                     }
                 };
-                out.send(reply);
+                out.reply(reply);
             }
             Message::Notification(n) if n.method == "exit" => {
                 return if shutting_down {
@@ -204,6 +207,27 @@ pub(crate) fn serve_stdio(options: Options) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// A request's answer: a response, or a successful one's JSON text (`{"id":..,"result":..}`
+/// without `jsonrpc`, [`Output::raw`] adds it).
+pub(crate) enum Reply {
+    Response(Response),
+    Text(String),
+}
+
+impl Reply {
+    /// The successful answer to `id` whose result is the JSON text `result`.
+    fn text(id: &RequestId, result: &str) -> Reply {
+        let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
+        Reply::Text(format!("{{\"id\":{id},\"result\":{result}}}"))
+    }
+}
+
+impl From<Response> for Reply {
+    fn from(response: Response) -> Reply {
+        Reply::Response(response)
+    }
 }
 
 fn cancelled(id: &RequestId) -> Response {
@@ -330,35 +354,49 @@ fn client_roots(params: &InitializeParams) -> Vec<PathBuf> {
 impl Server {
     /// One request's answer, or `RequestCancelled` when `$/cancelRequest` named it before
     /// or while it was computed (what was computed is dropped).
-    fn cancellable(&mut self, inflight: &Inflight, request: Request) -> Response {
+    fn cancellable(&mut self, inflight: &Inflight, request: Request) -> Reply {
         let id = request.id.clone();
         let Some(token) = inflight.start(&id) else {
-            return cancelled(&id);
+            return cancelled(&id).into();
         };
         self.cancel = token.clone();
         let reply = self.request(request);
         inflight.finish();
         self.cancel = CancelToken::new();
         if token.is_cancelled() {
-            return cancelled(&id);
+            return cancelled(&id).into();
         }
         reply
     }
 
-    /// One request's answer; a panic in a handler becomes an internal error.
-    fn request(&mut self, request: Request) -> Response {
+    /// One request's answer; a panic in a handler becomes an internal error. A document's
+    /// symbols are answered as JSON text, written without a value tree.
+    fn request(&mut self, request: Request) -> Reply {
         let id = request.id.clone();
+        let internal = || {
+            error(
+                &id,
+                ErrorCode::InternalError,
+                "internal error while answering; please report it",
+            )
+        };
+        if request.method == "textDocument/documentSymbol" {
+            let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                requests::document_symbols_text(self, request)
+            }));
+            return match answer {
+                Ok(Ok(text)) => Reply::text(&id, &text),
+                Ok(Err((code, message))) => Response::new_err(id, code as i32, message).into(),
+                Err(_) => internal().into(),
+            };
+        }
         let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             requests::answer(self, request)
         }));
         match answer {
-            Ok(Ok(value)) => Response::new_ok(id, value),
-            Ok(Err((code, message))) => Response::new_err(id, code as i32, message),
-            Err(_) => error(
-                &id,
-                ErrorCode::InternalError,
-                "internal error while answering; please report it",
-            ),
+            Ok(Ok(value)) => Response::new_ok(id, value).into(),
+            Ok(Err((code, message))) => Response::new_err(id, code as i32, message).into(),
+            Err(_) => internal().into(),
         }
     }
 

@@ -59,19 +59,6 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
         ..
     } = request;
     match method.as_str() {
-        "textDocument/documentSymbol" => {
-            let p: lsp_types::DocumentSymbolParams = params(&method, value)?;
-            let data = document(server, &p.text_document.uri)?;
-            let index = LineIndex::new(&data.bytes);
-            let features = server.features.as_ref();
-            Ok(Value::Array(
-                data.symbols
-                    .iter()
-                    .filter(|s| analysis::symbol_read(s, features))
-                    .map(|s| document_symbol(&index, s, features))
-                    .collect(),
-            ))
-        }
         "textDocument/foldingRange" => {
             let p: lsp_types::FoldingRangeParams = params(&method, value)?;
             let data = document(server, &p.text_document.uri)?;
@@ -310,24 +297,66 @@ fn selection_value(index: &LineIndex, chain: &[lisp_read_file::scan::Span], at: 
     value.unwrap_or_else(|| json!({"range": {"start": at, "end": at}}))
 }
 
-fn document_symbol(index: &LineIndex, s: &Symbol, features: Option<&Features>) -> Value {
-    let range = index.range(s.span);
+/// The answer of `textDocument/documentSymbol` as JSON text, written from typed symbols
+/// without a value tree: a file's symbols (up to `analysis::MAX_SYMBOLS`) made a tree of
+/// about 40 times their text (1 GB for a 1 MiB file of one-line classes).
+pub(super) fn document_symbols_text(
+    server: &mut Server,
+    request: Request,
+) -> Result<String, (ErrorCode, String)> {
+    let p: lsp_types::DocumentSymbolParams = params(&request.method, request.params)?;
+    let data = document(server, &p.text_document.uri)?;
+    let index = LineIndex::new(&data.bytes);
+    let features = server.features.as_ref();
+    let symbols: Vec<DocumentSymbol> = data
+        .symbols
+        .iter()
+        .filter(|s| analysis::symbol_read(s, features))
+        .map(|s| document_symbol(&index, s, features))
+        .collect();
+    serde_json::to_string(&symbols).map_err(|e| {
+        (
+            ErrorCode::InternalError,
+            format!("textDocument/documentSymbol: cannot encode the answer: {e}"),
+        )
+    })
+}
+
+/// A document symbol as the protocol writes it (its fields in this order).
+#[derive(serde::Serialize)]
+struct DocumentSymbol<'a> {
+    name: &'a str,
+    detail: &'a str,
+    kind: u32,
+    range: lsp_types::Range,
+    #[serde(rename = "selectionRange")]
+    selection_range: lsp_types::Range,
+    children: Vec<DocumentSymbol<'a>>,
+}
+
+fn document_symbol<'a>(
+    index: &LineIndex,
+    s: &'a Symbol,
+    features: Option<&Features>,
+) -> DocumentSymbol<'a> {
     let name_span = if s.name_span.start >= s.span.start && s.name_span.end <= s.span.end {
         s.name_span
     } else {
         s.span
     };
-    json!({
-        "name": if s.shown().is_empty() { "?" } else { s.shown() },
-        "detail": s.signature(),
-        "kind": symbol_kind(s),
-        "range": range,
-        "selectionRange": index.range(name_span),
-        "children": s.children.iter()
+    DocumentSymbol {
+        name: if s.shown().is_empty() { "?" } else { s.shown() },
+        detail: s.signature(),
+        kind: symbol_kind(s),
+        range: index.range(s.span),
+        selection_range: index.range(name_span),
+        children: s
+            .children
+            .iter()
             .filter(|c| analysis::symbol_read(c, features))
             .map(|c| document_symbol(index, c, features))
-            .collect::<Vec<_>>(),
-    })
+            .collect(),
+    }
 }
 
 /// How well `name` matches `query` (lowercase): prefix, then substring, then fuzzy (the

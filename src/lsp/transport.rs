@@ -193,6 +193,14 @@ impl Output {
         }
     }
 
+    /// A request's answer, a response or its text.
+    pub(super) fn reply(&self, reply: super::Reply) {
+        match reply {
+            super::Reply::Response(response) => self.send(response),
+            super::Reply::Text(text) => self.raw(&text),
+        }
+    }
+
     /// `text` with `"jsonrpc": "2.0"` added at the front: `text` is an object.
     pub(super) fn raw(&self, text: &str) {
         let body = format!(

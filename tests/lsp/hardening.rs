@@ -677,3 +677,40 @@ fn references_and_symbols_search_files_over_the_size_cap() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A dense buffer costs memory in proportion to its text and to its answer: `didOpen` of
+/// 1 MiB of `)` (a million stray items) peaked at 511 MB, a whole outline and every
+/// scanned item kept; the symbols of 1 MiB of one-line classes at 1 GB, the 24 MB answer
+/// built as a JSON value tree first. The bound: 32 times the text, 8 times the answer,
+/// plus 16 MB.
+#[test]
+fn dense_buffers_cost_memory_in_proportion_to_their_text_and_answer() {
+    const MIB: usize = 1 << 20;
+    let class = "(defclass c () ((a :accessor a)))\n";
+    let buffers = [
+        ("strays.lisp", ")".repeat(MIB)),
+        ("comments.lisp", ";\n".repeat(MIB / 2)),
+        ("classes.lisp", class.repeat(MIB / class.len())),
+    ];
+    let dir = root("dense", &[]);
+    for (name, text) in &buffers {
+        let mut s = start(&dir, &[]);
+        let u = uri(&dir, name);
+        s.open(&u, text);
+        let symbols = s.request("textDocument/documentSymbol", doc(&u));
+        assert!(symbols.get("result").is_some(), "{name}: {symbols}");
+        let folds = s.request("textDocument/foldingRange", doc(&u));
+        assert!(folds.get("result").is_some(), "{name}: {folds}");
+        let answer = symbols["result"].to_string().len() as u64;
+        let peak = peak_kib(&s) * 1024;
+        let bound = 32 * text.len() as u64 + 8 * answer + 16 * MIB as u64;
+        eprintln!("{name}: peak {} KiB, answer {answer} bytes", peak / 1024);
+        assert!(
+            peak < bound,
+            "{name}: peak {} KiB over {} KiB",
+            peak / 1024,
+            bound / 1024
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -6,8 +6,10 @@ use super::lexical::{walk, Event};
 use crate::features::Features;
 use crate::find::SymbolQuery;
 use crate::grammar::Grammar;
-use crate::outline::{outline_bytes, OutlineItem};
+use crate::outline::{Items, OutlineItem, StreamedOutline};
 use crate::scan::{self, ItemKind, Span};
+use std::collections::HashMap;
+use std::ops::ControlFlow;
 
 /// Definitions kept per file at most (children included): a generated file of a million
 /// one-line definitions costs no more than this.
@@ -103,13 +105,16 @@ impl Symbol {
 /// container without a name (`progn`, `eval-when`, `#+x (progn ...)`) is kept when it has
 /// named children, under its operator.
 pub fn symbols(bytes: &[u8], grammar: &Grammar) -> Vec<Symbol> {
-    let outline = outline_bytes(bytes, grammar);
+    // Streamed, one item at a time: a dense file's whole outline takes hundreds of times
+    // its size (a buffer of a million `)` took 750 MB).
+    let outline = StreamedOutline::new(bytes, grammar);
     let mut budget = MAX_SYMBOLS;
-    outline
-        .items
-        .iter()
-        .filter_map(|item| symbol_of(bytes, item, &mut budget))
-        .collect()
+    let mut out = Vec::new();
+    outline.each_item(&mut |item| {
+        out.extend(symbol_of(bytes, item, &mut budget));
+        ControlFlow::Continue(())
+    });
+    out
 }
 
 fn symbol_of(bytes: &[u8], item: &OutlineItem, budget: &mut usize) -> Option<Symbol> {
@@ -256,15 +261,31 @@ pub struct Problem {
 /// many were left out), and each `#.`: read-time evaluation that would run code when the
 /// file is loaded, shown, never evaluated.
 pub fn problems(bytes: &[u8]) -> Vec<Problem> {
-    let scan = scan::scan(bytes);
+    // Two streamed scans, no item kept but those a diagnostic names: the first finds the
+    // diagnostics, the second the spans of their items and the forms' `#.`.
+    let scan = scan::scan_each(bytes, &mut |_| ControlFlow::Continue(()));
+    let named: std::collections::HashSet<usize> = scan.diagnostics.iter().map(|d| d.item).collect();
+    let mut spans = HashMap::new();
+    let mut forms = Vec::new();
+    let mut index = 0;
+    scan::scan_each(bytes, &mut |item| {
+        if named.contains(&index) {
+            spans.insert(index, item.span);
+        }
+        if item.kind == ItemKind::Form {
+            forms.push(item.span);
+        }
+        index += 1;
+        ControlFlow::Continue(())
+    });
     let mut out: Vec<Problem> = scan
         .diagnostics
         .iter()
         .map(|d| {
-            let item = scan
-                .items
-                .get(d.item)
-                .map_or(Span::new(d.offset, d.offset), |i| i.span);
+            let item = spans
+                .get(&d.item)
+                .copied()
+                .unwrap_or(Span::new(d.offset, d.offset));
             let start = d.offset.clamp(item.start, item.end);
             Problem {
                 span: Span::new(start, item.end.max(start)),
@@ -289,8 +310,8 @@ pub fn problems(bytes: &[u8]) -> Vec<Problem> {
         });
     }
     let mut read_evals = 0usize;
-    for item in scan.items.iter().filter(|i| i.kind == ItemKind::Form) {
-        walk(bytes, item.span.start, item.span.end, &mut |e| {
+    for span in forms {
+        walk(bytes, span.start, span.end, &mut |e| {
             if let Event::ReadEval(at) = e {
                 read_evals += 1;
                 out.push(Problem {
@@ -325,7 +346,6 @@ pub struct Fold {
 /// Top-level forms of several lines, runs of `;` comment lines, `#|...|#` comments of
 /// several lines.
 pub fn folds(bytes: &[u8]) -> Vec<Fold> {
-    let scan = scan::scan(bytes);
     let mut out: Vec<Fold> = Vec::new();
     let mut run: Option<(usize, usize)> = None;
     let flush = |run: &mut Option<(usize, usize)>, out: &mut Vec<Fold>| {
@@ -339,7 +359,8 @@ pub fn folds(bytes: &[u8]) -> Vec<Fold> {
             }
         }
     };
-    for item in &scan.items {
+    // Streamed: no item is kept.
+    scan::scan_each(bytes, &mut |item| {
         let line_comment =
             item.kind == ItemKind::Comment && bytes.get(item.span.start) == Some(&b';');
         if line_comment {
@@ -351,10 +372,10 @@ pub fn folds(bytes: &[u8]) -> Vec<Fold> {
                     Some((item.start_line, item.end_line))
                 }
             };
-            continue;
+            return ControlFlow::Continue(());
         }
         if item.kind == ItemKind::Whitespace {
-            continue;
+            return ControlFlow::Continue(());
         }
         flush(&mut run, &mut out);
         if matches!(item.kind, ItemKind::Form | ItemKind::Comment)
@@ -371,7 +392,8 @@ pub fn folds(bytes: &[u8]) -> Vec<Fold> {
                 kind,
             });
         }
-    }
+        ControlFlow::Continue(())
+    });
     flush(&mut run, &mut out);
     out
 }

@@ -35,13 +35,14 @@ pub struct Parse {
 
 /// The definitions and parse of the whole of `bytes`.
 pub fn parse(bytes: &[u8], grammar: &Grammar) -> (Vec<Symbol>, Parse) {
-    let scan = scan::scan(bytes);
-    let forms = scan
-        .items
-        .iter()
-        .filter(|i| i.kind == scan::ItemKind::Form)
-        .map(|i| i.span)
-        .collect();
+    // Streamed: only the forms' spans are kept, not every item.
+    let mut forms = Vec::new();
+    let scan = scan::scan_each(bytes, &mut |item| {
+        if item.kind == scan::ItemKind::Form {
+            forms.push(item.span);
+        }
+        std::ops::ControlFlow::Continue(())
+    });
     let parse = Parse {
         forms,
         clean: scan.diagnostics.is_empty(),
@@ -80,7 +81,7 @@ pub fn reparse(
     if !(closed_before || parted(start)) || !parted(new_end) || (start > 0 && fresh_start(region)) {
         return None;
     }
-    let scan = scan::scan(region);
+    let scan = scan::scan_each(region, &mut |_| std::ops::ControlFlow::Continue(()));
     if !scan.diagnostics.is_empty() {
         return None;
     }

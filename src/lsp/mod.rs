@@ -369,8 +369,8 @@ impl Server {
         reply
     }
 
-    /// One request's answer; a panic in a handler becomes an internal error. A document's
-    /// symbols are answered as JSON text, written without a value tree.
+    /// One request's answer; a panic in a handler becomes an internal error. The answers
+    /// that grow with the files are written as JSON text, without a value tree.
     fn request(&mut self, request: Request) -> Reply {
         let id = request.id.clone();
         let internal = || {
@@ -380,9 +380,9 @@ impl Server {
                 "internal error while answering; please report it",
             )
         };
-        if request.method == "textDocument/documentSymbol" {
+        if requests::answers_as_text(&request.method) {
             let answer = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                requests::document_symbols_text(self, request)
+                requests::answer_text(self, request)
             }));
             return match answer {
                 Ok(Ok(text)) => Reply::text(&id, &text),

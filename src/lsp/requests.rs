@@ -124,31 +124,6 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             }
             Ok(found)
         }
-        "textDocument/references" => {
-            let p: lsp_types::ReferenceParams = params(&method, value)?;
-            let at = &p.text_document_position;
-            let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
-                return Ok(Value::Null);
-            };
-            Ok(server.checked(|server, files| {
-                references(server, files, &query, p.context.include_declaration)
-            }))
-        }
-        "textDocument/documentHighlight" => {
-            let p: lsp_types::DocumentHighlightParams = params(&method, value)?;
-            let at = &p.text_document_position_params;
-            let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
-                return Ok(Value::Null);
-            };
-            let data = document(server, &at.text_document.uri)?;
-            let index = LineIndex::new(&data.bytes);
-            let uses = analysis::uses_read(&data.bytes, &query, server.features.as_ref());
-            Ok(Value::Array(
-                uses.into_iter()
-                    .map(|span| json!({"range": index.range(span), "kind": 1}))
-                    .collect(),
-            ))
-        }
         "workspace/symbol" => {
             let p: lsp_types::WorkspaceSymbolParams = params(&method, value)?;
             Ok(Value::Array(workspace_symbols(server, &p.query)))
@@ -208,7 +183,7 @@ fn references(
     files: &[WorkspaceFile],
     query: &lisp_read_file::find::SymbolQuery,
     declarations: bool,
-) -> (Value, Vec<usize>) {
+) -> (Result<String, serde_json::Error>, Vec<usize>) {
     let (mut out, mut cited) = (Vec::new(), Vec::new());
     let features = server.features.as_ref();
     let finder = analysis::Uses::new(query);
@@ -250,11 +225,13 @@ fn references(
             continue;
         };
         cited.push(n);
-        for range in ranges {
-            out.push(json!({"uri": uri, "range": range}));
-        }
+        out.push((uri, ranges));
     }
-    (Value::Array(out), cited)
+    let locations: Vec<Location> = out
+        .iter()
+        .flat_map(|(uri, ranges)| ranges.iter().map(move |&range| Location { uri, range }))
+        .collect();
+    (serde_json::to_string(&locations), cited)
 }
 
 fn hover_text(server: &Server, file: &WorkspaceFile, index: &LineIndex, s: &Symbol) -> String {
@@ -297,29 +274,98 @@ fn selection_value(index: &LineIndex, chain: &[lisp_read_file::scan::Span], at: 
     value.unwrap_or_else(|| json!({"range": {"start": at, "end": at}}))
 }
 
-/// The answer of `textDocument/documentSymbol` as JSON text, written from typed symbols
-/// without a value tree: a file's symbols (up to `analysis::MAX_SYMBOLS`) made a tree of
-/// about 40 times their text (1 GB for a 1 MiB file of one-line classes).
-pub(super) fn document_symbols_text(
+/// Whether `method`'s answer is written as JSON text ([`answer_text`]): the answers that
+/// grow with a file or the workspace (a document's symbols, the uses of a symbol). Built
+/// as a value tree they cost about 40 times their text (1 GB for the 24 MB of symbols
+/// of a 1 MiB file of one-line classes, 580 MB for 13 MB of references).
+pub(super) fn answers_as_text(method: &str) -> bool {
+    matches!(
+        method,
+        "textDocument/documentSymbol"
+            | "textDocument/references"
+            | "textDocument/documentHighlight"
+    )
+}
+
+/// The answer of a request [`answers_as_text`] names, as JSON text written from typed
+/// items without a value tree.
+pub(super) fn answer_text(
     server: &mut Server,
     request: Request,
 ) -> Result<String, (ErrorCode, String)> {
-    let p: lsp_types::DocumentSymbolParams = params(&request.method, request.params)?;
-    let data = document(server, &p.text_document.uri)?;
-    let index = LineIndex::new(&data.bytes);
-    let features = server.features.as_ref();
-    let symbols: Vec<DocumentSymbol> = data
-        .symbols
-        .iter()
-        .filter(|s| analysis::symbol_read(s, features))
-        .map(|s| document_symbol(&index, s, features))
-        .collect();
-    serde_json::to_string(&symbols).map_err(|e| {
+    let Request {
+        method,
+        params: value,
+        ..
+    } = request;
+    let text = match method.as_str() {
+        "textDocument/documentSymbol" => {
+            let p: lsp_types::DocumentSymbolParams = params(&method, value)?;
+            let data = document(server, &p.text_document.uri)?;
+            let index = LineIndex::new(&data.bytes);
+            let features = server.features.as_ref();
+            let symbols: Vec<DocumentSymbol> = data
+                .symbols
+                .iter()
+                .filter(|s| analysis::symbol_read(s, features))
+                .map(|s| document_symbol(&index, s, features))
+                .collect();
+            serde_json::to_string(&symbols)
+        }
+        "textDocument/references" => {
+            let p: lsp_types::ReferenceParams = params(&method, value)?;
+            let at = &p.text_document_position;
+            let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
+                return Ok("null".into());
+            };
+            let declarations = p.context.include_declaration;
+            server.checked(|server, files| references(server, files, &query, declarations))
+        }
+        "textDocument/documentHighlight" => {
+            let p: lsp_types::DocumentHighlightParams = params(&method, value)?;
+            let at = &p.text_document_position_params;
+            let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
+                return Ok("null".into());
+            };
+            let data = document(server, &at.text_document.uri)?;
+            let index = LineIndex::new(&data.bytes);
+            let uses = analysis::uses_read(&data.bytes, &query, server.features.as_ref());
+            let highlights: Vec<Highlight> = uses
+                .into_iter()
+                .map(|span| Highlight {
+                    range: index.range(span),
+                    kind: 1,
+                })
+                .collect();
+            serde_json::to_string(&highlights)
+        }
+        _ => {
+            return Err((
+                ErrorCode::MethodNotFound,
+                format!("{method}: not answered as text"),
+            ))
+        }
+    };
+    text.map_err(|e| {
         (
             ErrorCode::InternalError,
-            format!("textDocument/documentSymbol: cannot encode the answer: {e}"),
+            format!("{method}: cannot encode the answer: {e}"),
         )
     })
+}
+
+/// A use of a symbol in a document, as `documentHighlight` writes it (kind 1: text).
+#[derive(serde::Serialize)]
+struct Highlight {
+    range: lsp_types::Range,
+    kind: u8,
+}
+
+/// A use of a symbol in the workspace, as `references` writes it.
+#[derive(serde::Serialize)]
+struct Location<'a> {
+    uri: &'a lsp_types::Uri,
+    range: lsp_types::Range,
 }
 
 /// A document symbol as the protocol writes it (its fields in this order).

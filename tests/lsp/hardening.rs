@@ -236,6 +236,83 @@ fn many_selection_positions_cost_their_forms_not_the_buffer() {
     assert_linear("selectionRange, n/10 positions", small_cost, large_cost);
 }
 
+/// A file where `name` is called `n` times: by one form (`one`), or by `n` forms.
+fn called(name: &str, n: usize, one: bool) -> String {
+    let head = format!("(defun {name} () 1)\n");
+    if one {
+        format!(
+            "{head}(defun caller ()\n{})\n",
+            format!("  ({name})\n").repeat(n)
+        )
+    } else {
+        head + &(0..n)
+            .map(|i| format!("(defun g{i} () ({name}))\n"))
+            .collect::<String>()
+    }
+}
+
+/// `callHierarchy/incomingCalls` of a name called n times, by one form and by n forms,
+/// costs the calls and the file, not their product. Each call site was placed by reading
+/// the file from its start (to its line, its top-level form, its token), and each caller
+/// rebuilt the file's line index and went through its outline: 4n calls cost about 15
+/// times n's.
+#[test]
+fn incoming_calls_cost_their_call_sites_not_the_file_each() {
+    for one in [true, false] {
+        // A root and a server per size: the search reads every file of the workspace.
+        let session = |n: usize| {
+            let name = format!("callee{n}");
+            let dir = root(&format!("incoming-{one}-{n}"), &[]);
+            let mut s = start(&dir, &[]);
+            let u = uri(&dir, "f.lisp");
+            s.open(&u, &called(&name, n, one));
+            let items = s.request(
+                "textDocument/prepareCallHierarchy",
+                json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 8}}),
+            );
+            assert_eq!(items["result"][0]["name"], json!(name), "{items}");
+            let params = json!({"item": items["result"][0]});
+            // Every call is cited, at its token.
+            let calls = s.request("callHierarchy/incomingCalls", params.clone());
+            let callers = calls["result"].as_array().expect("callers").clone();
+            let ranges: Vec<&Value> = callers
+                .iter()
+                .flat_map(|c| c["fromRanges"].as_array().unwrap())
+                .collect();
+            assert_eq!((callers.len(), ranges.len()), (if one { 1 } else { n }, n));
+            let first = if one { (2, 3) } else { (1, 14) };
+            assert_eq!(
+                ranges[0]["start"],
+                json!({"line": first.0, "character": first.1})
+            );
+            assert_eq!(
+                ranges[0]["end"]["character"],
+                json!(first.1 + name.len()),
+                "{}",
+                ranges[0]
+            );
+            (s, params, dir)
+        };
+        let (mut small, small_params, small_dir) = session(2_000);
+        let (mut large, large_params, large_dir) = session(8_000);
+        let (mut small_cost, mut large_cost) = (u64::MAX, u64::MAX);
+        for _ in 0..3 {
+            small_cost =
+                small_cost.min(small.request_cost("callHierarchy/incomingCalls", &small_params));
+            large_cost =
+                large_cost.min(large.request_cost("callHierarchy/incomingCalls", &large_params));
+        }
+        let what = if one { "one caller" } else { "n callers" };
+        assert_linear(
+            &format!("incomingCalls, n calls by {what}"),
+            small_cost,
+            large_cost,
+        );
+        let _ = std::fs::remove_dir_all(small_dir);
+        let _ = std::fs::remove_dir_all(large_dir);
+    }
+}
+
 #[test]
 fn many_changes_in_one_did_change_are_bounded_then_the_buffer_is_refused() {
     let dir = root("changes", &[]);

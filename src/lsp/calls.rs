@@ -121,19 +121,38 @@ pub(super) fn incoming(server: &mut Server, p: CallHierarchyIncomingCallsParams)
         },
     )?;
     let by_path = by_path(&files);
+    // Each file's call sites are converted together: one pass over the file, however
+    // many of its forms call the name.
+    let mut sites: HashMap<&str, Vec<&Use>> = HashMap::new();
+    for caller in &callers {
+        if by_path.contains_key(caller.file.as_str()) {
+            sites
+                .entry(caller.file.as_str())
+                .or_default()
+                .extend(&caller.calls);
+        }
+    }
+    let mut cited: HashMap<&str, (Cited, std::vec::IntoIter<Option<Range>>)> = sites
+        .into_iter()
+        .map(|(path, uses)| {
+            let (file, text) = by_path[path];
+            let c = Cited::new(file, text);
+            let ranges = use_ranges(text, &c.index, &uses).into_iter();
+            (path, (c, ranges))
+        })
+        .collect();
     let mut out = Vec::new();
-    for caller in callers {
-        let Some((file, text)) = by_path.get(caller.file.as_str()) else {
+    for caller in &callers {
+        let Some((c, ranges)) = cited.get_mut(caller.file.as_str()) else {
             continue;
         };
-        let index = LineIndex::new(text);
-        let found = find_symbol(file, caller.line, caller.name.as_deref());
-        let from = match found {
-            Some(s) => item(file, &index, s),
-            None => line_item(file, text, &index, &caller),
+        let from_ranges: Vec<Range> = ranges.take(caller.calls.len()).flatten().collect();
+        let from = match c.symbol(caller.line, caller.name.as_deref()) {
+            Some(s) => item(c.file, &c.index, s),
+            None => line_item(c.file, &c.index, caller),
         };
         let Some(from) = from else { continue };
-        out.push(json!({"from": from, "fromRanges": use_ranges(text, &index, &caller.calls)}));
+        out.push(json!({"from": from, "fromRanges": from_ranges}));
     }
     Ok(Value::Array(out))
 }
@@ -157,34 +176,36 @@ pub(super) fn outgoing(
         return Ok(Value::Array(Vec::new()));
     };
     let caller_index = LineIndex::new(caller_text);
-    let mut indexes: HashMap<&str, LineIndex> = HashMap::new();
+    let mut cited: HashMap<&str, Cited> = HashMap::new();
     let mut out = Vec::new();
     // The item's own definition: the entry at its file and line (a method is one of many
     // entries of its generic function's name).
     let entry = entries
         .iter()
         .find(|e| e.file == data.path && e.line == data.line);
-    for callee in entry.iter().flat_map(|e| &e.callees) {
-        let from_ranges = use_ranges(caller_text, &caller_index, &callee.calls);
+    let callees: &[_] = entry.map_or(&[], |e| &e.callees);
+    // All the call sites at once: one pass over the caller's file.
+    let uses: Vec<&Use> = callees.iter().flat_map(|c| &c.calls).collect();
+    let mut ranges = use_ranges(caller_text, &caller_index, &uses).into_iter();
+    for callee in callees {
+        let from_ranges: Vec<Range> = ranges.by_ref().take(callee.calls.len()).flatten().collect();
         for definition in &callee.definitions {
-            let Some((file, text)) = by_path.get(definition.file.as_str()) else {
+            let Some(&(file, text)) = by_path.get(definition.file.as_str()) else {
                 continue;
             };
-            let index = indexes
+            let c = cited
                 .entry(file.path.as_str())
-                .or_insert_with(|| LineIndex::new(text));
-            let to = match find_symbol(file, definition.line, Some(&definition.name)) {
-                Some(s) => item(file, index, s),
-                None => {
-                    whole_lines(text, index, definition.line, definition.line).and_then(|range| {
-                        let at = Place {
-                            range,
-                            selection: range,
-                            line: definition.line,
-                        };
-                        plain_item(file, &definition.name, &definition.name, "", 12, at)
-                    })
-                }
+                .or_insert_with(|| Cited::new(file, text));
+            let to = match c.symbol(definition.line, Some(&definition.name)) {
+                Some(s) => item(file, &c.index, s),
+                None => whole_lines(&c.index, definition.line, definition.line).and_then(|range| {
+                    let at = Place {
+                        range,
+                        selection: range,
+                        line: definition.line,
+                    };
+                    plain_item(file, &definition.name, &definition.name, "", 12, at)
+                }),
             };
             if let Some(to) = to {
                 out.push(json!({"to": to, "fromRanges": from_ranges}));
@@ -198,16 +219,35 @@ fn by_path(files: &[Texted]) -> HashMap<&str, &Texted> {
     files.iter().map(|t| (t.0.path.as_str(), t)).collect()
 }
 
-/// The definition of `file` at 1-based `line` named `name` (as the outline shows it).
-fn find_symbol<'a>(file: &'a WorkspaceFile, line: usize, name: Option<&str>) -> Option<&'a Symbol> {
-    let mut found = None;
-    each_symbol(file.symbols(), None, &mut |s| {
-        if found.is_none() && s.line == line && name.is_none_or(|n| n == s.shown() || n == s.name())
-        {
-            found = Some(s);
+/// A file an answer cites, with what converting its places needs, made once per answer.
+struct Cited<'a> {
+    file: &'a WorkspaceFile,
+    index: LineIndex<'a>,
+    /// Its outline's definitions by 1-based line, each line's in outline order.
+    by_line: HashMap<usize, Vec<&'a Symbol>>,
+}
+
+impl<'a> Cited<'a> {
+    fn new(file: &'a WorkspaceFile, text: &'a [u8]) -> Cited<'a> {
+        let mut by_line: HashMap<usize, Vec<&Symbol>> = HashMap::new();
+        each_symbol(file.symbols(), None, &mut |s| {
+            by_line.entry(s.line).or_default().push(s);
+        });
+        Cited {
+            file,
+            index: LineIndex::new(text),
+            by_line,
         }
-    });
-    found
+    }
+
+    /// The definition at 1-based `line` named `name` (as the outline shows it).
+    fn symbol(&self, line: usize, name: Option<&str>) -> Option<&'a Symbol> {
+        self.by_line
+            .get(&line)?
+            .iter()
+            .copied()
+            .find(|s| name.is_none_or(|n| n == s.shown() || n == s.name()))
+    }
 }
 
 fn item(file: &WorkspaceFile, index: &LineIndex, s: &Symbol) -> Option<Value> {
@@ -261,13 +301,8 @@ fn plain_item(
 
 /// A caller that the outline does not list (a top-level form that defines nothing): its
 /// lines.
-fn line_item(
-    file: &WorkspaceFile,
-    text: &[u8],
-    index: &LineIndex,
-    caller: &Caller,
-) -> Option<Value> {
-    let range = whole_lines(text, index, caller.line, caller.end_line)?;
+fn line_item(file: &WorkspaceFile, index: &LineIndex, caller: &Caller) -> Option<Value> {
+    let range = whole_lines(index, caller.line, caller.end_line)?;
     let shown = caller
         .name
         .clone()
@@ -281,41 +316,71 @@ fn line_item(
 }
 
 /// From the start of 1-based `line` to the end of `end_line`.
-fn whole_lines(bytes: &[u8], index: &LineIndex, line: usize, end_line: usize) -> Option<Range> {
-    let start = line_start(bytes, line)?;
-    let end = line_start(bytes, end_line + 1).map_or(bytes.len(), |e| e - 1);
+fn whole_lines(index: &LineIndex, line: usize, end_line: usize) -> Option<Range> {
+    let start = index.line_start(line.max(1) - 1)?;
+    let end = index
+        .line_start(end_line)
+        .map_or(index.text_len(), |e| e - 1);
     Some(index.range(Span::new(start, end.max(start))))
 }
 
-/// The byte offset where 1-based `line` starts.
-fn line_start(bytes: &[u8], line: usize) -> Option<usize> {
-    if line <= 1 {
-        return Some(0);
+/// The call sites: each use's token (its line is 1-based, its column in characters), in
+/// the order of `uses`; `None` for a line past the text. Linear in the text and the
+/// uses: they are taken in the text's order, each line's characters decoded once and
+/// the tokens found in one pass.
+fn use_ranges(bytes: &[u8], index: &LineIndex, uses: &[&Use]) -> Vec<Option<Range>> {
+    let mut order: Vec<usize> = (0..uses.len()).collect();
+    order.sort_by_key(|&n| (uses[n].line.max(1), uses[n].column));
+    let mut columns = Columns::default();
+    let offsets: Vec<Option<usize>> = order
+        .iter()
+        .map(|&n| columns.offset(index, uses[n].line, uses[n].column))
+        .collect();
+    let ascending: Vec<usize> = offsets.iter().flatten().copied().collect();
+    let mut tokens = analysis::tokens_at(bytes, &ascending).into_iter();
+    let mut out = vec![None; uses.len()];
+    for (&n, offset) in order.iter().zip(offsets) {
+        if let Some(at) = offset {
+            let token = tokens.next().flatten().unwrap_or(Span::new(at, at));
+            out[n] = Some(index.range(token));
+        }
     }
-    memchr::memchr_iter(b'\n', bytes)
-        .nth(line - 2)
-        .map(|i| i + 1)
+    out
 }
 
-/// The call sites: each use's token (its line is 1-based, its column in characters).
-fn use_ranges(bytes: &[u8], index: &LineIndex, uses: &[Use]) -> Vec<Range> {
-    uses.iter()
-        .filter_map(|u| {
-            let start = line_start(bytes, u.line)?;
-            let line_end =
-                memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            let text = &bytes[start..line_end];
-            let mut at = start;
-            for (seen, chunk) in text.utf8_chunks().flat_map(chunk_chars).enumerate() {
-                if seen == u.column {
-                    break;
-                }
-                at += chunk;
-            }
-            let token = analysis::token_at(bytes, at).unwrap_or(Span::new(at, at));
-            Some(index.range(token))
-        })
-        .collect()
+/// Byte offsets of (line, column in characters) places taken in ascending order: the
+/// characters of the current line are decoded once, forward (decoding from the line's
+/// start for each place would be quadratic in a long line of calls).
+#[derive(Default)]
+struct Columns<'a> {
+    /// The 0-based line being decoded, where it starts, and the bytes and characters
+    /// decoded so far.
+    line: Option<usize>,
+    start: usize,
+    byte: usize,
+    seen: usize,
+    chars: Option<Box<dyn Iterator<Item = usize> + 'a>>,
+}
+
+impl<'a> Columns<'a> {
+    /// The offset of 1-based `line`'s character `column` (its end when shorter).
+    fn offset(&mut self, index: &LineIndex<'a>, line: usize, column: usize) -> Option<usize> {
+        let line = line.max(1) - 1;
+        if self.line != Some(line) {
+            let text = index.line_text(line)?;
+            self.line = Some(line);
+            self.start = index.line_start(line)?;
+            (self.byte, self.seen) = (0, 0);
+            self.chars = Some(Box::new(text.utf8_chunks().flat_map(chunk_chars)));
+        }
+        let chars = self.chars.as_mut()?;
+        while self.seen < column {
+            let Some(bytes) = chars.next() else { break };
+            self.byte += bytes;
+            self.seen += 1;
+        }
+        Some(self.start + self.byte)
+    }
 }
 
 /// The byte length of each character of a chunk (an invalid sequence is one character).

@@ -66,6 +66,21 @@ impl<'a> LineIndex<'a> {
         LineIndex::new(&text[..cut])
     }
 
+    /// The byte where 0-based `line` starts; `None` past the last line.
+    pub(super) fn line_start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line).copied()
+    }
+
+    /// The length of the text, in bytes.
+    pub(super) fn text_len(&self) -> usize {
+        self.text.len()
+    }
+
+    /// The bytes of 0-based `line`, without its newline; `None` past the last line.
+    pub(super) fn line_text(&self, line: usize) -> Option<&'a [u8]> {
+        (line < self.starts.len()).then(|| self.line(line))
+    }
+
     /// The bytes of `line`, without its newline.
     fn line(&self, line: usize) -> &'a [u8] {
         let end = self

@@ -401,17 +401,80 @@ pub fn folds(bytes: &[u8]) -> Vec<Fold> {
 /// The token at `offset` (a symbol or number), if any: the one that contains it, or
 /// ends at it.
 pub fn token_at(bytes: &[u8], offset: usize) -> Option<Span> {
-    let item = top_level_at(bytes, offset)?;
-    let mut found = None;
-    walk(bytes, item.start, item.end, &mut |e| match e {
-        Event::Token(t) if t.start <= offset && offset <= t.end => {
-            found = Some(t);
-            false
+    tokens_at(bytes, &[offset]).pop().flatten()
+}
+
+/// The token at each of `offsets` (ascending), as [`token_at`] finds it, in one pass:
+/// the file is scanned once up to the last offset and each top-level item holding some
+/// is walked once (a call hierarchy cites thousands of call sites of one file).
+pub fn tokens_at(bytes: &[u8], offsets: &[usize]) -> Vec<Option<Span>> {
+    debug_assert!(offsets.is_sorted());
+    let items = top_levels_at(bytes, offsets);
+    let mut out = vec![None; offsets.len()];
+    let mut first = 0;
+    while first < offsets.len() {
+        let item = items[first];
+        let end = first + items[first..].iter().take_while(|&&i| i == item).count();
+        if let Some(item) = item {
+            tokens_in(bytes, item, &offsets[first..end], &mut out[first..end]);
         }
-        Event::Token(t) => t.start <= offset,
-        Event::Open(at) | Event::Close(at) | Event::ReadEval(at) => at <= offset,
+        first = end;
+    }
+    out
+}
+
+/// Into `out`, the token holding each of `offsets` (ascending) in the top-level `item`:
+/// one walk, which passes each offset once.
+fn tokens_in(bytes: &[u8], item: Span, offsets: &[usize], out: &mut [Option<Span>]) {
+    let mut next = 0;
+    walk(bytes, item.start, item.end, &mut |e| {
+        let (start, token) = match e {
+            Event::Token(t) => (t.start, Some(t)),
+            Event::Open(at) | Event::Close(at) | Event::ReadEval(at) => (at, None),
+        };
+        // An offset before this event is in no token.
+        while next < offsets.len() && offsets[next] < start {
+            next += 1;
+        }
+        if let Some(t) = token {
+            while next < offsets.len() && offsets[next] <= t.end {
+                out[next] = Some(t);
+                next += 1;
+            }
+        }
+        next < offsets.len()
     });
-    found
+}
+
+/// The top-level item (form, comment) that holds each of `offsets` (ascending), as
+/// [`top_level_at`] finds it: the last that holds it, from one scan.
+fn top_levels_at(bytes: &[u8], offsets: &[usize]) -> Vec<Option<Span>> {
+    let mut out = vec![None; offsets.len()];
+    let Some(&last) = offsets.last() else {
+        return out;
+    };
+    let mut next = 0;
+    scan::scan_each(bytes, &mut |item| {
+        let span = item.span;
+        while next < offsets.len() && offsets[next] < span.start {
+            next += 1;
+        }
+        if item.kind != ItemKind::Whitespace {
+            // Those at its end may be held by the next item too, which then wins.
+            for (at, found) in offsets[next..].iter().zip(&mut out[next..]) {
+                if *at > span.end {
+                    break;
+                }
+                *found = Some(span);
+            }
+        }
+        if span.end > last {
+            std::ops::ControlFlow::Break(())
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    });
+    out
 }
 
 /// The top-level item (form, comment) that holds `offset`.
@@ -649,6 +712,38 @@ fn form_uses(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The token at one offset, found alone: its top-level item, then a walk of it.
+    fn token_alone(bytes: &[u8], offset: usize) -> Option<Span> {
+        let item = top_level_at(bytes, offset)?;
+        let mut found = None;
+        walk(bytes, item.start, item.end, &mut |e| match e {
+            Event::Token(t) if t.start <= offset && offset <= t.end => {
+                found = Some(t);
+                false
+            }
+            Event::Token(t) => t.start <= offset,
+            Event::Open(at) | Event::Close(at) | Event::ReadEval(at) => at <= offset,
+        });
+        found
+    }
+
+    #[test]
+    fn tokens_at_many_offsets_are_those_found_one_at_a_time() {
+        let text: &[u8] = b"(defun f (x) (g x)) ; c\n(h)(i j)'k #.(l) \"s t\" |a b|c\n\
+            #| m |# (n ,@o ,p) #\\) q\n(r";
+        let every: Vec<usize> = (0..=text.len() + 1).collect();
+        let alone: Vec<_> = every.iter().map(|&at| token_alone(text, at)).collect();
+        assert_eq!(tokens_at(text, &every), alone);
+        // Repeated offsets, and a few far apart.
+        let some = [0, 0, 7, 7, 7, 20, 26, 26, 40, text.len()];
+        let alone: Vec<_> = some.iter().map(|&at| token_alone(text, at)).collect();
+        assert_eq!(tokens_at(text, &some), alone);
+        assert!(
+            alone.iter().filter(|t| t.is_some()).count() >= 5,
+            "{alone:?}"
+        );
+    }
 
     #[test]
     fn selection_grows_from_token_to_form() {

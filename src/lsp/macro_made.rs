@@ -3,9 +3,9 @@
 //! them, the find library does (it learns the scope's `defmacro`s and instantiates their
 //! templates, nothing evaluated: docs/find.md). Asked only when the index has no
 //! definition of the name, over each root's files on disk, so a name that a macro call
-//! in an unsaved buffer makes is found once it is saved. The index does not keep a file
-//! over the size cap either, which `find` searches (one at a time, up to 32 times the
-//! cap): its plain definitions come from here.
+//! in an unsaved buffer makes is found once it is saved. (Files over the size cap are in
+//! the index as `find` searches them, up to 32 times the cap: their plain definitions
+//! come from the index.)
 
 use super::convert::uri_of;
 use super::Server;
@@ -52,8 +52,8 @@ pub(super) fn definitions(server: &Server, query: &SymbolQuery) -> Vec<Value> {
             continue;
         };
         // Another definition the index lacks is one an open buffer no longer holds
-        // (stale), unless its file is one the index does not keep: over the size cap.
-        if d.via.is_none() && !over_cap(server, &path) {
+        // (stale).
+        if d.via.is_none() {
             continue;
         }
         let Some(uri) = path.to_str().and_then(uri_of) else {
@@ -66,11 +66,6 @@ pub(super) fn definitions(server: &Server, query: &SymbolQuery) -> Vec<Value> {
         out.push(json!({"uri": uri, "range": Range::new(at, at)}));
     }
     out
-}
-
-/// Whether the file is over the size cap, which the index skips and `find` searches.
-fn over_cap(server: &Server, path: &std::path::Path) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.len() > server.guard.max_file_bytes())
 }
 
 /// The query as `find --name` reads it back: `pkg::name`, `(setf name)`, escaped with

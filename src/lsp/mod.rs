@@ -62,8 +62,6 @@ pub(crate) struct Server {
     progress_created: Option<indexing::Created>,
     /// The walk's cut (too many files) was said.
     cut_said: bool,
-    /// The files said to be over the size cap (each is said once).
-    over_cap_said: std::collections::HashSet<String>,
     /// Files whose text, read again for an answer, was not the one the index read
     /// ([`Server::text`]): the answer is made again with them read anew.
     changed: std::sync::Mutex<Vec<String>>,
@@ -299,7 +297,6 @@ fn initialize(
         client: params.capabilities.clone(),
         progress_created: None,
         cut_said: false,
-        over_cap_said: std::collections::HashSet::new(),
         changed: Default::default(),
         learned: Default::default(),
     };
@@ -485,7 +482,7 @@ impl Server {
     /// background fill under way (the files it reads are then cached).
     fn workspace(&mut self) -> Vec<WorkspaceFile> {
         let buffers = self.documents.buffers();
-        let (files, cut, over_cap) = {
+        let (files, cut) = {
             // A fill under way holds the index: wait for it, unless cancelled meanwhile.
             let mut index = loop {
                 match self.index.try_lock() {
@@ -497,9 +494,8 @@ impl Server {
                 }
             };
             let files = index.files(&self.guard, &self.grammar, &buffers, &self.cancel);
-            (files, index.cut_roots().to_vec(), index.take_over_cap())
+            (files, index.cut_roots().to_vec())
         };
-        self.say_over_cap(over_cap);
         if !cut.is_empty() && !self.cut_said {
             self.cut_said = true;
             self.out.send(Notification::new(
@@ -516,35 +512,5 @@ impl Server {
             ));
         }
         files
-    }
-
-    /// Says, once per file, that files over the size cap are left out of the index (the
-    /// first three named; the files said are at most one walk's).
-    fn say_over_cap(&mut self, over_cap: Vec<(String, u64)>) {
-        let said = &mut self.over_cap_said;
-        let new: Vec<String> = over_cap
-            .into_iter()
-            .filter(|(path, _)| {
-                said.len() < lisp_read_file::guard::MAX_WALKED_FILES && said.insert(path.clone())
-            })
-            .map(|(path, size)| format!("{path} ({size} bytes)"))
-            .collect();
-        if new.is_empty() {
-            return;
-        }
-        let named = new[..new.len().min(3)].join(", ");
-        let more = match new.len() {
-            n if n > 3 => format!(" and {} more", n - 3),
-            _ => String::new(),
-        };
-        self.out.send(Notification::new(
-            "window/showMessage".into(),
-            serde_json::json!({"type": 2, "message": format!(
-                "lisp-read-file: not indexed, over the size cap of {} bytes: {named}{more}; \
-                 the references, symbols and calls they hold are not searched. Start the \
-                 server with a larger --max-file-bytes to search them",
-                self.max_file_bytes,
-            )}),
-        ));
     }
 }

@@ -204,7 +204,7 @@ impl WorkspaceFile {
         let Some(read) = self.on_disk else {
             return Ok(Text::Kept(self.data.bytes.clone()));
         };
-        let loaded = guard.read(&self.path).map_err(|_| Changed)?;
+        let loaded = large_guard(guard).read(&self.path).map_err(|_| Changed)?;
         if !read.is(&loaded) {
             return Err(Changed);
         }
@@ -234,9 +234,6 @@ pub struct Index {
     cached: HashMap<String, Cached>,
     /// The roots whose last walk stopped at [`crate::guard::MAX_WALKED_FILES`].
     cut: Vec<String>,
-    /// Files met over the size cap, with their sizes, not yet taken
-    /// ([`Index::take_over_cap`]).
-    over_cap: Vec<(String, u64)>,
     /// The last walk's files (absolute, walk order), trusted with what is cached of
     /// them; `None`: the next request walks the roots and checks every file.
     walked: Option<Vec<String>>,
@@ -276,9 +273,9 @@ impl Index {
     /// Every Lisp file under the roots (walk order, root by root; ignore files honoured;
     /// at most [`crate::guard::MAX_WALKED_FILES`] per root), each from `buffers` when
     /// open there (by absolute path), else from the cache when its size and time are
-    /// unchanged, else read through the guard (on up to 8 threads). Files the guard
-    /// refuses are left out; those over the size cap are noted for
-    /// [`Index::take_over_cap`].
+    /// unchanged, else read through the guard (on up to 8 threads; a file over the size
+    /// cap after the others, one at a time, up to [`crate::find::LARGE_FILE_FACTOR`]
+    /// times the cap). Files the guard refuses are left out.
     pub fn files(
         &mut self,
         guard: &Guard,
@@ -330,6 +327,7 @@ impl Index {
             .collect();
         let slow: Vec<usize> = (0..paths.len()).filter(|&n| answers[n].is_none()).collect();
         let done = std::sync::atomic::AtomicUsize::new(0);
+        let large = large_guard(guard);
         let read = crate::project::par_map(&slow, cancel, |&n| {
             let path = &paths[n];
             let count = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
@@ -343,9 +341,9 @@ impl Index {
                     return Ok(Some((None, c.data.clone(), Some(c.read))));
                 }
             }
-            // Not read: what the index keeps of a file costs many times its bytes.
+            // Read after the parallel run, one at a time (memory: one large file).
             if info.size > guard.max_file_bytes() {
-                return Err(OverCap(info.size));
+                return Err(OverCap);
             }
             Ok(index_read(guard, path, grammar))
         });
@@ -353,13 +351,8 @@ impl Index {
             answers[n] = match answer {
                 None => None,
                 Some(Ok(found)) => Some(found),
-                Some(Err(OverCap(size))) => {
-                    // Bounded: one walk's files, when nobody takes them.
-                    if self.over_cap.len() < crate::guard::MAX_WALKED_FILES {
-                        self.over_cap.push((paths[n].clone(), size));
-                    }
-                    Some(None)
-                }
+                Some(Err(OverCap)) if cancel.is_cancelled() => None,
+                Some(Err(OverCap)) => Some(index_read(&large, &paths[n], grammar)),
             };
         }
         let mut out = Vec::with_capacity(paths.len());
@@ -371,7 +364,7 @@ impl Index {
             }
             let (fresh, data, on_disk) = match answer {
                 Some(Some(found)) => found,
-                // Refused by the guard (gone, over the size cap): forgotten.
+                // Refused by the guard (gone, over even the large-file cap): forgotten.
                 Some(None) => {
                     self.cached.remove(&path);
                     continue;
@@ -458,7 +451,7 @@ impl Index {
     /// unchanged on disk.
     pub fn data_if_unchanged(&self, guard: &Guard, path: &str) -> Option<FileData> {
         let c = self.cached.get(path)?;
-        let loaded = guard.read(path).ok()?;
+        let loaded = large_guard(guard).read(path).ok()?;
         c.read.is(&loaded).then(|| FileData {
             bytes: loaded.bytes.into(),
             ..c.data.clone()
@@ -471,12 +464,6 @@ impl Index {
         &self.cut
     }
 
-    /// The files left out as over the size cap since the last call, with their sizes
-    /// (a file is met again at each walk of the roots).
-    pub fn take_over_cap(&mut self) -> Vec<(String, u64)> {
-        std::mem::take(&mut self.over_cap)
-    }
-
     /// Files cached now.
     pub fn len(&self) -> usize {
         self.cached.len()
@@ -487,8 +474,8 @@ impl Index {
     }
 }
 
-/// A file over the size cap (its size in bytes), which the index does not read.
-struct OverCap(u64);
+/// A file over the size cap, read after the others.
+struct OverCap;
 
 /// What the index keeps of the file at `path`, read through `guard`; `None` when the
 /// guard refuses it.
@@ -502,6 +489,18 @@ fn index_read(guard: &Guard, path: &str, grammar: &Grammar) -> Option<Indexed> {
         FileData::without_text(&loaded.bytes, grammar),
         Some(read),
     ))
+}
+
+/// The guard workspace files are read through: a file over the size cap is still
+/// indexed and searched, up to [`crate::find::LARGE_FILE_FACTOR`] times the cap, as
+/// `lisp-find` searches it (the scan is linear; the cap bounds what an answer returns,
+/// and an answer of the index returns places, not text).
+fn large_guard(guard: &Guard) -> Guard {
+    guard.with_max_file_bytes(
+        guard
+            .max_file_bytes()
+            .saturating_mul(crate::find::LARGE_FILE_FACTOR),
+    )
 }
 
 /// Every Lisp file under the roots (absolute, walk order, each once), and the roots

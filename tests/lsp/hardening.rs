@@ -811,15 +811,8 @@ fn dense_buffers_cost_memory_in_proportion_to_their_text_and_answer() {
             assert!(reply.get("result").is_some(), "{name} {method}: {reply}");
             answer = answer.max(reply["result"].to_string().len() as u64);
         }
-        let peak = peak_kib(&s) * 1024;
         let bound = 32 * text.len() as u64 + 8 * answer + 16 * MIB as u64;
-        eprintln!("{name}: peak {} KiB, answer {answer} bytes", peak / 1024);
-        assert!(
-            peak < bound,
-            "{name}: peak {} KiB over {} KiB",
-            peak / 1024,
-            bound / 1024
-        );
+        assert_peak_under(&s, bound, &format!("{name} (answer {answer} bytes)"));
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -846,14 +839,19 @@ fn a_file_over_the_size_cap_is_indexed_within_bounded_memory() {
         json!("over-cap-probe"),
         "{symbols}"
     );
-    let peak = peak_kib(&s) * 1024;
     let bound = 4 * strays.len() as u64 + 16 * MIB as u64;
-    eprintln!("indexing 8 MiB of strays: peak {} KiB", peak / 1024);
+    assert_peak_under(&s, bound, "indexing 8 MiB of strays");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Asserts the server's peak resident memory so far is under `bound` bytes.
+fn assert_peak_under(s: &Session, bound: u64, what: &str) {
+    let peak = peak_kib(s) * 1024;
+    eprintln!("{what}: peak {} KiB", peak / 1024);
     assert!(
         peak < bound,
-        "peak {} KiB over {} KiB",
+        "{what}: peak {} KiB over {} KiB",
         peak / 1024,
         bound / 1024
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }

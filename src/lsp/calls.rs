@@ -5,15 +5,14 @@
 //! (open buffers in place of their files). Each call's `fromRanges` are its call sites.
 
 use super::convert::{uri_of, LineIndex};
-use super::lookup::{each_definition, each_symbol, query_at, symbol_kind, Answer};
+use super::lookup::{each_definition, each_symbol, query_at, symbol_kind};
 use super::Server;
 use lisp_read_file::find::{calls_in_memory, CalleesEntry, Caller, FindRequest, Use};
 use lisp_read_file::index::analysis::{self, Symbol};
 use lisp_read_file::index::{Text, WorkspaceFile};
 use lisp_read_file::scan::Span;
 use lsp_server::ErrorCode;
-use lsp_types::{CallHierarchyIncomingCallsParams, CallHierarchyItem, Range};
-use serde_json::{json, Value};
+use lsp_types::{CallHierarchyIncomingCallsParams, CallHierarchyItem, Range, Uri};
 use std::collections::HashMap;
 
 /// What an item carries from `prepare` to `incoming`/`outgoing`.
@@ -27,10 +26,19 @@ struct ItemData {
     name: String,
 }
 
-pub(super) fn prepare(server: &mut Server, p: lsp_types::CallHierarchyPrepareParams) -> Answer {
+/// Most call sites (or callee items without one) an `outgoingCalls` answer writes; past
+/// them the answer ends (docs/lsp.md).
+pub(super) const MAX_OUTGOING_SITES: usize = 100_000;
+
+/// An answer written as JSON text (`requests::answer_text`): the items and calls of a
+/// name defined or called many times are many, and a value tree of them costs about 40
+/// times their text.
+type TextAnswer = Result<String, (ErrorCode, String)>;
+
+pub(super) fn prepare(server: &mut Server, p: lsp_types::CallHierarchyPrepareParams) -> TextAnswer {
     let at = &p.text_document_position_params;
     let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
-        return Ok(Value::Null);
+        return Ok("null".into());
     };
     let files = server.workspace();
     let mut items = Vec::new();
@@ -43,11 +51,49 @@ pub(super) fn prepare(server: &mut Server, p: lsp_types::CallHierarchyPreparePar
             items.extend(item(file, index, s));
         },
     );
-    Ok(if items.is_empty() {
-        Value::Null
-    } else {
-        Value::Array(items)
+    if items.is_empty() {
+        return Ok("null".into());
+    }
+    text(&items)
+}
+
+/// `value` as JSON text.
+fn text(value: &impl serde::Serialize) -> TextAnswer {
+    serde_json::to_string(value).map_err(|e| {
+        (
+            ErrorCode::InternalError,
+            format!("callHierarchy: cannot encode the answer: {e}"),
+        )
     })
+}
+
+/// A call hierarchy item as the protocol writes it.
+#[derive(serde::Serialize)]
+struct Item {
+    name: String,
+    kind: u32,
+    detail: String,
+    uri: Uri,
+    range: Range,
+    #[serde(rename = "selectionRange")]
+    selection_range: Range,
+    data: ItemData,
+}
+
+/// An incoming call: the item that calls, and where.
+#[derive(serde::Serialize)]
+struct IncomingCall {
+    from: Item,
+    #[serde(rename = "fromRanges")]
+    from_ranges: Vec<Range>,
+}
+
+/// An outgoing call: the item called, and where the caller calls it.
+#[derive(serde::Serialize)]
+struct OutgoingCall {
+    to: Item,
+    #[serde(rename = "fromRanges")]
+    from_ranges: Vec<Range>,
 }
 
 fn item_data(item: &CallHierarchyItem) -> Result<ItemData, (ErrorCode, String)> {
@@ -109,7 +155,7 @@ fn search(
         .map_err(|e| (ErrorCode::RequestFailed, e.message))
 }
 
-pub(super) fn incoming(server: &mut Server, p: CallHierarchyIncomingCallsParams) -> Answer {
+pub(super) fn incoming(server: &mut Server, p: CallHierarchyIncomingCallsParams) -> TextAnswer {
     let data = item_data(&p.item)?;
     let files = texted(server);
     let (callers, _) = search(
@@ -152,15 +198,15 @@ pub(super) fn incoming(server: &mut Server, p: CallHierarchyIncomingCallsParams)
             None => line_item(c.file, &c.index, caller),
         };
         let Some(from) = from else { continue };
-        out.push(json!({"from": from, "fromRanges": from_ranges}));
+        out.push(IncomingCall { from, from_ranges });
     }
-    Ok(Value::Array(out))
+    text(&out)
 }
 
 pub(super) fn outgoing(
     server: &mut Server,
     p: lsp_types::CallHierarchyOutgoingCallsParams,
-) -> Answer {
+) -> TextAnswer {
     let data = item_data(&p.item)?;
     let files = texted(server);
     let (_, entries) = search(
@@ -173,7 +219,7 @@ pub(super) fn outgoing(
     )?;
     let by_path = by_path(&files);
     let Some((_, caller_text)) = by_path.get(data.path.as_str()) else {
-        return Ok(Value::Array(Vec::new()));
+        return Ok("[]".into());
     };
     let caller_index = LineIndex::new(caller_text);
     let mut cited: HashMap<&str, Cited> = HashMap::new();
@@ -187,9 +233,17 @@ pub(super) fn outgoing(
     // All the call sites at once: one pass over the caller's file.
     let uses: Vec<&Use> = callees.iter().flat_map(|c| &c.calls).collect();
     let mut ranges = use_ranges(caller_text, &caller_index, &uses).into_iter();
-    for callee in callees {
+    // Each callee's sites are written once for each of its definitions: a function
+    // calling a name defined many times would answer their product.
+    let mut written = 0usize;
+    'callees: for callee in callees {
         let from_ranges: Vec<Range> = ranges.by_ref().take(callee.calls.len()).flatten().collect();
         for definition in &callee.definitions {
+            let cost = from_ranges.len().max(1);
+            if written + cost > MAX_OUTGOING_SITES && !out.is_empty() {
+                break 'callees;
+            }
+            written += cost;
             let Some(&(file, text)) = by_path.get(definition.file.as_str()) else {
                 continue;
             };
@@ -208,11 +262,14 @@ pub(super) fn outgoing(
                 }),
             };
             if let Some(to) = to {
-                out.push(json!({"to": to, "fromRanges": from_ranges}));
+                out.push(OutgoingCall {
+                    to,
+                    from_ranges: from_ranges.clone(),
+                });
             }
         }
     }
-    Ok(Value::Array(out))
+    text(&out)
 }
 
 fn by_path(files: &[Texted]) -> HashMap<&str, &Texted> {
@@ -250,7 +307,7 @@ impl<'a> Cited<'a> {
     }
 }
 
-fn item(file: &WorkspaceFile, index: &LineIndex, s: &Symbol) -> Option<Value> {
+fn item(file: &WorkspaceFile, index: &LineIndex, s: &Symbol) -> Option<Item> {
     let range = index.range(s.span);
     let selection = if s.name_span.start >= s.span.start && s.name_span.end <= s.span.end {
         index.range(s.name_span)
@@ -281,27 +338,27 @@ fn plain_item(
     detail: &str,
     kind: u32,
     at: Place,
-) -> Option<Value> {
+) -> Option<Item> {
     let uri = uri_of(&file.path)?;
     let data = ItemData {
         path: file.path.clone(),
         line: at.line,
         name: name.to_string(),
     };
-    Some(json!({
-        "name": if shown.is_empty() { "?" } else { shown },
-        "kind": kind,
-        "detail": detail,
-        "uri": uri,
-        "range": at.range,
-        "selectionRange": at.selection,
-        "data": data,
-    }))
+    Some(Item {
+        name: if shown.is_empty() { "?" } else { shown }.to_string(),
+        kind,
+        detail: detail.to_string(),
+        uri,
+        range: at.range,
+        selection_range: at.selection,
+        data,
+    })
 }
 
 /// A caller that the outline does not list (a top-level form that defines nothing): its
 /// lines.
-fn line_item(file: &WorkspaceFile, index: &LineIndex, caller: &Caller) -> Option<Value> {
+fn line_item(file: &WorkspaceFile, index: &LineIndex, caller: &Caller) -> Option<Item> {
     let range = whole_lines(index, caller.line, caller.end_line)?;
     let shown = caller
         .name

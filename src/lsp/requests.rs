@@ -155,11 +155,6 @@ pub(super) fn answer(server: &mut Server, request: Request) -> Answer {
             }
             Ok(json!({"contents": {"kind": "markdown", "value": parts.join("\n\n---\n\n")}}))
         }
-        "textDocument/prepareCallHierarchy" => {
-            super::calls::prepare(server, params(&method, value)?)
-        }
-        "callHierarchy/incomingCalls" => super::calls::incoming(server, params(&method, value)?),
-        "callHierarchy/outgoingCalls" => super::calls::outgoing(server, params(&method, value)?),
         "textDocument/documentLink" => {
             let p: lsp_types::DocumentLinkParams = params(&method, value)?;
             let data = document(server, &p.text_document.uri)?;
@@ -275,7 +270,8 @@ fn selection_value(index: &LineIndex, chain: &[lisp_read_file::scan::Span], at: 
 }
 
 /// Whether `method`'s answer is written as JSON text ([`answer_text`]): the answers that
-/// grow with a file or the workspace (a document's symbols, the uses of a symbol). Built
+/// grow with a file or the workspace (a document's symbols, the uses of a symbol, the
+/// call hierarchy's items and calls). Built
 /// as a value tree they cost about 40 times their text (1 GB for the 24 MB of symbols
 /// of a 1 MiB file of one-line classes, 580 MB for 13 MB of references).
 pub(super) fn answers_as_text(method: &str) -> bool {
@@ -284,6 +280,9 @@ pub(super) fn answers_as_text(method: &str) -> bool {
         "textDocument/documentSymbol"
             | "textDocument/references"
             | "textDocument/documentHighlight"
+            | "textDocument/prepareCallHierarchy"
+            | "callHierarchy/incomingCalls"
+            | "callHierarchy/outgoingCalls"
     )
 }
 
@@ -338,6 +337,15 @@ pub(super) fn answer_text(
                 })
                 .collect();
             serde_json::to_string(&highlights)
+        }
+        "textDocument/prepareCallHierarchy" => {
+            return super::calls::prepare(server, params(&method, value)?)
+        }
+        "callHierarchy/incomingCalls" => {
+            return super::calls::incoming(server, params(&method, value)?)
+        }
+        "callHierarchy/outgoingCalls" => {
+            return super::calls::outgoing(server, params(&method, value)?)
         }
         _ => {
             return Err((

@@ -790,6 +790,10 @@ fn dense_buffers_cost_memory_in_proportion_to_their_text_and_answer() {
             "calls.lisp",
             format!("(defun foo ()\n{})\n", "(foo)\n".repeat(MIB / 6 - 4)),
         ),
+        (
+            "definitions.lisp",
+            "(defun foo (x) (foo x))\n".repeat(MIB / 24),
+        ),
     ];
     let dir = root("dense", &[]);
     for (name, text) in &buffers {
@@ -854,4 +858,38 @@ fn assert_peak_under(s: &Session, bound: u64, what: &str) {
         peak / 1024,
         bound / 1024
     );
+}
+
+/// `outgoingCalls` writes a callee's call sites once for each of its definitions: a
+/// function calling `foo` 2,000 times, with `foo` defined 300 times, answered 256 × 2,000
+/// sites (the library lists 256 definitions a callee). The answer now ends past 100,000
+/// sites (the first callee item always whole).
+#[test]
+fn outgoing_calls_of_a_name_defined_many_times_are_bounded() {
+    let text = format!(
+        "(defun foo ()\n{})\n{}",
+        "(foo)\n".repeat(2_000),
+        "(defun foo (x) x)\n".repeat(300)
+    );
+    let dir = root("outgoing", &[("calls.lisp", text.as_bytes())]);
+    let mut s = start(&dir, &[]);
+    let u = uri(&dir, "calls.lisp");
+    s.open(&u, &text);
+    let at = json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 8}});
+    let items = s.request("textDocument/prepareCallHierarchy", at);
+    let item = items["result"][0].clone();
+    assert!(item.is_object(), "{items}");
+    let calls = s.request("callHierarchy/outgoingCalls", json!({"item": item}));
+    let entries = calls["result"].as_array().expect("outgoing calls");
+    let sites: usize = entries
+        .iter()
+        .map(|e| e["fromRanges"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert!(entries.len() > 1, "{} entries", entries.len());
+    assert!(
+        sites <= 100_000,
+        "{sites} sites in {} entries",
+        entries.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -238,7 +238,7 @@ pub(super) fn outgoing(
     let mut written = 0usize;
     'callees: for callee in callees {
         let from_ranges: Vec<Range> = ranges.by_ref().take(callee.calls.len()).flatten().collect();
-        for definition in &callee.definitions {
+        for definition in callee.definitions.iter() {
             let cost = from_ranges.len().max(1);
             if written + cost > MAX_OUTGOING_SITES && !out.is_empty() {
                 break 'callees;

@@ -47,8 +47,11 @@ pub struct Callee {
     pub name: String,
     /// The calls, in the caller.
     pub calls: Vec<Use>,
-    /// Its definitions in the scope.
-    pub definitions: Vec<CalleeDefinition>,
+    /// Its definitions in the scope (the first [`MAX_CALLEE_DEFINITIONS`]), shared by
+    /// every entry that calls it: copied into each, a name defined thousands of times and
+    /// called by as many definitions took their product (2.2 GB for 43,691 definitions
+    /// of one name).
+    pub definitions: std::sync::Arc<[CalleeDefinition]>,
 }
 
 /// Where a callee is defined.
@@ -336,6 +339,16 @@ pub(crate) fn resolve(found: Vec<FileCallees>) -> Vec<CalleesEntry> {
         }
         entries.extend(file.entries);
     }
+    // Each name's definitions, listed once for all its callers.
+    let listed: HashMap<&Key, std::sync::Arc<[CalleeDefinition]>> = index
+        .iter()
+        .map(|(key, ds)| {
+            (
+                key,
+                ds.iter().take(MAX_CALLEE_DEFINITIONS).cloned().collect(),
+            )
+        })
+        .collect();
     entries
         .into_iter()
         .map(|(mut entry, raw)| {
@@ -344,16 +357,12 @@ pub(crate) fn resolve(found: Vec<FileCallees>) -> Vec<CalleesEntry> {
             for (key, written, at, under) in raw {
                 if let Some(&k) = slot.get(&key) {
                     entry.callees[k].calls.push(at);
-                } else if let Some(definitions) = index.get(&key) {
+                } else if let Some(definitions) = listed.get(&key) {
                     slot.insert(key, entry.callees.len());
                     entry.callees.push(Callee {
                         name: written,
                         calls: vec![at],
-                        definitions: definitions
-                            .iter()
-                            .take(MAX_CALLEE_DEFINITIONS)
-                            .cloned()
-                            .collect(),
+                        definitions: definitions.clone(),
                     });
                 } else if !is_common_lisp(&written, &key.0)
                     && under.is_none_or(|(k, w)| known_function(&index, &k, &w))

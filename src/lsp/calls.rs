@@ -5,7 +5,7 @@
 //! (open buffers in place of their files). Each call's `fromRanges` are its call sites.
 
 use super::convert::{uri_of, LineIndex};
-use super::lookup::{each_definition, each_symbol, query_at, symbol_kind};
+use super::lookup::{each_definition, each_symbol, json_text, query_at, symbol_kind, TextAnswer};
 use super::Server;
 use lisp_read_file::find::{calls_in_memory, CalleesEntry, Caller, FindRequest, Use};
 use lisp_read_file::index::analysis::{self, Symbol};
@@ -30,11 +30,6 @@ struct ItemData {
 /// them the answer ends (docs/lsp.md).
 pub(super) const MAX_OUTGOING_SITES: usize = 100_000;
 
-/// An answer written as JSON text (`requests::answer_text`): the items and calls of a
-/// name defined or called many times are many, and a value tree of them costs about 40
-/// times their text.
-type TextAnswer = Result<String, (ErrorCode, String)>;
-
 pub(super) fn prepare(server: &mut Server, p: lsp_types::CallHierarchyPrepareParams) -> TextAnswer {
     let at = &p.text_document_position_params;
     let Some(query) = query_at(server, &at.text_document.uri, at.position)? else {
@@ -54,17 +49,7 @@ pub(super) fn prepare(server: &mut Server, p: lsp_types::CallHierarchyPreparePar
     if items.is_empty() {
         return Ok("null".into());
     }
-    text(&items)
-}
-
-/// `value` as JSON text.
-fn text(value: &impl serde::Serialize) -> TextAnswer {
-    serde_json::to_string(value).map_err(|e| {
-        (
-            ErrorCode::InternalError,
-            format!("callHierarchy: cannot encode the answer: {e}"),
-        )
-    })
+    json_text("textDocument/prepareCallHierarchy", &items)
 }
 
 /// A call hierarchy item as the protocol writes it.
@@ -200,7 +185,7 @@ pub(super) fn incoming(server: &mut Server, p: CallHierarchyIncomingCallsParams)
         let Some(from) = from else { continue };
         out.push(IncomingCall { from, from_ranges });
     }
-    text(&out)
+    json_text("callHierarchy/incomingCalls", &out)
 }
 
 pub(super) fn outgoing(
@@ -269,7 +254,7 @@ pub(super) fn outgoing(
             }
         }
     }
-    text(&out)
+    json_text("callHierarchy/outgoingCalls", &out)
 }
 
 fn by_path(files: &[Texted]) -> HashMap<&str, &Texted> {

@@ -15,6 +15,20 @@ use serde_json::Value;
 /// A request's answer: its result, or the error code and message.
 pub(super) type Answer = Result<Value, (ErrorCode, String)>;
 
+/// An answer written as JSON text (`requests::answer_text`): the answers that grow with
+/// the files, whose value tree would cost about 40 times their text.
+pub(super) type TextAnswer = Result<String, (ErrorCode, String)>;
+
+/// `value` as the JSON text of `method`'s answer.
+pub(super) fn json_text(method: &str, value: &impl serde::Serialize) -> TextAnswer {
+    serde_json::to_string(value).map_err(|e| {
+        (
+            ErrorCode::InternalError,
+            format!("{method}: cannot encode the answer: {e}"),
+        )
+    })
+}
+
 /// An open buffer's data, else the file's, read through the guard (inside the roots only).
 pub(super) fn document(server: &Server, uri: &Uri) -> Result<FileData, (ErrorCode, String)> {
     if let Some(d) = server.documents.get(uri, &server.guard) {

@@ -2,7 +2,8 @@
 
 use super::convert::{uri_of, LineIndex};
 use super::lookup::{
-    document, each_definition, each_symbol, offset, query_at, symbol_kind, Answer,
+    document, each_definition, each_symbol, json_text, offset, query_at, symbol_kind, Answer,
+    TextAnswer,
 };
 use super::Server;
 use lisp_read_file::features::Features;
@@ -178,7 +179,7 @@ fn references(
     files: &[WorkspaceFile],
     query: &lisp_read_file::find::SymbolQuery,
     declarations: bool,
-) -> (Result<String, serde_json::Error>, Vec<usize>) {
+) -> (TextAnswer, Vec<usize>) {
     let (mut out, mut cited) = (Vec::new(), Vec::new());
     let features = server.features.as_ref();
     let finder = analysis::Uses::new(query);
@@ -226,7 +227,7 @@ fn references(
         .iter()
         .flat_map(|(uri, ranges)| ranges.iter().map(move |&range| Location { uri, range }))
         .collect();
-    (serde_json::to_string(&locations), cited)
+    (json_text("textDocument/references", &locations), cited)
 }
 
 fn hover_text(server: &Server, file: &WorkspaceFile, index: &LineIndex, s: &Symbol) -> String {
@@ -288,16 +289,13 @@ pub(super) fn answers_as_text(method: &str) -> bool {
 
 /// The answer of a request [`answers_as_text`] names, as JSON text written from typed
 /// items without a value tree.
-pub(super) fn answer_text(
-    server: &mut Server,
-    request: Request,
-) -> Result<String, (ErrorCode, String)> {
+pub(super) fn answer_text(server: &mut Server, request: Request) -> TextAnswer {
     let Request {
         method,
         params: value,
         ..
     } = request;
-    let text = match method.as_str() {
+    match method.as_str() {
         "textDocument/documentSymbol" => {
             let p: lsp_types::DocumentSymbolParams = params(&method, value)?;
             let data = document(server, &p.text_document.uri)?;
@@ -309,7 +307,7 @@ pub(super) fn answer_text(
                 .filter(|s| analysis::symbol_read(s, features))
                 .map(|s| document_symbol(&index, s, features))
                 .collect();
-            serde_json::to_string(&symbols)
+            json_text(&method, &symbols)
         }
         "textDocument/references" => {
             let p: lsp_types::ReferenceParams = params(&method, value)?;
@@ -336,30 +334,18 @@ pub(super) fn answer_text(
                     kind: 1,
                 })
                 .collect();
-            serde_json::to_string(&highlights)
+            json_text(&method, &highlights)
         }
         "textDocument/prepareCallHierarchy" => {
-            return super::calls::prepare(server, params(&method, value)?)
+            super::calls::prepare(server, params(&method, value)?)
         }
-        "callHierarchy/incomingCalls" => {
-            return super::calls::incoming(server, params(&method, value)?)
-        }
-        "callHierarchy/outgoingCalls" => {
-            return super::calls::outgoing(server, params(&method, value)?)
-        }
-        _ => {
-            return Err((
-                ErrorCode::MethodNotFound,
-                format!("{method}: not answered as text"),
-            ))
-        }
-    };
-    text.map_err(|e| {
-        (
-            ErrorCode::InternalError,
-            format!("{method}: cannot encode the answer: {e}"),
-        )
-    })
+        "callHierarchy/incomingCalls" => super::calls::incoming(server, params(&method, value)?),
+        "callHierarchy/outgoingCalls" => super::calls::outgoing(server, params(&method, value)?),
+        _ => Err((
+            ErrorCode::MethodNotFound,
+            format!("{method}: not answered as text"),
+        )),
+    }
 }
 
 /// A use of a symbol in a document, as `documentHighlight` writes it (kind 1: text).

@@ -23,16 +23,13 @@ fn scope(name: &str, files: &[(&str, usize)]) -> PathBuf {
 }
 
 fn callers_of_foo(dir: &Path) -> Value {
+    find_foo(dir, "--callers")
+}
+
+/// `find MODE foo --limit 1 --json` over `dir`, which must succeed.
+fn find_foo(dir: &Path, mode: &str) -> Value {
     let out = Command::new(BIN)
-        .args([
-            "find",
-            "--callers",
-            "foo",
-            "--limit",
-            "1",
-            "--json",
-            "--root",
-        ])
+        .args(["find", mode, "foo", "--limit", "1", "--json", "--root"])
         .arg(dir)
         .arg(".")
         .output()
@@ -113,18 +110,7 @@ fn a_form_with_more_uses_than_the_budget_is_answered_with_its_uses_cut() {
     )
     .unwrap();
     for mode in ["--callers", "--symbol"] {
-        let out = Command::new(BIN)
-            .args(["find", mode, "foo", "--limit", "1", "--json", "--root"])
-            .arg(&dir)
-            .arg(".")
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let result = find_foo(&dir, mode);
         assert_eq!(result["stopped_at_budget"], true, "{mode}");
         assert_eq!(result["total"], 1, "{mode}");
         let entries = result[if mode == "--callers" {

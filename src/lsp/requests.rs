@@ -193,11 +193,12 @@ fn references(
         let file = &files[n];
         let text = server.text(file)?;
         let uses = file.uses(&text, &finder, features);
-        let mut defined = Vec::new();
+        // A set: a name may be defined as many times as it is used (methods).
+        let mut defined = std::collections::HashSet::new();
         if !declarations {
             each_symbol(file.symbols(), features, &mut |s| {
                 if s.named && query.matches_name(s.name()) {
-                    defined.push(s.name_span);
+                    defined.insert(s.name_span);
                 }
             });
         }
@@ -425,7 +426,7 @@ fn score_ascii(name: &[u8], query: &[u8]) -> Option<u8> {
     if name.len() >= query.len() && same(&name[..query.len()]) {
         return Some(0);
     }
-    if name.windows(query.len()).any(same) {
+    if name.len() > query.len() && contains_ascii(name, query) {
         return Some(1);
     }
     let mut bytes = name.iter();
@@ -433,6 +434,20 @@ fn score_ascii(name: &[u8], query: &[u8]) -> Option<u8> {
         .iter()
         .all(|q| bytes.any(|c| c.to_ascii_lowercase() == *q))
         .then_some(2)
+}
+
+/// Whether `name` holds `query` (folded), case-insensitively. A short query is compared
+/// at each place (a few bytes each); a long one is searched in a folded copy, so that the
+/// cost stays linear in the name (a comparison at each place would cost name × query).
+fn contains_ascii(name: &[u8], query: &[u8]) -> bool {
+    const COMPARED: usize = 16;
+    if query.len() <= COMPARED {
+        return name
+            .windows(query.len())
+            .any(|a| a.eq_ignore_ascii_case(query));
+    }
+    let folded = name.to_ascii_lowercase();
+    memchr::memmem::find(&folded, query).is_some()
 }
 
 fn workspace_symbols(server: &mut Server, query: &str) -> Vec<Value> {

@@ -1382,6 +1382,8 @@ fn with_structures(mut literals: Vec<String>, grammar: &Grammar) -> Vec<String> 
 /// made from `"SSL_new"`, `*errno*` from `"errno"` (docs/reader.md#definer-table).
 fn with_c_spellings(literals: Vec<String>) -> Vec<String> {
     let mut out = literals.clone();
+    // A set for the membership test: a definer table may hold many structure definers.
+    let mut seen: std::collections::HashSet<String> = literals.iter().cloned().collect();
     for literal in literals {
         let bare = literal
             .strip_prefix('*')
@@ -1390,7 +1392,7 @@ fn with_c_spellings(literals: Vec<String>) -> Vec<String> {
             .unwrap_or(&literal);
         let c_name = bare.replace('-', "_");
         for spelling in [bare.to_string(), c_name] {
-            if !out.contains(&spelling) {
+            if seen.insert(spelling.clone()) {
                 out.push(spelling);
             }
         }

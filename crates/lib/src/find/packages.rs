@@ -63,12 +63,17 @@ pub(crate) fn of_file(file: &LoadedFile, search: &Search, answer: &mut FileAnswe
 
 /// Each `defpackage` entry of the file gets the exports of the package it defines.
 fn exports_of_packages(packages: &[PackageDef], answer: &mut FileAnswer) {
+    // The first package of each name, as a search from the start would find it.
+    let mut by_name: HashMap<&str, &PackageDef> = HashMap::new();
+    for p in packages {
+        by_name.entry(p.name.as_str()).or_insert(p);
+    }
     for d in answer.definitions.iter_mut().filter(|d| {
         d.form.is_none() && matches!(&*symbol_key(&d.kind), "defpackage" | "define-package")
     }) {
         // `#:babel`, `:babel`, `"BABEL"`: the package's folded name.
         let name = symbol_key(&d.name).trim_matches('"').to_lowercase();
-        if let Some(p) = packages.iter().find(|p| p.name == name) {
+        if let Some(p) = by_name.get(name.as_str()) {
             d.exports = Some(p.exports.clone());
         }
     }
@@ -183,6 +188,8 @@ fn split_uses(
     designators: bool,
 ) -> Vec<(Resolved, Vec<super::Use>)> {
     let mut parts: Vec<(Resolved, Vec<super::Use>)> = Vec::new();
+    // Each package's part by its resolution: a form may use a name through many packages.
+    let mut part_of: HashMap<Resolved, usize> = HashMap::new();
     for u in uses {
         let token = u.site.token.as_deref().unwrap_or_default();
         let written = Written::parse(token);
@@ -191,9 +198,12 @@ fn split_uses(
         } else {
             table.resolve(u.site.current.as_deref(), &written)
         };
-        match parts.iter_mut().find(|(p, _)| *p == resolved) {
-            Some((_, uses)) => uses.push(u),
-            None => parts.push((resolved, vec![u])),
+        match part_of.get(&resolved) {
+            Some(&k) => parts[k].1.push(u),
+            None => {
+                part_of.insert(resolved.clone(), parts.len());
+                parts.push((resolved, vec![u]));
+            }
         }
     }
     parts

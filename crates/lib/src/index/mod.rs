@@ -237,6 +237,9 @@ pub struct Index {
     /// The last walk's files (absolute, walk order), trusted with what is cached of
     /// them; `None`: the next request walks the roots and checks every file.
     walked: Option<Vec<String>>,
+    /// The same paths as a set, for [`Index::forget`]: an editor may name every file of
+    /// the workspace in one notification.
+    walked_set: std::collections::HashSet<String>,
     /// Counts what made the cache forget something, so that a [`recheck`] made
     /// meanwhile does not put back what it saw before.
     generation: u64,
@@ -392,6 +395,7 @@ impl Index {
         }
         // A walk seen through to the end is trusted from now on.
         if complete && (!trusted || walked.len() < walk_len) {
+            self.walked_set = walked.iter().cloned().collect();
             self.walked = Some(walked);
         }
         out
@@ -404,10 +408,7 @@ impl Index {
     pub fn forget(&mut self, path: &str) {
         self.generation += 1;
         self.cached.remove(path);
-        let listed = self
-            .walked
-            .as_ref()
-            .is_some_and(|w| w.iter().any(|p| p == path));
+        let listed = self.walked.is_some() && self.walked_set.contains(path);
         if !listed {
             self.walked = None;
         }

@@ -133,15 +133,26 @@ fn nested(
 ) {
     let Some(&last) = hits.last() else { return };
     let mut next = 0usize;
+    // The end of the last package definition read: the places inside it are its options'
+    // text, and reading each would read the rest of it again (quadratic when they nest).
+    let mut read_to = 0usize;
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     crate::scan::each_token_read(b, start, end, &mut reads, &mut |s, e| {
         while next < hits.len() && hits[next] < s {
             next += 1;
         }
-        if hits.get(next).is_some_and(|&h| h < e) {
+        let place = hits.get(next).copied().filter(|&h| h < e && s >= read_to);
+        // An `in-package` is not read here: only a definition's options are.
+        let defines = place.is_some_and(|h| {
+            !b.get(h..h + 3)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"in-"))
+        });
+        if defines {
             let open = b[..s].iter().rposition(|c| !c.is_ascii_whitespace());
             if let Some(open) = open.filter(|&o| b[o] == b'(') {
-                let parts: Vec<Datum> = Elements::new(b, open, end).filter(|d| keep(d)).collect();
+                let all: Vec<Datum> = Elements::new(b, open, end).collect();
+                read_to = all.last().map_or(e, |d| d.end);
+                let parts: Vec<Datum> = all.into_iter().filter(|d| keep(d)).collect();
                 if matches!(
                     operator(b, &parts).as_deref(),
                     Some("defpackage" | "define-package")

@@ -44,7 +44,7 @@ pub(crate) fn common_lisp_symbols() -> &'static std::collections::HashSet<&'stat
 pub(crate) const DEFAULT_PACKAGE: &str = "common-lisp-user";
 
 /// Where a symbol lives.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub(crate) struct Resolved {
     /// The home package's name, folded (`cl-ppcre`, `common-lisp`, `keyword`); `None` for
     /// an uninterned symbol.
@@ -92,9 +92,14 @@ impl Resolved {
 /// uses more packages defined outside the scope is matched by its first ones).
 pub(crate) const MAX_ALTERNATIVES: usize = 16;
 
-/// External symbols copied into re-exporting packages at most, per table (a hostile
-/// scope of many packages re-exporting large ones would otherwise fill memory).
-pub(crate) const MAX_REEXPORTED: usize = 1_000_000;
+/// External symbols copied into re-exporting packages at most, per table: this many, or
+/// [`REEXPORTED_PER_EXPORT`] times the exports the scope's packages declare, whichever is
+/// more. Bounded by the text, so that a hostile scope of many packages re-exporting a
+/// large one costs time and memory linear in it (each copy would otherwise cost the
+/// product of the two).
+pub(crate) const MIN_REEXPORTED: usize = 65_536;
+/// See [`MIN_REEXPORTED`].
+pub(crate) const REEXPORTED_PER_EXPORT: usize = 4;
 
 struct Package {
     name: String,
@@ -178,8 +183,11 @@ impl PackageTable {
     /// packages before it export, as they are made in that order), the used packages by
     /// index, the exporters of each name.
     fn link(&mut self) {
+        let declared: usize = self.packages.iter().map(|p| p.exports.len()).sum();
+        let cap = MIN_REEXPORTED.max(REEXPORTED_PER_EXPORT.saturating_mul(declared));
         let mut copied = 0usize;
-        for p in 0..self.packages.len() {
+        // Past the cap nothing more is copied: counted before a copy, it ends them all.
+        'packages: for p in 0..self.packages.len() {
             let sources: Vec<usize> = self.packages[p]
                 .reexports
                 .iter()
@@ -187,11 +195,11 @@ impl PackageTable {
                 .filter(|&q| q != p)
                 .collect();
             for q in sources {
-                let names: Vec<String> = self.packages[q].exports.iter().cloned().collect();
-                copied += names.len();
-                if copied > MAX_REEXPORTED {
-                    break;
+                copied += self.packages[q].exports.len();
+                if copied > cap {
+                    break 'packages;
                 }
+                let names: Vec<String> = self.packages[q].exports.iter().cloned().collect();
                 self.packages[p].exports.extend(names);
             }
         }

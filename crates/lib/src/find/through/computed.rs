@@ -205,12 +205,14 @@ pub(crate) fn local_functions(
             .filter_map(|(_, e)| e.head().map(str::to_string)),
     );
     let mut out: Vec<(String, Function)> = Vec::new();
+    let mut learned: HashSet<String> = HashSet::new();
     for _ in 0..functions::MAX_ROUNDS {
-        wanted.retain(|n| functions::may_be_project(n) && !out.iter().any(|(o, _)| o == n));
+        wanted.retain(|n| functions::may_be_project(n) && !learned.contains(n));
         if wanted.is_empty() {
             break;
         }
         let found = functions::learn_any(b, &wanted, reads);
+        learned.extend(found.iter().map(|(n, _)| n.clone()));
         wanted = found
             .iter()
             .flat_map(|(_, f)| functions::called(functions::body(f)))
@@ -619,11 +621,12 @@ fn attach_constants(all: &mut [(String, expand::Macro)], passes: &Passes) {
     }
     for (_, m) in all.iter_mut() {
         let mut read: Vec<(String, Val)> = Vec::new();
+        let mut seen: HashSet<String> = HashSet::new();
         for b in m.body.iter() {
             expand::any_node(b, &mut |n| {
                 if let Some(Some(v)) = n.symbol_name().and_then(|s| values.get(s)) {
                     let s = n.symbol_name().unwrap_or_default().to_string();
-                    if !read.iter().any(|(r, _)| *r == s) {
+                    if seen.insert(s.clone()) {
                         read.push((s, v.clone()));
                     }
                 }

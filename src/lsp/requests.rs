@@ -519,9 +519,22 @@ mod tests {
             "",
             "v",
             "%vector",
+            "MY-VECTOR-PUSH-EXTEND-AND-MORE",
         ];
+        // The last two queries are longer than the bytes compared in place: searched in a
+        // folded copy.
         for name in names {
-            for query in ["vector-push", "push", "vp", "v", "x", "pushv", "é"] {
+            for query in [
+                "vector-push",
+                "push",
+                "vp",
+                "v",
+                "x",
+                "pushv",
+                "é",
+                "vector-push-extend-and",
+                "vector-push-extend-but",
+            ] {
                 let lower = name.to_lowercase();
                 let folded = if lower.starts_with(query) {
                     Some(0)

@@ -188,7 +188,9 @@ fn split_uses(
     designators: bool,
 ) -> Vec<(Resolved, Vec<super::Use>)> {
     let mut parts: Vec<(Resolved, Vec<super::Use>)> = Vec::new();
-    // Each package's part by its resolution: a form may use a name through many packages.
+    // Each part by its resolution, once there are more than a few: a form may use a name
+    // through many packages. Most use it through one or two, compared in place.
+    const COMPARED: usize = 8;
     let mut part_of: HashMap<Resolved, usize> = HashMap::new();
     for u in uses {
         let token = u.site.token.as_deref().unwrap_or_default();
@@ -198,10 +200,20 @@ fn split_uses(
         } else {
             table.resolve(u.site.current.as_deref(), &written)
         };
-        match part_of.get(&resolved) {
-            Some(&k) => parts[k].1.push(u),
+        let found = if parts.len() <= COMPARED {
+            parts.iter().position(|(p, _)| *p == resolved)
+        } else {
+            if part_of.is_empty() {
+                part_of.extend(parts.iter().enumerate().map(|(k, (p, _))| (p.clone(), k)));
+            }
+            part_of.get(&resolved).copied()
+        };
+        match found {
+            Some(k) => parts[k].1.push(u),
             None => {
-                part_of.insert(resolved.clone(), parts.len());
+                if !part_of.is_empty() {
+                    part_of.insert(resolved.clone(), parts.len());
+                }
                 parts.push((resolved, vec![u]));
             }
         }

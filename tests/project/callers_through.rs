@@ -194,6 +194,24 @@ fn many_writers(n: usize) -> Vec<u8> {
     v.into_bytes()
 }
 
+/// Writers of `foo` with long names (40 characters), and as many macros of filler: the
+/// writers' names are searched at once, and compiling their regex alternation cost about
+/// 4,000 instructions a byte of the names, more than linearly, up to its size limit (past
+/// it, a regex matching everywhere); now an automaton built in linear time.
+fn long_named_writers(n: usize) -> Vec<u8> {
+    let mut v = String::new();
+    let mut i = 0;
+    while v.len() < n {
+        v.push_str(&format!(
+            "(defmacro write-foo-through-a-long-name-{i:013} (x) `(foo ,x))\n\
+             (defmacro z{i} (x) `(bar ,x q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q11 q12))\n"
+        ));
+        i += 1;
+    }
+    v.push_str("(defun b () (z1 1))\n");
+    v.into_bytes()
+}
+
 /// One form of writer calls, each holding a call of `foo` it spells itself (no call
 /// through the macro): each is told apart from the calls before it, not compared with them.
 fn writers_holding_the_call(n: usize) -> Vec<u8> {
@@ -212,6 +230,7 @@ fn callers_through_macros_are_linear_on_adversarial_macros() {
         ("nested writer calls", nested),
         ("multiplying templates", multiplying),
         ("many writers", many_writers),
+        ("writers of long names", long_named_writers),
         ("writers holding the call", writers_holding_the_call),
     ];
     assert_find_linear(

@@ -14,8 +14,20 @@ use std::path::{Path, PathBuf};
 /// The library's top-level modules, lowest first: each may use the ones before it (and the
 /// reader crate's modules, re-exported at the crate root).
 const LAYERS: &[&str] = &[
-    "error", "hint", "shown", "pattern", "document", "guard", "model", "view", "project", "find",
-    "index", "definers", "tool",
+    "error",
+    "hint",
+    "shown",
+    "pattern",
+    "alternation",
+    "document",
+    "guard",
+    "model",
+    "view",
+    "project",
+    "find",
+    "index",
+    "definers",
+    "tool",
 ];
 
 /// The reader crate's modules, re-exported by the library: below every layer here.

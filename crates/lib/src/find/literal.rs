@@ -5,11 +5,13 @@
 //! folded to ASCII lower case (one pass per file, shared by the searches of that file,
 //! [`Haystack`]): the same matches as an ASCII case-insensitive search, at the positions
 //! of the bytes (folding keeps every byte where it is), found with the fast literal
-//! searches (`memmem`, Teddy) that case-insensitive patterns turn off. A name with
+//! searches (`memmem`, Teddy) that case-insensitive patterns turn off; many literals in
+//! one pass ([`Alternation`]). A name with
 //! non-ASCII characters keeps a Unicode case-insensitive regex over the bytes as they are.
 
 mod anchored;
 
+use crate::alternation::Alternation;
 use regex::bytes::{Regex, RegexBuilder};
 use std::cell::OnceCell;
 use std::sync::OnceLock;
@@ -39,11 +41,11 @@ impl<'a> Haystack<'a> {
 /// exactly).
 pub(crate) enum Finder {
     /// ASCII literals: the folded literals, case-sensitively, over folded bytes; the
-    /// case-insensitive regex for a slice (made when first asked).
+    /// ASCII case-insensitive search for a slice (made when first asked).
     Folded {
         folded: Folded,
         literals: Vec<String>,
-        insensitive: OnceLock<Regex>,
+        insensitive: OnceLock<Alternation>,
     },
     /// Over the bytes as they are: a Unicode case-insensitive search, or a text's exact one.
     Plain(Regex),
@@ -62,7 +64,7 @@ impl Finder {
                 insensitive: OnceLock::new(),
             };
         }
-        Finder::Plain(alternation(literals, true, true))
+        Finder::Plain(unicode_alternation(literals))
     }
 
     /// A search over the bytes as they are.
@@ -119,9 +121,9 @@ impl Finder {
                 ..
             } => finders.iter().any(|f| f.find(hay.folded()).is_some()),
             Finder::Folded {
-                folded: Folded::All(regex),
+                folded: Folded::All(search),
                 ..
-            } => regex.is_match(hay.folded()),
+            } => search.is_match(hay.folded()),
             Finder::Folded {
                 folded: Folded::Anchored(search),
                 ..
@@ -139,7 +141,7 @@ impl Finder {
                 insensitive,
                 ..
             } => insensitive
-                .get_or_init(|| alternation(literals, true, false))
+                .get_or_init(|| Alternation::new(literals, true))
                 .is_match(bytes),
             Finder::Plain(regex) => regex.is_match(bytes),
         }
@@ -155,7 +157,7 @@ pub(crate) enum Folded {
     /// One per literal (a few).
     Each(Vec<memchr::memmem::Finder<'static>>),
     /// One for all.
-    All(Regex),
+    All(Alternation),
     /// Most from the occurrences of `def` ([`anchored`]).
     Anchored(Box<anchored::Anchored>),
 }
@@ -171,7 +173,7 @@ impl Folded {
                     .collect(),
             )
         } else {
-            Folded::All(alternation(folded, false, false))
+            Folded::All(Alternation::new(folded, false))
         }
     }
 
@@ -180,7 +182,7 @@ impl Folded {
     /// kept): the callers only ask which forms hold one.
     fn starts(&self, folded: &[u8]) -> Vec<usize> {
         match self {
-            Folded::All(regex) => regex.find_iter(folded).map(|m| m.start()).collect(),
+            Folded::All(search) => search.starts(folded),
             Folded::Anchored(search) => search.starts(folded),
             Folded::Each(finders) => {
                 let mut starts: Vec<usize> =
@@ -220,12 +222,14 @@ impl FormHits<'_> {
     }
 }
 
-/// The alternation of `literals`, escaped.
-fn alternation(literals: &[String], case_insensitive: bool, unicode: bool) -> Regex {
+/// The Unicode case-insensitive alternation of `literals` (one not ASCII), escaped; past
+/// the regex's size limit, a regex matching everywhere (every form is then read: slower,
+/// still right; such sets of non-ASCII names are not met in practice).
+fn unicode_alternation(literals: &[String]) -> Regex {
     let alternatives: Vec<String> = literals.iter().map(|l| regex::escape(l)).collect();
     RegexBuilder::new(&alternatives.join("|"))
-        .case_insensitive(case_insensitive)
-        .unicode(unicode)
+        .case_insensitive(true)
+        .unicode(true)
         .build()
         .unwrap_or_else(|_| Regex::new("").expect("a valid regex"))
 }

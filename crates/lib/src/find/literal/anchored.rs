@@ -93,7 +93,7 @@ impl Anchored {
     pub(crate) fn next<'a>(&'a self, folded: &'a [u8]) -> Next<'a> {
         let parts = match self.rest.as_deref() {
             Some(Folded::Each(finders)) => finders.iter().map(Part::Literal).collect(),
-            Some(Folded::All(regex)) => vec![Part::Regex(regex)],
+            Some(Folded::All(search)) => vec![Part::All(search)],
             _ => Vec::new(),
         };
         Next {
@@ -138,7 +138,7 @@ type Answer = (usize, Option<usize>);
 enum Part<'a> {
     Tries,
     Literal(&'a memchr::memmem::Finder<'static>),
-    Regex(&'a regex::bytes::Regex),
+    All(&'a crate::alternation::Alternation),
 }
 
 /// The first start of a literal at or after a position, each part's last answer kept:
@@ -169,7 +169,7 @@ impl Next<'_> {
                             .get(from..)
                             .and_then(|h| f.find(h))
                             .map(|at| at + from),
-                        Part::Regex(r) => r.find_at(folded, from).map(|m| m.start()),
+                        Part::All(search) => search.first_from(folded, from),
                     };
                     *last = Some((from, found));
                     found

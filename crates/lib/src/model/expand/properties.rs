@@ -218,13 +218,13 @@ pub(crate) struct Setters {
     read: Option<Vec<String>>,
 }
 
-/// Up to this many texts are searched one `memmem` pass each; more, in one pass of an
+/// Up to this many texts are searched one `memmem` pass each; more, in one pass of their
 /// alternation (so that the pass over a file stays linear whatever the setters).
 const SEPARATE_PASSES: usize = 6;
 
 enum Needles {
     Each(Vec<memchr::memmem::Finder<'static>>),
-    All(regex::bytes::Regex),
+    All(crate::alternation::Alternation),
 }
 
 /// What a literal setting starts with.
@@ -239,7 +239,7 @@ impl Setters {
     fn hits(&self, b: &[u8]) -> Vec<usize> {
         let mut out: Vec<usize> = match &self.search {
             Needles::Each(finders) => finders.iter().flat_map(|f| f.find_iter(b)).collect(),
-            Needles::All(regex) => regex.find_iter(b).map(|m| m.start()).collect(),
+            Needles::All(search) => search.starts(b),
         };
         out.retain(|&h| {
             let literal = b[h..].len() >= SETTING.len()
@@ -304,14 +304,8 @@ pub(crate) fn setters(macros: &Macros, relevant: &[String]) -> Option<Setters> {
     } else {
         let texts: Vec<String> = std::iter::once("(setf (get ".to_string())
             .chain(names.iter().map(|n| format!("({n}")))
-            .map(|t| regex::escape(&t))
             .collect();
-        Needles::All(
-            regex::bytes::RegexBuilder::new(&format!("(?i-u){}", texts.join("|")))
-                .size_limit(1 << 24)
-                .build()
-                .ok()?,
-        )
+        Needles::All(crate::alternation::Alternation::new(&texts, true))
     };
     let read = (!read.any).then(|| read.names.into_iter().collect());
     Some(Setters {

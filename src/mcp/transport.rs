@@ -29,6 +29,9 @@
 //! its progress (the partial line, the slot it holds) lives in `self`, and its error
 //! replies are written by spawned tasks that finish even if `receive` is dropped.
 
+mod held;
+
+use held::Held;
 use rmcp::model::{ErrorData, JsonRpcMessage, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -105,11 +108,11 @@ pub(crate) struct LineTransport<R, W> {
     /// The housekeeping requests' own slots.
     housekeeping_slots: Arc<Semaphore>,
     /// Housekeeping requests read while their slots were all taken, with their lengths.
-    held_housekeeping: VecDeque<(Value, usize)>,
+    held_housekeeping: Held,
     in_flight: InFlight,
     cancelled: Cancelled,
     /// Requests read while every slot was taken, in order, with their line lengths.
-    held: VecDeque<(Value, usize)>,
+    held: Held,
     held_bytes: usize,
     /// Told when stdin ends, so that the server can stop without waiting for computations.
     input_ended: Arc<Notify>,
@@ -145,10 +148,10 @@ where
             slots: Arc::new(Semaphore::new(MAX_IN_FLIGHT)),
             slot: None,
             housekeeping_slots: Arc::new(Semaphore::new(MAX_HOUSEKEEPING_IN_FLIGHT)),
-            held_housekeeping: VecDeque::new(),
+            held_housekeeping: Held::default(),
             in_flight: InFlight::default(),
             cancelled: Cancelled::default(),
-            held: VecDeque::new(),
+            held: Held::default(),
             held_bytes: 0,
             input_ended: Arc::new(Notify::new()),
         }
@@ -224,17 +227,14 @@ where
         let Some(id) = value.pointer("/params/requestId") else {
             return;
         };
-        let position = |held: &VecDeque<(Value, usize)>| {
-            held.iter().position(|(v, _)| v.get("id") == Some(id))
+        let Some(bytes) = self
+            .held
+            .cancel(id)
+            .or_else(|| self.held_housekeeping.cancel(id))
+        else {
+            return;
         };
-        let removed = match (position(&self.held), position(&self.held_housekeeping)) {
-            (Some(k), _) => self.held.remove(k),
-            (None, Some(k)) => self.held_housekeeping.remove(k),
-            (None, None) => return,
-        };
-        if let Some((_, bytes)) = removed {
-            self.held_bytes -= bytes;
-        }
+        self.held_bytes -= bytes;
         if let Ok(id) = serde_json::from_value::<RequestId>(id.clone()) {
             self.remember_cancelled(id);
         }
@@ -499,14 +499,14 @@ where
                             }
                             _ => {
                                 self.held_bytes += text.len();
-                                self.held_housekeeping.push_back((value, text.len()));
+                                self.held_housekeeping.push_back(value, text.len());
                             }
                         }
                         continue;
                     }
                     if is_request && self.slot.is_none() {
                         self.held_bytes += text.len();
-                        self.held.push_back((value, text.len()));
+                        self.held.push_back(value, text.len());
                         continue;
                     }
                     self.drop_held_if_cancelled(&value);

@@ -206,3 +206,61 @@ fn lisp_find_with_kept_macros_answers_as_the_command_line() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// CPU time of the process `pid` so far (user and system, every thread's, the ended ones'
+/// too), in clock ticks.
+fn process_ticks(pid: u32) -> u64 {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the name.
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// The CPU time (ticks) of a search of callers by a server that keeps the files: `n` files
+/// each defining a writer of `foo`, `n` naming none; the least of three calls after the
+/// first (which reads and keeps the files).
+fn kept_callers_cost(n: usize) -> u64 {
+    let dir = scratch(&format!("writers-{n}"));
+    for i in 0..n {
+        let writer = format!("(defmacro w{i:06} () `(foo))\n");
+        fs::write(dir.join(format!("w{i:06}.lisp")), writer).unwrap();
+        fs::write(
+            dir.join(format!("p{i:06}.lisp")),
+            format!("(defun bar{i:06} () 1)\n"),
+        )
+        .unwrap();
+    }
+    settle();
+    let mut server = RawServer::start_in(&["--root", dir.to_str().unwrap()], &dir, None);
+    let arguments = json!({"callers": "foo", "path": "."});
+    let first = server.tool("lisp-find", arguments.clone());
+    assert_eq!(first["isError"], false, "{first}");
+    let pid = server.child.id();
+    let spent = (0..3)
+        .map(|_| {
+            let before = process_ticks(pid);
+            let answer = server.tool("lisp-find", arguments.clone());
+            assert_eq!(answer["isError"], false, "{answer}");
+            process_ticks(pid) - before
+        })
+        .min()
+        .unwrap()
+        .max(1);
+    let _ = fs::remove_dir_all(&dir);
+    spent
+}
+
+/// Each kept file's words were compared with the name of every writer of the symbol
+/// (thousands of files of writers): quadratic in the files (an audit measured ×2.7 and
+/// ×3.0 per doubling of them); now the smaller side is looked up in the other.
+#[test]
+fn kept_files_of_many_writers_cost_linear_time() {
+    let _heavy = crate::client::heavy();
+    let (small, large) = (kept_callers_cost(1_000), kept_callers_cost(4_000));
+    let ratio = large as f64 / small as f64;
+    eprintln!("kept files of n writers: {small} -> {large} ticks, ratio {ratio:.1}");
+    assert!(
+        ratio <= 10.0,
+        "kept files of 4× the writers cost {ratio:.1}×"
+    );
+}

@@ -30,6 +30,17 @@ pub fn assert_find_linear(
     families: Vec<(&'static str, Family)>,
     requests: Vec<Request>,
 ) {
+    assert_find_linear_from(tag, families, requests, N);
+}
+
+/// [`assert_find_linear`] from files of `n` bytes: for families whose every byte may
+/// cost the expansion budget's steps (64 a byte), smaller than [`N`].
+pub fn assert_find_linear_from(
+    tag: &str,
+    families: Vec<(&'static str, Family)>,
+    requests: Vec<Request>,
+    n: usize,
+) {
     let dir = std::env::temp_dir().join(format!("lrf-{tag}-{}", std::process::id()));
     fs::create_dir_all(&dir).unwrap();
     let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
@@ -48,7 +59,7 @@ pub fn assert_find_linear(
                 }
             };
             let mut line = String::new();
-            for size in [N, 2 * N, 4 * N] {
+            for size in [n, 2 * n, 4 * n] {
                 let work = run("small.lisp", &make(size));
                 work();
                 let a = cost(&work);

@@ -20,6 +20,7 @@ mod find_oracle;
 mod find_packages;
 mod find_packages_complexity;
 mod find_properties;
+mod membership_complexity;
 mod model_oracle;
 mod project;
 mod sbcl_systems;

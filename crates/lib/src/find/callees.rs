@@ -322,11 +322,9 @@ fn is_common_lisp(written: &str, name: &str) -> bool {
 /// of the scope. A name outside the scope at the head of a list in the arguments of any
 /// other operator (a macro, or one the scope does not define) may be a binding's or
 /// data's, not a call (docs/find.md#callees): it is not listed.
-fn known_function(index: &HashMap<Key, Vec<CalleeDefinition>>, key: &Key, written: &str) -> bool {
-    is_common_lisp(written, &key.0)
-        || index
-            .get(key)
-            .is_some_and(|ds| ds.iter().any(|d| !d.kind.ends_with("defmacro")))
+/// `functions`: the keys of the scope defined other than by a `defmacro`.
+fn known_function(functions: &HashSet<&Key>, key: &Key, written: &str) -> bool {
+    is_common_lisp(written, &key.0) || functions.contains(key)
 }
 
 /// The entries with their calls resolved against the index of every file.
@@ -349,6 +347,13 @@ pub(crate) fn resolve(found: Vec<FileCallees>) -> Vec<CalleesEntry> {
             )
         })
         .collect();
+    // Found once: a name defined thousands of times and called under thousands of
+    // undefined operators would otherwise have its definitions scanned at each call.
+    let functions: HashSet<&Key> = index
+        .iter()
+        .filter(|(_, ds)| ds.iter().any(|d| !d.kind.ends_with("defmacro")))
+        .map(|(key, _)| key)
+        .collect();
     entries
         .into_iter()
         .map(|(mut entry, raw)| {
@@ -365,7 +370,7 @@ pub(crate) fn resolve(found: Vec<FileCallees>) -> Vec<CalleesEntry> {
                         definitions: definitions.clone(),
                     });
                 } else if !is_common_lisp(&written, &key.0)
-                    && under.is_none_or(|(k, w)| known_function(&index, &k, &w))
+                    && under.is_none_or(|(k, w)| known_function(&functions, &k, &w))
                     && outside.insert(key)
                 {
                     entry.outside.push(written);

@@ -10,6 +10,7 @@ use crate::guard::LoadedFile;
 use crate::model::packages::{read_file, PackageDef};
 use crate::project::source::Memo;
 use crate::project::words::{words, words_answer_for, NameSet};
+use std::collections::HashSet;
 
 /// The words of the file, and whether it is ASCII: a non-ASCII token may fold to the
 /// name by Unicode rules the words (ASCII-lowercased) do not follow.
@@ -21,28 +22,59 @@ struct Words {
 /// The packages the file defines, read with every branch of `#+`/`#-`.
 struct Packages(Vec<PackageDef>);
 
+/// The hashes of the names a file must hold one of not to be skipped: the symbol's and,
+/// for its callers, the names of the macros that may write its call (thousands, in a
+/// project of many writers); `None` when one of them cannot be told by words.
+pub(crate) struct Names(Option<HashSet<u64>>);
+
+impl Names {
+    fn of(search: &Search) -> Names {
+        let query = match &search.target {
+            Target::Symbol(query) | Target::Callers(query) => query,
+            _ => return Names(None),
+        };
+        // A caller may call the symbol through one of the project's macros.
+        let mut names = vec![query.name.as_str()];
+        if let Target::Callers(_) = &search.target {
+            names.extend(search.through.names());
+        }
+        if !names.iter().all(|n| words_answer_for(n)) {
+            return Names(None);
+        }
+        Names(Some(
+            names.iter().map(|n| NameSet::hash(n.as_bytes())).collect(),
+        ))
+    }
+
+    /// Whether `words` may hold one of the names: the smaller side is looked up in the
+    /// other, so a file costs at most its own words, however many names.
+    fn any_in(names: &HashSet<u64>, words: &NameSet) -> bool {
+        if names.len() <= words.hashes().len() {
+            names.iter().any(|&h| words.may_hold_hash(h))
+        } else {
+            words.hashes().iter().any(|h| names.contains(h))
+        }
+    }
+}
+
 /// The answer of a file that cannot hold what `search` looks for (by its words), or
 /// `None` when it may (it is then searched).
 pub(crate) fn skipped(file: &LoadedFile, memo: &Memo, search: &Search) -> Option<FileAnswer> {
-    let (query, answer) = match &search.target {
-        Target::Symbol(query) => (query, FileAnswer::references(Vec::new(), false)),
-        Target::Callers(query) => (query, FileAnswer::definitions(Vec::new(), false)),
+    let answer = match &search.target {
+        Target::Symbol(_) => FileAnswer::references(Vec::new(), false),
+        Target::Callers(_) => FileAnswer::definitions(Vec::new(), false),
         _ => return None,
     };
-    // A caller may call the symbol through one of the project's macros.
-    let mut names = vec![query.name.as_str()];
-    if let Target::Callers(_) = &search.target {
-        names.extend(search.through.names());
-    }
-    if !names.iter().all(|n| words_answer_for(n)) {
-        return None;
-    }
+    let names = search
+        .kept_names
+        .get_or_init(|| Names::of(search))
+        .0
+        .as_ref()?;
     let words = memo.get(|| Words {
         set: words(&file.bytes),
         ascii: file.bytes.is_ascii(),
     });
-    let holds = |n: &&str| words.set.may_hold(n.as_bytes());
-    if !words.ascii || names.iter().any(holds) {
+    if !words.ascii || Names::any_in(names, &words.set) {
         return None;
     }
     let mut answer = answer;

@@ -415,6 +415,9 @@ pub(crate) struct Search {
     /// What a long-lived surface keeps of what each file taught ([`learned`]), and the
     /// key of this search's learning.
     pub learned: Option<(std::sync::Arc<learned::LearnedCache>, String)>,
+    /// The names a kept file must hold one of not to be skipped ([`kept`]), worked out
+    /// once the search's writers are known, on the first kept file.
+    pub kept_names: std::sync::OnceLock<kept::Names>,
 }
 
 impl Search {
@@ -1298,6 +1301,7 @@ fn check(request: &FindRequest, scope: &str, grammar: &Grammar) -> Result<Search
         read_time: false,
         gate,
         through: through::Writers::default(),
+        kept_names: std::sync::OnceLock::new(),
         source: std::sync::Arc::new(crate::project::source::Disk),
         learned: None,
     })

@@ -351,7 +351,8 @@ fn defmacros(b: &[u8], reads: &dyn Fn(bool, &[u8]) -> bool) -> Vec<Learned> {
 /// The fast path of [`defmacros`], for a file whose every `(defmacro` (`hits`: where
 /// `defmacro` is) opens a line (after a reader conditional or not), as is the custom: each form read from its `(` up to the
 /// next one, without scanning the rest of the file. `None` when one is indented (inside
-/// another form): the file is scanned form by form.
+/// another form), or is not the first on its line (its prefix would hold the forms before
+/// it, read again for each: quadratic on a line of many): the file is scanned form by form.
 fn at_line_starts(
     b: &[u8],
     hits: &[usize],
@@ -359,6 +360,7 @@ fn at_line_starts(
 ) -> Option<Vec<Learned>> {
     let mut opens = Vec::with_capacity(hits.len());
     let (mut line, mut scanned) = (0usize, 0usize);
+    let mut previous_line: Option<usize> = None;
     for &h in hits {
         let Some(open) = h.checked_sub(1).filter(|&o| b[o] == b'(') else {
             continue;
@@ -369,6 +371,9 @@ fn at_line_starts(
             line = scanned + n + 1;
         }
         scanned = open;
+        if previous_line.replace(line) == Some(line) {
+            return None;
+        }
         // `#+sbcl (defmacro`, or `#-sbcl` alone on the line before: learned only when the
         // request's features read it; a prefix that is not one plain conditional is left
         // to the form scan.

@@ -16,7 +16,17 @@ impl NameSet {
     }
 
     pub fn may_hold(&self, name: &[u8]) -> bool {
-        self.0.binary_search(&NameSet::hash(name)).is_ok()
+        self.may_hold_hash(NameSet::hash(name))
+    }
+
+    /// [`NameSet::may_hold`] of a name's [`NameSet::hash`].
+    pub(crate) fn may_hold_hash(&self, hash: u64) -> bool {
+        self.0.binary_search(&hash).is_ok()
+    }
+
+    /// The hashes of the words, each once.
+    pub(crate) fn hashes(&self) -> &[u64] {
+        &self.0
     }
 
     /// FNV-1a: the same in every run, and quick for short words (every token is hashed).

@@ -81,7 +81,9 @@ fn definers(
     // a call of such a macro, level by level (8 deep): only the macros whose text holds
     // a name of the level before are read.
     let mut found = vec![false; learned.len()];
-    let mut level: Vec<String> = Vec::new();
+    // The level's names, as a set: a template's calls are looked up, not compared with
+    // each name (thousands of definers, thousands of calls).
+    let mut level: HashSet<String> = HashSet::new();
     let mut finder: Option<Finder> = None;
     for _ in 0..expand::MAX_MACRO_DEPTH {
         let mut added = Vec::new();
@@ -96,7 +98,7 @@ fn definers(
             let body = super::parts(l, reads);
             let writes = |n: &str| match &finder {
                 None => n == "defmacro",
-                Some(_) => level.iter().any(|m| m == n),
+                Some(_) => level.contains(n),
             };
             if super::template_calls(body.get(2..).unwrap_or_default())
                 .iter()
@@ -108,11 +110,12 @@ fn definers(
         if added.is_empty() {
             break;
         }
-        level = added.iter().map(|&k| learned[k].name.clone()).collect();
+        let names: Vec<String> = added.iter().map(|&k| learned[k].name.clone()).collect();
         for k in added {
             found[k] = true;
         }
-        finder = Some(Finder::any(&level));
+        finder = Some(Finder::any(&names));
+        level = names.into_iter().collect();
     }
     let mut wanted: Vec<String> = super::writers_of(learned, query, reads, template_calls)
         .names()

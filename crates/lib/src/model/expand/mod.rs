@@ -283,6 +283,9 @@ impl Macros {
         let functions = self.functions.clone();
         // Each macro's callers among the learned macros, for `defines` below.
         let mut callers: HashMap<String, Vec<String>> = HashMap::new();
+        // Whether a function writes a definer, walked once per function (by its address),
+        // not once per macro calling it: thousands of macros may call one long function.
+        let mut writes_definer: HashMap<usize, bool> = HashMap::new();
         for (name, m) in Arc::make_mut(&mut self.map).iter_mut() {
             let helpers: Vec<&Arc<Function>> =
                 if functions.is_empty() || !functions::may_define(m.defines, &m.body) {
@@ -293,7 +296,11 @@ impl Macros {
                         .filter_map(|n| functions.get(n))
                         .collect()
                 };
-            let defines = helpers.iter().any(|f| functions::writes_definer(f));
+            let defines = helpers.iter().any(|f| {
+                *writes_definer
+                    .entry(Arc::as_ptr(f) as usize)
+                    .or_insert_with(|| functions::writes_definer(f))
+            });
             let mut called: Vec<String> = Vec::new();
             for b in m.body.iter() {
                 any_node(b, &mut |n| {

@@ -357,6 +357,9 @@ fn destructuring_bind(
     let [pattern, form, body @ ..] = args else {
         return Some(Val::Unknown);
     };
+    // Reading the pattern, binding and restoring its variables cost its size at each
+    // evaluation (a `dolist` over a long pattern): charged, as the form and body are.
+    budget.spend(pattern.size())?;
     let keyword = |n: &&str| n.starts_with('&');
     let names = super::destructure::names(pattern);
     if !super::destructure::is_pattern(pattern) || names.iter().any(keyword) {

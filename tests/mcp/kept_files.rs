@@ -5,7 +5,7 @@
 //! its fields are the command line's `find --json` (whose text view spells its hints for
 //! a shell).
 
-use crate::client::{RawServer, BIN};
+use crate::client::{process_ticks, RawServer, BIN};
 use serde_json::{json, Value};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -205,15 +205,6 @@ fn lisp_find_with_kept_macros_answers_as_the_command_line() {
         assert_eq!(files_of(&answers[1], "definitions"), ["sub/a.lisp"]);
     }
     let _ = fs::remove_dir_all(&dir);
-}
-
-/// CPU time of the process `pid` so far (user and system, every thread's, the ended ones'
-/// too), in clock ticks.
-fn process_ticks(pid: u32) -> u64 {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
-    // utime and stime: fields 14 and 15 of the line, 12 and 13 after the name.
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
 /// The CPU time (ticks) of a search of callers by a server that keeps the files: `n` files

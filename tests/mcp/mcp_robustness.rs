@@ -3,7 +3,7 @@
 //! away mid-call. After each, the server answers correctly or exits cleanly; stdout holds
 //! nothing but JSON-RPC messages, one per line; nothing panics.
 
-use crate::client::{heavy, repo, RawServer, BIN, TIMEOUT};
+use crate::client::{heavy, process_ticks, repo, RawServer, BIN, TIMEOUT};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -844,14 +844,6 @@ fn held_cancellations_cost(root: &std::path::Path, n: usize, cancels: bool) -> u
     drop(writer.join().unwrap());
     child.wait().unwrap();
     ticks
-}
-
-/// CPU time of the process `pid` so far, in clock ticks (user and system, every
-/// thread's, the ended ones' too).
-fn process_ticks(pid: u32) -> u64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
-    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
-    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
 }
 
 /// Each cancellation scanned the queue of the requests held while every slot was taken

@@ -5,7 +5,7 @@
 //! ratio near 4, quadratic near 16; the test fails above 10 (measured again at twice and
 //! four times the sizes first, as tests/reader/complexity.rs does).
 
-use crate::find_linearity::{assert_find_linear, Family, Request};
+use crate::find_linearity::{assert_find_costs_like_code, assert_find_linear, Family, Request};
 
 fn repeat(unit: &str, size: usize) -> Vec<u8> {
     unit.repeat(size / unit.len()).into_bytes()
@@ -161,6 +161,33 @@ fn requests() -> Vec<Request> {
 #[test]
 fn find_is_linear_on_adversarial_files() {
     assert_find_linear("find-complexity", families(), requests());
+}
+
+/// Read-time forms (`#.`), which a search reads for the global variables a learned
+/// macro's call may be given: each `#.` costs its own form, not a window around it.
+#[test]
+fn read_time_forms_cost_what_code_costs() {
+    let families: Vec<(&'static str, Family)> = vec![
+        ("unclosed read-time forms, one per line", |n| {
+            repeat("#.(\n", n)
+        }),
+        ("read-time variables in one call", |n| {
+            let mut v = b"(x ".to_vec();
+            v.extend(repeat("#.*a* ", n));
+            v.push(b')');
+            v
+        }),
+        ("read-time forms in a long operator's call", |n| {
+            let mut v = Vec::new();
+            while v.len() < n {
+                v.extend(format!("({} ", "w".repeat(2_000)).bytes());
+                v.extend(repeat("#.+a+ ", 2_000));
+                v.extend(b")\n");
+            }
+            v
+        }),
+    ];
+    assert_find_costs_like_code("find-read-time", families, requests());
 }
 
 /// A definer table with many entries deriving structures (a project's or a user's table

@@ -84,3 +84,58 @@ pub fn assert_find_linear_from(
     let _ = fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "superlinear:\n{}", failures.join("\n"));
 }
+
+/// Most an adversarial file may cost, as a multiple of what ordinary code of its size
+/// costs under the same request ([`assert_find_costs_like_code`]).
+pub const MAX_PER_BYTE_RATIO: f64 = 25.0;
+
+/// Fails with every (request, family) whose file of [`N`] bytes costs more than
+/// [`MAX_PER_BYTE_RATIO`] times what [`N`] bytes of ordinary code cost: linear is not
+/// enough when each byte may cost a window's scan (a per-`#.` look 4 KiB around cost a
+/// file of `#.(` lines 390 times what code costs).
+pub fn assert_find_costs_like_code(
+    tag: &str,
+    families: Vec<(&'static str, Family)>,
+    requests: Vec<Request>,
+) {
+    let dir = std::env::temp_dir().join(format!("lrf-{tag}-{}", std::process::id()));
+    fs::create_dir_all(&dir).unwrap();
+    let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
+    let grammar = Grammar::builtin();
+    let code = "(defun f (x) (g x))\n".repeat(N / 20).into_bytes();
+    let mut failures = Vec::new();
+    for (what, edit) in &requests {
+        let cost_of = |name: &str, bytes: &[u8]| {
+            fs::write(dir.join(name), bytes).unwrap();
+            let mut request = FindRequest::new(name);
+            edit(&mut request);
+            let work = || {
+                let result = find(&guard, &grammar, &request, &CancelToken::new()).unwrap();
+                std::hint::black_box(result);
+            };
+            work();
+            cost(&work)
+        };
+        let baseline = cost_of("code.lisp", &code);
+        for (family, make) in &families {
+            let bytes = make(N);
+            let spent = cost_of("family.lisp", &bytes);
+            let ratio = spent as f64 / baseline as f64;
+            let line = format!(
+                "{what} / {family}: {:.2} ms against {:.2} ms of code, ratio {ratio:.1}",
+                spent as f64 / 1e6,
+                baseline as f64 / 1e6
+            );
+            eprintln!("{line}");
+            if ratio > MAX_PER_BYTE_RATIO {
+                failures.push(line);
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&dir);
+    assert!(
+        failures.is_empty(),
+        "costlier than code:\n{}",
+        failures.join("\n")
+    );
+}

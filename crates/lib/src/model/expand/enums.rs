@@ -34,8 +34,16 @@ pub(crate) fn is_key(name: &str) -> bool {
 /// The keys of the enums whose keywords the read-time form `text` asks for: each
 /// `foreign-enum-keyword-list` followed by a quoted name (folded).
 pub(crate) fn asked(text: &[u8]) -> Vec<String> {
+    // Asked of each read-time form: the searcher is built once.
+    static FINDER: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    let finder = FINDER.get_or_init(|| memchr::memmem::Finder::new(KEYWORD_LIST.as_bytes()));
+    if text.len() < KEYWORD_LIST.len() {
+        return Vec::new();
+    }
     let lower = text.to_ascii_lowercase();
-    memchr::memmem::find_iter(&lower, KEYWORD_LIST.as_bytes())
+    finder
+        .find_iter(&lower)
         .filter_map(|at| {
             let rest = &lower[at + KEYWORD_LIST.len()..];
             let quote = rest.iter().position(|c| !c.is_ascii_whitespace())?;

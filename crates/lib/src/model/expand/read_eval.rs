@@ -32,9 +32,8 @@ pub(crate) fn with_values<'t>(
         return Some(Cow::Borrowed(text));
     }
     let mut printed = String::new();
-    for at in hits(text) {
-        let form = &text[at + 2..];
-        let form = &form[..form_end(form)];
+    for (at, end) in outermost_forms(text, hits(text)) {
+        let form = &text[at + 2..end];
         for name in earmuffed_words(form)
             .into_iter()
             .chain(super::enums::asked(form))
@@ -66,32 +65,54 @@ pub(crate) fn holds_read_time(text: &[u8]) -> bool {
 
 /// The global variables the read-time forms of `b` may read, each with the operator of
 /// the list the form is in (a call of a learned macro, once the macros are known): the
-/// words written `*x*` or `+x+` in the text of each `#.` form (up to its closing
-/// parenthesis, at most [`MAX_SCANNED`] bytes), folded; the operator is the word after
-/// the nearest unclosed `(` before the form (at most [`MAX_SCANNED`] bytes back).
-/// Textual: a word in a string counts too, a parenthesis in one may give another
+/// words written `*x*` or `+x+` in the text of each `#.` form that no other holds (up to
+/// its closing parenthesis, at most [`MAX_SCANNED`] bytes), folded; the operator is the
+/// word after the nearest unclosed `(` before the form (at most [`MAX_SCANNED`] bytes
+/// back). Textual: a word in a string counts too, a parenthesis in one may give another
 /// operator (a variable is only looked for when its operator is a learned macro's).
 /// `hits`: where `#.` occurs in `b` ([`hits`]).
 pub(crate) fn variables(b: &[u8], hits: &[usize]) -> HashSet<(String, String)> {
     let mut out = HashSet::new();
-    for &at in hits {
-        let text = &b[at + 2..b.len().min(at + 2 + MAX_SCANNED)];
-        let form = &text[..form_end(text)];
+    // Each (list, name) once: an operator's word may be long, and many forms in its list.
+    let mut seen = HashSet::new();
+    let mut operators = Operators::new(b);
+    for (at, end) in outermost_forms(b, hits.iter().copied()) {
+        let form = &b[at + 2..end];
         let mut named = earmuffed_words(form);
         named.extend(super::enums::asked(form));
         if named.is_empty() {
             continue;
         }
-        let Some(operator) = enclosing_operator(&b[at.saturating_sub(MAX_SCANNED)..at]) else {
+        let Some((list, operator)) = operators.enclosing(at) else {
             continue;
         };
         for name in named {
-            if out.len() < MAX_NAMES_PER_FILE {
-                out.insert((operator.clone(), name));
+            if out.len() < MAX_NAMES_PER_FILE && seen.insert((list, name.clone())) {
+                out.insert((operator.to_string(), name));
             }
         }
     }
     out
+}
+
+/// Of the `#.` at `hits` (ascending), those that no earlier one's form holds, each with
+/// the end of its form: `b[at + 2..end]`, at most [`MAX_SCANNED`] bytes. A nested form's
+/// words are in the outer one's text; scanning each anew read a file of unclosed `#.(`
+/// lines once per line, [`MAX_SCANNED`] bytes a hit.
+fn outermost_forms<'b>(
+    b: &'b [u8],
+    hits: impl IntoIterator<Item = usize> + 'b,
+) -> impl Iterator<Item = (usize, usize)> + 'b {
+    let mut held_to = 0;
+    hits.into_iter().filter_map(move |at| {
+        if at < held_to {
+            return None;
+        }
+        let text = &b[at + 2..b.len().min(at + 2 + MAX_SCANNED)];
+        let end = at + 2 + form_end(text);
+        held_to = end;
+        Some((at, end))
+    })
 }
 
 /// Where the datum at the start of `text` ends (textually: its closing parenthesis, or
@@ -124,27 +145,67 @@ fn earmuffed_words(text: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// The operator of the list left open at the end of `before`: the word after its `(`.
-fn enclosing_operator(before: &[u8]) -> Option<String> {
-    let mut closed = 0usize;
-    let open = before.iter().rposition(|&c| match c {
-        b')' => {
-            closed += 1;
-            false
+/// The operators of the lists left open before ascending positions of `b`, from one pass
+/// over it: the parentheses seen so far on a stack (textually), each operator read once.
+/// Looking back from each `#.` for its unclosed `(` read up to [`MAX_SCANNED`] bytes a hit.
+struct Operators<'b> {
+    b: &'b [u8],
+    /// How far `open` is up to date.
+    seen: usize,
+    open: Vec<usize>,
+    /// Where the word after each `(` asked for ends.
+    ends: HashMap<usize, usize>,
+    /// The operator after each `(` asked for (by the `#.` when inside its word).
+    words: HashMap<usize, Option<String>>,
+}
+
+impl<'b> Operators<'b> {
+    fn new(b: &'b [u8]) -> Self {
+        Operators {
+            b,
+            seen: 0,
+            open: Vec::new(),
+            ends: HashMap::new(),
+            words: HashMap::new(),
         }
-        b'(' if closed == 0 => true,
-        b'(' => {
-            closed -= 1;
-            false
+    }
+
+    /// The operator of the list left open at `at` (not before the last position asked):
+    /// the word after its `(`, up to `at`; `None` when there is none within
+    /// [`MAX_SCANNED`] bytes. With it, the position that names it: its `(` (or `at`).
+    fn enclosing(&mut self, at: usize) -> Option<(usize, &str)> {
+        for &c in &self.b[self.seen..at] {
+            match c {
+                b'(' => self.open.push(self.seen),
+                b')' => {
+                    self.open.pop();
+                }
+                _ => {}
+            }
+            self.seen += 1;
         }
-        _ => false,
-    })?;
-    let word = &before[open + 1..];
-    let end = word
-        .iter()
-        .position(|c| c.is_ascii_whitespace() || b"()'`,\";".contains(c))
-        .unwrap_or(word.len());
-    let word = &word[..end];
+        let open = *self.open.last().filter(|&&o| at - o <= MAX_SCANNED)?;
+        let b = self.b;
+        let end = *self.ends.entry(open).or_insert_with(|| {
+            let rest = &b[open + 1..];
+            let word = rest
+                .iter()
+                .position(|c| c.is_ascii_whitespace() || b"()'`,\";".contains(c));
+            open + 1 + word.unwrap_or(rest.len())
+        });
+        // A `#.` inside the operator's own word: the word up to it (read at most once
+        // per [`MAX_SCANNED`] bytes, since the form holds the rest of the word).
+        let (key, end) = if end > at { (at, at) } else { (open, end) };
+        let word = self
+            .words
+            .entry(key)
+            .or_insert_with(|| operator(&b[open + 1..end]));
+        Some((key, word.as_deref()?))
+    }
+}
+
+/// An operator's word without its package prefix, folded; `None` when empty.
+fn operator(word: &[u8]) -> Option<String> {
     let word = word.rsplit(|&c| c == b':').next().unwrap_or(word);
     (!word.is_empty()).then(|| String::from_utf8_lossy(word).to_ascii_lowercase())
 }

@@ -126,6 +126,10 @@
 (define-foreign-library    :name 1 :name-in-list t)
 (define-foreign-type       :name 1 :superclasses 2 :slots 3 :options 4)
 
+;;; UFFI (Debian cl-uffi, and CFFI's uffi-compat, whose def-function is a defcfun): 40
+;;; def-function forms in the clsql drivers
+(def-function              :name 1 :foreign-name :function :inferred t)
+
 ;;; iterate (Debian iterate): clause templates are the names
 (defmacro-clause           :name 1 :body 2)
 (defmacro-driver           :name 1 :body 2)

@@ -593,17 +593,9 @@ impl Walk<'_> {
                 self.class_options(self.tree.next(a2));
             }
             Shape::Defstruct => {
-                // `(:constructor make-x (a &aux (b (f a))))`: a BOA lambda list's
-                // defaults are code.
                 let options: Vec<u32> = self.tree.children(args).skip(1).collect();
                 for o in options {
-                    let head = self.tree.nth(o, 0);
-                    if self.is_list(o)
-                        && self.is_token(head)
-                        && token_name(self.text(head)) == "constructor"
-                    {
-                        self.tasks.push(Task::LambdaList(self.tree.nth(o, 2)));
-                    }
+                    self.structure_option(o);
                 }
                 let slots: Vec<u32> = self.tree.children_from(a1).collect();
                 for s in slots.into_iter().rev() {
@@ -678,6 +670,37 @@ impl Walk<'_> {
                     }
                 }
             }
+        }
+    }
+
+    /// A `defstruct` option's code: a BOA constructor's defaults (`(:constructor make-x
+    /// (a &aux (b (f a))))`), the printer the structure's `print-object` method calls
+    /// (`(:print-function print-x)`, `(:print-object print-x)`, or a lambda), and the
+    /// initforms of the slots an `:include` redescribes (`(:include s (in #'reader))`).
+    fn structure_option(&mut self, option: u32) {
+        let head = self.tree.nth(option, 0);
+        if !self.is_list(option) || !self.is_token(head) {
+            return;
+        }
+        match token_name(self.text(head)).as_str() {
+            "constructor" => self.tasks.push(Task::LambdaList(self.tree.nth(option, 2))),
+            "print-function" | "print-object" => {
+                let printer = self.tree.next(head);
+                if self.is_token(printer) {
+                    self.call(printer, false);
+                } else if printer != NONE {
+                    self.tasks.push(Task::Form(printer));
+                }
+            }
+            "include" => {
+                let slots: Vec<u32> = self.tree.children(option).skip(2).collect();
+                for s in slots.into_iter().rev() {
+                    if self.is_list(s) {
+                        self.tasks.push(Task::Form(self.tree.nth(s, 1)));
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -844,10 +867,10 @@ fn shape(op: &str) -> Shape {
         "defstruct" => Shape::Defstruct,
         "setf" | "psetf" => Shape::Setf,
         "loop" => Shape::Loop,
-        // CFFI's declarations of C functions, variables and types: names and C types,
-        // no code (`(defcfun "SSL_new" :pointer (ctx :pointer))` calls no `ctx`).
+        // CFFI's and UFFI's declarations of C functions, variables and types: names and
+        // C types, no code (`(defcfun "SSL_new" :pointer (ctx :pointer))` calls no `ctx`).
         "defcfun" | "defcvar" | "defcstruct" | "defcunion" | "defcenum" | "defbitfield"
-        | "defctype" => Shape::Nothing,
+        | "defctype" | "def-function" => Shape::Nothing,
         _ if op.starts_with("with-") => Shape::With,
         _ => Shape::Code,
     }
@@ -940,11 +963,42 @@ mod tests {
     }
 
     #[test]
+    fn a_structures_printer_and_included_slots_initforms_are_calls() {
+        // closure-common's xstream, swank's connection: the `print-object` method the
+        // structure defines calls its printer.
+        let printer = "(defstruct (x (:copier nil) (:print-function print-x)) a)";
+        assert_eq!(count(printer, "print-x"), 1);
+        assert_eq!(count("(defstruct (x (:print-object pr)) a)", "pr"), 1);
+        let lambda = "(defstruct (x (:print-object (lambda (o s) (pr o s)))) a)";
+        assert_eq!(count(lambda, "pr"), 1);
+        // kmrcl's byte-array-input-stream: the slots an `:include` redescribes.
+        let include = "(defstruct (y (:include x (in #'inch) (b (f)) c)) (d (g)))";
+        assert_eq!(count(include, "inch"), 1);
+        assert_eq!(count(include, "f"), 1);
+        assert_eq!(count(include, "g"), 1);
+        // The included structure's name and the options' other words are no calls.
+        assert_eq!(count(include, "x"), 0);
+        assert_eq!(
+            count(
+                "(defstruct (x (:conc-name foo-) (:predicate foo)) a)",
+                "foo"
+            ),
+            0
+        );
+        assert_eq!(
+            count("(defstruct (x (:print-function)) a)", "print-function"),
+            0
+        );
+    }
+
+    #[test]
     fn cffi_declarations_hold_no_calls() {
         let defcfun = "(defcfun \"SSL_new\" :pointer (ctx :pointer))";
         assert_eq!(count(defcfun, "ctx"), 0);
         let defcstruct = "(cffi:defcstruct settings (host :char :count 119))";
         assert_eq!(count(defcstruct, "host"), 0);
+        let def_function = "(uffi:def-function \"atoi\" ((str (* :char))) :returning :int)";
+        assert_eq!(count(def_function, "str"), 0);
         assert_eq!(count("(defun a () (ctx 1))", "ctx"), 1);
     }
 

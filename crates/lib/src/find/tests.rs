@@ -639,6 +639,31 @@ fn cffi_definitions_are_found_by_their_lisp_names_though_only_the_c_name_is_spel
     );
 }
 
+/// UFFI's `def-function` (the clsql drivers; CFFI's uffi-compat makes it a `defcfun`)
+/// names its function by CFFI's rule, directly or through a project's wrapper macro
+/// (clsql-sqlite3's `def-sqlite3-function`).
+#[test]
+fn uffi_functions_are_found_by_their_lisp_names() {
+    let dir = scratch(
+        "uffi",
+        &[(
+            "api.lisp",
+            "(uffi:def-function \"atoi\" ((str (* :unsigned-char))) :returning :int)
+(uffi:def-function (\"strtoul\" c-strtoul) ((str :cstring)) :returning :unsigned-long)
+(defmacro def-sqlite3-function (name args &key (returning :void))
+  `(def-function ,name ,args :module \"sqlite3\" :returning ,returning))
+(def-sqlite3-function \"sqlite3_errcode\" ((db sqlite3-db)) :returning :int)
+(def-sqlite3-function (\"sqlite3_open\" %open) ((name :cstring)) :returning :int)
+",
+        )],
+    );
+    let found = |name: &str| definitions(&dir, |r| r.name = Some(name.into()));
+    assert_eq!(found("atoi"), ["1:uffi:def-function:atoi"]);
+    assert_eq!(found("c-strtoul"), ["2:uffi:def-function:c-strtoul"]);
+    assert_eq!(found("sqlite3-errcode"), ["5:def-function:sqlite3-errcode"]);
+    assert_eq!(found("%open"), ["6:def-function:%open"]);
+}
+
 /// A macro that builds one name and writes another its call spells (osicat's
 /// `define-designator`: `(deftype ,name ...)`, `(defun ,name ...)` and a
 /// `define-foreign-type` of `NAME-designator`): the spelled name is found by name as by

@@ -186,6 +186,19 @@ fn read_time_forms_cost_what_code_costs() {
             }
             v
         }),
+        // A read-time form asking for an enum's keywords, and the enums declared: a token
+        // of many `:defcenum`s was read back to its start at each, and each declaration
+        // copied the rest of the file.
+        ("a token of enum declarers", |n| {
+            let mut v = b"(m #.(foreign-enum-keyword-list 'x))\n(a".to_vec();
+            v.extend(repeat(":defcenum", n));
+            v
+        }),
+        ("many enum declarations", |n| {
+            let mut v = b"(m #.(foreign-enum-keyword-list 'x))\n".to_vec();
+            v.extend(repeat("(defcenum e (:a 1))\n", n));
+            v
+        }),
     ];
     assert_find_costs_like_code("find-read-time", families, requests());
 }

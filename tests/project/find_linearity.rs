@@ -98,11 +98,21 @@ pub fn assert_find_costs_like_code(
     families: Vec<(&'static str, Family)>,
     requests: Vec<Request>,
 ) {
+    assert_find_costs_like_code_from(tag, families, requests, N);
+}
+
+/// [`assert_find_costs_like_code`] with files of `n` bytes.
+pub fn assert_find_costs_like_code_from(
+    tag: &str,
+    families: Vec<(&'static str, Family)>,
+    requests: Vec<Request>,
+    n: usize,
+) {
     let dir = std::env::temp_dir().join(format!("lrf-{tag}-{}", std::process::id()));
     fs::create_dir_all(&dir).unwrap();
     let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
     let grammar = Grammar::builtin();
-    let code = "(defun f (x) (g x))\n".repeat(N / 20).into_bytes();
+    let code = "(defun f (x) (g x))\n".repeat(n / 20).into_bytes();
     let mut failures = Vec::new();
     for (what, edit) in &requests {
         let cost_of = |name: &str, bytes: &[u8]| {
@@ -118,7 +128,7 @@ pub fn assert_find_costs_like_code(
         };
         let baseline = cost_of("code.lisp", &code);
         for (family, make) in &families {
-            let bytes = make(N);
+            let bytes = make(n);
             let spent = cost_of("family.lisp", &bytes);
             let ratio = spent as f64 / baseline as f64;
             let line = format!(

@@ -3,7 +3,9 @@
 //! 4× the size (`find_linearity`). The kept files of the MCP server (`find/kept.rs`) and
 //! its held requests (`src/mcp/transport/held.rs`) are measured in `tests/mcp`.
 
-use crate::find_linearity::{assert_find_linear, assert_find_linear_from, Family};
+use crate::find_linearity::{
+    assert_find_costs_like_code_from, assert_find_linear, assert_find_linear_from, Family,
+};
 
 /// Macros writing a `defmacro` (a level of definers), and one macro naming the first
 /// whose template writes 16 calls per definer: each call was compared with every name of
@@ -102,6 +104,30 @@ fn a_long_pattern_destructured_in_a_loop(n: usize) -> Vec<u8> {
     v.push_str(") nil (push x r)))\n    `(defun ,(symbolicate n '-v) () ',r)))\n");
     v.push_str(&"(m n1)\n".repeat(k / 40));
     v.into_bytes()
+}
+
+/// A macro destructuring a long quoted list: taking its parts one at a time copied the
+/// rest of the list at each (`model/expand/eval/destructure.rs`), the square of its length
+/// and not charged to the budget (10 KB of such a pattern cost 81,605 M instructions).
+fn a_long_list_destructured(n: usize) -> Vec<u8> {
+    let k = n / 14;
+    let vars: String = (0..k).map(|i| format!(" v{i}")).collect();
+    let values: String = (0..k).map(|i| format!(" e{i}")).collect();
+    format!(
+        "(defmacro m (n)\n  (let ((r nil))\n    (dolist (x '(a0 a1 a2 a3 a4 a5 a6 a7 a8 a9))\n      (destructuring-bind ({vars}) '({values}) (push v{last} r)))\n    `(defun ,(symbolicate n '-v) () ',r)))\n(m n1)\n",
+        last = k - 1
+    )
+    .into_bytes()
+}
+
+#[test]
+fn destructuring_long_lists_costs_what_code_costs() {
+    assert_find_costs_like_code_from(
+        "membership-lists",
+        vec![("a long list destructured", a_long_list_destructured)],
+        vec![("name", |r| r.name = Some("n1-v".into()))],
+        12_000,
+    );
 }
 
 #[test]

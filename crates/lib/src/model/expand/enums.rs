@@ -66,17 +66,17 @@ fn declared(b: &[u8]) -> Vec<String> {
 /// Where `b` declares an enum (the `(` of the form), with the enum's folded name.
 fn declaring_hits(b: &[u8]) -> Vec<(usize, String)> {
     let mut out = Vec::new();
+    let mut opens = Opens::default();
     for at in memchr::memmem::find_iter(b, b"enum") {
         for d in DECLARERS {
             let start = (at + 4).checked_sub(d.len()).filter(|&s| s > 0);
             let Some(start) = start else { continue };
-            let written = &b[start..at + 4];
-            let Some(open) = open_before(b, start) else {
-                continue;
-            };
-            if !written.eq_ignore_ascii_case(d.as_bytes()) {
+            if !b[start..at + 4].eq_ignore_ascii_case(d.as_bytes()) {
                 continue;
             }
+            let Some(open) = opens.before(b, start) else {
+                continue;
+            };
             let rest = &b[at + 4..];
             let blank = rest.iter().position(|c| !c.is_ascii_whitespace());
             let Some(blank) = blank.filter(|&k| k > 0) else {
@@ -86,7 +86,7 @@ fn declaring_hits(b: &[u8]) -> Vec<(usize, String)> {
                 b'(' => &rest[blank + 1..],
                 _ => &rest[blank..],
             };
-            if let Some(name) = name_at(&name.to_ascii_lowercase()) {
+            if let Some(name) = name_at(name) {
                 out.push((open, name));
             }
         }
@@ -95,16 +95,33 @@ fn declaring_hits(b: &[u8]) -> Vec<(usize, String)> {
 }
 
 /// Where the `(` is that opens a list whose operator starts at `start` (after a package
-/// prefix, `(cffi:defcenum`).
-fn open_before(b: &[u8], start: usize) -> Option<usize> {
-    let mut at = start.checked_sub(1)?;
-    if b[at] == b':' {
-        let prefix = b[..at]
-            .iter()
-            .rposition(|c| !(c.is_ascii_alphanumeric() || b"-:.".contains(c)))?;
-        at = prefix;
+/// prefix, `(cffi:defcenum`), for ascending `start`s: a prefix's start is looked for back
+/// to the last position asked, each byte once (a token of many `:defcenum`s was read back
+/// to its start at each).
+#[derive(Default)]
+struct Opens {
+    /// The last position asked, and the last byte before it that is no prefix character.
+    last: Option<(usize, Option<usize>)>,
+}
+
+impl Opens {
+    fn before(&mut self, b: &[u8], start: usize) -> Option<usize> {
+        let mut at = start.checked_sub(1)?;
+        if b[at] == b':' {
+            let prefix = |c: &u8| c.is_ascii_alphanumeric() || b"-:.".contains(c);
+            let (floor, known) = match self.last {
+                Some((last, known)) if last <= at => (last, known),
+                _ => (0, None),
+            };
+            let found = match b[floor..at].iter().rposition(|c| !prefix(c)) {
+                Some(k) => Some(floor + k),
+                None => known,
+            };
+            self.last = Some((at, found));
+            at = found?;
+        }
+        (b[at] == b'(').then_some(at)
     }
-    (b[at] == b'(').then_some(at)
 }
 
 /// The folded symbol name at the start of `text` (after a package prefix).

@@ -58,17 +58,53 @@ pub(crate) fn bind(pattern: &Val, value: Val, env: &mut Env) {
             Val::Dotted(items, tail) => (items.as_slice(), Some(&**tail)),
             _ => continue,
         };
-        let mut rest = v;
-        for item in items {
-            let (first, more) = match &rest {
-                Val::Unknown => (Val::Unknown, Val::Unknown),
-                r => super::lists::split(r).unwrap_or((Val::Unknown, Val::Unknown)),
-            };
-            stack.push((item, first));
-            rest = more;
+        let mut parts = Vec::with_capacity(items.len());
+        let rest = take(v, items.len(), &mut parts);
+        for (item, part) in items.iter().zip(parts) {
+            stack.push((item, part));
         }
         if let Some(tail) = tail {
             stack.push((tail, rest));
         }
     }
+}
+
+/// The first `k` parts of `v` into `out`, each as `car` after `cdr`s gives it (`nil` past
+/// the end of a list, unknown past an atom or in an unknown value), and what is left:
+/// moved out of `v` once. Taking them one at a time copied the rest of the list at each,
+/// the square of its length.
+fn take(v: Val, k: usize, out: &mut Vec<Val>) -> Val {
+    let mut rest = v;
+    while out.len() < k {
+        let wanted = k - out.len();
+        rest = match rest {
+            Val::List(mut items) => {
+                let more = items.split_off(wanted.min(items.len()));
+                out.extend(items);
+                if more.is_empty() {
+                    Val::sym("nil")
+                } else {
+                    Val::List(more)
+                }
+            }
+            Val::Dotted(mut items, tail) if !items.is_empty() => {
+                let more = items.split_off(wanted.min(items.len()));
+                out.extend(items);
+                if more.is_empty() {
+                    *tail
+                } else {
+                    Val::Dotted(more, tail)
+                }
+            }
+            v if v.is_nil() => {
+                out.resize(k, Val::sym("nil"));
+                v
+            }
+            _ => {
+                out.resize(k, Val::Unknown);
+                Val::Unknown
+            }
+        };
+    }
+    rest
 }

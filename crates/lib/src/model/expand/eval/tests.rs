@@ -321,4 +321,24 @@ fn destructuring_bind_binds_the_parts_of_a_list() {
     );
     // Lambda-list keywords are not destructured here.
     assert_eq!(run("(destructuring-bind (a &optional b) '(1) b)"), UNKNOWN);
+    // Past the end of the list, nil; past an atom, unknown; a dotted value's tail.
+    assert_eq!(
+        run("(destructuring-bind (a b c) '(1 2) (list a b c))"),
+        "(1 2 nil)"
+    );
+    assert_eq!(run("(destructuring-bind (a b . c) '(1 2) c)"), "nil");
+    assert_eq!(
+        run("(destructuring-bind (a b . c) '(1 2 . 3) (list a b c))"),
+        "(1 2 3)"
+    );
+    assert_eq!(run("(destructuring-bind (a . b) '(1 2 . 3) b)"), "(2 . 3)");
+    assert_eq!(run("(destructuring-bind (a b c) '(1 . 2) c)"), UNKNOWN);
+    assert_eq!(
+        run("(destructuring-bind ((a b) (c . d)) '((1 2) (3 4 5)) (list a b c d))"),
+        "(1 2 3 (4 5))"
+    );
+    assert_eq!(
+        run("(destructuring-bind (a b) nil (list a b))"),
+        "(nil nil)"
+    );
 }

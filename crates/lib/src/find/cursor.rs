@@ -13,6 +13,8 @@ pub(crate) struct Cursor<'b> {
     line_start: usize,
     /// Characters from `line_start` to `pos`.
     column: usize,
+    /// The last line's text, by its start: entries of many forms on one line share it.
+    text: Option<(usize, String)>,
 }
 
 impl<'b> Cursor<'b> {
@@ -23,6 +25,7 @@ impl<'b> Cursor<'b> {
             line: 1,
             line_start: 0,
             column: 0,
+            text: None,
         }
     }
 
@@ -43,8 +46,21 @@ impl<'b> Cursor<'b> {
         (self.line, self.column)
     }
 
-    /// The text of the current line, cut at [`USE_TEXT_CHARS`] characters.
-    pub(super) fn line_text(&self) -> String {
+    /// The text of the current line, cut at [`USE_TEXT_CHARS`] characters (made once per
+    /// line: rebuilding it for each of a line's thousands of entries read its window at
+    /// each).
+    pub(super) fn line_text(&mut self) -> String {
+        match &self.text {
+            Some((start, text)) if *start == self.line_start => text.clone(),
+            _ => {
+                let text = self.make_line_text();
+                self.text = Some((self.line_start, text.clone()));
+                text
+            }
+        }
+    }
+
+    fn make_line_text(&self) -> String {
         let window =
             &self.b[self.line_start..self.b.len().min(self.line_start + 4 * USE_TEXT_CHARS + 4)];
         let line = match memchr(b'\n', window) {

@@ -78,13 +78,16 @@ impl Resolved {
         if self.package == package.package {
             return true;
         }
-        let names = |r: &Resolved| -> Vec<String> {
-            let mut names = r.alternatives.clone();
-            names.extend(r.package.clone());
-            names
-        };
+        // Compared in place: this is asked of every use (cloning both sides' names for
+        // each of this side's cost a use of a package of many alternatives hundreds of
+        // copies).
         (self.unresolved || package.unresolved)
-            && names(self).iter().any(|n| names(package).contains(n))
+            && self.names().any(|n| package.names().any(|m| m == n))
+    }
+
+    /// The packages this may be: the alternatives, then the package.
+    fn names(&self) -> impl Iterator<Item = &String> {
+        self.alternatives.iter().chain(self.package.iter())
     }
 }
 

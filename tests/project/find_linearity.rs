@@ -41,23 +41,11 @@ pub fn assert_find_linear_from(
     requests: Vec<Request>,
     n: usize,
 ) {
-    let dir = std::env::temp_dir().join(format!("lrf-{tag}-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
-    let grammar = Grammar::builtin();
-    let (guard, grammar) = (&guard, &grammar);
+    let scratch = Scratch::new(tag);
     let mut failures = Vec::new();
     for (family, make) in &families {
         for (what, edit) in &requests {
-            let run = |name: &str, bytes: &[u8]| {
-                fs::write(dir.join(name), bytes).unwrap();
-                let mut request = FindRequest::new(name);
-                edit(&mut request);
-                move || {
-                    let result = find(guard, grammar, &request, &CancelToken::new()).unwrap();
-                    std::hint::black_box(result);
-                }
-            };
+            let run = |name: &str, bytes: &[u8]| scratch.search(name, bytes, *edit);
             let mut line = String::new();
             for size in [n, 2 * n, 4 * n] {
                 let work = run("small.lisp", &make(size));
@@ -81,7 +69,6 @@ pub fn assert_find_linear_from(
             }
         }
     }
-    let _ = fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "superlinear:\n{}", failures.join("\n"));
 }
 
@@ -108,21 +95,12 @@ pub fn assert_find_costs_like_code_from(
     requests: Vec<Request>,
     n: usize,
 ) {
-    let dir = std::env::temp_dir().join(format!("lrf-{tag}-{}", std::process::id()));
-    fs::create_dir_all(&dir).unwrap();
-    let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
-    let grammar = Grammar::builtin();
+    let scratch = Scratch::new(tag);
     let code = "(defun f (x) (g x))\n".repeat(n / 20).into_bytes();
     let mut failures = Vec::new();
     for (what, edit) in &requests {
         let cost_of = |name: &str, bytes: &[u8]| {
-            fs::write(dir.join(name), bytes).unwrap();
-            let mut request = FindRequest::new(name);
-            edit(&mut request);
-            let work = || {
-                let result = find(&guard, &grammar, &request, &CancelToken::new()).unwrap();
-                std::hint::black_box(result);
-            };
+            let work = scratch.search(name, bytes, *edit);
             work();
             cost(&work)
         };
@@ -142,10 +120,46 @@ pub fn assert_find_costs_like_code_from(
             }
         }
     }
-    let _ = fs::remove_dir_all(&dir);
     assert!(
         failures.is_empty(),
         "costlier than code:\n{}",
         failures.join("\n")
     );
+}
+
+/// A scratch directory whose files are searched on the calling thread; removed on drop.
+struct Scratch {
+    dir: std::path::PathBuf,
+    guard: Guard,
+    grammar: Grammar,
+}
+
+impl Scratch {
+    fn new(tag: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("lrf-{tag}-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let guard = Guard::confined(std::slice::from_ref(&dir), 64 << 20).unwrap();
+        Scratch {
+            dir,
+            guard,
+            grammar: Grammar::builtin(),
+        }
+    }
+
+    /// A search of `bytes`, written as the file `name`, asked as `edit` says.
+    fn search(&self, name: &str, bytes: &[u8], edit: fn(&mut FindRequest)) -> impl Fn() + '_ {
+        fs::write(self.dir.join(name), bytes).unwrap();
+        let mut request = FindRequest::new(name);
+        edit(&mut request);
+        move || {
+            let result = find(&self.guard, &self.grammar, &request, &CancelToken::new()).unwrap();
+            std::hint::black_box(result);
+        }
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
 }

@@ -153,10 +153,9 @@ struct Operators<'b> {
     /// How far `open` is up to date.
     seen: usize,
     open: Vec<usize>,
-    /// Where the word after each `(` asked for ends.
-    ends: HashMap<usize, usize>,
-    /// The operator after each `(` asked for (by the `#.` when inside its word).
-    words: HashMap<usize, Option<String>>,
+    /// The end of the word after each `(` asked for, and its operator (by the asking
+    /// `#.`, ending there, when it is inside the word).
+    words: HashMap<usize, (usize, Option<String>)>,
 }
 
 impl<'b> Operators<'b> {
@@ -165,7 +164,6 @@ impl<'b> Operators<'b> {
             b,
             seen: 0,
             open: Vec::new(),
-            ends: HashMap::new(),
             words: HashMap::new(),
         }
     }
@@ -186,21 +184,17 @@ impl<'b> Operators<'b> {
         }
         let open = *self.open.last().filter(|&&o| at - o <= MAX_SCANNED)?;
         let b = self.b;
-        let end = *self.ends.entry(open).or_insert_with(|| {
+        let word = |end: usize| (end, operator(&b[open + 1..end]));
+        let (end, _) = *self.words.entry(open).or_insert_with(|| {
             let rest = &b[open + 1..];
-            let word = rest
-                .iter()
-                .position(|c| c.is_ascii_whitespace() || b"()'`,\";".contains(c));
-            open + 1 + word.unwrap_or(rest.len())
+            let delimiter = |c: &u8| c.is_ascii_whitespace() || b"()'`,\";".contains(c);
+            word(open + 1 + rest.iter().position(delimiter).unwrap_or(rest.len()))
         });
         // A `#.` inside the operator's own word: the word up to it (read at most once
         // per [`MAX_SCANNED`] bytes, since the form holds the rest of the word).
-        let (key, end) = if end > at { (at, at) } else { (open, end) };
-        let word = self
-            .words
-            .entry(key)
-            .or_insert_with(|| operator(&b[open + 1..end]));
-        Some((key, word.as_deref()?))
+        let key = if end > at { at } else { open };
+        let (_, operator) = self.words.entry(key).or_insert_with(|| word(at));
+        Some((key, operator.as_deref()?))
     }
 }
 

@@ -315,5 +315,5 @@ pub(crate) fn designator(b: &[u8], d: &Datum) -> Option<String> {
 
 /// A symbol's name without its package, escapes removed, lowercase.
 fn fold_symbol(text: &str) -> String {
-    Written::parse(text).name
+    Written::parse(text).name.into()
 }

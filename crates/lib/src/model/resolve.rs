@@ -286,7 +286,7 @@ impl PackageTable {
             Prefix::None => match self.by_name.get(current) {
                 Some(&p) => self.home_of(p, &written.name),
                 // A package defined elsewhere: taken to use COMMON-LISP.
-                None if self.packages[0].exports.contains(&written.name) => {
+                None if self.packages[0].exports.contains(written.name.as_str()) => {
                     Resolved::unknown(vec!["common-lisp".into(), current.to_string()])
                 }
                 None => Resolved::unknown(vec![current.to_string()]),

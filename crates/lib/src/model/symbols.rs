@@ -2,6 +2,8 @@
 //! keyword's, an uninterned `#:`, or a package's name) and its name, both folded as the
 //! search folds symbols (lowercase, `|...|` and `\x` escapes removed).
 
+use compact_str::CompactString;
+
 /// The package part of a symbol as written.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Prefix {
@@ -19,7 +21,7 @@ pub(crate) enum Prefix {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Written {
     pub(crate) prefix: Prefix,
-    pub(crate) name: String,
+    pub(crate) name: CompactString,
 }
 
 impl Written {
@@ -49,7 +51,11 @@ impl Written {
         };
         Written {
             prefix,
-            name: name.to_ascii_lowercase(),
+            name: {
+                let mut name = CompactString::new(name);
+                name.make_ascii_lowercase();
+                name
+            },
         }
     }
 
@@ -77,7 +83,10 @@ impl Written {
             Some(p) if p.is_empty() => Prefix::Keyword,
             Some(p) => Prefix::Package(p),
         };
-        Written { prefix, name: out }
+        Written {
+            prefix,
+            name: out.into(),
+        }
     }
 }
 

@@ -374,7 +374,7 @@ fn literal_parts(expression: &Val, known: &functions::Functions) -> Vec<(String,
                 }
             }
             Val::Str(s) => {
-                out.insert((s.to_lowercase(), true));
+                out.insert((s.as_str().to_lowercase(), true));
             }
             Val::List(items) => {
                 if let Some(h) = v.head() {

@@ -49,7 +49,7 @@ fn compute(operator: &str, args: &[Val]) -> Option<Val> {
             symbol(package, string_of(args.first()?)?)
         }
         "make-symbol" => symbol(Prefix::Uninterned, string_of(args.first()?)?),
-        "format" if args.first()?.is_nil() => Val::Str(format(&args[1..])?),
+        "format" if args.first()?.is_nil() => Val::Str(format(&args[1..])?.into()),
         "concatenate" => {
             let (kind, rest) = args.split_first()?;
             // clx's `(apply #'concatenate 'simple-string ...)`: a string all the same.
@@ -64,17 +64,20 @@ fn compute(operator: &str, args: &[Val]) -> Option<Val> {
             {
                 return None;
             }
-            Val::Str(concat(rest)?)
+            Val::Str(concat(rest)?.into())
         }
         "string" | "symbol-name" | "string-upcase" | "string-downcase" | "princ-to-string" => {
-            Val::Str(designator(args.first()?)?)
+            Val::Str(designator(args.first()?)?.into())
         }
         _ => return None,
     })
 }
 
 fn symbol(prefix: Prefix, name: String) -> Val {
-    Val::Sym(Written { prefix, name })
+    Val::Sym(Written {
+        prefix,
+        name: name.into(),
+    })
 }
 
 /// The package a builder is given: `t`/`nil` the current one, `:keyword` the keywords,
@@ -110,7 +113,7 @@ fn package_of(v: &Val) -> Option<Prefix> {
 /// A string or a symbol's name, folded.
 fn string_of(v: &Val) -> Option<String> {
     match v {
-        Val::Str(s) => Some(s.to_lowercase()),
+        Val::Str(s) => Some(s.as_str().to_lowercase()),
         _ => None,
     }
 }
@@ -122,14 +125,14 @@ fn string_of(v: &Val) -> Option<String> {
 /// unknown.
 fn designator(v: &Val) -> Option<String> {
     match v {
-        Val::Str(s) => Some(s.to_lowercase()),
-        Val::Sym(w) => Some(w.name.clone()),
+        Val::Str(s) => Some(s.as_str().to_lowercase()),
+        Val::Sym(w) => Some(w.name.to_string()),
         Val::Atom(a) => match a.strip_prefix("#\\") {
             Some(c) if c.chars().count() == 1 => Some(c.to_lowercase()),
             Some(_) => None,
             None if a.starts_with('#') || a.starts_with('+') || a.ends_with('.') => None,
             None if super::eval::numbers::int(v).is_some_and(|n| n.to_string() != *a) => None,
-            None => Some(a.to_lowercase()),
+            None => Some(a.as_str().to_lowercase()),
         },
         _ => None,
     }

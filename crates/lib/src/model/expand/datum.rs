@@ -5,6 +5,7 @@
 
 use super::super::symbols::{Prefix as Package, Written};
 use crate::scan::{each_event_read, Event, Prefix};
+use compact_str::CompactString;
 use std::ops::ControlFlow;
 
 /// Lists nested deeper than this are not read (they become [`Val::Unknown`]); a result
@@ -20,9 +21,9 @@ pub(crate) enum Val {
     /// A symbol: its package prefix and folded name.
     Sym(Written),
     /// A string's contents.
-    Str(String),
+    Str(CompactString),
     /// Any other atom (a number, a character, `#x1F`), as written.
-    Atom(String),
+    Atom(CompactString),
     /// A proper list.
     List(Vec<Val>),
     /// `(a b . c)`.
@@ -43,7 +44,7 @@ impl Val {
     pub(crate) fn sym(name: &str) -> Val {
         Val::Sym(Written {
             prefix: Package::None,
-            name: name.to_string(),
+            name: CompactString::new(name),
         })
     }
 
@@ -133,7 +134,8 @@ impl Val {
             | Val::Splice(v)
             | Val::Function(v) => 1 + v.size(),
             Val::Sym(w) => 1 + w.name.len() / TEXT_BYTES_PER_NODE,
-            Val::Str(text) | Val::Atom(text) => 1 + text.len() / TEXT_BYTES_PER_NODE,
+            Val::Str(text) => 1 + text.len() / TEXT_BYTES_PER_NODE,
+            Val::Atom(text) => 1 + text.len() / TEXT_BYTES_PER_NODE,
             Val::Unknown => 1,
         }
     }
@@ -269,7 +271,9 @@ fn read_with(
                 }
             }
             Event::Token(s, e) if plain_symbol(&b[s..e]) => {
-                let name = String::from_utf8_lossy(&b[s..e]).to_ascii_lowercase();
+                // ASCII (`plain_symbol`): borrowed, then copied inline when short.
+                let mut name = CompactString::new(String::from_utf8_lossy(&b[s..e]));
+                name.make_ascii_lowercase();
                 top(&mut stack).push(Val::Sym(Written {
                     prefix: Package::None,
                     name,
@@ -282,7 +286,7 @@ fn read_with(
                 if text == "." && frame.prefixes.is_empty() && inside {
                     frame.dot = true;
                 } else if is_number(&text) {
-                    frame.push(Val::Atom(text.into_owned()));
+                    frame.push(Val::Atom(CompactString::from(text)));
                 } else {
                     frame.push(Val::Sym(Written::parse(&text)));
                 }
@@ -290,8 +294,10 @@ fn read_with(
             Event::Atom(s, e) => {
                 let text = String::from_utf8_lossy(&b[s..e]);
                 let v = match text.strip_prefix('"') {
-                    Some(inner) => Val::Str(unescape(inner.strip_suffix('"').unwrap_or(inner))),
-                    None => Val::Atom(text.into_owned()),
+                    Some(inner) => {
+                        Val::Str(unescape(inner.strip_suffix('"').unwrap_or(inner)).into())
+                    }
+                    None => Val::Atom(CompactString::from(text)),
                 };
                 top(&mut stack).push(v);
             }
@@ -470,5 +476,47 @@ mod tests {
         for token in general {
             assert!(!plain_symbol(token.as_bytes()), "{token}");
         }
+    }
+
+    /// Names, strings and atoms of up to 24 bytes live in the value itself: reading,
+    /// copying and binding values allocates nothing for them (the evaluator's steps were
+    /// mostly allocations of names), and longer ones still read whole.
+    #[test]
+    fn short_texts_are_stored_inline() {
+        let text = "(destructuring-bind (a-name-of-twenty-four-b) \"a string\" 12345 nil)";
+        let forms = read(text.as_bytes(), 0, text.len(), &mut |_, _| true);
+        let [Val::List(items)] = forms.as_slice() else {
+            panic!("one list: {forms:?}")
+        };
+        let copy = items.clone();
+        let texts: Vec<&compact_str::CompactString> = copy
+            .iter()
+            .flat_map(|v| match v {
+                Val::Sym(w) => vec![&w.name],
+                Val::Str(s) | Val::Atom(s) => vec![s],
+                Val::List(l) => l
+                    .iter()
+                    .filter_map(|v| match v {
+                        Val::Sym(w) => Some(&w.name),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => vec![],
+            })
+            .collect();
+        let shown: Vec<&str> = texts.iter().map(|t| t.as_str()).collect();
+        assert_eq!(
+            shown,
+            [
+                "destructuring-bind",
+                "a-name-of-twenty-four-b",
+                "a string",
+                "12345",
+                "nil"
+            ]
+        );
+        assert!(texts.iter().all(|t| !t.is_heap_allocated()), "{shown:?}");
+        let long = "a-symbol-name-longer-than-twenty-four-bytes";
+        assert_eq!(Val::sym(long).symbol_name(), Some(long));
     }
 }

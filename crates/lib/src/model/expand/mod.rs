@@ -31,6 +31,7 @@ pub(crate) mod template;
 
 use crate::grammar::Grammar;
 use crate::outline::outline_bytes;
+use compact_str::CompactString;
 use datum::{print, read, Val, MAX_DEPTH, UNKNOWN};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -119,7 +120,7 @@ pub(crate) type FoldMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 pub(crate) struct Env {
     /// Shared, so that copying the environment for a local function's call costs its
     /// number of variables (what is charged), not the size of their values.
-    vars: FoldMap<String, Rc<Val>>,
+    vars: FoldMap<CompactString, Rc<Val>>,
     /// The `flet`/`labels` functions of the macro's body.
     functions: FoldMap<String, Arc<Function>>,
     /// The project's functions its macros call (`functions.rs`).
@@ -153,7 +154,8 @@ impl Env {
     }
 
     pub(crate) fn bind(&mut self, name: &str, value: Val) {
-        self.vars.insert(name.to_string(), Rc::new(value));
+        // The key is inline (short names): binding allocates the value's cell only.
+        self.vars.insert(CompactString::new(name), Rc::new(value));
     }
 }
 
@@ -770,7 +772,7 @@ pub(crate) fn features_value(features: &crate::features::Features) -> Option<Arc
                 None => Prefix::Keyword,
                 Some(p) => Prefix::Package(p.to_lowercase()),
             },
-            name: name.to_lowercase(),
+            name: name.to_lowercase().into(),
         })
     };
     let symbols = features.symbols().into_iter().map(symbol).collect();
@@ -906,7 +908,7 @@ fn form_value(form: &Val, env: &mut Env, budget: &mut Budget, depth: usize) -> O
                     name,
                     Val::Sym(crate::model::symbols::Written {
                         prefix: crate::model::symbols::Prefix::Uninterned,
-                        name: name.to_string(),
+                        name: name.into(),
                     }),
                 );
             }

@@ -914,7 +914,7 @@ fn of_val(v: &Val, gate: &Gate, out: &mut Vec<String>, symbol: &mut dyn FnMut(&s
                 // A symbol may be a format control (`'#:~a-p`).
                 match simple(&w.name) {
                     true => gate.push_word(w.name.as_bytes(), out),
-                    false => push_text(w.name.to_lowercase(), out),
+                    false => push_text(w.name.as_str().to_lowercase(), out),
                 }
             }
             Val::Str(s) | Val::Atom(s) if simple(s) => gate.push_word(s.as_bytes(), out),
@@ -1137,8 +1137,8 @@ mod tests {
         let values: Vec<Val> = texts
             .iter()
             .flat_map(|t| {
-                let string = Val::Str(t.to_string());
-                let atom = Val::Atom(t.to_string());
+                let string = Val::Str((*t).into());
+                let atom = Val::Atom((*t).into());
                 [Val::sym(t), string, atom]
             })
             .collect();
@@ -1153,7 +1153,7 @@ mod tests {
             let mut copied = Vec::new();
             for v in &values {
                 match v {
-                    Val::Sym(w) => super::push_text(w.name.to_lowercase(), &mut copied),
+                    Val::Sym(w) => super::push_text(w.name.as_str().to_lowercase(), &mut copied),
                     Val::Str(s) | Val::Atom(s) => {
                         super::push_text(s.to_lowercase().replace('\\', ""), &mut copied)
                     }

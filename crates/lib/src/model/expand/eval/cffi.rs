@@ -105,5 +105,5 @@ fn c_of(lisp: &Val, varp: bool) -> Option<Val> {
     } else {
         name
     };
-    Some(Val::Str(bare.replace('-', "_").to_lowercase()))
+    Some(Val::Str(bare.replace('-', "_").to_lowercase().into()))
 }

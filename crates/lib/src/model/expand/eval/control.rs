@@ -8,6 +8,7 @@
 use super::super::datum::Val;
 use super::super::{Budget, Env};
 use super::{exec, is_word, lists, numbers, progn, truth, Saved};
+use compact_str::ToCompactString;
 
 pub(crate) fn is_form(operator: &str) -> bool {
     is_assignment(operator)
@@ -452,7 +453,7 @@ fn dolist(
         match numbers::int(&source) {
             // Each iteration is a step: a count past the budget spends it.
             Some(n) if n >= 0 && (n as u128) <= budget.steps as u128 => {
-                (0..n).map(|k| Val::Atom(k.to_string())).collect()
+                (0..n).map(|k| Val::Atom(k.to_compact_string())).collect()
             }
             Some(n) if n >= 0 => return None,
             _ => return Some(Val::Unknown),

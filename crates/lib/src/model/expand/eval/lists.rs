@@ -16,6 +16,7 @@
 use super::super::datum::Val;
 use super::numbers::int;
 use crate::model::symbols::{Prefix, Written};
+use compact_str::ToCompactString;
 
 /// Whether `(operator ...)` takes its value out of its arguments (an element of a list,
 /// an argument itself): a name it gives is one written somewhere, not made.
@@ -257,8 +258,8 @@ fn equal(a: &Val, b: &Val) -> Option<bool> {
 /// A string designator's text as written (symbols' names are folded).
 fn text(v: &Val) -> Option<String> {
     match v {
-        Val::Str(s) => Some(s.clone()),
-        Val::Sym(w) => Some(w.name.clone()),
+        Val::Str(s) => Some(s.to_string()),
+        Val::Sym(w) => Some(w.name.to_string()),
         _ => None,
     }
 }
@@ -370,12 +371,12 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Option<Val> {
             };
             Val::Sym(Written {
                 prefix: Prefix::Uninterned,
-                name,
+                name: name.into(),
             })
         }
         "length" => match one()? {
-            Val::Str(s) => Val::Atom(s.chars().count().to_string()),
-            l => Val::Atom(l.items()?.len().to_string()),
+            Val::Str(s) => Val::Atom(s.chars().count().to_compact_string()),
+            l => Val::Atom(l.items()?.len().to_compact_string()),
         },
         "subseq" => subseq(args)?,
         "member" => {

@@ -24,6 +24,7 @@ pub(crate) mod values;
 use super::datum::{Val, MAX_DEPTH};
 use super::template;
 use super::{Budget, Env};
+use compact_str::CompactString;
 use std::rc::Rc;
 
 /// How deep forms may nest in evaluation (the data's depth bounds it already; this bounds
@@ -169,14 +170,14 @@ pub(crate) fn progn(body: &[Val], env: &mut Env, budget: &mut Budget, depth: usi
 }
 
 /// The bindings of `names` before a scope binds them, to put back when it ends.
-pub(crate) struct Saved(Vec<(String, Option<Rc<Val>>)>);
+pub(crate) struct Saved(Vec<(CompactString, Option<Rc<Val>>)>);
 
 impl Saved {
     pub(crate) fn of(env: &Env, names: &[&str]) -> Saved {
         Saved(
             names
                 .iter()
-                .map(|n| (n.to_string(), env.vars.get(*n).cloned()))
+                .map(|n| (CompactString::new(n), env.vars.get(*n).cloned()))
                 .collect(),
         )
     }
@@ -187,7 +188,7 @@ impl Saved {
         for (name, old) in self.0.into_iter().rev() {
             match old {
                 Some(v) => env.vars.insert(name, v),
-                None => env.vars.remove(&name),
+                None => env.vars.remove(name.as_str()),
             };
         }
     }

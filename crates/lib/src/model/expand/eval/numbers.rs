@@ -4,6 +4,7 @@
 //! (`(byte size position)`) are the pair `(size . position)`, as SBCL makes them.
 
 use super::super::datum::Val;
+use compact_str::ToCompactString;
 
 /// Magnitude past which a result is unknown: `ash` and `*` cannot grow a number without
 /// bound (its text is a step's worth of bytes at most).
@@ -75,7 +76,7 @@ pub(crate) fn int(v: &Val) -> Option<i128> {
 
 /// The datum of an integer; `None` past [`MAX_MAGNITUDE`].
 pub(crate) fn num(n: i128) -> Option<Val> {
-    (n.abs() <= MAX_MAGNITUDE).then(|| Val::Atom(n.to_string()))
+    (n.abs() <= MAX_MAGNITUDE).then(|| Val::Atom(n.to_compact_string()))
 }
 
 fn boolean(b: bool) -> Val {
@@ -139,8 +140,8 @@ pub(crate) fn call(operator: &str, args: &[Val]) -> Option<Val> {
         "byte" => two(&|size, position| {
             (size >= 0 && position >= 0).then(|| {
                 Val::Dotted(
-                    vec![Val::Atom(size.to_string())],
-                    Box::new(Val::Atom(position.to_string())),
+                    vec![Val::Atom(size.to_compact_string())],
+                    Box::new(Val::Atom(position.to_compact_string())),
                 )
             })
         }),

@@ -10,6 +10,7 @@ use super::super::{Budget, Env};
 use super::exec;
 use super::lists::eql;
 use super::numbers::int;
+use compact_str::ToCompactString;
 
 /// Assigns `value` to `place` when it is one of these places of a local variable;
 /// `Some(false)` when it is none (nothing done); `None` once the budget is spent.
@@ -42,7 +43,7 @@ pub(crate) fn assign(
         _ => {
             let k = match index {
                 Some(k) => exec(k, env, budget, depth)?,
-                None => Val::Atom(ordinal(op).to_string()),
+                None => Val::Atom(ordinal(op).to_compact_string()),
             };
             replace_nth(env.get(name), &k, value)
         }

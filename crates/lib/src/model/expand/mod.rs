@@ -1080,8 +1080,9 @@ pub(crate) struct Made {
 
 /// The definitions in `expansion`, read as the outline reads source text (named forms,
 /// containers' children, derived names), without the names that hold something unknown
-/// or are longer than [`MAX_MADE_NAME_BYTES`]. Each name kept costs `budget` a step per
-/// byte (of its name and method key): the answers keep them, and a step of the
+/// or are longer than [`MAX_MADE_NAME_BYTES`]. The expansion's printed text costs
+/// `budget` a step per byte (it is outlined again), none made when that is more than
+/// is left; each name kept costs a step per byte (of its name and method key): the answers keep them, and a step of the
 /// evaluator may copy [`datum::TEXT_BYTES_PER_NODE`] bytes of text, so without this a
 /// file's names could be thousands of times its size. Once `budget` is spent, the rest
 /// is not made.
@@ -1100,6 +1101,12 @@ pub(crate) fn made_and_structures(
     let mut structures = Vec::new();
     let mut text = String::new();
     print(expansion, &mut text);
+    // Printed and outlined again: a step per byte, as the callers walk charges an
+    // expansion's text (templates that double per level of macros printed hundreds of
+    // bytes per byte of their file, uncharged).
+    if budget.spend(text.len()).is_none() {
+        return (Vec::new(), structures);
+    }
     let outline = outline_bytes(text.as_bytes(), grammar);
     let mut out = Vec::new();
     let mut stack: Vec<_> = outline.items.iter().rev().collect();

@@ -47,6 +47,30 @@ fn names(source: &str, call: &str) -> Vec<String> {
     .collect()
 }
 
+/// Reading an expansion's definitions prints and outlines it again: its text is charged,
+/// a step a byte, and an expansion whose text is more than the budget left makes nothing
+/// and says the budget ran short.
+#[test]
+fn an_expansions_text_is_charged_to_the_budget() {
+    let v = val("(progn (defvar a-v) (defvar b-v) (defvar c-v))");
+    let grammar = Grammar::builtin();
+    let printed = text(&v).len();
+    let mut budget = Budget::new(10_000);
+    let made_names: Vec<String> = made(&v, &grammar, &mut budget)
+        .into_iter()
+        .map(|m| m.name)
+        .collect();
+    assert_eq!(made_names, ["a-v", "b-v", "c-v"]);
+    assert!(
+        10_000 - budget.steps >= printed,
+        "{} steps",
+        10_000 - budget.steps
+    );
+    let mut short = Budget::new(printed - 1);
+    assert!(made(&v, &grammar, &mut short).is_empty());
+    assert!(short.ran_short);
+}
+
 #[test]
 fn data_read_and_printed_back() {
     let v = val("(a \"s\\\"x\" 12 #\\c :k p::q `(b ,c ,@d) 'e #'f (g . h) #(1 2) #:u |Foo Bar|)");

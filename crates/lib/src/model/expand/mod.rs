@@ -49,6 +49,10 @@ pub(crate) const MAX_RESULT_NODES: usize = 50_000;
 pub(crate) const MAX_MADE_NAME_BYTES: usize = 1024;
 /// A `macrolet`'s bindings learned at most (local macros are looked up one by one).
 pub(crate) const MAX_LOCAL_MACROS: usize = 32;
+/// Bytes of an expansion's printed text that cost a step when its definitions are read
+/// (printed and outlined again): printing and outlining a byte cost about a quarter of
+/// what a step of the evaluator costs (measured: 85 and 300 instructions).
+pub(crate) const PRINTED_BYTES_PER_STEP: usize = 4;
 /// Steps a file's expansions may take, per byte of the file (plus one expansion's):
 /// whatever its macros, the work stays linear in the file.
 pub(crate) const STEPS_PER_BYTE: usize = 64;
@@ -1081,8 +1085,8 @@ pub(crate) struct Made {
 /// The definitions in `expansion`, read as the outline reads source text (named forms,
 /// containers' children, derived names), without the names that hold something unknown
 /// or are longer than [`MAX_MADE_NAME_BYTES`]. The expansion's printed text costs
-/// `budget` a step per byte (it is outlined again), none made when that is more than
-/// is left; each name kept costs a step per byte (of its name and method key): the answers keep them, and a step of the
+/// `budget` a step per [`PRINTED_BYTES_PER_STEP`] bytes (it is outlined again), none
+/// made when that is more than is left; each name kept costs a step per byte (of its name and method key): the answers keep them, and a step of the
 /// evaluator may copy [`datum::TEXT_BYTES_PER_NODE`] bytes of text, so without this a
 /// file's names could be thousands of times its size. Once `budget` is spent, the rest
 /// is not made.
@@ -1101,10 +1105,12 @@ pub(crate) fn made_and_structures(
     let mut structures = Vec::new();
     let mut text = String::new();
     print(expansion, &mut text);
-    // Printed and outlined again: a step per byte, as the callers walk charges an
-    // expansion's text (templates that double per level of macros printed hundreds of
-    // bytes per byte of their file, uncharged).
-    if budget.spend(text.len()).is_none() {
+    // Printed and outlined again: charged as the work it is (templates that double per
+    // level of macros printed hundreds of bytes per byte of their file, uncharged).
+    if budget
+        .spend(text.len().div_ceil(PRINTED_BYTES_PER_STEP))
+        .is_none()
+    {
         return (Vec::new(), structures);
     }
     let outline = outline_bytes(text.as_bytes(), grammar);

@@ -47,8 +47,8 @@ fn names(source: &str, call: &str) -> Vec<String> {
     .collect()
 }
 
-/// Reading an expansion's definitions prints and outlines it again: its text is charged,
-/// a step a byte, and an expansion whose text is more than the budget left makes nothing
+/// Reading an expansion's definitions prints and outlines it again: its text is charged
+/// ([`super::PRINTED_BYTES_PER_STEP`] bytes a step), and an expansion whose text is more than the budget left makes nothing
 /// and says the budget ran short.
 #[test]
 fn an_expansions_text_is_charged_to_the_budget() {
@@ -61,12 +61,13 @@ fn an_expansions_text_is_charged_to_the_budget() {
         .map(|m| m.name)
         .collect();
     assert_eq!(made_names, ["a-v", "b-v", "c-v"]);
+    let charge = printed.div_ceil(super::PRINTED_BYTES_PER_STEP);
     assert!(
-        10_000 - budget.steps >= printed,
+        10_000 - budget.steps >= charge,
         "{} steps",
         10_000 - budget.steps
     );
-    let mut short = Budget::new(printed - 1);
+    let mut short = Budget::new(charge - 1);
     assert!(made(&v, &grammar, &mut short).is_empty());
     assert!(short.ran_short);
 }

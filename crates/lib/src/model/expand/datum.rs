@@ -134,8 +134,7 @@ impl Val {
             | Val::Splice(v)
             | Val::Function(v) => 1 + v.size(),
             Val::Sym(w) => 1 + w.name.len() / TEXT_BYTES_PER_NODE,
-            Val::Str(text) => 1 + text.len() / TEXT_BYTES_PER_NODE,
-            Val::Atom(text) => 1 + text.len() / TEXT_BYTES_PER_NODE,
+            Val::Str(text) | Val::Atom(text) => 1 + text.len() / TEXT_BYTES_PER_NODE,
             Val::Unknown => 1,
         }
     }
@@ -485,28 +484,21 @@ mod tests {
     fn short_texts_are_stored_inline() {
         let text = "(destructuring-bind (a-name-of-twenty-four-b) \"a string\" 12345 nil)";
         let forms = read(text.as_bytes(), 0, text.len(), &mut |_, _| true);
-        let [Val::List(items)] = forms.as_slice() else {
+        let copy = forms.clone();
+        let [Val::List(items)] = copy.as_slice() else {
             panic!("one list: {forms:?}")
         };
-        let copy = items.clone();
-        let texts: Vec<&compact_str::CompactString> = copy
-            .iter()
-            .flat_map(|v| match v {
-                Val::Sym(w) => vec![&w.name],
-                Val::Str(s) | Val::Atom(s) => vec![s],
-                Val::List(l) => l
-                    .iter()
-                    .filter_map(|v| match v {
-                        Val::Sym(w) => Some(&w.name),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => vec![],
-            })
-            .collect();
-        let shown: Vec<&str> = texts.iter().map(|t| t.as_str()).collect();
+        let [Val::Sym(operator), Val::List(pattern), Val::Str(string), Val::Atom(number), Val::Sym(nil)] =
+            items.as_slice()
+        else {
+            panic!("{items:?}")
+        };
+        let [Val::Sym(variable)] = pattern.as_slice() else {
+            panic!("{pattern:?}")
+        };
+        let texts = [&operator.name, &variable.name, string, number, &nil.name];
         assert_eq!(
-            shown,
+            texts.map(|t| t.as_str()),
             [
                 "destructuring-bind",
                 "a-name-of-twenty-four-b",
@@ -515,7 +507,7 @@ mod tests {
                 "nil"
             ]
         );
-        assert!(texts.iter().all(|t| !t.is_heap_allocated()), "{shown:?}");
+        assert!(texts.iter().all(|t| !t.is_heap_allocated()));
         let long = "a-symbol-name-longer-than-twenty-four-bytes";
         assert_eq!(Val::sym(long).symbol_name(), Some(long));
     }

@@ -1086,10 +1086,10 @@ pub(crate) struct Made {
 /// containers' children, derived names), without the names that hold something unknown
 /// or are longer than [`MAX_MADE_NAME_BYTES`]. The expansion's printed text costs
 /// `budget` a step per [`PRINTED_BYTES_PER_STEP`] bytes (it is outlined again), none
-/// made when that is more than is left; each name kept costs a step per byte (of its name and method key): the answers keep them, and a step of the
-/// evaluator may copy [`datum::TEXT_BYTES_PER_NODE`] bytes of text, so without this a
-/// file's names could be thousands of times its size. Once `budget` is spent, the rest
-/// is not made.
+/// made when that is more than is left; each name kept costs a step per byte (of its
+/// name and method key): the answers keep them, and a step of the evaluator may copy
+/// [`datum::TEXT_BYTES_PER_NODE`] bytes of text, so without this a file's names could be
+/// thousands of times its size. Once `budget` is spent, the rest is not made.
 #[cfg(test)]
 pub(crate) fn made(expansion: &Val, grammar: &Grammar, budget: &mut Budget) -> Vec<Made> {
     made_and_structures(expansion, grammar, budget).0

@@ -247,3 +247,34 @@ fn many_structure_definers_cost_linear_time() {
         "{small} ns -> {large} ns: ratio {ratio:.1}"
     );
 }
+
+/// A long name whose letters repeat, in runs of its letter: the search probes two bytes
+/// of the name (its two rarest: here two `q`s), so every byte starts a candidate whose
+/// confirmation may compare the whole name (4,096 bytes at most). The search gives up
+/// confirming past a few bytes compared per byte searched and searches the rest of the
+/// file folded, with `memmem` (without that, these files cost 90 to 780 times code).
+#[test]
+fn a_long_name_in_runs_of_its_letter_costs_like_code() {
+    let families: Vec<(&'static str, Family)> = vec![
+        ("one token of one letter", |n| {
+            let mut v = b"(".to_vec();
+            v.extend(repeat("q", n));
+            v.push(b')');
+            v
+        }),
+        (
+            "tokens of one letter, the name's last letter missing",
+            |n| repeat(&format!("({}) ", "q".repeat(4095)), n),
+        ),
+    ];
+    let requests: Vec<Request> = vec![
+        ("symbol", |r| {
+            r.symbol = Some(format!("{}e", "q".repeat(4095)))
+        }),
+        ("callers", |r| {
+            r.callers = Some(format!("{}e", "q".repeat(4095)))
+        }),
+        ("name", |r| r.name = Some(format!("{}e", "q".repeat(4095)))),
+    ];
+    assert_find_costs_like_code("find-long-name", families, requests);
+}

@@ -29,6 +29,7 @@
 pub use lisp_read_file_reader::{cancel, features, grammar, outline, scan, source};
 
 pub(crate) mod alternation;
+pub(crate) mod caseless;
 pub mod definers;
 pub mod document;
 pub mod error;

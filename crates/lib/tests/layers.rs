@@ -19,6 +19,7 @@ const LAYERS: &[&str] = &[
     "shown",
     "pattern",
     "alternation",
+    "caseless",
     "document",
     "guard",
     "model",

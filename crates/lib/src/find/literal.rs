@@ -1,17 +1,19 @@
 //! The searches of a file's bytes for names, case-insensitively: where a symbol's name or
 //! one of a few literals may be written.
 //!
-//! An ASCII name is searched case-sensitively, folded to lower case, in the file's bytes
-//! folded to ASCII lower case (one pass per file, shared by the searches of that file,
-//! [`Haystack`]): the same matches as an ASCII case-insensitive search, at the positions
-//! of the bytes (folding keeps every byte where it is), found with the fast literal
-//! searches (`memmem`, Teddy) that case-insensitive patterns turn off; many literals in
-//! one pass ([`Alternation`]). A name with
-//! non-ASCII characters keeps a Unicode case-insensitive regex over the bytes as they are.
+//! A few ASCII names are each searched in the file's bytes as they are, two bytes of the
+//! name compared in any case over many positions at once ([`crate::caseless`]). More are searched
+//! case-sensitively, folded to lower case, in the file's bytes folded to ASCII lower case
+//! (one pass per file, shared by the searches of that file, [`Haystack`]): the same matches
+//! as an ASCII case-insensitive search, at the positions of the bytes (folding keeps every
+//! byte where it is), found with the fast literal searches (Teddy) that case-insensitive
+//! patterns turn off, many literals in one pass ([`Alternation`]). A name with non-ASCII
+//! characters keeps a Unicode case-insensitive regex over the bytes as they are.
 
 mod anchored;
 
 use crate::alternation::Alternation;
+use crate::caseless::Caseless;
 use regex::bytes::{Regex, RegexBuilder};
 use std::cell::OnceCell;
 use std::sync::OnceLock;
@@ -108,7 +110,7 @@ impl Finder {
     /// literal's: leftmost-first, not overlapping).
     pub(crate) fn starts(&self, hay: &Haystack) -> Vec<usize> {
         match self {
-            Finder::Folded { folded, .. } => folded.starts(hay.folded()),
+            Finder::Folded { folded, .. } => folded.starts(hay),
             Finder::Plain(regex) => regex.find_iter(hay.bytes).map(|m| m.start()).collect(),
         }
     }
@@ -119,7 +121,7 @@ impl Finder {
             Finder::Folded {
                 folded: Folded::Each(finders),
                 ..
-            } => finders.iter().any(|f| f.find(hay.folded()).is_some()),
+            } => finders.iter().any(|f| f.find(hay.bytes).is_some()),
             Finder::Folded {
                 folded: Folded::All(search),
                 ..
@@ -148,14 +150,14 @@ impl Finder {
     }
 }
 
-/// Literals searched for one by one at most: `memmem` picks each one's rarest bytes,
+/// Literals searched for one by one at most: each search probes a literal's rarest bytes,
 /// where one search for all (Teddy) goes by their first bytes, as common as `def`.
 const SEPARATE_SEARCHES: usize = 8;
 
 /// The searches of folded literals over folded bytes.
 pub(crate) enum Folded {
-    /// One per literal (a few).
-    Each(Vec<memchr::memmem::Finder<'static>>),
+    /// One per literal (a few), over the bytes as they are.
+    Each(Vec<Caseless>),
     /// One for all.
     All(Alternation),
     /// Most from the occurrences of `def` ([`anchored`]).
@@ -166,12 +168,7 @@ impl Folded {
     /// The search of the folded `literals`: one per literal for a few, else one for all.
     fn of(folded: &[String]) -> Folded {
         if folded.len() <= SEPARATE_SEARCHES {
-            Folded::Each(
-                folded
-                    .iter()
-                    .map(|l| memchr::memmem::Finder::new(l.as_bytes()).into_owned())
-                    .collect(),
-            )
+            Folded::Each(folded.iter().map(|l| Caseless::new(l.as_bytes())).collect())
         } else {
             Folded::All(Alternation::new(folded, false))
         }
@@ -180,13 +177,21 @@ impl Folded {
     /// Where matches start, in order. One search: leftmost-first, not overlapping. One per
     /// literal: every literal's own matches, merged (a match of one inside another's is
     /// kept): the callers only ask which forms hold one.
-    fn starts(&self, folded: &[u8]) -> Vec<usize> {
+    fn starts(&self, hay: &Haystack) -> Vec<usize> {
         match self {
-            Folded::All(search) => search.starts(folded),
-            Folded::Anchored(search) => search.starts(folded),
+            Folded::Each(_) => self.starts_in(hay.bytes),
+            _ => self.starts_in(hay.folded()),
+        }
+    }
+
+    /// [`Folded::starts`] in `bytes`: folded ones, or (for [`Folded::Each`]) any.
+    fn starts_in(&self, bytes: &[u8]) -> Vec<usize> {
+        match self {
+            Folded::All(search) => search.starts(bytes),
+            Folded::Anchored(search) => search.starts(bytes),
             Folded::Each(finders) => {
                 let mut starts: Vec<usize> =
-                    finders.iter().flat_map(|f| f.find_iter(folded)).collect();
+                    finders.iter().flat_map(|f| f.find_iter(bytes)).collect();
                 if finders.len() > 1 {
                     starts.sort_unstable();
                     starts.dedup();

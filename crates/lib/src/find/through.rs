@@ -256,13 +256,12 @@ fn defuns_holding(
     finder: &super::literal::Finder,
     reads: &dyn Fn(bool, &[u8]) -> bool,
 ) -> Vec<(String, expand::Function)> {
-    let mut hits: Vec<usize> = memchr::memmem::find_iter(b, b"(defun")
-        .chain(memchr::memmem::find_iter(b, b"(DEFUN"))
+    let hits: Vec<usize> = crate::caseless::Caseless::new(b"(defun")
+        .lower_or_upper(b)
         .collect();
     if hits.is_empty() {
         return Vec::new();
     }
-    hits.sort_unstable();
     let mut out = Vec::new();
     expand::each_form_holding(b, &hits, &mut |start, end| {
         let text = &b[start..end];

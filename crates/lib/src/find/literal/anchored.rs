@@ -79,7 +79,7 @@ impl Anchored {
             }
         }
         if let Some(rest) = &self.rest {
-            starts.extend(rest.starts(folded));
+            starts.extend(rest.starts_in(folded));
         }
         starts.sort_unstable();
         starts.dedup();
@@ -137,7 +137,7 @@ type Answer = (usize, Option<usize>);
 /// One search of [`Anchored::next`].
 enum Part<'a> {
     Tries,
-    Literal(&'a memchr::memmem::Finder<'static>),
+    Literal(&'a crate::caseless::Caseless),
     All(&'a crate::alternation::Alternation),
 }
 

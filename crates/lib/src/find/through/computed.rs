@@ -240,13 +240,12 @@ fn computing_defuns(
     if computed.is_empty() || !spells(b) {
         return Vec::new();
     }
-    let mut defuns: Vec<usize> = memchr::memmem::find_iter(b, b"(defun")
-        .chain(memchr::memmem::find_iter(b, b"(DEFUN"))
+    let defuns: Vec<usize> = crate::caseless::Caseless::new(b"(defun")
+        .lower_or_upper(b)
         .collect();
     if defuns.is_empty() {
         return Vec::new();
     }
-    defuns.sort_unstable();
     let macros = expand::defmacro_hits(b);
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     let mut budget = expand::Budget::new(usize::MAX);

@@ -10,6 +10,7 @@
 
 use super::datum::{read, Val};
 use super::{any_node, Function};
+use crate::caseless::Caseless;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -51,8 +52,11 @@ pub(crate) type Functions = super::FoldMap<String, Arc<Function>>;
 pub(crate) fn defined_names(b: &[u8]) -> (Vec<String>, Vec<String>) {
     const GLOBALS: [&[u8]; 3] = [b"var", b"parameter", b"constant"];
     let (mut defuns, mut globals) = (Vec::new(), Vec::new());
-    let hits = memchr::memmem::find_iter(b, b"(def").chain(memchr::memmem::find_iter(b, b"(DEF"));
-    for hit in hits {
+    let hits: Vec<usize> = Caseless::new(b"(def").lower_or_upper(b).collect();
+    // Those in lower case first, as listed before.
+    let lower = |h: &&usize| b[**h + 1].is_ascii_lowercase();
+    let upper = |h: &&usize| !b[**h + 1].is_ascii_lowercase();
+    for &hit in hits.iter().filter(lower).chain(hits.iter().filter(upper)) {
         let rest = &b[hit + 4..];
         if rest.len() >= 2 && rest[..2].eq_ignore_ascii_case(b"un") {
             defuns.extend(token_after(b, hit + 6));
@@ -66,10 +70,11 @@ pub(crate) fn defined_names(b: &[u8]) -> (Vec<String>, Vec<String>) {
     (defuns, globals)
 }
 
-fn defun_hits(b: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    memchr::memmem::find_iter(b, b"defun")
-        .chain(memchr::memmem::find_iter(b, b"DEFUN"))
-        .filter(move |&h| h > 0 && b[h - 1] == b'(')
+fn defun_hits(b: &[u8]) -> Vec<usize> {
+    Caseless::new(b"(defun")
+        .lower_or_upper(b)
+        .map(|h| h + 1)
+        .collect()
 }
 
 /// The folded token after `defun` at `hit`.
@@ -122,10 +127,8 @@ fn learn_of(
     reads: &dyn Fn(bool, &[u8]) -> bool,
     computing: bool,
 ) -> Vec<(String, Function)> {
-    let mut hits: Vec<usize> = defun_hits(b)
-        .filter(|&h| name_after(b, h).is_some_and(|n| wanted.contains(&n)))
-        .collect();
-    hits.sort_unstable();
+    let mut hits = defun_hits(b);
+    hits.retain(|&h| name_after(b, h).is_some_and(|n| wanted.contains(&n)));
     let mut out = Vec::new();
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     super::each_form_holding(b, &hits, &mut |start, end| {

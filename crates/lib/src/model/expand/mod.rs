@@ -583,11 +583,9 @@ pub(crate) fn any_node(v: &Val, f: &mut dyn FnMut(&Val) -> bool) -> bool {
 
 /// Where `defmacro` is written in `b`, in either case, in order.
 pub(crate) fn defmacro_hits(b: &[u8]) -> Vec<usize> {
-    let mut hits: Vec<usize> = memchr::memmem::find_iter(b, b"defmacro")
-        .chain(memchr::memmem::find_iter(b, b"DEFMACRO"))
-        .collect();
-    hits.sort_unstable();
-    hits
+    crate::caseless::Caseless::new(b"defmacro")
+        .lower_or_upper(b)
+        .collect()
 }
 
 /// Calls `f(start, end)` for each top-level list form of `b` that holds one of `hits`

@@ -69,10 +69,9 @@ pub(crate) fn needs(b: &[u8], macrolets: bool, reads: &dyn Fn(bool, &[u8]) -> bo
     if !macrolets {
         return out;
     }
-    let mut local: Vec<usize> = memchr::memmem::find_iter(b, b"(macrolet")
-        .chain(memchr::memmem::find_iter(b, b"(MACROLET"))
+    let local: Vec<usize> = crate::caseless::Caseless::new(b"(macrolet")
+        .lower_or_upper(b)
         .collect();
-    local.sort_unstable();
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     super::each_form_holding(b, &local, &mut |start, end| {
         for form in read(b, start, end, &mut reads) {

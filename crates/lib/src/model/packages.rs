@@ -169,24 +169,13 @@ fn nested(
     });
 }
 
-/// Where `defpackage`, `define-package` or `in-package` (any package prefix; `package`
-/// spelled with its last six letters in one case, `ackage` or `ACKAGE`, the rest in any)
-/// starts in `b`, in order: two `memmem` passes, which cost far less than one per byte of
-/// a common letter.
+/// Where `defpackage`, `define-package` or `in-package` (any package prefix, any case)
+/// starts in `b`, in order: one pass over the bytes for `package` in every case (a search
+/// reads every byte of the scope once more here), each match's head checked in place.
 pub(crate) fn operator_places(b: &[u8]) -> Vec<usize> {
-    // One pass for both cases (the `k`s, rare in code, checked in place), in place of one
-    // `memmem` pass per case: a search reads every byte of the scope once more here.
-    let tails = memchr::memchr2_iter(b'k', b'K', b)
-        .filter_map(|k| k.checked_sub(2))
-        .filter(|&a| {
-            b.get(a..a + 6)
-                .is_some_and(|w| w.eq_ignore_ascii_case(b"ackage"))
-        });
     let mut out = Vec::new();
-    for a in tails {
-        // `package` with its `a` at `a`: `p` is 1 before.
-        let Some(p) = a.checked_sub(1) else { continue };
-        if !matches!(b[p], b'p' | b'P') || !b.get(p + 7).is_none_or(|&c| ends_token(c)) {
+    for p in crate::caseless::Caseless::new(b"package").find_iter(b) {
+        if !b.get(p + 7).is_none_or(|&c| ends_token(c)) {
             continue;
         }
         let start = [&b"def"[..], b"define-", b"in-"].iter().find_map(|head| {

@@ -278,3 +278,30 @@ fn a_long_name_in_runs_of_its_letter_costs_like_code() {
     ];
     assert_find_costs_like_code("find-long-name", families, requests);
 }
+
+/// A name searched among a scope's many definer macros goes into one search anchored on
+/// `def` with the others searched as the forms are met, each from where the last answer
+/// was passed: a search of bytes as they are, given bytes already folded, started its
+/// budget again at each form and folded what followed again (an outside review measured
+/// 25.6 s for 4 MB, 0.17 s before); the folded bytes are searched with `memmem` as they
+/// are.
+#[test]
+fn a_name_among_many_definers_costs_like_code() {
+    let families: Vec<(&'static str, Family)> = vec![(
+        "sixteen definers, then forms each holding a long run of q",
+        |n| {
+            let mut v = String::new();
+            for i in 0..16 {
+                v.push_str(&format!(
+                    "(defmacro defthing-{i} (name) `(defstruct ,name))\n"
+                ));
+            }
+            let unit = format!("(x {}e)\n", "q".repeat(32));
+            v.push_str(&unit.repeat(n.saturating_sub(v.len()) / unit.len()));
+            v.into_bytes()
+        },
+    )];
+    let requests: Vec<Request> = vec![("name", |r| r.name = Some(format!("{}e", "q".repeat(20))))];
+    assert_find_linear("find-many-definers", families.clone(), requests.clone());
+    assert_find_costs_like_code("find-many-definers-code", families, requests);
+}

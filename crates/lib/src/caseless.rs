@@ -2,11 +2,12 @@
 //!
 //! Folding a file to lower case costs about as much as searching it, and a search by
 //! name folds every file it looks at. Here two bytes of the literal (the rarest in Common
-//! Lisp source) are compared at once over 64 (AVX2) or 32 (SSE2) positions, each
-//! byte of the file OR-ed with `0x20` where the literal's byte is a letter: `x | 0x20 ==
-//! b'n'` holds for `N` and `n` only, so the probe is exact for its two bytes and each
-//! candidate is confirmed byte by byte. Elsewhere than x86-64,
-//! the rarer byte in either case is found with `memchr2`.
+//! Lisp source among its first 256 bytes) are compared at once over 64 (AVX2) or 32
+//! (SSE2) positions, each byte of the file OR-ed with `0x20` where the literal's byte is a
+//! letter: `x | 0x20 == b'n'` holds for `N` and `n` only, so the probe is exact for its two
+//! bytes and each candidate is confirmed byte by byte. Elsewhere than x86-64, the first of
+//! the two in either case is found with `memchr2`. Candidates that cost too much to confirm
+//! send the rest of the search to `memmem` over folded bytes ([`CONFIRMED_PER_BYTE`]).
 
 use memchr::arch::all::packedpair::{HeuristicFrequencyRank, Pair};
 
@@ -14,6 +15,8 @@ use memchr::arch::all::packedpair::{HeuristicFrequencyRank, Pair};
 pub(crate) struct Caseless {
     needle: Box<[u8]>,
     probe: Probe,
+    /// `memmem`'s search for the needle, for bytes already folded (and the fallback).
+    folded: memchr::memmem::Finder<'static>,
 }
 
 /// Two offsets of the needle, their bytes folded and the masks folding the file's bytes.
@@ -57,7 +60,25 @@ impl Caseless {
     pub(crate) fn new(literal: &[u8]) -> Caseless {
         let needle: Box<[u8]> = literal.to_ascii_lowercase().into();
         let probe = Probe::new(&needle);
-        Caseless { needle, probe }
+        let folded = memchr::memmem::Finder::new(&needle).into_owned();
+        Caseless {
+            needle,
+            probe,
+            folded,
+        }
+    }
+
+    /// The first match in bytes already folded to ASCII lower case.
+    pub(crate) fn find_folded(&self, folded: &[u8]) -> Option<usize> {
+        self.folded.find(folded)
+    }
+
+    /// The matches in bytes already folded to ASCII lower case, as [`Caseless::find_iter`].
+    pub(crate) fn find_iter_folded<'a>(
+        &'a self,
+        folded: &'a [u8],
+    ) -> impl Iterator<Item = usize> + 'a {
+        self.folded.find_iter(folded)
     }
 
     /// The first match in `hay`.
@@ -157,8 +178,9 @@ impl Caseless {
 }
 
 /// Bytes compared to confirm candidates, per byte searched, before the bytes are folded
-/// and searched with `memmem` instead (linear in any input): a literal like `qqqe` in a run
-/// of `q`s has a candidate at every byte, each costing the literal's length.
+/// and searched with `memmem` instead (one [`Caseless::find_iter`] is linear in any input):
+/// a literal like `qqqe` in a run of `q`s has a candidate at every byte, each costing the
+/// literal's length. Bytes already folded are searched with [`Caseless::find_folded`].
 const CONFIRMED_PER_BYTE: usize = 4;
 
 /// What [`Caseless::find_from`] found.
@@ -188,7 +210,7 @@ struct Window<'a> {
     /// How many bytes a window folds: as many as were searched before confirming cost
     /// too much (so folding costs no more than that search did), and four needles more.
     size: usize,
-    finder: memchr::memmem::Finder<'a>,
+    finder: &'a memchr::memmem::Finder<'static>,
 }
 
 impl Window<'_> {
@@ -234,7 +256,7 @@ impl Iterator for Matches<'_> {
                         offset: at,
                         bytes: Vec::new(),
                         size: at + 4 * n + 4096,
-                        finder: memchr::memmem::Finder::new(&self.caseless.needle[..]),
+                        finder: &self.caseless.folded,
                     };
                     window.fold(self.hay, at);
                     self.from = at;

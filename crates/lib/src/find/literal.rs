@@ -2,13 +2,15 @@
 //! one of a few literals may be written.
 //!
 //! A few ASCII names are each searched in the file's bytes as they are, two bytes of the
-//! name compared in any case over many positions at once ([`crate::caseless`]). More are searched
-//! case-sensitively, folded to lower case, in the file's bytes folded to ASCII lower case
-//! (one pass per file, shared by the searches of that file, [`Haystack`]): the same matches
-//! as an ASCII case-insensitive search, at the positions of the bytes (folding keeps every
-//! byte where it is), found with the fast literal searches (Teddy) that case-insensitive
-//! patterns turn off, many literals in one pass ([`Alternation`]). A name with non-ASCII
-//! characters keeps a Unicode case-insensitive regex over the bytes as they are.
+//! name compared in any case over many positions at once ([`crate::caseless`]). More are
+//! searched case-sensitively, folded to lower case, in the file's bytes folded to ASCII
+//! lower case (one pass per file, shared by the searches of that file, [`Haystack`]): the
+//! same matches as an ASCII case-insensitive search, at the positions of the bytes
+//! (folding keeps every byte where it is), found with the fast literal searches (Teddy)
+//! that case-insensitive patterns turn off, many literals in one pass ([`Alternation`]);
+//! the search anchored on `def` ([`anchored`]) has folded bytes, and searches its few other
+//! names in them with `memmem`. A name with non-ASCII characters keeps a Unicode
+//! case-insensitive regex over the bytes as they are.
 
 mod anchored;
 
@@ -42,8 +44,8 @@ impl<'a> Haystack<'a> {
 /// Where any of some literals is written, case-insensitively (or, for a text search,
 /// exactly).
 pub(crate) enum Finder {
-    /// ASCII literals: the folded literals, case-sensitively, over folded bytes; the
-    /// ASCII case-insensitive search for a slice (made when first asked).
+    /// ASCII literals: their searches ([`Folded`]), and the ASCII case-insensitive search
+    /// for a slice (made when first asked).
     Folded {
         folded: Folded,
         literals: Vec<String>,
@@ -154,7 +156,9 @@ impl Finder {
 /// where one search for all (Teddy) goes by their first bytes, as common as `def`.
 const SEPARATE_SEARCHES: usize = 8;
 
-/// The searches of folded literals over folded bytes.
+/// The searches of ASCII literals folded to lower case: a few one by one (over the bytes
+/// as they are, or over folded bytes when the search has them), more at once over folded
+/// bytes.
 pub(crate) enum Folded {
     /// One per literal (a few), over the bytes as they are.
     Each(Vec<Caseless>),
@@ -179,27 +183,31 @@ impl Folded {
     /// kept): the callers only ask which forms hold one.
     fn starts(&self, hay: &Haystack) -> Vec<usize> {
         match self {
-            Folded::Each(_) => self.starts_in(hay.bytes),
+            // Over the bytes as they are: no folded copy is made.
+            Folded::Each(finders) => merged(finders.iter().map(|f| f.find_iter(hay.bytes))),
             _ => self.starts_in(hay.folded()),
         }
     }
 
-    /// [`Folded::starts`] in `bytes`: folded ones, or (for [`Folded::Each`]) any.
-    fn starts_in(&self, bytes: &[u8]) -> Vec<usize> {
+    /// [`Folded::starts`] in bytes already folded to ASCII lower case.
+    fn starts_in(&self, folded: &[u8]) -> Vec<usize> {
         match self {
-            Folded::All(search) => search.starts(bytes),
-            Folded::Anchored(search) => search.starts(bytes),
-            Folded::Each(finders) => {
-                let mut starts: Vec<usize> =
-                    finders.iter().flat_map(|f| f.find_iter(bytes)).collect();
-                if finders.len() > 1 {
-                    starts.sort_unstable();
-                    starts.dedup();
-                }
-                starts
-            }
+            Folded::All(search) => search.starts(folded),
+            Folded::Anchored(search) => search.starts(folded),
+            Folded::Each(finders) => merged(finders.iter().map(|f| f.find_iter_folded(folded))),
         }
     }
+}
+
+/// Each literal's matches, merged in order (one inside another's kept).
+fn merged<I: Iterator<Item = usize>>(each: impl ExactSizeIterator<Item = I>) -> Vec<usize> {
+    let several = each.len() > 1;
+    let mut starts: Vec<usize> = each.flatten().collect();
+    if several {
+        starts.sort_unstable();
+        starts.dedup();
+    }
+    starts
 }
 
 /// The starts of literals in a file, for the forms holding one ([`Finder::in_forms`]).

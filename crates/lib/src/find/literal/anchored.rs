@@ -167,7 +167,7 @@ impl Next<'_> {
                         Part::Tries => anchored.first_anchored(folded, from),
                         Part::Literal(f) => folded
                             .get(from..)
-                            .and_then(|h| f.find(h))
+                            .and_then(|h| f.find_folded(h))
                             .map(|at| at + from),
                         Part::All(search) => search.first_from(folded, from),
                     };

@@ -256,9 +256,7 @@ fn defuns_holding(
     finder: &super::literal::Finder,
     reads: &dyn Fn(bool, &[u8]) -> bool,
 ) -> Vec<(String, expand::Function)> {
-    let hits: Vec<usize> = crate::caseless::Caseless::new(b"(defun")
-        .lower_or_upper(b)
-        .collect();
+    let hits = expand::functions::defun_forms(b);
     if hits.is_empty() {
         return Vec::new();
     }

@@ -174,7 +174,9 @@ fn nested(
 /// reads every byte of the scope once more here), each match's head checked in place.
 pub(crate) fn operator_places(b: &[u8]) -> Vec<usize> {
     let mut out = Vec::new();
-    for p in crate::caseless::Caseless::new(b"package").find_iter(b) {
+    static PACKAGE: std::sync::LazyLock<crate::caseless::Caseless> =
+        std::sync::LazyLock::new(|| crate::caseless::Caseless::new(b"package"));
+    for p in PACKAGE.find_iter(b) {
         if !b.get(p + 7).is_none_or(|&c| ends_token(c)) {
             continue;
         }

@@ -240,9 +240,7 @@ fn computing_defuns(
     if computed.is_empty() || !spells(b) {
         return Vec::new();
     }
-    let defuns: Vec<usize> = crate::caseless::Caseless::new(b"(defun")
-        .lower_or_upper(b)
-        .collect();
+    let defuns = functions::defun_forms(b);
     if defuns.is_empty() {
         return Vec::new();
     }

@@ -12,7 +12,7 @@ use super::datum::{read, Val};
 use super::{any_node, Function};
 use crate::caseless::Caseless;
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// Rounds of helpers named by learned helpers (`byte-ref-fun-name` calling
 /// `byte-fun-name`): each is a pass over the files that define one.
@@ -52,7 +52,8 @@ pub(crate) type Functions = super::FoldMap<String, Arc<Function>>;
 pub(crate) fn defined_names(b: &[u8]) -> (Vec<String>, Vec<String>) {
     const GLOBALS: [&[u8]; 3] = [b"var", b"parameter", b"constant"];
     let (mut defuns, mut globals) = (Vec::new(), Vec::new());
-    let hits: Vec<usize> = Caseless::new(b"(def").lower_or_upper(b).collect();
+    static DEF: LazyLock<Caseless> = LazyLock::new(|| Caseless::new(b"(def"));
+    let hits: Vec<usize> = DEF.lower_or_upper(b).collect();
     // Those in lower case first, as listed before.
     let lower = |h: &&usize| b[**h + 1].is_ascii_lowercase();
     let upper = |h: &&usize| !b[**h + 1].is_ascii_lowercase();
@@ -70,11 +71,17 @@ pub(crate) fn defined_names(b: &[u8]) -> (Vec<String>, Vec<String>) {
     (defuns, globals)
 }
 
+/// Where `(defun` starts in `b`, written in lower or in upper case, in order.
+pub(crate) fn defun_forms(b: &[u8]) -> Vec<usize> {
+    static DEFUN: LazyLock<Caseless> = LazyLock::new(|| Caseless::new(b"(defun"));
+    DEFUN.lower_or_upper(b).collect()
+}
+
+/// Where `defun` starts after `(` in `b`, in order.
 fn defun_hits(b: &[u8]) -> Vec<usize> {
-    Caseless::new(b"(defun")
-        .lower_or_upper(b)
-        .map(|h| h + 1)
-        .collect()
+    let mut hits = defun_forms(b);
+    hits.iter_mut().for_each(|h| *h += 1);
+    hits
 }
 
 /// The folded token after `defun` at `hit`.

@@ -583,9 +583,9 @@ pub(crate) fn any_node(v: &Val, f: &mut dyn FnMut(&Val) -> bool) -> bool {
 
 /// Where `defmacro` is written in `b`, in either case, in order.
 pub(crate) fn defmacro_hits(b: &[u8]) -> Vec<usize> {
-    crate::caseless::Caseless::new(b"defmacro")
-        .lower_or_upper(b)
-        .collect()
+    static DEFMACRO: std::sync::LazyLock<crate::caseless::Caseless> =
+        std::sync::LazyLock::new(|| crate::caseless::Caseless::new(b"defmacro"));
+    DEFMACRO.lower_or_upper(b).collect()
 }
 
 /// Calls `f(start, end)` for each top-level list form of `b` that holds one of `hits`

@@ -7,7 +7,9 @@
 
 use super::datum::{read, Val};
 use super::{functions, macro_from, Macro};
+use crate::caseless::Caseless;
 use std::collections::HashSet;
+use std::sync::LazyLock;
 
 /// Of the `#.` of `b` at `all`, those where a `#.(` starts a line (a top-level read-time
 /// form, by convention).
@@ -69,9 +71,8 @@ pub(crate) fn needs(b: &[u8], macrolets: bool, reads: &dyn Fn(bool, &[u8]) -> bo
     if !macrolets {
         return out;
     }
-    let local: Vec<usize> = crate::caseless::Caseless::new(b"(macrolet")
-        .lower_or_upper(b)
-        .collect();
+    static MACROLET: LazyLock<Caseless> = LazyLock::new(|| Caseless::new(b"(macrolet"));
+    let local: Vec<usize> = MACROLET.lower_or_upper(b).collect();
     let mut reads = |plus, e: &[u8]| reads(plus, e);
     super::each_form_holding(b, &local, &mut |start, end| {
         for form in read(b, start, end, &mut reads) {
